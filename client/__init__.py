@@ -1,0 +1,1 @@
+"""The tonk-client: a Textual table in the terminal."""

@@ -1,0 +1,1 @@
+"""The tonk-server: asyncio I/O around the game core."""

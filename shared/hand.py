@@ -1,0 +1,444 @@
+"""One hand of Tonk as a state machine: deal, deal tonks, turns, and every way a hand ends.
+
+Driven by actions from seats; each accepted action returns the events it caused. A refused
+action raises IllegalAction and changes nothing. A hand replays exactly from its record.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import (
+    Action,
+    Discard,
+    DrawStock,
+    Drop,
+    Event,
+    Hit,
+    IllegalAction,
+    LaySpread,
+    TakeDiscard,
+    action_from_dict,
+    action_to_dict,
+)
+from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
+from .rules import HouseRules, StakeMode
+from .settlement import (
+    Settlement,
+    settle_deal_tonks,
+    settle_drop,
+    settle_out,
+    settle_stock_out,
+)
+from .spreads import Spread, can_hit, order_spread, spread_kind
+from .view import LegalActions, Phase, SeatView, legal_actions, move_leaves_turn_finishable
+
+HAND_SIZE = 5
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """Everything needed to replay a hand exactly: small, plain, serializable."""
+
+    rules: HouseRules
+    players: int
+    dealer: int
+    stakes: tuple[int, ...]
+    multiplier: int
+    deck: tuple[Card, ...]
+    actions: tuple[Action, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "dealer": self.dealer,
+            "stakes": list(self.stakes),
+            "multiplier": self.multiplier,
+            "deck": format_cards(self.deck),
+            "actions": [action_to_dict(a) for a in self.actions],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandRecord:
+        return cls(
+            rules=HouseRules.from_dict(data["rules"]),
+            players=data["players"],
+            dealer=data["dealer"],
+            stakes=tuple(data["stakes"]),
+            multiplier=data["multiplier"],
+            deck=parse_cards(data["deck"]),
+            actions=tuple(action_from_dict(a) for a in data["actions"]),
+        )
+
+    def replay(self) -> Hand:
+        """The hand played again from its deck order and actions."""
+        hand = Hand(
+            self.rules,
+            self.players,
+            self.dealer,
+            self.stakes,
+            deck=self.deck,
+            multiplier=self.multiplier,
+        )
+        for action in self.actions:
+            hand.apply(action)
+        return hand
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """The cut for the first dealer: each round's cards by seat (None: not cutting that round)."""
+
+    rounds: tuple[tuple[Card | None, ...], ...]
+    dealer: int
+
+
+def cut_for_deal(players: int, rng: random.Random) -> Cut:
+    """Everybody cuts; the high card deals (ace low); those tied for high cut again."""
+    cutting = list(range(players))
+    rounds: list[tuple[Card | None, ...]] = []
+    while True:
+        deck = shuffled_deck(rng)
+        cards: list[Card | None] = [None] * players
+        for i, seat in enumerate(cutting):
+            cards[seat] = deck[i]
+        rounds.append(tuple(cards))
+        high = max(cards[s].rank for s in cutting)  # type: ignore[union-attr]
+        cutting = [s for s in cutting if cards[s].rank == high]  # type: ignore[union-attr]
+        if len(cutting) == 1:
+            return Cut(tuple(rounds), cutting[0])
+
+
+@dataclass(slots=True)
+class Hand:
+    """The whole state of one hand. Seats are numbered clockwise; play goes to the left
+    (seat + 1). Only `apply` changes it."""
+
+    rules: HouseRules
+    players: int
+    dealer: int
+    stakes: tuple[int, ...]
+    deck: Sequence[Card] | None = None
+    rng: random.Random | None = None
+    multiplier: int = 1
+    hands: list[list[Card]] = field(init=False)
+    stock: list[Card] = field(init=False)  # the top card is the last
+    discards: list[Card] = field(init=False)  # the top card is the last
+    spreads: list[Spread] = field(init=False)
+    turn: int = field(init=False)
+    phase: Phase = field(init=False)
+    taken_discard: Card | None = field(init=False)
+    hit_locks: list[int] = field(init=False)
+    settlement: Settlement | None = field(init=False)
+    events: list[Event] = field(init=False)
+    actions: list[Action] = field(init=False)
+    deck_order: tuple[Card, ...] = field(init=False)
+    _next_spread: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        rules = self.rules
+        if not 2 <= self.players <= rules.players:
+            raise ValueError(f"these rules seat 2 to {rules.players} players, not {self.players}")
+        if not 0 <= self.dealer < self.players:
+            raise ValueError(f"no seat {self.dealer} to deal")
+        stakes = tuple(self.stakes)
+        if rules.stake_mode is StakeMode.TABLE and len(stakes) == 1:
+            stakes = stakes * self.players
+        if len(stakes) != self.players or any(type(s) is not int or s < 0 for s in stakes):
+            raise ValueError("give one stake for the table or one whole-number stake per seat")
+        if rules.stake_mode is StakeMode.TABLE and len(set(stakes)) != 1:
+            raise ValueError("with stake_mode = table every seat plays for the same stake")
+        self.stakes = stakes
+        if self.deck is not None:
+            order = list(self.deck)
+            validate_deck(order)
+        else:
+            order = shuffled_deck(self.rng or random.Random())
+        self.deck_order = tuple(order)
+        players = self.players
+        self.hands = [[] for _ in range(players)]
+        # Dealt one at a time, clockwise, from the dealer's left.
+        for i in range(HAND_SIZE * players):
+            self.hands[(self.dealer + 1 + i) % players].append(order[i])
+        up = order[HAND_SIZE * players]
+        self.discards = [up]
+        self.stock = order[HAND_SIZE * players + 1 :]
+        self.stock.reverse()
+        self.spreads = []
+        self._next_spread = 1
+        self.turn = (self.dealer + 1) % players
+        self.phase = Phase.START
+        self.taken_discard = None
+        self.hit_locks = [0] * players
+        self.settlement = None
+        self.actions = []
+        self.events = [
+            Event("deal", seat, tuple(self.hands[seat]), private=True) for seat in range(players)
+        ]
+        self.events.append(Event("up_card", cards=(up,)))
+        tonks = [s for s in range(players) if rules.is_deal_tonk(count(self.hands[s]))]
+        if tonks:
+            for seat in tonks:
+                self.events.append(
+                    Event("deal_tonk", seat, tuple(self.hands[seat]), count=count(self.hands[seat]))
+                )
+            self._end(settle_deal_tonks(rules, self.hands, tonks, self.stakes, self.multiplier))
+        else:
+            self.events.append(Event("turn", self.turn))
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    def hand_count(self, seat: int) -> int:
+        return count(self.hands[seat])
+
+    def record(self) -> HandRecord:
+        return HandRecord(
+            self.rules,
+            self.players,
+            self.dealer,
+            self.stakes,
+            self.multiplier,
+            self.deck_order,
+            tuple(self.actions),
+        )
+
+    def view(self, seat: int | None) -> SeatView:
+        """What `seat` may see; None for a spectator."""
+        return SeatView(
+            seat=seat,
+            rules=self.rules,
+            players=self.players,
+            dealer=self.dealer,
+            turn=self.turn,
+            phase=self.phase,
+            hand=() if seat is None else tuple(self.hands[seat]),
+            card_counts=tuple(len(h) for h in self.hands),
+            spreads=tuple(self.spreads),
+            discard_top=self.discards[-1] if self.discards else None,
+            discard_size=len(self.discards),
+            stock_size=len(self.stock),
+            hit_locks=tuple(self.hit_locks),
+            stakes=self.stakes,
+            multiplier=self.multiplier,
+            taken_discard=self.taken_discard,
+            settlement=self.settlement,
+            event_count=len(self.events),
+        )
+
+    def events_for(self, seat: int | None, start: int = 0) -> list[Event]:
+        """The events from `start` on, as `seat` may see them."""
+        return [event.for_seat(seat) for event in self.events[start:]]
+
+    def legal_actions(self, seat: int) -> LegalActions:
+        if seat != self.turn or self.ended:
+            return LegalActions()
+        return legal_actions(
+            self.rules,
+            self.phase,
+            tuple(self.hands[seat]),
+            tuple(self.spreads),
+            self.discards[-1] if self.discards else None,
+            self.hit_locks[seat],
+            self.taken_discard,
+        )
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply one action; return the events it caused. Raises IllegalAction, with a reason a
+        player can read, and changes nothing, if the action is not allowed now."""
+        if self.phase is Phase.ENDED:
+            raise IllegalAction("the hand is over", "hand_over")
+        seat = action.seat
+        if not 0 <= seat < self.players:
+            raise IllegalAction(f"there is no seat {seat}", "bad_seat")
+        if seat != self.turn:
+            raise IllegalAction("it is not your turn", "not_your_turn")
+        start = len(self.events)
+        if isinstance(action, Drop | DrawStock | TakeDiscard):
+            if self.phase is not Phase.START:
+                raise IllegalAction(
+                    "you have drawn this turn already: spread, hit or discard", "wrong_phase"
+                )
+            if isinstance(action, Drop):
+                self._drop(seat)
+            elif isinstance(action, DrawStock):
+                self._draw_stock(seat)
+            else:
+                self._take_discard(seat)
+        else:
+            if self.phase is not Phase.PLAY:
+                raise IllegalAction(
+                    "draw from the stock or take the top discard first (or drop)", "wrong_phase"
+                )
+            if isinstance(action, LaySpread):
+                self._spread(seat, action.cards)
+            elif isinstance(action, Hit):
+                self._hit(seat, action.card, action.spread)
+            else:
+                assert isinstance(action, Discard)
+                self._discard(seat, action.card)
+        self.actions.append(action)
+        return self.events[start:]
+
+    def _drop(self, seat: int) -> None:
+        if self.hit_locks[seat]:
+            raise IllegalAction(
+                "your spread was hit: you may not drop this turn (hit and hold)", "hit_locked"
+            )
+        self.events.append(Event("drop", seat, count=self.hand_count(seat)))
+        self._end(settle_drop(self.rules, seat, self.hands, self.stakes, self.multiplier))
+
+    def _draw_stock(self, seat: int) -> None:
+        if not self.stock:
+            self.events.append(Event("stock_out", seat))
+            self._end(settle_stock_out(self.rules, self.hands, self.stakes, self.multiplier))
+            return
+        card = self.stock.pop()
+        self.hands[seat].append(card)
+        self.phase = Phase.PLAY
+        self.events.append(Event("draw_stock", seat, (card,), private=True))
+
+    def _take_discard(self, seat: int) -> None:
+        if not self.discards:
+            raise IllegalAction("the discard pile is empty", "empty_pile")
+        card = self.discards[-1]
+        hand = self.hands[seat]
+        if (
+            self.rules.discard_must_use
+            and not legal_actions(
+                self.rules, Phase.START, tuple(hand), tuple(self.spreads), card, 0, None
+            ).take_discard
+        ):
+            raise IllegalAction(
+                f"you may take {card} only if you can spread or hit it this turn", "must_use"
+            )
+        self.discards.pop()
+        hand.append(card)
+        self.taken_discard = card
+        self.phase = Phase.PLAY
+        self.events.append(Event("take_discard", seat, (card,)))
+
+    def _check_finishable(self, seat: int, cards: tuple[Card, ...], onto: int | None) -> None:
+        taken = self.taken_discard
+        if taken is None or taken in cards or taken not in self.hands[seat]:
+            return
+        if not (self.rules.discard_must_use or self.rules.no_rediscard):
+            return
+        if not move_leaves_turn_finishable(
+            self.rules, self.hands[seat], self.spreads, taken, cards, onto
+        ):
+            raise IllegalAction(
+                f"that would leave you no way to finish your turn with {taken}", "must_use"
+            )
+
+    def _take_from_hand(self, seat: int, cards: Sequence[Card]) -> None:
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+
+    def _spread(self, seat: int, cards: tuple[Card, ...]) -> None:
+        hand = self.hands[seat]
+        if len(set(cards)) != len(cards):
+            raise IllegalAction("a card appears twice in that spread", "not_a_spread")
+        missing = [c for c in cards if c not in hand]
+        if missing:
+            raise IllegalAction(f"you do not hold {format_cards(missing)}", "not_in_hand")
+        kind = spread_kind(cards, self.rules)
+        if kind is None:
+            raise IllegalAction(
+                f"{format_cards(cards)} is not a spread: a book is 3 or 4 of a rank, a run 3 or "
+                "more in a row in one suit"
+                + (
+                    " (aces low or high, never K-A-2)"
+                    if self.rules.ace_high_runs
+                    else " (aces low)"
+                ),
+                "not_a_spread",
+            )
+        self._check_finishable(seat, cards, None)
+        self._take_from_hand(seat, cards)
+        spread = Spread(
+            self._next_spread, seat, kind, order_spread(cards, kind, self.rules.ace_high_runs)
+        )
+        self._next_spread += 1
+        self.spreads.append(spread)
+        self.events.append(Event("spread", seat, spread.cards, spread=spread.id))
+        self._after_laying(seat)
+
+    def _hit(self, seat: int, card: Card, spread_id: int) -> None:
+        if card not in self.hands[seat]:
+            raise IllegalAction(f"you do not hold {card}", "not_in_hand")
+        index = next((i for i, s in enumerate(self.spreads) if s.id == spread_id), None)
+        if index is None:
+            raise IllegalAction(f"there is no spread {spread_id} on the table", "no_such_spread")
+        spread = self.spreads[index]
+        if not can_hit(spread, card, self.rules):
+            why = (
+                "a book of three may not be hit under these rules"
+                if spread.kind.value == "book" and not self.rules.hit_books
+                else "it does not extend that spread"
+            )
+            raise IllegalAction(f"{card} cannot be hit there: {why}", "cannot_hit")
+        self._check_finishable(seat, (card,), spread_id)
+        self.hands[seat].remove(card)
+        self.spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
+        if spread.owner != seat and self.rules.hit_lock:
+            self.hit_locks[spread.owner] = self.rules.hit_lock
+        self.events.append(Event("hit", seat, (card,), spread=spread_id))
+        self._after_laying(seat)
+
+    def _after_laying(self, seat: int) -> None:
+        if not self.hands[seat]:
+            self.events.append(Event("tonk_out", seat))
+            self._end(
+                settle_out(
+                    self.rules, seat, self.players, self.stakes, self.multiplier, tonk_out=True
+                )
+            )
+
+    def _discard(self, seat: int, card: Card) -> None:
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalAction(f"you do not hold {card}", "not_in_hand")
+        taken = self.taken_discard
+        if taken is not None and taken in hand:
+            if self.rules.discard_must_use:
+                raise IllegalAction(
+                    f"you took {taken} from the pile: spread it or hit with it first", "must_use"
+                )
+            if self.rules.no_rediscard and card == taken:
+                raise IllegalAction(
+                    f"you took {taken} from the pile this turn: discard another card",
+                    "no_rediscard",
+                )
+        hand.remove(card)
+        self.discards.append(card)
+        self.events.append(Event("discard", seat, (card,)))
+        if self.hit_locks[seat]:
+            self.hit_locks[seat] -= 1
+        if not hand:
+            self.events.append(Event("out_on_discard", seat))
+            self._end(
+                settle_out(
+                    self.rules, seat, self.players, self.stakes, self.multiplier, tonk_out=False
+                )
+            )
+            return
+        self.turn = (seat + 1) % self.players
+        self.phase = Phase.START
+        self.taken_discard = None
+        self.events.append(Event("turn", self.turn))
+
+    def _end(self, settlement: Settlement) -> None:
+        self.settlement = settlement
+        self.phase = Phase.ENDED
+        self.events.append(Event("hand_end"))
