@@ -24,6 +24,23 @@ class Suit(Enum):
     def name_plural(self) -> str:
         return self.name.lower()
 
+    # Cards sort by rank, then suit in deck order; a Suit must therefore be ordered too.
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return _SUIT_ORDER[self] < _SUIT_ORDER[other]
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return _SUIT_ORDER[self] > _SUIT_ORDER[other]
+
+    def __le__(self, other: object) -> bool:
+        return self == other or self < other
+
+    def __ge__(self, other: object) -> bool:
+        return self == other or self > other
+
 
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 _RANK_TEXT = {1: "A", 11: "J", 12: "Q", 13: "K"}
