@@ -10,7 +10,7 @@ from typing import Protocol
 from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from .cards import Card
 from .rules import HouseRules
-from .spreads import Spread, can_hit, find_spreads
+from .spreads import Spread, can_hit
 from .view import LegalActions, Phase, SeatView
 
 BOT_STRATEGIES = ("easy", "sharp")
@@ -55,7 +55,8 @@ class SeatBot:
 
     def observe(self, events: Sequence[Event]) -> None:
         for event in events:
-            if event.kind == "deal":
+            kind = event.kind
+            if kind == "deal":
                 if not self._dealing:
                     self._dealing = True
                     self.seat = None
@@ -66,12 +67,7 @@ class SeatBot:
                     self.seat = event.seat
             else:
                 self._dealing = False
-                if (
-                    event.private
-                    and event.cards
-                    and self.seat is not None
-                    and event.seat != self.seat
-                ):
+                if event.private and event.cards and event.seat != self.seat:
                     raise BotError("a bot may see only the events its seat sees")
             self.see(event)
 
@@ -92,6 +88,35 @@ class SeatBot:
         raise NotImplementedError
 
 
+def makes_spread(card: Card, hand: Sequence[Card], rules: HouseRules) -> bool:
+    """Whether `card` with cards of `hand` would make a book or a run (`card` not in `hand`)."""
+    rank = card.rank
+    suit = card.suit
+    same_rank = 0
+    ranks: set[int] = set()
+    for other in hand:
+        if other.rank == rank:
+            same_rank += 1
+        elif other.suit is suit:
+            ranks.add(other.rank)
+    if same_rank >= 2:
+        return True
+    if len(ranks) < 2:
+        return False
+    keys = [rank]
+    if rules.ace_high_runs:
+        if 1 in ranks:
+            ranks.add(14)
+        if rank == 1:
+            keys.append(14)
+    for key in keys:
+        below = key - 1 in ranks
+        above = key + 1 in ranks
+        if (below and (above or key - 2 in ranks)) or (above and key + 2 in ranks):
+            return True
+    return False
+
+
 def card_uses(
     card: Card, hand: Sequence[Card], spreads: Sequence[Spread], rules: HouseRules
 ) -> bool:
@@ -99,7 +124,7 @@ def card_uses(
     for spread in spreads:
         if can_hit(spread, card, rules):
             return True
-    return any(card in cards for cards in find_spreads((*hand, card), rules))
+    return makes_spread(card, hand, rules)
 
 
 def fallback(seat: int, legal: LegalActions) -> Action:

@@ -131,6 +131,17 @@ def play_hand(hand: Hand, bots: Sequence[Bot], max_actions: int = 10_000) -> int
         action = bots[seat].choose(hand.view(seat))
         events = hand.apply(action)
         taken += 1
-        for other in range(players):
-            bots[other].observe([event.for_seat(other) for event in events])
+        # Each seat sees the events as `Event.for_seat` shows them. Private cards (a draw from
+        # the stock) belong to the seat that acted: everyone else shares one hidden copy.
+        private = [event.seat for event in events if event.private]
+        if not private:
+            for bot in bots:
+                bot.observe(events)
+        elif all(owner == seat for owner in private):
+            hidden = [event.for_seat(None) for event in events]
+            for other in range(players):
+                bots[other].observe(events if other == seat else hidden)
+        else:
+            for other in range(players):
+                bots[other].observe([event.for_seat(other) for event in events])
     return taken
