@@ -47,6 +47,10 @@ class HouseRules:
     no_rediscard: bool = False
 
     def __post_init__(self) -> None:
+        if self.preset not in PRESET_TITLES:
+            raise RulesError(
+                f"unknown preset {self.preset!r}; the presets are {', '.join(PRESET_TITLES)}"
+            )
         for name, value in self.options().items():
             _check(name, value)
 
