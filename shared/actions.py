@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card, CardError, format_cards, parse_card, parse_cards
@@ -124,7 +124,8 @@ class Event:
 
     def for_seat(self, seat: int | None) -> Event:
         if self.private and seat != self.seat:
-            return replace(self, cards=())
+            # Built directly rather than with dataclasses.replace: this is on the hot path.
+            return Event(self.kind, self.seat, (), self.spread, True, self.count)
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -220,7 +220,7 @@ class Hand:
             turn=self.turn,
             phase=self.phase,
             hand=() if seat is None else tuple(self.hands[seat]),
-            card_counts=tuple(len(h) for h in self.hands),
+            card_counts=tuple(map(len, self.hands)),
             spreads=tuple(self.spreads),
             discard_top=self.discards[-1] if self.discards else None,
             discard_size=len(self.discards),

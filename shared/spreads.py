@@ -86,6 +86,8 @@ def can_hit(spread: Spread, card: Card, rules: HouseRules) -> bool:
     three made four (when `hit_books`)."""
     if spread.kind is SpreadKind.BOOK:
         return rules.hit_books and len(spread.cards) == 3 and card.rank == spread.cards[0].rank
+    if card.suit is not spread.cards[0].suit:
+        return False
     return is_run((*spread.cards, card), rules.ace_high_runs)
 
 
@@ -93,6 +95,18 @@ def find_spreads(hand: Sequence[Card], rules: HouseRules) -> list[tuple[Card, ..
     """Every spread that can be laid from `hand` (books of 3 and 4, runs of every length),
     each in display order."""
     found: list[tuple[Card, ...]] = []
+    # Asked for every legal-action question: first rule out quickly a hand with no book (no
+    # rank held 3 times) and no run (no 3 consecutive ranks held, whatever their suits).
+    ranks_held = [card.rank for card in hand]
+    rank_set = set(ranks_held)
+    if len(ranks_held) - len(rank_set) < 2:
+        if rules.ace_high_runs and 1 in rank_set:
+            rank_set.add(14)
+        for rank in rank_set:
+            if rank + 1 in rank_set and rank + 2 in rank_set:
+                break
+        else:
+            return found
     by_rank: dict[int, list[Card]] = {}
     by_suit: dict[object, list[Card]] = {}
     for card in hand:

@@ -179,6 +179,12 @@ class LegalActions:
 
 
 NO_ACTIONS = LegalActions()
+# The four possible answers at the start of a turn, built once (LegalActions is a frozen value).
+_START_ACTIONS = {
+    (drop, take): LegalActions(drop=drop, draw_stock=True, take_discard=take)
+    for drop in (False, True)
+    for take in (False, True)
+}
 
 
 def usable(card: Card, hand: Sequence[Card], spreads: Sequence[Spread], rules: HouseRules) -> bool:
@@ -240,7 +246,7 @@ def legal_actions(
         if take and rules.discard_must_use:
             assert discard_top is not None
             take = usable(discard_top, (*hand, discard_top), spreads, rules)
-        return LegalActions(drop=hit_lock == 0, draw_stock=True, take_discard=take)
+        return _START_ACTIONS[hit_lock == 0, take]
     if phase is not Phase.PLAY:
         return NO_ACTIONS
     restricted = (
