@@ -188,10 +188,32 @@ _START_ACTIONS = {
 
 
 def usable(card: Card, hand: Sequence[Card], spreads: Sequence[Spread], rules: HouseRules) -> bool:
-    """Whether `card` (held in `hand`) can still go into a new spread or onto one on the table."""
+    """Whether `card` (held in `hand`) can still go into a new spread or onto one on the table
+    this turn: at once, or after other spreads and hits open a way (the 7c goes onto 3c 4c 5c
+    once the 6c has been hit there)."""
     if any(can_hit(spread, card, rules) for spread in spreads):
         return True
-    return any(card in cards for cards in find_spreads(hand, rules))
+    found = find_spreads(hand, rules)
+    if any(card in cards for cards in found):
+        return True
+    # No direct use yet: lay or extend a run of the card's suit (nothing else can open a way
+    # for it) and look again. Every such move shortens the hand, so this ends.
+    suit = card.suit
+    for cards in found:
+        if cards[0].rank != cards[1].rank and cards[0].suit is suit:  # a run of that suit
+            rest = [c for c in hand if c not in cards]
+            if usable(card, rest, [*spreads, Spread(-1, 0, SpreadKind.RUN, cards)], rules):
+                return True
+    for other in hand:
+        if other == card or other.suit is not suit:
+            continue
+        for i, spread in enumerate(spreads):
+            if spread.kind is SpreadKind.RUN and can_hit(spread, other, rules):
+                after = list(spreads)
+                after[i] = spread.with_hit(other, 0, rules.ace_high_runs)
+                if usable(card, [c for c in hand if c != other], after, rules):
+                    return True
+    return False
 
 
 def can_finish_turn(
