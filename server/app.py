@@ -1,0 +1,512 @@
+"""The server as an object: `TonkServer(config)`, `await start()`, `port`, `await close()`.
+
+It accepts connections, runs the handshake and the lobby, and hands table requests to the
+tables. Runnable embedded (the client's practice table, tests) or from `tonk-server`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from tonk.shared import protocol as p
+from tonk.shared.bots import BOT_STRATEGIES
+from tonk.shared.cards import CardError, parse_cards, validate_deck
+from tonk.shared.rules import PRESETS, HouseRules, RulesError
+
+from . import store as st
+from .connection import Connection
+from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
+
+log = logging.getLogger("tonk.server")
+
+SERVER_NAME = "tonk-server 0.1.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one client may ask of the server (PROTOCOL.md, "Limits")."""
+
+    max_frame: int = p.MAX_CLIENT_FRAME  # bytes a client frame may hold
+    max_connections: int = 5000  # connections in all
+    max_per_address: int = 64  # connections from one IP address
+    max_tables: int = 1000  # open (waiting or playing) tables
+    messages_per_second: float = 20.0  # sustained rate per connection
+    burst: float = 40.0  # messages a connection may send at once
+    max_name: int = 24  # characters in a player's name
+    max_table_name: int = 32  # characters in a table's name
+    max_chat: int = 200  # characters in a chat line
+    queue: int = 512  # frames waiting to go to one connection before it is dropped
+    handshake_timeout: float = 10.0  # seconds to send hello
+    heartbeat: float = 15.0  # seconds of silence before the server pings
+    idle_timeout: float = 45.0  # seconds of silence before the server hangs up
+
+    def to_wire(self, grace: float) -> dict[str, Any]:
+        return {
+            "max_frame": self.max_frame,
+            "max_server_frame": p.MAX_SERVER_FRAME,
+            "max_name": self.max_name,
+            "max_chat": self.max_chat,
+            "max_table_name": self.max_table_name,
+            "messages_per_second": self.messages_per_second,
+            "burst": self.burst,
+            "heartbeat": self.heartbeat,
+            "idle_timeout": self.idle_timeout,
+            "grace": grace,
+        }
+
+    def with_option(self, text: str) -> Limits:
+        """This with one `NAME=VALUE` changed (the `--limit` option)."""
+        name, sep, value = text.partition("=")
+        kinds = {f.name: f.type for f in fields(self)}
+        if not sep or name not in kinds:
+            raise ValueError(f"--limit takes NAME=VALUE; the names are {', '.join(kinds)}")
+        try:
+            number: Any = int(value) if kinds[name] == "int" else float(value)
+        except ValueError:
+            raise ValueError(f"--limit {name} takes a number, not {value!r}") from None
+        if number <= 0:
+            raise ValueError(f"--limit {name} must be above 0")
+        return replace(self, **{name: number})
+
+
+def default_db_path() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tonk")) / "tonk-server.db"
+
+
+@dataclass(slots=True)
+class ServerConfig:
+    """Everything `tonk-server` can be told. Defaults are a LAN server's."""
+
+    host: str = "0.0.0.0"
+    port: int = 7777  # 0: any free port (see TonkServer.port)
+    db_path: Path = field(default_factory=default_db_path)
+    default_rules: HouseRules = PRESETS["classic"]
+    dev: bool = False  # allow fixed seeds and deck orders (never on a real server)
+    limits: Limits = field(default_factory=Limits)
+    grace: float = 120.0  # seconds a disconnected player keeps their seat before autoplay
+    bot_pause: float = 0.8  # default seconds a bot thinks before each action
+    next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
+    autoplay_strategy: str = "easy"  # the bot that plays for an absent player
+
+
+class TonkServer:
+    """The whole server. `await start()` binds and loads the database; `await close()` says
+    goodbye to every client, finishes the writes and closes."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        if config.autoplay_strategy not in BOT_STRATEGIES:
+            raise ValueError(f"unknown autoplay strategy {config.autoplay_strategy!r}")
+        self.config = config
+        self.store = st.Store(config.db_path)
+        self.tables: dict[int, Table] = {}
+        self.connections: set[Connection] = set()
+        self._per_address: dict[str, int] = {}
+        self._server: asyncio.Server | None = None
+        self._next_table = 1
+        self._next_conn = 1
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._housekeeper: asyncio.Task[None] | None = None
+        self._closing = False
+        self._closed = asyncio.Event()
+        self.port = 0
+
+    # -- life ---------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        saved = await asyncio.to_thread(self.store.open)
+        self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
+        for data in saved:
+            try:
+                table = Table(
+                    self,
+                    data.id,
+                    data.name,
+                    TableConfig.from_dict(data.config),
+                    data.created,
+                )
+                table.restore(data)
+            except Exception:
+                log.exception("table %d could not be restored; it is left out", data.id)
+                continue
+            self.tables[table.id] = table
+            table.begin()
+        if saved:
+            log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
+        self._server = await asyncio.start_server(
+            self._on_connect, self.config.host, self.config.port
+        )
+        sockets = self._server.sockets
+        self.port = sockets[0].getsockname()[1] if sockets else self.config.port
+        self._housekeeper = asyncio.create_task(self._housekeep(), name="housekeeping")
+
+    @property
+    def address(self) -> str:
+        return f"{self.config.host}:{self.port}"
+
+    async def serve_forever(self) -> None:
+        """Run until `close()` (started first if need be)."""
+        if self._server is None:
+            await self.start()
+        await self._closed.wait()
+
+    async def close(self, reason: str = "the server is shutting down") -> None:
+        """Stop: no new connections; every client gets `goodbye`; requests being handled
+        finish; every queued write reaches the disk; then everything is closed."""
+        if self._closing:
+            await self._closed.wait()
+            return
+        self._closing = True
+        log.info("shutting down")
+        if self._server is not None:
+            self._server.close()
+        if self._housekeeper is not None:
+            self._housekeeper.cancel()
+        for table in list(self.tables.values()):
+            await table.stop()
+        for conn in list(self.connections):
+            conn.close({"type": p.GOODBYE, "reason": reason})
+            conn.reader.feed_eof()  # the reading loop ends after the request in hand
+        if self._tasks:
+            _, late = await asyncio.wait(list(self._tasks), timeout=3)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(3):
+                await asyncio.gather(*(conn.closed.wait() for conn in self.connections))
+        for conn in list(self.connections):
+            conn.abort()
+        await self.store.close()
+        if self._server is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1):
+                    await self._server.wait_closed()
+        self._closed.set()
+        log.info("stopped")
+
+    async def __aenter__(self) -> TonkServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def forget_table(self, table: Table) -> None:
+        """A table that is over and has nobody at it leaves the lobby (not the database)."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            if table.task is not None and table.task is not asyncio.current_task():
+                table.task.cancel()
+
+    def open_tables(self) -> int:
+        return sum(t.state not in (FINISHED, CLOSED) for t in self.tables.values())
+
+    # -- connections --------------------------------------------------------------------------
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        limits = self.config.limits
+        conn = Connection(
+            reader,
+            writer,
+            number=self._next_conn,
+            max_queue=limits.queue,
+            rate=limits.messages_per_second,
+            burst=limits.burst,
+        )
+        self._next_conn += 1
+        try:
+            if self._closing:
+                conn.close({"type": p.GOODBYE, "reason": "the server is shutting down"})
+                return
+            if len(self.connections) >= limits.max_connections:
+                conn.error(p.TOO_MANY_CONNECTIONS, "the server has too many connections")
+                return
+            if self._per_address.get(conn.address, 0) >= limits.max_per_address:
+                conn.error(p.TOO_MANY_CONNECTIONS, "too many connections from your address")
+                return
+            self.connections.add(conn)
+            self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
+            log.info("connection #%d from %s", conn.number, conn.peer)
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._serve(conn)
+        finally:
+            self._tasks.discard(task)
+            if conn in self.connections:
+                await self._lost(conn)
+
+    async def _serve(self, conn: Connection) -> None:
+        decoder = p.FrameDecoder(self.config.limits.max_frame)
+        loop = asyncio.get_running_loop()
+        try:
+            while not conn.closing:
+                data = await conn.reader.read(65536)
+                if not data:
+                    break
+                conn.last_received = loop.time()
+                decoder.feed(data)
+                for message in decoder.messages():
+                    p.validate_client(message)
+                    if not conn.take_token(loop.time()):
+                        conn.error(
+                            p.RATE_LIMITED,
+                            "too many messages: the limit is "
+                            f"{self.config.limits.messages_per_second:g} a second",
+                        )
+                        return
+                    await self._dispatch(conn, message)
+                    if conn.is_closing():
+                        return
+        except p.ProtocolError as exc:
+            log.info("connection #%d: %s: %s", conn.number, exc.code, exc.message)
+            conn.error(exc.code, exc.message)
+        except (ConnectionError, OSError):
+            pass
+
+    async def _lost(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        count = self._per_address.get(conn.address, 1) - 1
+        if count > 0:
+            self._per_address[conn.address] = count
+        else:
+            self._per_address.pop(conn.address, None)
+        table = conn.table
+        if table is not None and not self._closing:
+            try:
+                await table.detach(conn, leaving=False)
+            except Exception:
+                log.exception("table %d: error detaching connection #%d", table.id, conn.number)
+        if not conn.closing:
+            conn.close()
+        log.info("connection #%d closed (%s)", conn.number, conn.name or "no name")
+
+    async def _housekeep(self) -> None:
+        """Handshake deadlines, heartbeats and idle timeouts, checked a few times a second."""
+        limits = self.config.limits
+        tick = max(0.05, min(1.0, limits.heartbeat / 4, limits.handshake_timeout / 4))
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(tick)
+            now = loop.time()
+            for conn in list(self.connections):
+                if conn.closing:
+                    continue
+                if not conn.welcomed and now - conn.opened > limits.handshake_timeout:
+                    conn.error(p.HANDSHAKE_TIMEOUT, "no hello: the handshake took too long")
+                    continue
+                silent = now - conn.last_received
+                if silent > limits.idle_timeout:
+                    log.info("connection #%d: idle for %.0f s", conn.number, silent)
+                    conn.error(p.IDLE_TIMEOUT, f"nothing received for {silent:.0f} s")
+                elif silent > limits.heartbeat and now - conn.last_ping > limits.heartbeat:
+                    conn.pings += 1
+                    conn.last_ping = now
+                    conn.send({"type": p.PING, "n": conn.pings})
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        reply_to = message.get("id")
+        if not conn.welcomed:
+            if kind != p.HELLO:
+                conn.error(p.HELLO_FIRST, "send hello first")
+                return
+            self._hello(conn, message)
+            return
+        conn.request_id = reply_to
+        try:
+            await self._request(conn, kind, message, reply_to)
+        except RequestError as exc:
+            conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
+        except Exception:
+            log.exception("connection #%d: error handling %s", conn.number, kind)
+            conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
+        finally:
+            conn.request_id = None
+
+    def _hello(self, conn: Connection, message: dict[str, Any]) -> None:
+        version = message["version"]
+        if version != p.PROTOCOL_VERSION:
+            conn.error(
+                p.VERSION_MISMATCH,
+                f"this server speaks protocol version {p.PROTOCOL_VERSION}, and your client "
+                f"speaks version {version}: use a client of the same version",
+                version=p.PROTOCOL_VERSION,
+            )
+            return
+        name = message["name"].strip()
+        limit = self.config.limits.max_name
+        if not p.is_printable_text(name) or len(name) > limit:
+            conn.error(
+                p.BAD_NAME, f"a name is printable text of 1 to {limit} characters", fatal=True
+            )
+            return
+        conn.name = name
+        conn.welcomed = True
+        log.info("connection #%d is %s", conn.number, name)
+        conn.send(
+            {
+                "type": p.WELCOME,
+                "version": p.PROTOCOL_VERSION,
+                "server": SERVER_NAME,
+                "name": name,
+                "limits": self.config.limits.to_wire(self.config.grace),
+                "dev": self.config.dev,
+            }
+        )
+
+    def _table(self, table_id: int) -> Table:
+        table = self.tables.get(table_id)
+        if table is None or table.state in (FINISHED, CLOSED):
+            raise RequestError(p.NO_SUCH_TABLE, f"there is no open table {table_id}")
+        return table
+
+    def _in_lobby(self, conn: Connection) -> None:
+        if conn.table is not None:
+            raise RequestError(p.ALREADY_AT_TABLE, "you are at a table already: leave it first")
+
+    def _at_table(self, conn: Connection) -> Table:
+        if conn.table is None:
+            raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
+        return conn.table
+
+    async def _request(
+        self, conn: Connection, kind: str, message: dict[str, Any], reply_to: int | None
+    ) -> None:
+        if kind in p.ACTION_TYPES:
+            await self._at_table(conn).act(conn, message)
+        elif kind == p.PING:
+            conn.send({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
+        elif kind == p.PONG:
+            pass
+        elif kind == p.LIST_TABLES:
+            tables = [t.summary() for _, t in sorted(self.tables.items())]
+            conn.send({"type": p.TABLES, "tables": tables})
+        elif kind == p.CREATE_TABLE:
+            self._in_lobby(conn)
+            await self._create_table(conn, message)
+        elif kind == p.SIT:
+            self._in_lobby(conn)
+            await self._table(message["table"]).sit(conn, message.get("seat"), message.get("stake"))
+        elif kind == p.RESUME:
+            self._in_lobby(conn)
+            await self._table(message["table"]).resume(conn, message["token"])
+        elif kind == p.WATCH:
+            self._in_lobby(conn)
+            await self._table(message["table"]).watch(conn)
+        elif kind == p.LEAVE:
+            table = self._at_table(conn)
+            await table.detach(conn, leaving=True)
+            conn.reply({"type": p.LEFT, "table": table.id})
+        elif kind == p.ADD_BOT:
+            await self._at_table(conn).add_bot(
+                conn, message.get("strategy", "easy"), message.get("seat"), message.get("stake")
+            )
+        elif kind == p.REMOVE_BOT:
+            await self._at_table(conn).remove_bot(conn, message["seat"])
+        elif kind == p.START:
+            await self._at_table(conn).start(conn)
+        elif kind == p.CHAT:
+            await self._at_table(conn).chat(conn, message["text"])
+        elif kind == p.BACK:
+            await self._at_table(conn).back(conn)
+        elif kind == p.BYE:
+            conn.close()
+        elif kind == p.HELLO:
+            conn.error(p.HELLO_FIRST, "hello was already said")
+        else:  # pragma: no cover - the validator knows every type
+            raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
+
+    def table_config(self, message: dict[str, Any]) -> TableConfig:
+        """The table options of a create_table message, checked; RequestError if not allowed."""
+        dev_fields = [k for k in ("seed", "deck", "dealer") if k in message]
+        if dev_fields and not self.config.dev:
+            raise RequestError(
+                p.DEV_ONLY,
+                f"{', '.join(dev_fields)} may be set only on a server started with --dev",
+            )
+        raw_rules = message.get("rules")
+        try:
+            if raw_rules is None:
+                rules = self.config.default_rules
+            elif "preset" in raw_rules:
+                rules = HouseRules.from_dict(raw_rules)
+            else:
+                rules = self.config.default_rules.with_options(raw_rules)
+        except RulesError as exc:
+            raise RequestError(p.BAD_RULES, str(exc)) from None
+        seats = message.get("seats") or rules.players
+        if not 2 <= seats <= rules.players:
+            raise RequestError(p.BAD_TABLE, f"these rules seat 2 to {rules.players} players")
+        unit = message.get("unit", "chips")
+        if unit and not p.is_printable_text(unit):
+            raise RequestError(p.BAD_TABLE, "the stake's unit must be printable text")
+        deck = message.get("deck")
+        if deck is not None:
+            try:
+                validate_deck(parse_cards(deck))
+            except CardError as exc:
+                raise RequestError(p.BAD_TABLE, f"deck: {exc}") from None
+        dealer = message.get("dealer")
+        if dealer is not None and dealer >= seats:
+            raise RequestError(p.BAD_TABLE, f"there is no seat {dealer} to deal")
+        timer = message.get("turn_timer") or None
+        return TableConfig(
+            rules=rules,
+            stake=message.get("stake", 1),
+            unit=unit,
+            seats=seats,
+            turn_timer=timer,
+            hands=message.get("hands"),
+            minutes=message.get("minutes") or None,
+            bot_pause=message.get("bot_pause", self.config.bot_pause),
+            seed=message.get("seed"),
+            deck=deck,
+            dealer=dealer,
+        )
+
+    async def _create_table(self, conn: Connection, message: dict[str, Any]) -> None:
+        name = message["name"].strip()
+        limit = self.config.limits.max_table_name
+        if not p.is_printable_text(name) or len(name) > limit:
+            raise RequestError(p.BAD_TABLE, f"a table name is printable, 1 to {limit} characters")
+        config = self.table_config(message)
+        if self.open_tables() >= self.config.limits.max_tables:
+            raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
+        table_id = self._next_table
+        self._next_table += 1
+        created = time.time()
+        try:
+            await self.store.write(
+                [st.insert_table(table_id, name, config.to_dict(), created, None)]
+            )
+        except st.StoreError:
+            raise RequestError(p.STORAGE_ERROR, "the server could not save the table") from None
+        table = Table(self, table_id, name, config, created)
+        self.tables[table_id] = table
+        table.begin()
+        log.info(
+            "table %d created by %s: %r, %s, %d seats, stake %d %s",
+            table_id,
+            conn.name,
+            name,
+            config.rules.name,
+            config.seats,
+            config.stake,
+            config.unit,
+        )
+        if message.get("sit", True):
+            await table.sit(conn, 0, message.get("stake"))
+        else:
+            conn.send({"type": p.TABLE, "table": table.summary()})

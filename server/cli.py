@@ -1,0 +1,120 @@
+"""`tonk-server`: parse the command line, run the server until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tonk.shared.rules import HouseRules, RulesError
+
+from .app import Limits, ServerConfig, TonkServer, default_db_path
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="tonk-server",
+        description="Host Tonk tables on the LAN for tonk-client players.",
+    )
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
+    parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 takes a free one")
+    parser.add_argument(
+        "--db", type=Path, default=None, help=f"the SQLite database (default {default_db_path()})"
+    )
+    parser.add_argument(
+        "--rules",
+        default="classic",
+        help="default rules for new tables: a preset (classic, black-tonk, speno, pagat) or a "
+        "TOML file",
+    )
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="allow tables with a fixed shuffle seed or deck order (tests and teaching only)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    parser.add_argument("--grace", type=float, default=120.0, help="disconnect grace, seconds")
+    parser.add_argument(
+        "--bot-pause", type=float, default=0.8, help="seconds a bot thinks before each action"
+    )
+    parser.add_argument("--next-hand-delay", type=float, default=3.0, help="seconds between hands")
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change a limit (repeatable), e.g. --limit max_per_address=200",
+    )
+    return parser.parse_args(argv)
+
+
+def build_config(args: argparse.Namespace) -> ServerConfig:
+    """The server's config from parsed arguments; raises ValueError with a readable reason."""
+    try:
+        rules = HouseRules.load(args.rules)
+    except RulesError as exc:
+        raise ValueError(f"--rules: {exc}") from None
+    limits = Limits()
+    for text in args.limit:
+        limits = limits.with_option(text)
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        db_path=args.db if args.db is not None else default_db_path(),
+        default_rules=rules,
+        dev=args.dev,
+        limits=limits,
+        grace=args.grace,
+        bot_pause=args.bot_pause,
+        next_hand_delay=args.next_hand_delay,
+    )
+
+
+async def run(config: ServerConfig) -> None:
+    server = TonkServer(config)
+    await server.start()
+    print(f"tonk-server listening on {config.host}:{server.port}", flush=True)
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+
+    def stop() -> None:
+        if not stopping:
+            stopping.append(asyncio.create_task(server.close()))
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    await server.serve_forever()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        config = build_config(args)
+    except ValueError as exc:
+        print(f"tonk-server: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        format="%(asctime)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    if config.dev:
+        logging.getLogger("tonk.server").warning(
+            "--dev: tables may use fixed seeds and deck orders; do not play for stakes"
+        )
+    try:
+        asyncio.run(run(config))
+    except OSError as exc:
+        print(f"tonk-server: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

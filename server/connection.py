@@ -1,0 +1,172 @@
+"""One client connection: its frame decoder, its bounded outgoing queue and writer task, its
+rate limit. Sending never waits: a connection that falls too far behind is dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tonk.shared import protocol
+
+if TYPE_CHECKING:
+    from .table import Table
+
+log = logging.getLogger("tonk.server")
+
+#: Seconds a closing connection gets to flush its last frames before it is cut.
+FLUSH_TIMEOUT = 2.0
+
+
+class Connection:
+    """The server side of one client. `send` queues a message; the writer task writes the
+    queue out, awaiting `drain()` so the kernel buffer stays bounded too."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        number: int,
+        max_queue: int,
+        rate: float,
+        burst: float,
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.number = number
+        peer = writer.get_extra_info("peername")
+        self.address: str = peer[0] if isinstance(peer, tuple) else str(peer)
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.name: str | None = None
+        self.welcomed = False
+        self.table: Table | None = None
+        self.seat: int | None = None  # the seat held at `table`; None for a spectator
+        self.request_id: int | None = None  # the "id" of the request being handled
+        self.max_queue = max_queue
+        self._queue: deque[bytes] = deque()
+        self._wake = asyncio.Event()
+        self.closing = False
+        self.closed = asyncio.Event()
+        self._flush_then_close = False
+        loop = asyncio.get_running_loop()
+        self.opened = loop.time()
+        self.last_received = self.opened
+        self.last_ping = self.opened
+        self.pings = 0
+        self._rate = rate
+        self._burst = burst
+        self._tokens = burst
+        self._refilled = self.opened
+        self.sent_frames = 0
+        self.writer_task = asyncio.create_task(self._write_loop(), name=f"conn-{number}-writer")
+
+    def __repr__(self) -> str:
+        return f"<Connection #{self.number} {self.peer} {self.name!r}>"
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        """Queue one message. Never blocks; drops the connection if its queue is full."""
+        if self.closing:
+            return
+        self.send_frame(protocol.encode(message))
+
+    def reply(self, message: dict[str, Any]) -> None:
+        """Send the answer to the request being handled, with its `reply_to`."""
+        if self.request_id is not None:
+            message["reply_to"] = self.request_id
+        self.send(message)
+
+    def send_frame(self, frame: bytes) -> None:
+        if self.closing:
+            return
+        if len(self._queue) >= self.max_queue:
+            log.warning("connection %s dropped: %d frames unsent", self.peer, len(self._queue))
+            self.abort()
+            return
+        self._queue.append(frame)
+        self._wake.set()
+
+    async def _write_loop(self) -> None:
+        writer = self.writer
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._queue:
+                    frames = list(self._queue)
+                    self._queue.clear()
+                    writer.writelines(frames)
+                    self.sent_frames += len(frames)
+                    await writer.drain()
+                if self._flush_then_close:
+                    break
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self.closing = True
+            self._queue.clear()
+            with contextlib.suppress(Exception):
+                writer.close()
+            self.closed.set()
+
+    def close(self, final: Mapping[str, Any] | None = None) -> None:
+        """Send `final` (if any) and whatever is queued, then close."""
+        if self.closing:
+            return
+        if final is not None:
+            self.send(final)
+        self.closing = True
+        self._flush_then_close = True
+        self._wake.set()
+        asyncio.get_running_loop().call_later(FLUSH_TIMEOUT, self._give_up)
+
+    def _give_up(self) -> None:
+        if not self.closed.is_set():
+            self.abort()
+
+    def abort(self) -> None:
+        """Cut the connection now, dropping anything unsent."""
+        self.closing = True
+        self._queue.clear()
+        transport = self.writer.transport
+        with contextlib.suppress(Exception):
+            transport.abort()
+        self.writer_task.cancel()
+        with contextlib.suppress(Exception):
+            self.reader.feed_eof()
+
+    def error(
+        self,
+        code: str,
+        message: str,
+        *,
+        reply_to: int | None = None,
+        detail: str | None = None,
+        **extra: Any,
+    ) -> None:
+        """Send an error; a fatal one closes the connection after it."""
+        data = protocol.error_message(code, message, reply_to=reply_to, detail=detail)
+        data.update(extra)
+        if data["fatal"]:
+            self.close(data)
+        else:
+            self.send(data)
+
+    # -- receiving ----------------------------------------------------------------------------
+
+    def take_token(self, now: float) -> bool:
+        """Rate limit: a token bucket of `burst` messages refilled at `rate` a second."""
+        self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
+        self._refilled = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True

@@ -1,0 +1,422 @@
+"""Durable storage in one SQLite file (WAL, synchronous=FULL): tables, seats, the ledger, every
+hand's record and each accepted action of the hand in play.
+
+Writes go to one writer thread that commits whatever is waiting in one transaction (group
+commit, one fsync for many tables) and only then resolves each writer's future: a caller that
+awaits `write` knows its change is on disk. The event loop never waits on SQLite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("tonk.server")
+
+Op = tuple[str, tuple[Any, ...]]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    config TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created REAL NOT NULL,
+    started REAL,
+    hands_played INTEGER NOT NULL DEFAULT 0,
+    dealer INTEGER,
+    multiplier INTEGER NOT NULL DEFAULT 1,
+    creator INTEGER
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    strategy TEXT,
+    token_hash TEXT,
+    stake INTEGER NOT NULL,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS balances (
+    table_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    balance INTEGER NOT NULL,
+    PRIMARY KEY (table_id, name)
+);
+CREATE TABLE IF NOT EXISTS hands (
+    table_id INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    names TEXT NOT NULL,
+    settlement TEXT,
+    started REAL NOT NULL,
+    ended REAL,
+    PRIMARY KEY (table_id, number)
+);
+CREATE TABLE IF NOT EXISTS actions (
+    table_id INTEGER NOT NULL,
+    hand INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    PRIMARY KEY (table_id, hand, idx)
+);
+CREATE TABLE IF NOT EXISTS payments (
+    table_id INTEGER NOT NULL,
+    hand INTEGER NOT NULL,
+    payer TEXT NOT NULL,
+    payee TEXT NOT NULL,
+    amount INTEGER NOT NULL
+);
+"""
+
+#: Commits are grouped: at most this many writes share one transaction.
+MAX_BATCH = 512
+
+
+class StoreError(Exception):
+    """A write could not be made durable; nothing of it was kept."""
+
+
+def hash_token(token: str) -> str:
+    """Seat tokens are kept only as a hash: a copy of the database gives nobody a seat."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+@dataclass(slots=True)
+class SavedSeat:
+    seat: int
+    name: str
+    kind: str
+    strategy: str | None
+    token_hash: str | None
+    stake: int
+
+
+@dataclass(slots=True)
+class SavedHand:
+    number: int
+    record: dict[str, Any]
+    names: list[str]
+    settlement: dict[str, Any] | None
+    actions: list[dict[str, Any]]
+
+
+@dataclass(slots=True)
+class SavedTable:
+    id: int
+    name: str
+    config: dict[str, Any]
+    state: str
+    created: float
+    started: float | None
+    hands_played: int
+    dealer: int | None
+    multiplier: int
+    creator: int | None
+    seats: list[SavedSeat] = field(default_factory=list)
+    balances: dict[str, int] = field(default_factory=dict)
+    history: list[tuple[int, str, list[tuple[str, str, int]]]] = field(default_factory=list)
+    hand: SavedHand | None = None  # the last hand dealt (in play, or the one just settled)
+
+
+class Store:
+    """The database: `open` it (creates the schema, loads the open tables), `write` to it from
+    the event loop, `close` it when done (waits for every queued write)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._queue: queue.SimpleQueue[
+            tuple[Sequence[Op], asyncio.Future[None], asyncio.AbstractEventLoop] | None
+        ] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.commits = 0
+        self.writes = 0
+
+    # -- opening and loading (before serving: plain blocking calls) ---------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA busy_timeout=5000")
+        return conn
+
+    def open(self) -> list[SavedTable]:
+        """Create the file and schema if needed; return the tables still open."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = self._connect()
+        try:
+            conn.executescript(SCHEMA)
+            tables = self._load(conn)
+        finally:
+            conn.close()
+        self._thread = threading.Thread(target=self._run, name="tonk-store", daemon=True)
+        self._thread.start()
+        return tables
+
+    def _load(self, conn: sqlite3.Connection) -> list[SavedTable]:
+        out: list[SavedTable] = []
+        rows = conn.execute(
+            "SELECT id, name, config, state, created, started, hands_played, dealer,"
+            " multiplier, creator FROM tables WHERE state IN ('waiting', 'playing') ORDER BY id"
+        ).fetchall()
+        for row in rows:
+            table = SavedTable(
+                id=row[0],
+                name=row[1],
+                config=json.loads(row[2]),
+                state=row[3],
+                created=row[4],
+                started=row[5],
+                hands_played=row[6],
+                dealer=row[7],
+                multiplier=row[8],
+                creator=row[9],
+            )
+            for seat in conn.execute(
+                "SELECT seat, name, kind, strategy, token_hash, stake FROM seats"
+                " WHERE table_id = ? ORDER BY seat",
+                (table.id,),
+            ):
+                table.seats.append(SavedSeat(*seat))
+            table.balances = dict(
+                conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table.id,))
+            )
+            payments: dict[int, list[tuple[str, str, int]]] = {}
+            for hand, payer, payee, amount in conn.execute(
+                "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? ORDER BY rowid",
+                (table.id,),
+            ):
+                payments.setdefault(hand, []).append((payer, payee, amount))
+            last: tuple[Any, ...] | None = None
+            for hand_row in conn.execute(
+                "SELECT number, record, names, settlement FROM hands WHERE table_id = ?"
+                " ORDER BY number",
+                (table.id,),
+            ):
+                last = hand_row
+                if hand_row[3] is not None:
+                    ending = json.loads(hand_row[3])["ending"]
+                    table.history.append((hand_row[0], ending, payments.get(hand_row[0], [])))
+            if last is not None:
+                actions = [
+                    json.loads(a)
+                    for (a,) in conn.execute(
+                        "SELECT action FROM actions WHERE table_id = ? AND hand = ? ORDER BY idx",
+                        (table.id, last[0]),
+                    )
+                ]
+                table.hand = SavedHand(
+                    number=last[0],
+                    record=json.loads(last[1]),
+                    names=json.loads(last[2]),
+                    settlement=None if last[3] is None else json.loads(last[3]),
+                    actions=actions,
+                )
+            out.append(table)
+        return out
+
+    def max_table_id(self) -> int:
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM tables").fetchone()
+            return int(row[0])
+        finally:
+            conn.close()
+
+    # -- writing ------------------------------------------------------------------------------
+
+    async def write(self, ops: Sequence[Op]) -> None:
+        """Run `ops` in one transaction; return once it is committed, or raise StoreError."""
+        if self._thread is None:
+            raise StoreError("the store is not open")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._queue.put((ops, future, loop))
+        await asyncio.shield(future)
+
+    def _run(self) -> None:
+        conn: sqlite3.Connection | None = None
+        while True:
+            item = self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            stop = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            try:
+                if conn is None:
+                    conn = self._connect()
+                results = self._commit(conn, batch)
+            except sqlite3.Error as exc:
+                log.error("storage error: %s", exc)
+                results = [exc] * len(batch)
+                try:
+                    if conn is not None:
+                        conn.close()
+                except sqlite3.Error:
+                    pass
+                conn = None
+            for (_, future, loop), result in zip(batch, results, strict=True):
+                loop.call_soon_threadsafe(_resolve, future, result)
+            if stop:
+                break
+        if conn is not None:
+            conn.close()
+
+    def _commit(
+        self,
+        conn: sqlite3.Connection,
+        batch: list[tuple[Sequence[Op], asyncio.Future[None], asyncio.AbstractEventLoop]],
+    ) -> list[Exception | None]:
+        results: list[Exception | None] = []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for ops, _, _ in batch:
+                conn.execute("SAVEPOINT w")
+                try:
+                    for sql, params in ops:
+                        conn.execute(sql, params)
+                except sqlite3.Error as exc:
+                    conn.execute("ROLLBACK TO w")
+                    results.append(exc)
+                else:
+                    results.append(None)
+                conn.execute("RELEASE w")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self.commits += 1
+        self.writes += len(batch)
+        return results
+
+    async def close(self) -> None:
+        """Finish every queued write, then close."""
+        thread = self._thread
+        if thread is None:
+            return
+        self._queue.put(None)
+        await asyncio.to_thread(thread.join)
+        self._thread = None
+
+
+def _resolve(future: asyncio.Future[None], result: Exception | None) -> None:
+    if future.done():
+        return
+    if result is None:
+        future.set_result(None)
+    else:
+        future.set_exception(StoreError(str(result)))
+
+
+# -- the statements the tables use -----------------------------------------------------------
+
+
+def insert_table(
+    table_id: int, name: str, config: dict[str, Any], created: float, creator: int | None
+) -> Op:
+    return (
+        "INSERT INTO tables (id, name, config, state, created, creator)"
+        " VALUES (?, ?, ?, 'waiting', ?, ?)",
+        (table_id, name, dumps(config), created, creator),
+    )
+
+
+def update_table(table_id: int, **columns: Any) -> Op:
+    names = sorted(columns)
+    assignments = ", ".join(f"{name} = ?" for name in names)
+    return (
+        f"UPDATE tables SET {assignments} WHERE id = ?",
+        (*(columns[name] for name in names), table_id),
+    )
+
+
+def put_seat(table_id: int, seat: SavedSeat) -> Op:
+    return (
+        "INSERT OR REPLACE INTO seats (table_id, seat, name, kind, strategy, token_hash, stake)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (table_id, seat.seat, seat.name, seat.kind, seat.strategy, seat.token_hash, seat.stake),
+    )
+
+
+def delete_seat(table_id: int, seat: int) -> Op:
+    return ("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+
+
+def delete_seats(table_id: int) -> Op:
+    return ("DELETE FROM seats WHERE table_id = ?", (table_id,))
+
+
+def insert_hand(
+    table_id: int, number: int, record: dict[str, Any], names: list[str], started: float
+) -> Op:
+    return (
+        "INSERT INTO hands (table_id, number, record, names, started) VALUES (?, ?, ?, ?, ?)",
+        (table_id, number, dumps(record), dumps(names), started),
+    )
+
+
+def insert_action(table_id: int, hand: int, index: int, action: dict[str, Any]) -> Op:
+    return (
+        "INSERT INTO actions (table_id, hand, idx, action) VALUES (?, ?, ?, ?)",
+        (table_id, hand, index, dumps(action)),
+    )
+
+
+def settle_hand(
+    table_id: int,
+    number: int,
+    record: dict[str, Any],
+    settlement: dict[str, Any],
+    ended: float,
+    payments: Sequence[tuple[str, str, int]],
+    balances: dict[str, int],
+) -> list[Op]:
+    """The settled hand, its payments and the new balances (run in one transaction)."""
+    ops: list[Op] = [
+        (
+            "UPDATE hands SET record = ?, settlement = ?, ended = ?"
+            " WHERE table_id = ? AND number = ?",
+            (dumps(record), dumps(settlement), ended, table_id, number),
+        )
+    ]
+    ops.extend(
+        (
+            "INSERT INTO payments (table_id, hand, payer, payee, amount) VALUES (?, ?, ?, ?, ?)",
+            (table_id, number, payer, payee, amount),
+        )
+        for payer, payee, amount in payments
+    )
+    ops.extend(
+        (
+            "INSERT INTO balances (table_id, name, balance) VALUES (?, ?, ?)"
+            " ON CONFLICT (table_id, name) DO UPDATE SET balance = excluded.balance",
+            (table_id, name, balance),
+        )
+        for name, balance in balances.items()
+    )
+    return ops

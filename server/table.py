@@ -1,0 +1,943 @@
+"""One table: its seats and spectators, the hand in play, bots and timers, the session's ledger.
+
+Every change happens under the table's lock, is written to the store, and only then is anybody
+told of it. The table asks the core about every rule; it decides none itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tonk.shared import protocol as p
+from tonk.shared.actions import (
+    Action,
+    Discard,
+    DrawStock,
+    IllegalAction,
+    action_from_dict,
+    action_to_dict,
+)
+from tonk.shared.bots import BOT_STRATEGIES, Bot, make_bot
+from tonk.shared.cards import parse_cards
+from tonk.shared.hand import Hand, HandRecord, cut_for_deal
+from tonk.shared.ledger import Ledger, LedgerEntry
+from tonk.shared.rules import HouseRules, StakeMode
+from tonk.shared.settlement import Settlement
+
+from . import store as st
+from .connection import Connection
+
+if TYPE_CHECKING:
+    from .app import TonkServer
+
+log = logging.getLogger("tonk.server")
+
+BOT_NAMES = ("Ada", "Bix", "Cleo", "Dot", "Eli", "Fay", "Gus")
+WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+
+
+class RequestError(Exception):
+    """A request refused; nothing was changed. `code` is a protocol error code."""
+
+    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """What a table was created with (persisted as JSON)."""
+
+    rules: HouseRules
+    stake: int = 1
+    unit: str = "chips"
+    seats: int = 4
+    turn_timer: float | None = None
+    hands: int | None = None
+    minutes: float | None = None
+    bot_pause: float = 0.8
+    seed: int | None = None
+    deck: str | None = None
+    dealer: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "stake": self.stake,
+            "unit": self.unit,
+            "seats": self.seats,
+            "turn_timer": self.turn_timer,
+            "hands": self.hands,
+            "minutes": self.minutes,
+            "bot_pause": self.bot_pause,
+            "seed": self.seed,
+            "deck": self.deck,
+            "dealer": self.dealer,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableConfig:
+        return cls(**{**data, "rules": HouseRules.from_dict(data["rules"])})
+
+
+@dataclass(slots=True)
+class Seat:
+    name: str | None = None
+    kind: str = "empty"  # human, bot, empty
+    strategy: str | None = None
+    token_hash: str | None = None
+    stake: int = 1
+    conn: Connection | None = None
+    disconnected_at: float | None = None  # loop time; None while connected or once away
+    away: bool = False  # played automatically until its player is back
+
+    @property
+    def taken(self) -> bool:
+        return self.kind != "empty"
+
+    @property
+    def status(self) -> str:
+        if self.kind != "human":
+            return self.kind
+        if self.away:
+            return "away"
+        return "connected" if self.conn is not None else "disconnected"
+
+    def saved(self, number: int) -> st.SavedSeat:
+        assert self.name is not None
+        return st.SavedSeat(
+            number, self.name, self.kind, self.strategy, self.token_hash, self.stake
+        )
+
+
+@dataclass(slots=True)
+class Settle:
+    """A hand's settlement, ready to be written and then applied."""
+
+    ops: list[st.Op]
+    settlement: Settlement
+    names: list[str]
+    payments: list[tuple[str, str, int]]
+    balances: dict[str, int]
+    session_over: str | None
+
+
+@dataclass(slots=True)
+class Table:
+    server: TonkServer
+    id: int
+    name: str
+    config: TableConfig
+    created: float
+    state: str = WAITING
+    seats: list[Seat] = field(default_factory=list)
+    spectators: set[Connection] = field(default_factory=set)
+    creator: int | None = None
+    ledger: Ledger = field(default_factory=Ledger)
+    started: float | None = None  # wall clock, for the minutes limit
+    hands_played: int = 0
+    hand_number: int = 0
+    dealer: int | None = None
+    multiplier: int = 1
+    hand: Hand | None = None
+    hand_settled: bool = True
+    bots: dict[int, Bot] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    kicked: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    turn_started: float = 0.0
+    last_change: float = 0.0
+    next_hand_at: float | None = None
+    turn_seat: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [Seat(stake=self.config.stake) for _ in range(self.config.seats)]
+
+    # -- life ---------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+
+    async def stop(self) -> None:
+        task = self.task
+        self.task = None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def kick(self) -> None:
+        self.kicked.set()
+
+    @property
+    def now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    @property
+    def rules(self) -> HouseRules:
+        return self.config.rules
+
+    @property
+    def limits(self) -> Any:
+        return self.server.config.limits
+
+    def connections(self) -> list[tuple[Connection, int | None]]:
+        out: list[tuple[Connection, int | None]] = [
+            (seat.conn, number) for number, seat in enumerate(self.seats) if seat.conn is not None
+        ]
+        out.extend((conn, None) for conn in self.spectators)
+        return out
+
+    def attached(self) -> bool:
+        return bool(self.spectators) or any(seat.conn is not None for seat in self.seats)
+
+    # -- what everybody sees ------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        config = self.config
+        balances = self.ledger.balances
+        taken = sum(seat.taken for seat in self.seats)
+        return {
+            "id": self.id,
+            "name": self.name,
+            "rules": self.rules.to_dict(),
+            "rules_name": self.rules.name,
+            "stake": config.stake,
+            "unit": config.unit,
+            "seats": len(self.seats),
+            "taken": taken,
+            "free": len(self.seats) - taken,
+            "state": self.state,
+            "spectators": len(self.spectators),
+            "turn_timer": config.turn_timer,
+            "hands": config.hands,
+            "minutes": config.minutes,
+            "bot_pause": config.bot_pause,
+            "hands_played": self.hands_played,
+            "creator": self.creator,
+            "dealer": self.dealer,
+            "players": [
+                {
+                    "seat": number,
+                    "name": seat.name,
+                    "kind": seat.kind,
+                    "strategy": seat.strategy,
+                    "status": "empty" if not seat.taken else seat.status,
+                    "stake": seat.stake,
+                    "balance": balances.get(seat.name, 0) if seat.name else 0,
+                }
+                for number, seat in enumerate(self.seats)
+            ],
+        }
+
+    def broadcast(self, message: dict[str, Any]) -> None:
+        frame = p.encode(message)
+        for conn, _ in self.connections():
+            conn.send_frame(frame)
+
+    def broadcast_table(self) -> None:
+        self.broadcast({"type": p.TABLE, "table": self.summary()})
+
+    def update_message(self, seat: int | None, start: int) -> dict[str, Any]:
+        hand = self.hand
+        assert hand is not None
+        return {
+            "type": p.UPDATE,
+            "table": self.id,
+            "hand": self.hand_number,
+            "from": start,
+            "events": [event.to_dict() for event in hand.events_for(seat, start)],
+            "view": hand.view(seat).to_dict(),
+            "deadline": self.deadline(),
+        }
+
+    def send_updates(self, start: int) -> None:
+        frames: dict[int | None, bytes] = {}
+        for conn, seat in self.connections():
+            frame = frames.get(seat)
+            if frame is None:
+                frame = frames[seat] = p.encode(self.update_message(seat, start))
+            conn.send_frame(frame)
+
+    def deadline(self) -> float | None:
+        """Seconds until the seat to act is played for (a person's turn timer or grace)."""
+        hand = self.hand
+        if hand is None or hand.ended:
+            return None
+        seat = self.seats[hand.turn]
+        if seat.kind != "human" or seat.away:
+            return None
+        due = self.due(hand.turn)
+        return None if due == float("inf") else round(max(0.0, due - self.now), 3)
+
+    def names(self) -> list[str]:
+        return [seat.name or "" for seat in self.seats]
+
+    # -- seats --------------------------------------------------------------------------------
+
+    def seat_of(self, conn: Connection) -> int:
+        if conn.table is not self or conn.seat is None:
+            raise RequestError(p.NOT_SEATED, "you do not have a seat at this table")
+        return conn.seat
+
+    def require_creator(self, conn: Connection) -> None:
+        if self.creator is None or conn.seat != self.creator or conn.table is not self:
+            raise RequestError(p.NOT_CREATOR, "only the table's creator may do that")
+
+    def require_waiting(self) -> None:
+        if self.state != WAITING:
+            raise RequestError(p.ALREADY_STARTED, "the session has started")
+
+    def pick_seat(self, seat: int | None) -> int:
+        if seat is None:
+            for number, candidate in enumerate(self.seats):
+                if not candidate.taken:
+                    return number
+            raise RequestError(p.TABLE_FULL, "every seat at this table is taken")
+        if not 0 <= seat < len(self.seats):
+            raise RequestError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(self.seats) - 1}")
+        if self.seats[seat].taken:
+            raise RequestError(p.SEAT_TAKEN, f"seat {seat} is taken")
+        return seat
+
+    def check_stake(self, stake: int | None) -> int:
+        if self.rules.stake_mode is StakeMode.SEAT and stake is not None:
+            return stake
+        return self.config.stake
+
+    async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
+        async with self.lock:
+            if self.state != WAITING:
+                if self.state == PLAYING:
+                    raise RequestError(
+                        p.ALREADY_STARTED, "the session has started: watch, or resume your seat"
+                    )
+                raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
+            number = self.pick_seat(seat)
+            assert conn.name is not None
+            if conn.name in self.names():
+                raise RequestError(p.NAME_TAKEN, f"someone at this table is called {conn.name}")
+            token = secrets.token_urlsafe(18)
+            new = Seat(
+                name=conn.name,
+                kind="human",
+                token_hash=st.hash_token(token),
+                stake=self.check_stake(stake),
+                conn=conn,
+            )
+            ops = [st.put_seat(self.id, new.saved(number))]
+            creator = self.creator
+            if creator is None:
+                creator = number
+                ops.append(st.update_table(self.id, creator=creator))
+            await self.write(ops)
+            self.seats[number] = new
+            self.creator = creator
+            conn.table, conn.seat = self, number
+            conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            log.info("table %d: %s sits in seat %d", self.id, conn.name, number)
+            self.broadcast_table()
+            self.kick()
+
+    async def resume(self, conn: Connection, token: str) -> None:
+        async with self.lock:
+            if self.state not in (WAITING, PLAYING):
+                raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
+            wanted = st.hash_token(token)
+            number = next(
+                (n for n, s in enumerate(self.seats) if s.token_hash == wanted),
+                None,
+            )
+            if number is None:
+                raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
+            seat = self.seats[number]
+            old = seat.conn
+            if old is not None and old is not conn:
+                old.table, old.seat = None, None
+                old.error(
+                    p.SEAT_RESUMED_ELSEWHERE,
+                    "your seat was taken back with its token from another connection",
+                )
+            seat.conn = conn
+            seat.disconnected_at = None
+            seat.away = False
+            conn.table, conn.seat = self, number
+            conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
+            self.broadcast_table()
+            if self.hand is not None:
+                conn.send(self.update_message(number, 0))
+            self.kick()
+
+    async def watch(self, conn: Connection) -> None:
+        async with self.lock:
+            if self.state not in (WAITING, PLAYING):
+                raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
+            self.spectators.add(conn)
+            conn.table, conn.seat = self, None
+            conn.reply({"type": p.WATCHING, "table": self.id})
+            self.broadcast_table()
+            if self.hand is not None:
+                conn.send(self.update_message(None, 0))
+            self.kick()
+
+    async def detach(self, conn: Connection, *, leaving: bool) -> None:
+        """`conn` leaves the table (`leaving`) or its connection was lost."""
+        async with self.lock:
+            number = conn.seat
+            conn.table, conn.seat = None, None
+            if number is None:
+                self.spectators.discard(conn)
+            elif 0 <= number < len(self.seats) and self.seats[number].conn is conn:
+                seat = self.seats[number]
+                seat.conn = None
+                if self.state == WAITING and leaving:
+                    await self.free_seat(number)
+                elif self.state == PLAYING and leaving:
+                    seat.away = True
+                    seat.disconnected_at = None
+                else:
+                    seat.disconnected_at = self.now
+                log.info(
+                    "table %d: %s %s seat %d",
+                    self.id,
+                    seat.name,
+                    "leaves" if leaving else "disconnected from",
+                    number,
+                )
+            if self.state != CLOSED:
+                self.broadcast_table()
+            self.kick()
+            if self.state == FINISHED and not self.attached():
+                self.server.forget_table(self)
+
+    async def free_seat(self, number: int) -> None:
+        """A waiting table's seat is given up: its player left, or was gone past the grace."""
+        ops: list[st.Op] = [st.delete_seat(self.id, number)]
+        creator = self.creator
+        if creator == number:
+            creator = next(
+                (
+                    n
+                    for n, s in enumerate(self.seats)
+                    if n != number and s.kind == "human" and s.conn is not None
+                ),
+                None,
+            )
+            ops.append(st.update_table(self.id, creator=creator))
+        humans = [n for n, s in enumerate(self.seats) if n != number and s.kind == "human"]
+        if not humans:
+            ops.append(st.update_table(self.id, state=CLOSED))
+        await self.write(ops)
+        self.seats[number] = Seat(stake=self.config.stake)
+        self.creator = creator
+        if not humans:
+            self.state = CLOSED
+            log.info("table %d closed: nobody left", self.id)
+            for conn in list(self.spectators):
+                conn.table = None
+                conn.send({"type": p.LEFT, "table": self.id})
+            self.spectators.clear()
+            self.server.forget_table(self)
+
+    async def add_bot(
+        self, conn: Connection, strategy: str, seat: int | None, stake: int | None
+    ) -> None:
+        async with self.lock:
+            self.require_creator(conn)
+            self.require_waiting()
+            if strategy not in BOT_STRATEGIES:
+                raise RequestError(
+                    p.BAD_BOT, f"no bot {strategy!r}; the bots are {', '.join(BOT_STRATEGIES)}"
+                )
+            number = self.pick_seat(seat)
+            taken = set(self.names())
+            name = next(f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in taken)
+            new = Seat(name=name, kind="bot", strategy=strategy, stake=self.check_stake(stake))
+            await self.write([st.put_seat(self.id, new.saved(number))])
+            self.seats[number] = new
+            log.info("table %d: %s bot %s in seat %d", self.id, strategy, name, number)
+            self.broadcast_table()
+            self.kick()
+
+    async def remove_bot(self, conn: Connection, seat: int) -> None:
+        async with self.lock:
+            self.require_creator(conn)
+            self.require_waiting()
+            if not 0 <= seat < len(self.seats):
+                raise RequestError(p.NO_SUCH_SEAT, f"no seat {seat} at this table")
+            if self.seats[seat].kind != "bot":
+                raise RequestError(p.BAD_BOT, f"seat {seat} is not a bot")
+            await self.write([st.delete_seat(self.id, seat)])
+            self.seats[seat] = Seat(stake=self.config.stake)
+            self.broadcast_table()
+
+    async def start(self, conn: Connection) -> None:
+        async with self.lock:
+            self.require_creator(conn)
+            self.require_waiting()
+            await self.start_session()
+
+    async def start_session(self) -> None:
+        """Remove the empty seats, renumber the rest in order, and start playing."""
+        taken = [seat for seat in self.seats if seat.taken]
+        if len(taken) < 2:
+            raise RequestError(p.NOT_ENOUGH_PLAYERS, "a session needs at least 2 players")
+        creator = None
+        if self.creator is not None:
+            creator = taken.index(self.seats[self.creator])
+        started = time.time()
+        ops: list[st.Op] = [st.delete_seats(self.id)]
+        ops.extend(st.put_seat(self.id, seat.saved(n)) for n, seat in enumerate(taken))
+        ops.append(st.update_table(self.id, state=PLAYING, started=started, creator=creator))
+        await self.write(ops)
+        self.seats = taken
+        for number, seat in enumerate(taken):
+            if seat.conn is not None:
+                seat.conn.seat = number
+            if seat.kind == "bot":
+                assert seat.strategy is not None
+                self.bots[number] = make_bot(seat.strategy, self.rng(f"bot{number}"))
+            assert seat.name is not None
+            self.ledger.join(seat.name)
+        self.creator = creator
+        self.state = PLAYING
+        self.started = started
+        self.next_hand_at = self.now
+        log.info("table %d: session starts with %s", self.id, ", ".join(self.names()))
+        self.broadcast_table()
+        self.kick()
+
+    async def chat(self, conn: Connection, text: str) -> None:
+        if conn.table is not self:
+            raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
+        limit = self.limits.max_chat
+        if len(text) > limit or not p.is_printable_text(text):
+            raise RequestError(p.BAD_CHAT, f"chat is printable text of 1 to {limit} characters")
+        seat = conn.seat
+        name = self.seats[seat].name if seat is not None else conn.name
+        self.broadcast(
+            {"type": p.CHAT, "table": self.id, "name": name or "", "seat": seat, "text": text}
+        )
+
+    async def back(self, conn: Connection) -> None:
+        async with self.lock:
+            number = self.seat_of(conn)
+            if self.seats[number].away:
+                self.seats[number].away = False
+                self.broadcast_table()
+                self.kick()
+
+    # -- play ---------------------------------------------------------------------------------
+
+    async def act(self, conn: Connection, message: dict[str, Any]) -> None:
+        async with self.lock:
+            number = self.seat_of(conn)
+            hand = self.hand
+            if self.state != PLAYING or hand is None or hand.ended:
+                raise RequestError(p.NO_HAND, "no hand is being played at this table")
+            data = {k: v for k, v in message.items() if k != "id"}
+            data["seat"] = number
+            try:
+                action = action_from_dict(data)
+            except IllegalAction as exc:
+                raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
+            seat = self.seats[number]
+            if seat.away:
+                seat.away = False
+                self.broadcast_table()
+            try:
+                await self.apply(action)
+            except IllegalAction as exc:
+                raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
+
+    async def apply(self, action: Action) -> None:
+        """Apply one action to the hand, write it durably, then tell everyone."""
+        hand = self.hand
+        assert hand is not None
+        start = len(hand.events)
+        hand.apply(action)  # IllegalAction: nothing changed
+        index = len(hand.actions) - 1
+        ops = [st.insert_action(self.id, self.hand_number, index, action_to_dict(action))]
+        settle = self.settle(hand) if hand.ended else None
+        if settle is not None:
+            ops.extend(settle.ops)
+        try:
+            await self.write(ops)
+        except RequestError:
+            record = hand.record()
+            self.hand = HandRecord(
+                record.rules,
+                record.players,
+                record.dealer,
+                record.stakes,
+                record.multiplier,
+                record.deck,
+                record.actions[:-1],
+            ).replay()
+            raise
+        self.after_change(start, settle)
+
+    async def write(self, ops: Sequence[st.Op]) -> None:
+        try:
+            await self.server.store.write(ops)
+        except st.StoreError as exc:
+            log.error("table %d: storage error: %s", self.id, exc)
+            raise RequestError(
+                p.STORAGE_ERROR, "the server could not save that; nothing was changed"
+            ) from None
+
+    def settle(self, hand: Hand) -> Settle:
+        settlement = hand.settlement
+        assert settlement is not None
+        names = self.names()
+        payments = [(names[x.payer], names[x.payee], x.amount) for x in settlement.payments]
+        balances = dict(self.ledger.balances)
+        for name in names:
+            balances.setdefault(name, 0)
+        for payer, payee, amount in payments:
+            balances[payer] -= amount
+            balances[payee] += amount
+        played = self.hands_played + 1
+        over: str | None = None
+        if self.config.hands is not None and played >= self.config.hands:
+            over = "hands"
+        elif (
+            self.config.minutes is not None
+            and self.started is not None
+            and time.time() - self.started >= self.config.minutes * 60
+        ):
+            over = "minutes"
+        ops = st.settle_hand(
+            self.id,
+            self.hand_number,
+            hand.record().to_dict(),
+            settlement.to_dict(),
+            time.time(),
+            payments,
+            balances,
+        )
+        columns: dict[str, Any] = {
+            "hands_played": played,
+            "multiplier": settlement.next_multiplier,
+        }
+        if over:
+            columns["state"] = FINISHED
+        ops.append(st.update_table(self.id, **columns))
+        return Settle(ops, settlement, names, payments, balances, over)
+
+    def after_change(self, start: int, settle: Settle | None) -> None:
+        """The hand changed (and the change is on disk): bots see it, everyone gets a view."""
+        hand = self.hand
+        assert hand is not None
+        now = self.now
+        self.last_change = now
+        if not hand.ended and hand.turn != self.turn_seat:
+            self.turn_seat = hand.turn
+            self.turn_started = now
+        elif any(event.kind == "turn" for event in hand.events[start:]):
+            self.turn_started = now
+        for number, bot in self.bots.items():
+            try:
+                bot.observe(hand.events_for(number, start))
+            except Exception:
+                log.exception("table %d: bot in seat %d failed to observe", self.id, number)
+        self.send_updates(start)
+        if settle is not None:
+            self.apply_settlement(settle)
+        self.kick()
+
+    def apply_settlement(self, settle: Settle) -> None:
+        self.ledger.record(settle.settlement, settle.names)
+        self.hands_played += 1
+        self.multiplier = settle.settlement.next_multiplier
+        self.hand_settled = True
+        self.turn_seat = None
+        log.info(
+            "table %d: hand %d ends (%s): %s",
+            self.id,
+            self.hand_number,
+            settle.settlement.ending.value,
+            ", ".join(f"{a} pays {b} {c}" for a, b, c in settle.payments) or "no payments",
+        )
+        self.broadcast(
+            {
+                "type": p.HAND_END,
+                "table": self.id,
+                "hand": self.hand_number,
+                "settlement": settle.settlement.to_dict(),
+                "names": settle.names,
+                "payments": [list(x) for x in settle.payments],
+                "balances": dict(self.ledger.balances),
+            }
+        )
+        if settle.session_over:
+            self.state = FINISHED
+            log.info("table %d: session over after %d hands", self.id, self.hands_played)
+            self.broadcast(
+                {
+                    "type": p.SESSION_END,
+                    "table": self.id,
+                    "hands": self.hands_played,
+                    "standings": [list(x) for x in self.ledger.standings()],
+                    "reason": settle.session_over,
+                }
+            )
+            self.broadcast_table()
+        else:
+            self.next_hand_at = self.now + self.server.config.next_hand_delay
+
+    def rng(self, label: str) -> random.Random:
+        """A seeded generator: from the dev seed (repeatable), or from the system's entropy."""
+        if self.config.seed is not None:
+            return random.Random(f"{self.config.seed}:{label}")
+        return random.Random(random.SystemRandom().getrandbits(128))
+
+    async def deal(self) -> None:
+        players = len(self.seats)
+        number = self.hand_number + 1
+        cut = None
+        if self.dealer is not None:
+            dealer = (self.dealer + 1) % players
+        elif self.config.dealer is not None and self.config.dealer < players:
+            dealer = self.config.dealer
+        else:
+            cut = cut_for_deal(players, self.rng("cut"))
+            dealer = cut.dealer
+        deck = parse_cards(self.config.deck) if number == 1 and self.config.deck else None
+        if self.rules.stake_mode is StakeMode.TABLE:
+            stakes: tuple[int, ...] = (self.config.stake,)
+        else:
+            stakes = tuple(seat.stake for seat in self.seats)
+        hand = Hand(
+            self.rules,
+            players,
+            dealer,
+            stakes,
+            deck=deck,
+            rng=self.rng(f"hand{number}"),
+            multiplier=self.multiplier,
+        )
+        names = self.names()
+        ops = [
+            st.insert_hand(self.id, number, hand.record().to_dict(), names, time.time()),
+            st.update_table(self.id, dealer=dealer),
+        ]
+        previous = (self.hand, self.hand_number)
+        self.hand, self.hand_number = hand, number
+        settle = self.settle(hand) if hand.ended else None
+        if settle is not None:
+            ops.extend(settle.ops)
+        try:
+            await self.write(ops)
+        except RequestError:
+            self.hand, self.hand_number = previous
+            raise
+        self.dealer = dealer
+        self.hand_settled = False
+        self.next_hand_at = None
+        self.turn_seat = None
+        if cut is not None:
+            self.broadcast(
+                {
+                    "type": p.CUT,
+                    "table": self.id,
+                    "rounds": [[None if c is None else str(c) for c in r] for r in cut.rounds],
+                    "dealer": cut.dealer,
+                }
+            )
+        log.info("table %d: hand %d dealt by %s", self.id, number, names[dealer])
+        self.after_change(0, settle)
+
+    # -- timers, bots and absent players -------------------------------------------------------
+
+    def due(self, number: int) -> float:
+        """When the seat to act, `number`, is played for if it does not act itself."""
+        seat = self.seats[number]
+        if seat.kind == "bot" or seat.away or (seat.conn is None and seat.disconnected_at is None):
+            return self.last_change + self.config.bot_pause
+        candidates = []
+        if self.config.turn_timer:
+            candidates.append(self.turn_started + self.config.turn_timer)
+        if seat.conn is None and seat.disconnected_at is not None:
+            candidates.append(seat.disconnected_at + self.server.config.grace)
+        return min(candidates, default=float("inf"))
+
+    async def _run(self) -> None:
+        while True:
+            self.kicked.clear()
+            try:
+                async with self.lock:
+                    delay = await self.step()
+            except asyncio.CancelledError:
+                raise
+            except RequestError:
+                delay = 1.0  # a storage error: try again shortly
+            except Exception:
+                log.exception("table %d: error in the table loop", self.id)
+                delay = 1.0
+            if delay is not None and delay <= 0:
+                await asyncio.sleep(0)
+                continue
+            try:
+                async with asyncio.timeout(delay):
+                    await self.kicked.wait()
+            except TimeoutError:
+                pass
+
+    async def step(self) -> float | None:
+        """Do whatever is due now; return the seconds until something else will be due."""
+        if self.state in (FINISHED, CLOSED):
+            return None
+        now = self.now
+        grace = self.server.config.grace
+        wake = float("inf")
+        for number, seat in enumerate(self.seats):
+            if seat.kind != "human" or seat.conn is not None or seat.disconnected_at is None:
+                continue
+            ends = seat.disconnected_at + grace
+            if now < ends:
+                wake = min(wake, ends)
+            elif self.state == WAITING:
+                log.info("table %d: %s gone past the grace period", self.id, seat.name)
+                await self.free_seat(number)
+                if self.state == CLOSED:
+                    return None
+                self.broadcast_table()
+                return 0
+            else:
+                seat.away = True
+                seat.disconnected_at = None
+                self.broadcast_table()
+        if self.state == WAITING:
+            taken = sum(seat.taken for seat in self.seats)
+            if taken == len(self.seats) and taken >= 2:
+                await self.start_session()
+                return 0
+            return None if wake == float("inf") else wake - now
+        hand = self.hand
+        if hand is None or hand.ended:
+            if hand is not None and not self.hand_settled:
+                # The hand's end was not settled (it cannot normally happen): settle it now.
+                settle = self.settle(hand)
+                await self.write(settle.ops)
+                self.apply_settlement(settle)
+                return 0
+            if not self.attached():
+                return None  # nobody here: wait between hands until somebody comes
+            if self.next_hand_at is None:
+                self.next_hand_at = now + self.server.config.next_hand_delay
+            if now >= self.next_hand_at:
+                await self.deal()
+                return 0
+            return min(wake, self.next_hand_at) - now
+        turn = hand.turn
+        due = self.due(turn)
+        if now >= due:
+            seat = self.seats[turn]
+            if seat.kind == "human" and not seat.away:
+                seat.away = True
+                seat.disconnected_at = None
+                log.info("table %d: %s is away; playing for them", self.id, seat.name)
+                self.broadcast_table()
+            await self.autoplay(turn)
+            return 0
+        wake = min(wake, due)
+        return None if wake == float("inf") else wake - now
+
+    def bot_for(self, number: int) -> Bot:
+        bot = self.bots.get(number)
+        if bot is None:
+            bot = make_bot(self.server.config.autoplay_strategy, self.rng(f"auto{number}"))
+            if self.hand is not None:
+                bot.observe(self.hand.events_for(number, 0))
+            self.bots[number] = bot
+        return bot
+
+    async def autoplay(self, number: int) -> None:
+        hand = self.hand
+        assert hand is not None
+        view = hand.view(number)
+        try:
+            action = self.bot_for(number).choose(view)
+        except Exception:
+            log.exception("table %d: bot in seat %d failed to choose", self.id, number)
+            action = fallback_action(number, hand)
+        try:
+            await self.apply(action)
+        except IllegalAction as exc:
+            log.error("table %d: bot in seat %d chose %s: %s", self.id, number, action, exc.reason)
+            await self.apply(fallback_action(number, hand))
+
+    # -- restoring after a restart --------------------------------------------------------------
+
+    def restore(self, saved: st.SavedTable) -> None:
+        """Rebuild from the database: seats (everybody disconnected), ledger, hand in play."""
+        now = self.now
+        self.state = saved.state
+        self.started = saved.started
+        self.hands_played = saved.hands_played
+        self.dealer = saved.dealer
+        self.multiplier = saved.multiplier
+        self.creator = saved.creator
+        if saved.state == PLAYING:
+            self.seats = []
+        for s in saved.seats:
+            seat = Seat(
+                name=s.name,
+                kind=s.kind,
+                strategy=s.strategy,
+                token_hash=s.token_hash,
+                stake=s.stake,
+                disconnected_at=now if s.kind == "human" else None,
+            )
+            if saved.state == PLAYING:
+                self.seats.append(seat)
+            elif 0 <= s.seat < len(self.seats):
+                self.seats[s.seat] = seat
+        self.ledger = Ledger(
+            balances=dict(saved.balances),
+            history=[
+                LedgerEntry(number, ending, tuple(payments))
+                for number, ending, payments in saved.history
+            ],
+        )
+        for seat in self.seats:
+            if seat.name is not None and saved.state == PLAYING:
+                self.ledger.join(seat.name)
+        if saved.state == PLAYING:
+            for number, seat in enumerate(self.seats):
+                if seat.kind == "bot":
+                    assert seat.strategy is not None
+                    self.bots[number] = make_bot(seat.strategy, self.rng(f"bot{number}"))
+        if saved.hand is not None:
+            record = HandRecord.from_dict({**saved.hand.record, "actions": saved.hand.actions})
+            hand = record.replay()
+            self.hand = hand
+            self.hand_number = saved.hand.number
+            self.hand_settled = saved.hand.settlement is not None
+            for number, bot in self.bots.items():
+                bot.observe(hand.events_for(number, 0))
+            self.turn_seat = None if hand.ended else hand.turn
+        self.turn_started = self.last_change = now
+
+
+def fallback_action(seat: int, hand: Hand) -> Action:
+    """A legal action when a bot fails: draw, else discard the highest card."""
+    legal = hand.legal_actions(seat)
+    if legal.draw_stock:
+        return DrawStock(seat)
+    if legal.discards:
+        return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
+    return legal.actions(seat)[0]
