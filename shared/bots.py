@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from .cards import Card
+from .cards import DECK, Card
 from .rules import HouseRules
-from .spreads import Spread, can_hit
+from .spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
 from .view import LegalActions, Phase, SeatView
 
 BOT_STRATEGIES = ("easy", "sharp")
@@ -47,6 +47,7 @@ class SeatBot:
     more than its seat may see, and resets its memory on each deal."""
 
     strategy = "base"
+    tracks = False  # whether `see` wants every event
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -54,22 +55,26 @@ class SeatBot:
         self._dealing = False
 
     def observe(self, events: Sequence[Event]) -> None:
+        tracks = self.tracks
         for event in events:
-            kind = event.kind
-            if kind == "deal":
-                if not self._dealing:
-                    self._dealing = True
-                    self.seat = None
-                    self.new_hand()
-                if event.cards:
-                    if self.seat is not None and self.seat != event.seat:
-                        raise BotError("a bot may see only its own seat's deal")
-                    self.seat = event.seat
+            if event.private:
+                if event.kind == "deal":
+                    if not self._dealing:
+                        self._dealing = True
+                        self.seat = None
+                        self.new_hand()
+                    if event.cards:
+                        if self.seat is not None:
+                            raise BotError("a bot may see only its own seat's deal")
+                        self.seat = event.seat
+                else:
+                    self._dealing = False
+                    if event.cards and event.seat != self.seat:
+                        raise BotError("a bot may see only the events its seat sees")
             else:
                 self._dealing = False
-                if event.private and event.cards and event.seat != self.seat:
-                    raise BotError("a bot may see only the events its seat sees")
-            self.see(event)
+            if tracks:
+                self.see(event)
 
     def new_hand(self) -> None:
         """Forget the last hand."""
@@ -145,6 +150,26 @@ def fallback(seat: int, legal: LegalActions) -> Action:
     raise BotError("no legal action")
 
 
+#: What a card of each rank counts (index by rank; ace 1, J Q K 10).
+VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
+
+
+def hand_count(cards: Sequence[Card]) -> int:
+    return sum([VALUE[card.rank] for card in cards])
+
+
+def _rank_of(card: Card) -> int:
+    return card.rank
+
+
+def _spread_value(cards: Sequence[Card]) -> int:
+    return sum([VALUE[card.rank] for card in cards])
+
+
+def _hit_value(hit: tuple[Card, int]) -> int:
+    return VALUE[hit[0].rank]
+
+
 class EasyBot(SeatBot):
     """Sensible, legal and quick: takes the discard only when it makes a spread or a hit now,
     lays every spread and hit it can, discards its highest card, drops at a low count."""
@@ -156,7 +181,7 @@ class EasyBot(SeatBot):
         seat = view.turn
         hand = view.hand
         if view.phase is Phase.START:
-            if legal.drop and sum(c.value for c in hand) <= self.DROP_AT:
+            if legal.drop and hand_count(hand) <= self.DROP_AT:
                 return Drop(seat)
             top = view.discard_top
             if (
@@ -167,17 +192,313 @@ class EasyBot(SeatBot):
                 return TakeDiscard(seat)
             return fallback(seat, legal)
         if legal.spreads:
-            best = max(legal.spreads, key=lambda cards: sum(c.value for c in cards))
-            return LaySpread(seat, best)
+            return LaySpread(seat, max(legal.spreads, key=_spread_value))
         if legal.hits:
-            card, spread = max(legal.hits, key=lambda h: h[0].value)
+            card, spread = max(legal.hits, key=_hit_value)
             return Hit(seat, card, spread)
         if legal.discards:
-            return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
+            return Discard(seat, max(legal.discards, key=_rank_of))
         return fallback(seat, legal)
 
 
-class SharpBot(EasyBot):
-    """For now plays like `easy`; the counting, sampling strategy replaces this."""
+# -- sharp -------------------------------------------------------------------------------------
+
+#: A step of a laying plan: a new spread (its cards), or a hit (one card onto a spread's id).
+Step = LaySpread | Hit
+
+
+def best_lay(
+    hand: tuple[Card, ...], table: tuple[Spread, ...], rules: HouseRules, seat: int
+) -> tuple[int, tuple[Card, ...], Step | None]:
+    """The spreads and hits from `hand` that remove the most count (then the most cards):
+    (count removed, cards left, the first step). Hits may go onto spreads the plan lays."""
+    best_removed = 0
+    best_rest = hand
+    best_step: Step | None = None
+    for cards in find_spreads(hand, rules):
+        rest = tuple([c for c in hand if c not in cards])
+        kind = spread_kind(cards, rules)
+        assert kind is not None
+        laid = Spread(-1, seat, kind, order_spread(cards, kind, rules.ace_high_runs))
+        removed, left, _ = best_lay(rest, (*table, laid), rules, seat)
+        removed += _spread_value(cards)
+        if removed > best_removed or (removed == best_removed and len(left) < len(best_rest)):
+            best_removed, best_rest, best_step = removed, left, LaySpread(seat, cards)
+    for card in hand:
+        for i, spread in enumerate(table):
+            if can_hit(spread, card, rules):
+                rest = tuple([c for c in hand if c is not card])
+                after = (
+                    *table[:i],
+                    spread.with_hit(card, seat, rules.ace_high_runs),
+                    *table[i + 1 :],
+                )
+                removed, left, _ = best_lay(rest, after, rules, seat)
+                removed += VALUE[card.rank]
+                if removed > best_removed or (
+                    removed == best_removed and len(left) < len(best_rest)
+                ):
+                    best_removed, best_rest, best_step = removed, left, Hit(seat, card, spread.id)
+                break  # the same card onto another spread removes the same count
+    return best_removed, best_rest, best_step
+
+
+class SharpBot(SeatBot):
+    """Counts what it has seen, plays its spreads and hits for the most count, keeps low cards
+    and near-spreads, takes the discard when it beats the expected stock card, and drops when
+    sampling the unseen cards says nobody is likely to be at or below its count."""
 
     strategy = "sharp"
+    tracks = True
+
+    SAMPLES = 120  # deals of the unseen cards sampled per drop question
+    DROP_CHANCE = 0.8  # drop when the chance that nobody is at or below us is at least this
+    DROP_MAX = 20  # never drop above this count (no sampling needed)
+    NEAR_WEIGHT = 0.1  # worth of a near-spread, per live card that completes it, per point
+    TAKE_MARGIN = 0.5  # how much better than the expected stock card the discard must be
+    LIKELY_HIGH = 0.3  # weight of a card above what its holder last discarded
+    OUT = -100.0  # score of a hand that goes out
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.new_hand()
+
+    def new_hand(self) -> None:
+        self.pile: list[Card] = []
+        self.known: dict[int, list[Card]] = {}
+        self.last_discard: dict[int, int] = {}
+
+    def see(self, event: Event) -> None:
+        kind = event.kind
+        seat = event.seat
+        if kind == "discard" and seat is not None:
+            card = event.cards[0]
+            self.pile.append(card)
+            self.last_discard[seat] = VALUE[card.rank]
+            self._forget(seat, event.cards)
+        elif kind == "take_discard" and seat is not None:
+            card = event.cards[0]
+            if self.pile and self.pile[-1] == card:
+                self.pile.pop()
+            self.known.setdefault(seat, []).append(card)
+        elif kind in ("spread", "hit") and seat is not None:
+            self._forget(seat, event.cards)
+        elif kind == "up_card":
+            self.pile.append(event.cards[0])
+
+    def _forget(self, seat: int, cards: Sequence[Card]) -> None:
+        held = self.known.get(seat)
+        if held:
+            for card in cards:
+                if card in held:
+                    held.remove(card)
+
+    # -- what is unseen -------------------------------------------------------------------------
+
+    def unseen(self, view: SeatView) -> list[Card]:
+        """Cards this seat has not seen placed: in the stock or hidden in other hands."""
+        seen = set(view.hand)
+        seen.update(self.pile)
+        if view.discard_top is not None:
+            seen.add(view.discard_top)
+        for spread in view.spreads:
+            seen.update(spread.cards)
+        for seat, cards in self.known.items():
+            if seat != view.seat:
+                seen.update(cards)
+        return [card for card in DECK if card not in seen]
+
+    def chance_lowest(self, view: SeatView, mine: int, unseen: Sequence[Card]) -> float:
+        """The chance that every other seat counts more than `mine`: each sample deals the
+        unseen cards at random to fill the other hands around their known cards, weighting
+        down cards higher than what their holder last threw away."""
+        seat = view.seat
+        others: list[tuple[int, int, int]] = []  # (known count, hidden cards, likely top value)
+        for other in range(view.players):
+            if other == seat:
+                continue
+            known = self.known.get(other, [])
+            hidden = max(0, view.card_counts[other] - len(known))
+            if hand_count(known) <= mine - hidden:
+                others.append((hand_count(known), hidden, self.last_discard.get(other, 10)))
+            elif hidden == 0:
+                continue  # its known cards alone count more than ours
+            else:
+                others.append((hand_count(known), hidden, self.last_discard.get(other, 10)))
+        if not others:
+            return 1.0
+        values = [VALUE[card.rank] for card in unseen]
+        needed = sum(hidden for _, hidden, _ in others)
+        if needed > len(values):
+            return 0.0
+        sample = self.rng.sample
+        low_weight = self.LIKELY_HIGH
+        won = 0.0
+        total = 0.0
+        for _ in range(self.SAMPLES):
+            dealt = sample(values, needed)
+            weight = 1.0
+            lowest = True
+            at = 0
+            for known_count, hidden, top in others:
+                part = dealt[at : at + hidden]
+                at += hidden
+                if known_count + sum(part) <= mine:
+                    lowest = False
+                for value in part:
+                    if value > top:
+                        weight *= low_weight
+            total += weight
+            if lowest:
+                won += weight
+        return won / total if total else 0.0
+
+    # -- judging a hand -------------------------------------------------------------------------
+
+    def keep_score(self, cards: Sequence[Card], live: set[Card]) -> float:
+        """Lower is better: the count held, less the worth of near-spreads that live cards
+        could complete."""
+        score = float(hand_count(cards))
+        n = len(cards)
+        near = 0.0
+        for i in range(n):
+            a = cards[i]
+            for j in range(i + 1, n):
+                b = cards[j]
+                outs = 0
+                if a.rank == b.rank:
+                    for card in live:
+                        if card.rank == a.rank:
+                            outs += 1
+                elif a.suit is b.suit and abs(a.rank - b.rank) <= 2:
+                    low, high = min(a.rank, b.rank), max(a.rank, b.rank)
+                    wanted = (low + 1,) if high - low == 2 else (low - 1, high + 1)
+                    for card in live:
+                        if card.suit is a.suit and card.rank in wanted:
+                            outs += 1
+                if outs:
+                    near += outs * (VALUE[a.rank] + VALUE[b.rank])
+        return score - self.NEAR_WEIGHT * near
+
+    def best_discard(
+        self, cards: Sequence[Card], live: set[Card], forbid: Card | None
+    ) -> tuple[float, Card | None]:
+        """The discard that leaves the best hand, and that hand's score."""
+        best: tuple[float, Card | None] = (float("inf"), None)
+        for card in cards:
+            if card is forbid or card == forbid:
+                continue
+            rest = [c for c in cards if c is not card]
+            score = self.OUT if not rest else self.keep_score(rest, live)
+            if score < best[0] or (score == best[0] and best[1] is not None and card > best[1]):
+                best = (score, card)
+        return best
+
+    def after_draw(
+        self,
+        hand: tuple[Card, ...],
+        table: tuple[Spread, ...],
+        rules: HouseRules,
+        seat: int,
+        live: set[Card],
+        forbid: Card | None,
+    ) -> float:
+        """The score of the hand after laying the best spreads and hits and discarding well."""
+        _, rest, _ = best_lay(hand, table, rules, seat)
+        if not rest:
+            return self.OUT * 2
+        if forbid is not None and forbid in rest and len(rest) == 1:
+            return float("inf")  # would be stuck with a card it may not discard
+        score, _ = self.best_discard(rest, live, forbid)
+        return score
+
+    # -- deciding -------------------------------------------------------------------------------
+
+    def decide(self, view: SeatView, legal: LegalActions) -> Action:
+        if view.phase is Phase.START:
+            return self.start_turn(view, legal)
+        return self.play(view, legal)
+
+    def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
+        seat = view.turn
+        rules = view.rules
+        hand = view.hand
+        top = view.discard_top
+        mine = hand_count(hand)
+        unseen = self.unseen(view)
+        uses_top = (
+            legal.take_discard and top is not None and card_uses(top, hand, view.spreads, rules)
+        )
+        if view.stock_size == 0:
+            # Drawing now ends the hand (lowest count wins, ties share), which never pays less
+            # than a drop; the top discard only helps if it is laid at once.
+            if uses_top:
+                return TakeDiscard(seat)
+            return DrawStock(seat)
+        if (
+            legal.drop
+            and mine <= self.DROP_MAX
+            and self.chance_lowest(view, mine, unseen) >= self.DROP_CHANCE
+        ):
+            return Drop(seat)
+        if legal.take_discard and top is not None and legal.draw_stock:
+            if self.prefers_discard(view, top, unseen, uses_top):
+                return TakeDiscard(seat)
+            return DrawStock(seat)
+        return fallback(seat, legal)
+
+    def prefers_discard(
+        self, view: SeatView, top: Card, unseen: list[Card], uses_top: bool
+    ) -> bool:
+        """Whether the top discard leaves a better hand than the stock card is expected to."""
+        hand = view.hand
+        if not uses_top and VALUE[top.rank] >= max(VALUE[c.rank] for c in hand):
+            return False  # a dead card no lower than anything held
+        seat = view.turn
+        rules = view.rules
+        table = view.spreads
+        live = set(unseen)
+        forbid = top if rules.no_rediscard or rules.discard_must_use else None
+        take = self.after_draw((*hand, top), table, rules, seat, live, forbid)
+        if not unseen:
+            return True
+        stock = 0.0
+        for card in unseen:
+            live.discard(card)
+            stock += self.after_draw((*hand, card), table, rules, seat, live, None)
+            live.add(card)
+        return take < stock / len(unseen) - self.TAKE_MARGIN
+
+    def play(self, view: SeatView, legal: LegalActions) -> Action:
+        seat = view.turn
+        rules = view.rules
+        hand = view.hand
+        _, _, step = best_lay(hand, view.spreads, rules, seat)
+        if isinstance(step, LaySpread) and step.cards in legal.spreads:
+            return step
+        if isinstance(step, Hit) and (step.card, step.spread) in legal.hits:
+            return step
+        if step is not None:
+            # The plan is not open (a taken card must be used first): lay what is open.
+            if legal.spreads:
+                return LaySpread(seat, max(legal.spreads, key=_spread_value))
+            if legal.hits:
+                card, spread = max(legal.hits, key=_hit_value)
+                return Hit(seat, card, spread)
+        if legal.discards:
+            live = set(self.unseen(view))
+            return Discard(seat, self._discard_keeping(hand, legal.discards, live))
+        return fallback(seat, legal)
+
+    def _discard_keeping(
+        self, hand: Sequence[Card], allowed: Sequence[Card], live: set[Card]
+    ) -> Card:
+        """The allowed discard that leaves the best hand (some held card may not be thrown)."""
+        best = allowed[0]
+        best_score = float("inf")
+        for card in allowed:
+            rest = [c for c in hand if c is not card]
+            score = self.OUT if not rest else self.keep_score(rest, live)
+            if score < best_score or (score == best_score and card > best):
+                best, best_score = card, score
+        return best
