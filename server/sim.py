@@ -12,7 +12,6 @@ from typing import Any, NoReturn
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
-
 from tonk.shared.bots import BOT_STRATEGIES, BotError
 from tonk.shared.rules import HouseRules, RulesError
 from tonk.shared.settlement import Ending
@@ -108,9 +107,7 @@ def result_table(result: SimResult, seconds: float) -> Table:
     seats.add_column("net stakes", justify="right")
     seats.add_column("per hand", justify="right")
     seats.add_column("wins", justify="right")
-    for seat, (bot, net, wins) in enumerate(
-        zip(result.bots, result.net, result.wins, strict=True)
-    ):
+    for seat, (bot, net, wins) in enumerate(zip(result.bots, result.net, result.wins, strict=True)):
         per_hand = f"{net / result.hands:+.3f}" if result.hands else "-"
         seats.add_row(str(seat), bot, f"{net:+d}", per_hand, str(wins))
     speed = f"{result.hands / seconds:,.0f}" if seconds > 0 else "-"
