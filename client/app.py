@@ -1,0 +1,253 @@
+"""The tonk client App: owns the connection worker (and, for a practice table, the embedded
+server), routes what the connection reports to the screens, and sends what the screens ask."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import events, work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from tonk.shared import protocol as p
+
+from .connection import Connection, TableRequest
+from .dialogs import EndOfHandModal, StandingsScreen
+from .messages import (
+    Connected,
+    ConnectFailed,
+    HandEnded,
+    LeftTable,
+    LinkLost,
+    LobbyChanged,
+    Request,
+    ServerRefused,
+    SessionEnded,
+    TableChanged,
+)
+from .practice import PracticeServer, start_practice_server
+from .render import CardStyle
+from .screens import ConnectingScreen, LobbyScreen, TableScreen
+from .state import TableState
+from .tokens import SeatTokens
+from .widgets import TooSmall
+
+DEFAULT_PORT = 7777
+
+
+@dataclass
+class ClientConfig:
+    """Everything the command line decides. `host` None means a practice table on this
+    machine with `bots` bots and the `rules` preset; `seed`, `deck` and `dealer` fix the
+    practice table's deals (the embedded server runs with --dev for them)."""
+
+    name: str
+    host: str | None = None
+    port: int = DEFAULT_PORT
+    style: CardStyle = field(default_factory=CardStyle)
+    theme: str | None = None
+    bots: int = 2
+    rules: str = "classic"
+    bot_pause: float | None = None
+    seed: int | None = None
+    deck: str | None = None
+    dealer: int | None = None
+    state_dir: Path | None = None
+    table_name: str = "Practice"
+
+    @property
+    def practice(self) -> bool:
+        return self.host is None
+
+
+class TonkApp(App[None]):
+    """Tonk at a terminal."""
+
+    CSS_PATH = "tonk.tcss"
+    TITLE = "tonk"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+
+    def __init__(self, config: ClientConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.card_style = config.style
+        self.connection: Connection | None = None
+        self.practice_server: PracticeServer | None = None
+        self.lobby = LobbyScreen()
+        self.table_screen = TableScreen(config.style, practice=config.practice)
+        where = (
+            "Starting a practice table..."
+            if config.practice
+            else f"Connecting to {config.host}:{config.port}..."
+        )
+        self.connecting = ConnectingScreen(where)
+        self.last_table_state: TableState | None = None
+
+    def on_mount(self) -> None:
+        if self.config.theme:
+            self.theme = self.config.theme
+        if self.card_style.ascii:
+            self.add_class("-ascii")
+        self.add_mode("connecting", lambda: self.connecting)
+        self.add_mode("lobby", lambda: self.lobby)
+        self.add_mode("table", lambda: self.table_screen)
+        self.switch_mode("connecting")
+        self.run_connection()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width, height = event.size
+        self.set_class(width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT, "-too-small")
+        self.table_screen.refresh_bindings()
+
+    @work(exclusive=True, group="connection", exit_on_error=False)
+    async def run_connection(self) -> None:
+        """The connection worker: it lives as long as the App."""
+        config = self.config
+        create: TableRequest | None = None
+        tokens: SeatTokens | None = None
+        if config.practice:
+            try:
+                self.practice_server = await start_practice_server(
+                    dev=config.seed is not None
+                    or config.deck is not None
+                    or config.dealer is not None
+                )
+            except Exception as exc:  # the embedded server could not start: say why
+                self.exit(
+                    return_code=1, message=f"tonk-client: cannot start a practice table: {exc}"
+                )
+                return
+            host, port = "127.0.0.1", self.practice_server.port
+            create = practice_request(config)
+        else:
+            assert config.host is not None
+            host, port = config.host, config.port
+            tokens = SeatTokens(config.state_dir)
+        self.connection = Connection(
+            host,
+            port,
+            config.name,
+            self.post_message,
+            tokens=tokens,
+            create=create,
+            style=config.style,
+        )
+        try:
+            await self.connection.run()
+        finally:
+            if self.practice_server is not None:
+                await self.practice_server.close()
+                self.practice_server = None
+
+    async def action_quit(self) -> None:
+        if self.connection is not None:
+            await self.connection.close()
+        self.exit()
+
+    # -- what the connection reports ---------------------------------------------------------
+
+    def on_connected(self, message: Connected) -> None:
+        self.lobby.set_identity(message.address if not self.config.practice else "", message.name)
+        self.table_screen.set_link_note("")
+        if message.reconnect:
+            self.notify("Connected again.", title="Connection")
+
+    def on_link_lost(self, message: LinkLost) -> None:
+        note = f"Connection lost: reconnecting (attempt {message.attempt})"
+        self.table_screen.set_link_note(note)
+        if message.attempt == 1 or message.attempt % 10 == 0:
+            self.notify(
+                f"{message.reason}. Trying again...", title="Connection lost", severity="warning"
+            )
+
+    def on_connect_failed(self, message: ConnectFailed) -> None:
+        self.exit(return_code=1, message=f"tonk-client: {message.reason}")
+
+    def on_lobby_changed(self, message: LobbyChanged) -> None:
+        self.lobby.show(message.tables)
+        if self.current_mode == "connecting":
+            self.switch_mode("lobby")
+
+    def on_table_changed(self, message: TableChanged) -> None:
+        self.last_table_state = message.state
+        self.table_screen.show(message.state)
+        if self.current_mode != "table":
+            self.switch_mode("table")
+
+    def on_left_table(self, message: LeftTable) -> None:
+        if message.reason:
+            self.notify(message.reason, severity="warning")
+        if self.config.practice:
+            return
+        self._close_modals()
+        self.switch_mode("lobby")
+
+    def _close_modals(self) -> None:
+        if self.current_mode == "table":
+            while len(self.screen_stack) > 1:
+                self.pop_screen()
+
+    def on_hand_ended(self, message: HandEnded) -> None:
+        modal = EndOfHandModal(
+            message.hand_number, message.settlement, message.names, message.unit, self.card_style
+        )
+        if self.current_mode == "table":
+            # A modal left open from the last hand is replaced by this one.
+            if isinstance(self.screen, EndOfHandModal):
+                self.pop_screen()
+            self.push_screen(modal)
+
+    def on_session_ended(self, message: SessionEnded) -> None:
+        def done(_: None) -> None:
+            if self.config.practice:
+                self.exit()
+            elif self.connection is not None:
+                self.connection.leave()
+
+        self.push_screen(
+            StandingsScreen(message.table_name, message.standings, message.hands, message.unit),
+            done,
+        )
+
+    def on_server_refused(self, message: ServerRefused) -> None:
+        title = "Not allowed" if message.code == p.ILLEGAL_ACTION else "The server says"
+        self.notify(message.message, title=title, severity="warning")
+
+    def on_request(self, message: Request) -> None:
+        connection = self.connection
+        request = dict(message.message)
+        if connection is None or not connection.connected:
+            self.notify("Not connected to the server right now.", severity="warning")
+            return
+        kind = request.get("type")
+        if kind == "create_table":
+            bots = int(request.pop("bots", 0) or 0)
+            connection.create_table(TableRequest(request, bots))
+        elif kind == p.LEAVE:
+            connection.leave()
+        elif kind == p.SIT:
+            connection.sit(int(request["table"]))
+        else:
+            connection.send(request)
+
+
+def practice_request(config: ClientConfig) -> TableRequest:
+    """The practice table: seats for you and the bots, the chosen rules, started as soon as the
+    bots sit (the server starts a full table by itself)."""
+    fields: dict[str, Any] = {
+        "name": config.table_name,
+        "rules": {"preset": config.rules},
+        "seats": config.bots + 1,
+    }
+    if config.bot_pause is not None:
+        fields["bot_pause"] = config.bot_pause
+    if config.seed is not None:
+        fields["seed"] = config.seed
+    if config.deck is not None:
+        fields["deck"] = config.deck
+    if config.dealer is not None:
+        fields["dealer"] = config.dealer
+    return TableRequest(fields, bots=config.bots)

@@ -1,0 +1,135 @@
+"""`tonk-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--theme T] [--bots N]
+[--rules PRESET]`: join a server, or with no address play a practice table against bots."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from collections.abc import Sequence
+
+from tonk.shared.rules import PRESETS
+
+from .app import DEFAULT_PORT, ClientConfig, TonkApp
+from .render import CardStyle
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`host:port`, `host` (port 7777), `[::1]:7777`; raises ValueError with a reason."""
+    text = text.strip()
+    if not text:
+        raise ValueError("an empty address")
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port_text = rest.removeprefix(":")
+    elif text.count(":") == 1:
+        host, _, port_text = text.partition(":")
+    else:
+        host, port_text = text, ""
+    if not host:
+        raise ValueError(f"no host in {text!r}")
+    if not port_text:
+        return host, DEFAULT_PORT
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"{port_text!r} is not a port number (1-65535)")
+    return host, int(port_text)
+
+
+def login_name() -> str:
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name in this environment (a container, say)
+        name = ""
+    return name or "player"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tonk-client",
+        description=(
+            "Play Tonk at a terminal. With HOST[:PORT], join that tonk-server; with no "
+            "address, play a practice table against bots on this machine."
+        ),
+    )
+    parser.add_argument(
+        "address",
+        nargs="?",
+        metavar="HOST[:PORT]",
+        help=f"the server to join (port {DEFAULT_PORT} when left out)",
+    )
+    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    parser.add_argument(
+        "--ascii", action="store_true", help="cards as 10S QH AC, no suit symbols or box lines"
+    )
+    parser.add_argument(
+        "--four-colour",
+        "--four-color",
+        dest="four_colour",
+        action="store_true",
+        help="each suit in its own colour (NO_COLOR turns colour off)",
+    )
+    parser.add_argument("--theme", help="a Textual theme, e.g. textual-dark, nord, gruvbox")
+    practice = parser.add_argument_group("practice table (no address)")
+    practice.add_argument(
+        "--bots", type=int, default=2, metavar="N", help="bots at the table, 1 to 4 (default 2)"
+    )
+    practice.add_argument(
+        "--rules",
+        default="classic",
+        choices=list(PRESETS),
+        metavar="PRESET",
+        help=f"the rules preset: {', '.join(PRESETS)} (default classic)",
+    )
+    practice.add_argument(
+        "--bot-pause", type=float, metavar="S", help="seconds a bot thinks before each move"
+    )
+    practice.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    practice.add_argument("--deck", help=argparse.SUPPRESS)
+    practice.add_argument("--dealer", type=int, help=argparse.SUPPRESS)
+    return parser
+
+
+def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> ClientConfig:
+    """The App's configuration; raises ValueError with a reason for a bad combination."""
+    name = (args.name or login_name()).strip()
+    style = CardStyle(
+        ascii=args.ascii, four_colour=args.four_colour, colour="NO_COLOR" not in environ
+    )
+    config = ClientConfig(name=name, style=style, theme=args.theme)
+    if args.address:
+        config.host, config.port = parse_address(args.address)
+        return config
+    if not 1 <= args.bots <= 4:
+        raise ValueError("--bots takes 1 to 4 bots")
+    max_players = PRESETS[args.rules].players
+    if args.bots + 1 > max_players:
+        raise ValueError(
+            f"the {args.rules} rules seat at most {max_players} players: "
+            f"--bots {max_players - 1} at most"
+        )
+    config.bots = args.bots
+    config.rules = args.rules
+    config.bot_pause = args.bot_pause
+    config.seed, config.deck, config.dealer = args.seed, args.deck, args.dealer
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_args(args, dict(os.environ))
+    except ValueError as exc:
+        parser.error(str(exc))
+    app = TonkApp(config)
+    if args.theme and args.theme not in app.available_themes:
+        parser.error(
+            f"no theme {args.theme!r}; the themes are {', '.join(sorted(app.available_themes))}"
+        )
+    app.run()
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

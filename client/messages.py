@@ -1,0 +1,102 @@
+"""Messages the connection worker posts to the App, and the requests screens post up to it.
+
+Dataclasses, as in posting; a state message can replace an older one of its kind still in the
+queue (toolong's `can_replace`), so a burst of updates draws only the newest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+from tonk.shared.settlement import Settlement
+
+from .state import TableInfo, TableState
+
+
+@dataclass
+class Connected(Message):
+    """The handshake is done: `server` names the server, `name` is ours as it accepted it."""
+
+    server: str
+    name: str
+    address: str
+    reconnect: bool
+
+
+@dataclass
+class LinkLost(Message):
+    """The connection dropped; the worker is retrying in `retry_in` seconds."""
+
+    reason: str
+    retry_in: float
+    attempt: int
+
+
+@dataclass
+class ConnectFailed(Message):
+    """The server cannot be reached or will not talk to us: a message for a person; the app
+    ends with it."""
+
+    reason: str
+
+
+@dataclass
+class LobbyChanged(Message):
+    tables: tuple[TableInfo, ...]
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LobbyChanged)
+
+
+@dataclass
+class TableChanged(Message):
+    """The table we sit at (or watch) changed; `state` is all of it."""
+
+    state: TableState
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TableChanged) and message.state.table_id == self.state.table_id
+
+
+@dataclass
+class LeftTable(Message):
+    """We are back in the lobby; `reason` says why when we did not ask."""
+
+    reason: str = ""
+
+
+@dataclass
+class HandEnded(Message):
+    """A hand was settled: for the end-of-hand modal."""
+
+    hand_number: int
+    settlement: Settlement
+    names: Sequence[str]
+    unit: str
+
+
+@dataclass
+class SessionEnded(Message):
+    table_name: str
+    hands: int
+    standings: Sequence[tuple[str, int]]
+    unit: str
+
+
+@dataclass
+class ServerRefused(Message):
+    """The server refused a request; `message` is its reason, for a person."""
+
+    code: str
+    message: str
+    detail: str = ""
+
+
+@dataclass
+class Request(Message):
+    """A screen asks the App to send a message to the server (a play, a chat, a seat...)."""
+
+    message: dict[str, Any]

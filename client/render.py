@@ -1,0 +1,276 @@
+"""How the table looks as text: cards, hands, spreads, log lines, settlements and sparklines.
+
+Pure functions from the core's values to Rich `Text`; no widget, no rule. What a card or an
+event *means* comes from the core; this module only says how to draw it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from tonk.shared.actions import Event
+from tonk.shared.cards import Card, Suit
+from tonk.shared.settlement import Ending, Settlement
+from tonk.shared.spreads import Spread
+
+#: Two colours (red and the terminal's own) or four, one per suit.
+TWO_COLOURS = {Suit.SPADES: "", Suit.HEARTS: "red", Suit.DIAMONDS: "red", Suit.CLUBS: ""}
+FOUR_COLOURS = {
+    Suit.SPADES: "",
+    Suit.HEARTS: "red",
+    Suit.DIAMONDS: "dodger_blue1",
+    Suit.CLUBS: "green3",
+}
+
+BOX = {"tl": "╭", "tr": "╮", "bl": "╰", "br": "╯", "h": "─", "v": "│"}
+ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|"}
+SPARK = "▁▂▃▄▅▆▇█"
+ASCII_SPARK = "_.-=^"
+
+
+@dataclass(frozen=True, slots=True)
+class CardStyle:
+    """How cards are drawn: suit symbols or letters, two or four colours, or no colour."""
+
+    ascii: bool = False
+    four_colour: bool = False
+    colour: bool = True
+
+    def suit_style(self, suit: Suit) -> str:
+        if not self.colour:
+            return ""
+        return (FOUR_COLOURS if self.four_colour else TWO_COLOURS)[suit]
+
+    @property
+    def box(self) -> dict[str, str]:
+        return ASCII_BOX if self.ascii else BOX
+
+
+def card_label(card: Card, style: CardStyle) -> str:
+    """`10♠`, or `10S` with --ascii."""
+    return card.pretty(style.ascii)
+
+
+def card_text(card: Card, style: CardStyle, extra: str = "") -> Text:
+    """One card as coloured text; `extra` adds a style (bold, underline, ...)."""
+    colour = style.suit_style(card.suit)
+    return Text(card_label(card, style), style=" ".join(s for s in (colour, extra) if s))
+
+
+def cards_text(cards: Sequence[Card], style: CardStyle) -> Text:
+    """Cards separated by spaces."""
+    out = Text()
+    for i, card in enumerate(cards):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(card, style))
+    return out
+
+
+CARD_WIDTH = 5  # "│10♠│"
+
+
+def hand_lines(
+    cards: Sequence[Card],
+    style: CardStyle,
+    cursor: int | None,
+    selected: frozenset[int],
+    gap: int = 1,
+) -> list[Text]:
+    """Your hand as boxed cards on five lines: selected cards raised by one line, the cursor's
+    card in reverse video, and each card's number (1-6) under it with `^` marking the cursor."""
+    box = style.box
+    lines = [Text() for _ in range(5)]
+    for i, card in enumerate(cards):
+        if i:
+            for line in lines:
+                line.append(" " * gap)
+        raised = i in selected
+        under_cursor = i == cursor
+        frame = "reverse" if under_cursor else ""
+        label = card_label(card, style).rjust(3)
+        colour = style.suit_style(card.suit)
+        face = Text(box["v"], style=frame)
+        face.append(label, style=" ".join(s for s in (colour, "bold", frame) if s))
+        face.append(box["v"], style=frame)
+        top = Text(box["tl"] + box["h"] * 3 + box["tr"], style=frame)
+        bottom = Text(box["bl"] + box["h"] * 3 + box["br"], style=frame)
+        blank = Text(" " * CARD_WIDTH)
+        column = [top, face, bottom, blank] if raised else [blank, top, face, bottom]
+        for line, part in zip(lines, column, strict=False):
+            line.append_text(part)
+        number = str(i + 1)
+        if under_cursor:
+            lines[4].append(f"^{number}^", style="bold")
+            lines[4].append(" ")
+        else:
+            lines[4].append(f" {number}   ", style="dim")
+    return lines
+
+
+def spread_line(
+    number: int,
+    spread: Spread,
+    names: Sequence[str],
+    style: CardStyle,
+) -> Text:
+    """`2 Croaker run  8♠ 9♠ 10♠ J♠  +8♠ Elmo`: a spread by owner, hit cards underlined and
+    listed with who hit them."""
+    out = Text()
+    out.append(f"{number} ", style="bold")
+    out.append(f"{_name(names, spread.owner)}'s {spread.kind.value}: ")
+    for i, card in enumerate(spread.cards):
+        if i:
+            out.append(" ")
+        hitter = spread.hit_by(card)
+        out.append_text(card_text(card, style, "underline" if hitter is not None else ""))
+    for card, seat in spread.hits:
+        out.append("  +", style="dim")
+        out.append_text(card_text(card, style))
+        out.append(f" {_name(names, seat)}", style="dim")
+    return out
+
+
+def sparkline(values: Sequence[int], width: int, ascii_only: bool = False) -> str:
+    """A balance over the hands played, newest on the right, in at most `width` cells."""
+    points = list(values)[-width:]
+    if not points:
+        return ""
+    levels = ASCII_SPARK if ascii_only else SPARK
+    low, high = min(points), max(points)
+    if high == low:
+        return levels[len(levels) // 2] * len(points)
+    span = high - low
+    return "".join(levels[round((v - low) * (len(levels) - 1) / span)] for v in points)
+
+
+def signed(amount: int) -> str:
+    return f"+{amount}" if amount > 0 else str(amount)
+
+
+def _name(names: Sequence[str], seat: int | None) -> str:
+    if seat is None:
+        return "?"
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
+
+
+def _who(names: Sequence[str], seats: Sequence[int]) -> str:
+    people = [_name(names, s) for s in seats]
+    if len(people) <= 1:
+        return "".join(people)
+    return ", ".join(people[:-1]) + " and " + people[-1]
+
+
+def event_line(
+    event: Event,
+    names: Sequence[str],
+    me: int | None,
+    style: CardStyle,
+    spread_owner: Callable[[int], tuple[int, str] | None] = lambda _: None,
+) -> Text | None:
+    """A log line for one event as this seat saw it, or None for events the log leaves out
+    (the turn passing, other seats' face-down deals). `names` has "You" in your own seat."""
+    who = _name(names, event.seat)
+    cards = cards_text(event.cards, style)
+    kind = event.kind
+    if kind == "deal":
+        if event.seat != me or not event.cards:
+            return None
+        return Text("Your hand: ").append_text(cards)
+    if kind == "up_card":
+        return Text("Up card: ").append_text(cards)
+    if kind == "deal_tonk":
+        line = Text(f"{who} tonked on the deal with {event.count}: ")
+        return line.append_text(cards)
+    if kind == "drop":
+        return Text(f"{who} dropped with {event.count}", style="bold")
+    if kind == "draw_stock":
+        if event.cards:
+            return Text(f"{who} drew ").append_text(cards).append(" from the stock")
+        return Text(f"{who} drew from the stock")
+    if kind == "take_discard":
+        return Text(f"{who} took ").append_text(cards).append(" from the pile")
+    if kind == "spread":
+        return Text(f"{who} spread ").append_text(cards)
+    if kind == "hit":
+        line = Text(f"{who} hit ").append_text(cards)
+        owner = spread_owner(event.spread) if event.spread is not None else None
+        if owner is None:
+            return line.append(f" on spread {event.spread}")
+        seat, spread_kind = owner
+        if seat == event.seat:
+            return line.append(f" on {'your' if seat == me else 'their'} own {spread_kind}")
+        owner_name = "your" if seat == me else f"{_name(names, seat)}'s"
+        return line.append(f" on {owner_name} {spread_kind}")
+    if kind == "discard":
+        return Text(f"{who} discarded ").append_text(cards)
+    if kind == "tonk_out":
+        return Text(f"{who} tonked out!", style="bold")
+    if kind == "out_on_discard":
+        return Text(f"{who} went out on the discard", style="bold")
+    if kind == "stock_out":
+        return Text(f"{who} wanted to draw: the stock is empty", style="bold")
+    if kind == "hand_end":
+        return Text("The hand is over.", style="bold")
+    return None
+
+
+def ending_line(settlement: Settlement, names: Sequence[str]) -> str:
+    """Who won and how, in a sentence."""
+    winners = _who(names, settlement.winners)
+    dropper = _name(names, settlement.dropper)
+    counts = settlement.counts
+    ending = settlement.ending
+    if ending is Ending.DEAL_TONK:
+        return f"{winners} tonked on the deal."
+    if ending is Ending.VOID:
+        more = (
+            f" The next hand is played for {settlement.next_multiplier}x stakes."
+            if settlement.next_multiplier > 1
+            else ""
+        )
+        return "Several tonks on the deal: the hand is thrown in." + more
+    if ending is Ending.TONK_OUT:
+        return f"{winners} tonked out."
+    if ending is Ending.OUT_ON_DISCARD:
+        return f"{winners} went out on a discard."
+    if ending is Ending.DROP_WON:
+        assert settlement.dropper is not None
+        return f"{dropper} dropped with {counts[settlement.dropper]} and won."
+    if ending is Ending.DROP_CAUGHT:
+        assert settlement.dropper is not None
+        was = "were" if dropper == "You" else "was"
+        has = "has" if len(settlement.winners) == 1 and winners != "You" else "have"
+        return (
+            f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught: "
+            f"{winners} {has} the lowest count."
+        )
+    lowest = min(c for c in counts if c is not None)
+    return f"The stock ran out: {winners} lowest with {lowest}."
+
+
+def payment_lines(settlement: Settlement, names: Sequence[str], unit: str) -> list[str]:
+    """`Goblin pays Croaker 2 chips`, one a line; or a line saying nobody pays."""
+    if not settlement.payments:
+        return ["Nobody pays."]
+    lines = []
+    for payment in settlement.payments:
+        payer = _name(names, payment.payer)
+        pays = "pay" if payer == "You" else "pays"
+        lines.append(
+            f"{payer} {pays} {_name(names, payment.payee)} {amount_text(payment.amount, unit)}"
+        )
+    return lines
+
+
+def amount_text(amount: int, unit: str) -> str:
+    """`1 chip`, `3 chips`, `5 $`: the unit as the table named it, plural by a trailing s."""
+    if not unit:
+        return str(amount)
+    if len(unit) <= 2 or not unit.isalpha():
+        return f"{amount} {unit}"
+    if abs(amount) == 1:
+        return f"{amount} {unit.removesuffix('s')}"
+    return f"{amount} {unit if unit.endswith('s') else unit + 's'}"

@@ -1,0 +1,530 @@
+"""The full screens: connecting, the lobby, and the table. Screens render the state the App
+hands them and post `Request` messages up for what the player wants done."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+from tonk.shared import protocol as p
+from tonk.shared.view import NO_ACTIONS, LegalActions
+
+from .dialogs import ConfirmModal, CreateTableScreen, HelpScreen, HitChooser
+from .messages import Request
+from .render import CardStyle, amount_text
+from .state import TableInfo, TableState
+from .widgets import (
+    CentrePanel,
+    HandView,
+    LedgerPanel,
+    LogPanel,
+    PlayersPanel,
+    StatusBar,
+    TooSmall,
+    hand_title,
+    turn_message,
+)
+
+
+def too_small(screen: Screen[None]) -> bool:
+    width, height = screen.app.size
+    return width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT
+
+
+class ConnectingScreen(Screen[None]):
+    """Shown while the first connection is made (and the practice server started)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield Static(self.text, id="connecting")
+        yield Footer()
+
+    def say(self, text: str) -> None:
+        self.query_one("#connecting", Static).update(text)
+
+
+class LobbyScreen(Screen[None]):
+    """The server's tables; keys to create one, take a seat, watch, and refresh."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "create", "New table"),
+        Binding("enter,j", "sit", "Take a seat"),
+        Binding("w", "watch", "Watch"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, server: str = "", player: str = "") -> None:
+        super().__init__()
+        self.server = server
+        self.player = player
+        self.tables: tuple[TableInfo, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield Static(self._title(), id="lobby-title")
+        table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Label("", id="lobby-empty")
+        yield Footer(compact=True)
+
+    def _title(self) -> Text:
+        line = Text("tonk · lobby", style="bold")
+        if self.server:
+            line.append(f" · {self.server}")
+        if self.player:
+            line.append(f" · playing as {self.player}")
+        return line
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        table.add_column("Table", key="name")
+        table.add_column("Rules", key="rules")
+        table.add_column("Stake", key="stake")
+        table.add_column("Seats", key="seats")
+        table.add_column("State", key="state")
+        table.add_column("Watching", key="watching")
+        table.add_column("Players", key="players")
+        self.show(self.tables)
+
+    def set_identity(self, server: str, player: str) -> None:
+        self.server, self.player = server, player
+        if self.is_mounted:
+            self.query_one("#lobby-title", Static).update(self._title())
+
+    def show(self, tables: tuple[TableInfo, ...]) -> None:
+        self.tables = tables
+        if not self.is_mounted:
+            return
+        table = self.query_one("#tables", DataTable)
+        current = table.cursor_row
+        table.clear()
+        for info in tables:
+            state = info.state or ("playing" if info.playing else "waiting")
+            table.add_row(
+                info.name,
+                info.rules,
+                amount_text(info.stake, info.unit),
+                f"{info.seats_taken}/{info.seats}",
+                state,
+                str(info.spectators),
+                ", ".join(info.players),
+                key=info.table_id,
+            )
+        if tables:
+            table.move_cursor(row=min(current, len(tables) - 1))
+        self.query_one("#lobby-empty", Label).update(
+            "" if tables else "No tables yet: press n to create one."
+        )
+        self.refresh_bindings()
+
+    def selected(self) -> TableInfo | None:
+        table = self.query_one("#tables", DataTable)
+        if not self.tables or table.cursor_row < 0:
+            return None
+        return self.tables[min(table.cursor_row, len(self.tables) - 1)]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("sit", "watch"):
+            return True if self.tables else None
+        return True
+
+    def action_create(self) -> None:
+        def created(request: dict[str, object] | None) -> None:
+            if request is not None:
+                self.post_message(Request({"type": "create_table", **request}))
+
+        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
+
+    @on(DataTable.RowSelected)
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_sit()
+
+    def action_sit(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("There is no table to sit at: press n to create one.")
+            return
+        self.post_message(Request({"type": p.SIT, "table": int(info.table_id)}))
+
+    def action_watch(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("There is no table to watch.")
+            return
+        self.post_message(Request({"type": p.WATCH, "table": int(info.table_id)}))
+
+    def action_refresh(self) -> None:
+        self.post_message(Request({"type": p.LIST_TABLES}))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(None))
+
+
+#: Game keys and the action each stands for, for explaining a greyed-out key.
+GAME_KEYS = {
+    "d": "draw",
+    "p": "pickup",
+    "s": "spread",
+    "h": "hit",
+    "x": "discard",
+    "k": "drop",
+}
+
+
+class TableScreen(Screen[None]):
+    """The table: players, the stock and discard, spreads, your hand, the ledger, the log."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "Left", show=False),
+        Binding("right", "cursor(1)", "Right", show=False),
+        Binding("space", "toggle_card", "Select", show=False),
+        *(Binding(str(n), f"select({n})", show=False) for n in range(1, 7)),
+        Binding("d", "draw", "Draw"),
+        Binding("p", "pickup", "Pick up"),
+        Binding("s", "spread", "Spread"),
+        Binding("h", "hit", "Hit"),
+        Binding("x", "discard", "Discard"),
+        Binding("k", "drop", "Drop"),
+        Binding("c", "chat", "Chat"),
+        Binding("g", "start", "Start"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "leave", "Leave"),
+    ]
+
+    AUTO_FOCUS = None  # keys go to the table; the chat line takes focus only on `c`
+
+    def __init__(self, style: CardStyle, practice: bool = False) -> None:
+        super().__init__()
+        self.card_style = style
+        self.practice = practice
+        self.state: TableState | None = None
+        self.link_note = ""
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield StatusBar(id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                players = PlayersPanel(id="players")
+                players.border_title = "Players"
+                yield players
+                centre = CentrePanel(id="centre")
+                centre.border_title = "Table"
+                yield centre
+                with Vertical(id="hand-box") as box:
+                    box.border_title = "Your hand"
+                    yield HandView(self.card_style, id="hand")
+            with Vertical(id="right"):
+                ledger = LedgerPanel(id="ledger")
+                ledger.border_title = "Ledger"
+                yield ledger
+                log = LogPanel(id="log")
+                log.border_title = "Log and chat"
+                yield log
+                yield Input(
+                    placeholder="Say something; enter sends, escape cancels",
+                    id="chat",
+                    max_length=200,
+                    disabled=True,
+                )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        if self.state is not None:
+            self.show(self.state)
+        self.set_interval(1.0, self._tick)
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def show(self, state: TableState) -> None:
+        """Draw `state` (attributes down to every widget)."""
+        changed_table = self.state is None or self.state.table_id != state.table_id
+        self.state = state
+        if not self.is_mounted:
+            return
+        if changed_table:
+            log = self.query_one(LogPanel)
+            log.clear()
+            log.last_number = -1
+        self._status()
+        self.query_one(PlayersPanel).show(state)
+        self.query_one(CentrePanel).show(state, self.card_style)
+        hand = self.query_one(HandView)
+        view = state.view
+        hand.cards = view.hand if view is not None else ()
+        if state.seat is None:
+            hand.note = "You are watching this table."
+        elif view is None:
+            hand.note = "Waiting for the deal."
+        else:
+            hand.note = "No cards."
+        box = self.query_one("#hand-box")
+        title = hand_title(view) if state.seat is not None else "Watching"
+        if box.border_title != title:
+            box.border_title = title
+        ledger = self.query_one(LedgerPanel)
+        unit_title = f"Ledger ({state.unit})" if state.unit else "Ledger"
+        if ledger.border_title != unit_title:
+            ledger.border_title = unit_title
+        ledger.show(state, self.card_style)
+        self.query_one(LogPanel).show(state.log)
+        self.refresh_bindings()
+
+    def _status(self) -> None:
+        if self.state is None:
+            return
+        message = self.link_note or turn_message(self.state)
+        self.query_one(StatusBar).show(self.state, message)
+
+    def _tick(self) -> None:
+        # Only a running turn timer changes with time.
+        if self.state is not None and self.state.turn_deadline is not None:
+            self._status()
+
+    def set_link_note(self, note: str) -> None:
+        self.link_note = note
+        if self.is_mounted:
+            self._status()
+            self.refresh_bindings()
+
+    # -- what is open now (the core says; the client only greys keys) ------------------------
+
+    def legal(self) -> LegalActions:
+        state = self.state
+        if state is None or state.view is None or self.link_note:
+            return NO_ACTIONS
+        return state.view.legal()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("help", "leave"):
+            return True
+        if too_small(self):
+            return None
+        legal = self.legal()
+        state = self.state
+        if action == "draw":
+            return True if legal.draw_stock else None
+        if action == "pickup":
+            return True if legal.take_discard else None
+        if action == "drop":
+            return True if legal.drop else None
+        if action == "spread":
+            return True if legal.spreads else None
+        if action == "hit":
+            return True if legal.hits else None
+        if action == "discard":
+            return True if legal.discards else None
+        if action == "chat":
+            return True if state is not None and not self.link_note else None
+        if action == "start":
+            # Only the creator of a waiting table starts it; hidden otherwise.
+            return (
+                state is not None
+                and state.creator
+                and not state.playing
+                and state.view is None
+                and not state.session_over
+            )
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A game key that is greyed out is explained, never silently ignored."""
+        if self.query_one("#chat", Input).has_focus:
+            return
+        action = GAME_KEYS.get(event.key)
+        if action is None or self.check_action(action, ()) is True:
+            return
+        event.stop()
+        event.prevent_default()
+        self.explain(action)
+
+    def explain(self, action: str) -> None:
+        """Say why `action` cannot be taken. Whether a move is legal is the server's (the
+        core's) to say: a move the player can name is sent, and the server's reason shown."""
+        state = self.state
+        if too_small(self):
+            self.notify("The terminal is too small to play: make it at least 80x24.")
+            return
+        if state is None:
+            return
+        if self.link_note:
+            self.notify(f"Not connected: {self.link_note}", severity="warning")
+            return
+        if state.seat is None:
+            self.notify("You are watching this table: you have no hand to play.")
+            return
+        if state.view is None:
+            self.notify("No hand is being played yet.")
+            return
+        message = self._action_message(action, explain=True)
+        if message is not None:
+            self.post_message(Request(message))
+
+    def _action_message(self, action: str, explain: bool = False) -> dict[str, object] | None:
+        hand = self.query_one(HandView)
+        if action == "draw":
+            return {"type": p.DRAW_STOCK}
+        if action == "pickup":
+            return {"type": p.TAKE_DISCARD}
+        if action == "drop":
+            return {"type": p.DROP}
+        if action == "discard":
+            card = hand.card_under_cursor
+            if card is None:
+                self.notify("You have no card to discard.")
+                return None
+            return {"type": p.DISCARD, "card": str(card)}
+        if action == "spread":
+            cards = hand.selected_cards()
+            if not cards:
+                self.notify(
+                    "Select the cards of the spread first: space or 1-6, then s.",
+                    severity="warning",
+                )
+                return None
+            return {"type": p.SPREAD, "cards": [str(c) for c in cards]}
+        if action == "hit":
+            cards = hand.selected_cards()
+            if len(cards) != 1:
+                self.notify(
+                    "Select the one card to hit with first: space or 1-6, then h.",
+                    severity="warning",
+                )
+                return None
+            view = self.state.view if self.state is not None else None
+            if explain or view is None or not view.spreads:
+                spread = view.spreads[0].id if view is not None and view.spreads else 0
+                return {"type": p.HIT, "card": str(cards[0]), "spread": spread}
+            return None
+        return None
+
+    # -- the keys ----------------------------------------------------------------------------
+
+    def action_cursor(self, step: int) -> None:
+        hand = self.query_one(HandView)
+        hand.cursor = hand.cursor + step
+
+    def action_toggle_card(self) -> None:
+        hand = self.query_one(HandView)
+        card = hand.card_under_cursor
+        if card is not None:
+            hand.selected = hand.selected ^ {card}
+
+    def action_select(self, number: int) -> None:
+        hand = self.query_one(HandView)
+        if number > len(hand.cards):
+            self.notify(f"You have no card {number}.")
+            return
+        hand.cursor = number - 1
+        self.action_toggle_card()
+
+    def _play(self, action: str) -> None:
+        message = self._action_message(action)
+        if message is not None:
+            self.post_message(Request(message))
+            if action in ("spread", "discard"):
+                hand = self.query_one(HandView)
+                hand.selected = frozenset()
+
+    def action_draw(self) -> None:
+        self._play("draw")
+
+    def action_pickup(self) -> None:
+        self._play("pickup")
+
+    def action_drop(self) -> None:
+        self._play("drop")
+
+    def action_spread(self) -> None:
+        self._play("spread")
+
+    def action_discard(self) -> None:
+        self._play("discard")
+
+    def action_hit(self) -> None:
+        hand = self.query_one(HandView)
+        cards = hand.selected_cards()
+        state = self.state
+        if len(cards) != 1 or state is None or state.view is None or not state.view.spreads:
+            self._play("hit")
+            return
+        card = cards[0]
+        legal = frozenset(spread for hit_card, spread in self.legal().hits if hit_card == card)
+
+        def chosen(spread: int | None) -> None:
+            if spread is None:
+                return
+            hand.selected = frozenset()
+            self.post_message(Request({"type": p.HIT, "card": str(card), "spread": spread}))
+
+        self.app.push_screen(
+            HitChooser(card, state.view.spreads, legal, state.names(), self.card_style), chosen
+        )
+
+    def action_start(self) -> None:
+        self.post_message(Request({"type": p.START}))
+
+    def action_help(self) -> None:
+        rules = self.state.rules if self.state is not None else None
+        self.app.push_screen(HelpScreen(rules))
+
+    def action_chat(self) -> None:
+        chat = self.query_one("#chat", Input)
+        chat.disabled = False
+        self.add_class("chatting")
+        chat.focus()
+
+    @on(Input.Submitted, "#chat")
+    def _send_chat(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        self._close_chat()
+        if text:
+            self.post_message(Request({"type": p.CHAT, "text": text}))
+
+    def _close_chat(self) -> None:
+        self.remove_class("chatting")
+        self.query_one("#chat", Input).disabled = True
+        self.set_focus(None)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if event.widget is self.query_one("#chat", Input):
+            self._close_chat()
+
+    def key_escape(self) -> None:
+        if self.has_class("chatting"):
+            self._close_chat()
+
+    def action_leave(self) -> None:
+        state = self.state
+        leaving = "Quit the practice table?" if self.practice else "Leave this table?"
+        if state is not None and state.hand_in_play and state.seat is not None:
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._leave()
+
+            self.app.push_screen(ConfirmModal(f"A hand is being played. {leaving}"), answered)
+            return
+        self._leave()
+
+    def _leave(self) -> None:
+        if self.practice:
+            self.app.exit()
+            return
+        self.post_message(Request({"type": p.LEAVE}))

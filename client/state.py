@@ -1,0 +1,102 @@
+"""What the client knows, as values: the lobby's tables, and one table's state as its seat sees
+it. The connection builds these from the server's messages; screens only render them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from tonk.shared.rules import HouseRules
+from tonk.shared.view import SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """One line of the lobby."""
+
+    table_id: str
+    name: str
+    rules: str
+    stake: int
+    unit: str
+    seats_taken: int
+    seats: int
+    playing: bool
+    spectators: int
+    players: tuple[str, ...] = ()
+    state: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """A seat at the table as everyone sees it."""
+
+    seat: int
+    name: str
+    connected: bool = True
+    away: bool = False
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One line of the table's log: something that happened, a chat line, or a notice."""
+
+    number: int
+    text: Text
+    chat: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """A table as this connection sees it: who sits where, the hand's view for this seat (None
+    before the first deal), the ledger, and the log. `seat` is None for a spectator."""
+
+    table_id: str
+    name: str
+    rules: HouseRules
+    stake: int
+    unit: str
+    seat: int | None
+    players: tuple[PlayerInfo, ...]
+    view: SeatView | None = None
+    hand_number: int = 0
+    balances: Mapping[str, int] = field(default_factory=dict)
+    series: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    last_net: Mapping[str, int] = field(default_factory=dict)
+    log: tuple[LogLine, ...] = ()
+    creator: bool = False
+    playing: bool = False
+    turn_deadline: float | None = None  # on the event loop's clock, when a turn timer runs
+    session_over: bool = False
+
+    def names(self, me_as_you: bool = True) -> list[str]:
+        """Each seat's name, with "You" in this connection's own seat."""
+        out = [p.name for p in self.players]
+        if me_as_you and self.seat is not None and self.seat < len(out):
+            out[self.seat] = "You"
+        return out
+
+    @property
+    def hand_in_play(self) -> bool:
+        return self.view is not None and self.view.settlement is None
+
+    def player(self, seat: int) -> PlayerInfo | None:
+        return self.players[seat] if 0 <= seat < len(self.players) else None
+
+
+def ledger_rows(state: TableState) -> list[tuple[str, int, tuple[int, ...], int]]:
+    """(name, balance, balance over the hands seen, last hand's net) for each player at the
+    table, in seat order; players who left but are in the ledger come after."""
+    names = [p.name for p in state.players]
+    order = list(dict.fromkeys([*names, *state.balances]))
+    return [
+        (
+            name,
+            state.balances.get(name, 0),
+            state.series.get(name, (state.balances.get(name, 0),)),
+            state.last_net.get(name, 0),
+        )
+        for name in order
+    ]

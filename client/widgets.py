@@ -1,0 +1,257 @@
+"""The table's widgets. Each renders values its screen sets on it (attributes down); none of them
+decides anything about the game."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import RichLog, Static
+from tonk.shared.cards import Card, count
+from tonk.shared.view import Phase, SeatView
+
+from .render import CardStyle, amount_text, card_text, hand_lines, signed, sparkline, spread_line
+from .state import LogLine, TableState, ledger_rows
+
+
+class TooSmall(Static):
+    """Covers a screen when the terminal is smaller than the table needs."""
+
+    MIN_WIDTH = 80
+    MIN_HEIGHT = 24
+
+    def __init__(self) -> None:
+        super().__init__("", id="too-small")
+
+    def on_resize(self) -> None:
+        self.update_text()
+
+    def on_mount(self) -> None:
+        self.update_text()
+
+    def update_text(self) -> None:
+        width, height = self.app.size
+        self.update(
+            f"Terminal too small: {width}x{height}.\n\n"
+            f"tonk needs at least {self.MIN_WIDTH}x{self.MIN_HEIGHT}.\n"
+            "Make the window larger, or press q to leave."
+        )
+
+
+class StatusBar(Static):
+    """The top line: whose turn it is (and what you may do) on the left; the table, its
+    rules, stake and hand number on the right."""
+
+    def show(self, state: TableState, message: str = "") -> None:
+        parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
+        if state.hand_number:
+            parts.append(f"hand {state.hand_number}")
+        view = state.view
+        if view is not None and view.multiplier > 1:
+            parts.append(f"x{view.multiplier} stakes")
+        grid = Table.grid(expand=True)
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(justify="right", no_wrap=True)
+        grid.add_row(Text(message, style="bold"), Text(" · ".join(parts)))
+        key = (message, tuple(parts))
+        if getattr(self, "_shown_key", None) != key:
+            self._shown_key = key
+            self.update(grid)
+
+
+def turn_message(state: TableState, now: float | None = None) -> str:
+    """What the status line says about the turn: yours (and what you may do) or someone's."""
+    view = state.view
+    if state.session_over:
+        return "The session is over."
+    if view is None:
+        return "Waiting for the first deal." if not state.playing else "Dealing..."
+    if view.phase is Phase.ENDED:
+        return "The hand is over: the next one is dealt soon."
+    timer = ""
+    if state.turn_deadline is not None:
+        left = max(0, round(state.turn_deadline - (now if now is not None else time.monotonic())))
+        timer = f" ({left}s)"
+    if view.my_turn:
+        if view.phase is Phase.START:
+            return f"Your turn{timer}: d draw · p pick up · k drop"
+        return f"Your turn{timer}: s spread · h hit · x discard"
+    if state.seat is not None and view.turn < len(state.players):
+        return f"{state.players[view.turn].name} to play{timer}."
+    name = state.names()[view.turn] if view.turn < len(state.players) else "?"
+    return f"{name} to play{timer}."
+
+
+class PlayersPanel(Static):
+    """Every seat: whose turn, the dealer, cards held, and marks for disconnected, away and
+    hit-locked players."""
+
+    def show(self, state: TableState) -> None:
+        view = state.view
+        lines: list[Text] = []
+        names = state.names()
+        for player in state.players:
+            seat = player.seat
+            line = Text()
+            my_turn = view is not None and view.phase is not Phase.ENDED and view.turn == seat
+            line.append("▶ " if my_turn and not self.app_ascii else "> " if my_turn else "  ")
+            line.append(f"{names[seat]:<10.10}", style="bold" if my_turn else "")
+            if view is not None and seat < view.players:
+                line.append(" D" if view.dealer == seat else "  ", style="bold")
+                cards = view.card_counts[seat]
+                line.append(f" {cards} card{'s' if cards != 1 else ''}")
+                if view.hit_locks[seat]:
+                    line.append(" hit-locked", style="italic")
+            if player.bot:
+                line.append(" bot", style="dim")
+            if not player.connected:
+                line.append(" disconnected", style="bold red")
+            elif player.away:
+                line.append(" away", style="italic")
+            lines.append(line)
+        if not lines:
+            lines.append(Text("Nobody is seated yet."))
+        _update_if_changed(self, Group(*lines))
+
+    @property
+    def app_ascii(self) -> bool:
+        style = getattr(self.app, "card_style", None)
+        return bool(style is not None and style.ascii)
+
+
+class CentrePanel(Static):
+    """The middle of the table: the stock, the top discard, and the spreads by owner."""
+
+    def show(self, state: TableState, style: CardStyle) -> None:
+        view = state.view
+        if view is None:
+            _update_if_changed(self, Text("No hand dealt yet."))
+            return
+        line = Text(f"Stock: {view.stock_size}   Discard: ")
+        if view.discard_top is None:
+            line.append("none")
+        else:
+            line.append_text(card_text(view.discard_top, style, "bold"))
+            line.append(f"  ({view.discard_size} in the pile)", style="dim")
+        lines: list[RenderableType] = [line]
+        names = state.names()
+        if view.spreads:
+            for number, spread in enumerate(view.spreads, start=1):
+                lines.append(spread_line(number, spread, names, style))
+        else:
+            lines.append(Text("No spreads on the table.", style="dim"))
+        _update_if_changed(self, Group(*lines))
+
+
+class HandView(Widget):
+    """Your hand as cards, with a cursor (reverse video, `^N^` under it) and a selection
+    (raised cards). The screen moves the cursor and the selection; this only draws them."""
+
+    DEFAULT_CSS = """
+    HandView { height: 5; width: 1fr; }
+    """
+
+    cards: reactive[tuple[Card, ...]] = reactive(())
+    cursor: reactive[int] = reactive(0)
+    selected: reactive[frozenset[Card]] = reactive(frozenset())
+    note: reactive[str] = reactive("")
+
+    def __init__(self, style: CardStyle, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.style_ = style
+
+    def validate_cursor(self, cursor: int) -> int:
+        return max(0, min(cursor, len(self.cards) - 1)) if self.cards else 0
+
+    def watch_cards(self, cards: tuple[Card, ...]) -> None:
+        self.selected = frozenset(card for card in self.selected if card in cards)
+        self.cursor = self.cursor
+
+    @property
+    def card_under_cursor(self) -> Card | None:
+        return self.cards[self.cursor] if self.cards else None
+
+    def selected_cards(self) -> tuple[Card, ...]:
+        """The selection in hand order."""
+        return tuple(card for card in self.cards if card in self.selected)
+
+    def render(self) -> RenderableType:
+        if not self.cards:
+            return Text(self.note or "No cards.", style="dim")
+        index = {card: i for i, card in enumerate(self.cards)}
+        selected = frozenset(index[card] for card in self.selected if card in index)
+        gap = 2 if self.size.width >= len(self.cards) * 7 + 2 else 1
+        return Group(*hand_lines(self.cards, self.style_, self.cursor, selected, gap))
+
+
+class LedgerPanel(Static):
+    """Each player's balance in the table's unit, last hand's net, and a sparkline of the
+    balance over the hands played."""
+
+    def show(self, state: TableState, style: CardStyle) -> None:
+        rows = ledger_rows(state)
+        width = max(20, self.size.width or 28)
+        name_width = max(6, min(max((len(row[0]) for row in rows), default=6), width // 3))
+        spark_width = max(3, width - name_width - 12)
+        lines = []
+        me = state.players[state.seat].name if state.seat is not None and state.players else None
+        for name, balance, series, last in rows:
+            line = Text()
+            line.append(f"{name:<{name_width}.{name_width}} ", style="bold" if name == me else "")
+            line.append(
+                f"{signed(balance):>5}",
+                style="green" if balance > 0 else "red" if balance < 0 else "",
+            )
+            line.append(" ")
+            spark = sparkline(series, spark_width, style.ascii) if len(series) > 1 else ""
+            line.append(f"{spark:<{spark_width}}")
+            line.append(f" {signed(last) if state.last_net else '':>4}", style="dim")
+            lines.append(line)
+        if not lines:
+            lines.append(Text("No hands played yet.", style="dim"))
+        _update_if_changed(self, Group(*lines))
+
+
+class LogPanel(RichLog):
+    """What happened at the table, and the table's chat, newest at the bottom."""
+
+    can_focus = False
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, max_lines=500, auto_scroll=True, min_width=20)
+        self.last_number = -1
+
+    def show(self, lines: Sequence[LogLine]) -> None:
+        for line in lines:
+            if line.number > self.last_number:
+                self.write(line.text, scroll_end=True)
+                self.last_number = line.number
+
+
+def hand_title(view: SeatView | None) -> str:
+    """The hand panel's border title: your count (only a display; the core counts)."""
+    if view is None or view.seat is None:
+        return "Your hand"
+    return f"Your hand · count {count(view.hand)}"
+
+
+def _update_if_changed(widget: Static, content: RenderableType) -> None:
+    """Update a Static only when what it shows has changed: a repaint costs terminal bytes."""
+    key = _fingerprint(content)
+    if getattr(widget, "_shown_key", None) == key:
+        return
+    widget._shown_key = key  # type: ignore[attr-defined]
+    widget.update(content)
+
+
+def _fingerprint(content: RenderableType) -> object:
+    if isinstance(content, Text):
+        return (content.plain, tuple((s.start, s.end, str(s.style)) for s in content.spans))
+    if isinstance(content, Group):
+        return tuple(_fingerprint(r) for r in content.renderables)
+    return repr(content)
