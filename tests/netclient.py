@@ -203,3 +203,42 @@ class NetClient:
         with contextlib.suppress(Exception):
             self.writer.close()
             await self.writer.wait_closed()
+
+    async def play_until(
+        self, stop: Callable[[dict[str, Any]], bool], timeout: float = TIMEOUT
+    ) -> dict[str, Any]:
+        """Read messages, playing a legal action whenever it is our turn, until one satisfies
+        `stop`; return it. Errors from the server fail the test."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.recv(timeout)
+                if message["type"] == p.ERROR:
+                    raise AssertionError(f"{self.name}: {message}")
+                if stop(message):
+                    return message
+                if message["type"] == p.UPDATE:
+                    await self.play_turn_if_mine()
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card named anywhere in a decoded message (strings like "10s 8d", at any depth)."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        for word in value.split():
+            if _is_card(word):
+                found.add(word)
+    elif isinstance(value, dict):
+        for item in value.values():
+            found |= cards_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= cards_in(item)
+    return found
+
+
+def _is_card(word: str) -> bool:
+    return (
+        len(word) in (2, 3)
+        and word[-1] in "shdc"
+        and word[:-1] in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    )

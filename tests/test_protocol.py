@@ -1,0 +1,160 @@
+"""The wire protocol, sans-I/O: frames in and out, the decoder's refusals, the validators."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from tonk.shared import protocol as p
+
+
+def frame(payload: bytes) -> bytes:
+    return len(payload).to_bytes(4, "big") + payload
+
+
+def test_a_frame_is_a_big_endian_length_then_a_msgpack_map():
+    data = p.encode({"type": "ping", "n": 3})
+    assert int.from_bytes(data[:4], "big") == len(data) - 4
+    assert msgpack.unpackb(data[4:]) == {"type": "ping", "n": 3}
+
+
+def test_decoder_yields_messages_split_anywhere_across_reads():
+    stream = b"".join(p.encode({"type": "ping", "n": n}) for n in range(5))
+    decoder = p.FrameDecoder()
+    got = []
+    for i in range(len(stream)):
+        decoder.feed(stream[i : i + 1])
+        got.extend(decoder.messages())
+    assert [m["n"] for m in got] == [0, 1, 2, 3, 4]
+    assert decoder.buffered == 0
+
+
+def test_decoder_refuses_an_oversized_length_before_its_payload_arrives():
+    decoder = p.FrameDecoder(max_frame=100)
+    decoder.feed((101).to_bytes(4, "big"))
+    with pytest.raises(p.ProtocolError) as caught:
+        list(decoder.messages())
+    assert caught.value.code == p.FRAME_TOO_LARGE
+
+
+def test_decoder_is_poisoned_after_an_error():
+    decoder = p.FrameDecoder()
+    decoder.feed(frame(b"\xc1"))
+    with pytest.raises(p.ProtocolError) as caught:
+        list(decoder.messages())
+    assert caught.value.code == p.BAD_MSGPACK
+    with pytest.raises(p.ProtocolError):
+        decoder.feed(p.encode({"type": "ping"}))
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (b"", p.BAD_FRAME),
+        (b"\xc1", p.BAD_MSGPACK),
+        (msgpack.packb({"type": "ping"}) + b"\x00", p.BAD_MSGPACK),
+        (b"\x91" * 5000, p.BAD_MSGPACK),  # nested deeper than msgpack allows
+        (msgpack.packb([1, 2]), p.BAD_MESSAGE),
+        (msgpack.packb({"type": 5}), p.BAD_MESSAGE),
+        (msgpack.packb({1: "ping"}), p.BAD_MSGPACK),  # strict_map_key
+        (msgpack.packb({"type": msgpack.ExtType(5, b"x")}), p.BAD_MSGPACK),
+    ],
+)
+def test_decoder_refusals(payload, code):
+    decoder = p.FrameDecoder()
+    decoder.feed(frame(payload))
+    with pytest.raises(p.ProtocolError) as caught:
+        list(decoder.messages())
+    assert caught.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ({"type": "nope"}, p.UNKNOWN_TYPE),
+        ({"type": "hello", "version": 1}, p.BAD_MESSAGE),  # missing name
+        ({"type": "hello", "version": "1", "name": "a"}, p.BAD_MESSAGE),
+        ({"type": "hello", "version": True, "name": "a"}, p.BAD_MESSAGE),
+        ({"type": "hello", "version": 1, "name": "a", "extra": 1}, p.BAD_MESSAGE),
+        ({"type": "hello", "version": 1, "name": "a" * 65}, p.BAD_MESSAGE),
+        ({"type": "chat", "text": "x" * 1001}, p.BAD_MESSAGE),
+        ({"type": "spread", "cards": ["As"] * 14}, p.BAD_MESSAGE),
+        ({"type": "spread", "cards": "As 2s 3s"}, p.BAD_MESSAGE),
+        ({"type": "hit", "card": "As", "spread": -1}, p.BAD_MESSAGE),
+        ({"type": "discard", "card": "Ace of spades"}, p.BAD_MESSAGE),
+        ({"type": "create_table", "name": "t", "rules": {"players": [1]}}, p.BAD_MESSAGE),
+        ({"type": "create_table", "name": "t", "turn_timer": float("nan")}, p.BAD_MESSAGE),
+        ({"type": "sit", "table": 1, "id": -3}, p.BAD_MESSAGE),
+    ],
+)
+def test_validator_refusals(message, code):
+    with pytest.raises(p.ProtocolError) as caught:
+        p.validate_client(message)
+    assert caught.value.code == code
+
+
+def test_validator_accepts_every_documented_shape():
+    for message in [
+        {"type": "hello", "version": 1, "name": "Croaker", "client": "x"},
+        {
+            "type": "create_table",
+            "name": "t",
+            "rules": {"preset": "speno", "hit_lock": 2},
+            "stake": 5,
+            "unit": "cents",
+            "seats": 3,
+            "turn_timer": None,
+            "hands": 10,
+            "minutes": 1.5,
+            "bot_pause": 0,
+            "sit": False,
+            "id": 9,
+        },
+        {"type": "sit", "table": 1, "seat": None},
+        {"type": "spread", "cards": ["10s", "Js", "Qs"]},
+        {"type": "hit", "card": "8s", "spread": 1},
+        {"type": "ping"},
+    ]:
+        p.validate_client(message)
+
+
+def test_every_server_message_type_has_a_schema_and_errors_are_flagged_fatal_by_code():
+    assert p.error_message(p.BAD_FRAME, "x")["fatal"] is True
+    assert p.error_message(p.ILLEGAL_ACTION, "x")["fatal"] is False
+    p.validate_server(p.error_message(p.ILLEGAL_ACTION, "x", detail="not_your_turn"))
+
+
+def test_printable_text():
+    assert p.is_printable_text("Croaker ♠")
+    assert not p.is_printable_text("a\nb")
+    assert not p.is_printable_text("zero\u200bwidth")
+    assert not p.is_printable_text("   ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.binary(max_size=300))
+def test_decoder_never_fails_but_with_a_protocol_error(data):
+    decoder = p.FrameDecoder(max_frame=256)
+    try:
+        decoder.feed(data)
+        for message in decoder.messages():
+            p.validate_client(message)
+    except p.ProtocolError as exc:
+        assert exc.code in p.FATAL_CODES
+
+
+_values = hs.recursive(
+    hs.none() | hs.booleans() | hs.integers() | hs.floats() | hs.text(max_size=20),
+    lambda inner: hs.lists(inner, max_size=4) | hs.dictionaries(hs.text(max_size=8), inner),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.sampled_from(sorted(p.CLIENT_MESSAGES)), hs.dictionaries(hs.text(max_size=10), _values))
+def test_validator_never_fails_but_with_a_protocol_error(kind, fields):
+    try:
+        p.validate_client({**fields, "type": kind})
+    except p.ProtocolError as exc:
+        assert exc.code in (p.BAD_MESSAGE, p.UNKNOWN_TYPE)
