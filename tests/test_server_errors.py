@@ -1,0 +1,276 @@
+"""Every error path of the protocol against a real server: each gets its documented error, and
+the server goes on serving a table that is playing meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import msgpack
+import pytest
+from netclient import NetClient, start_server
+from tonk.server.app import TonkServer
+from tonk.shared import protocol as p
+
+
+def frame(payload: bytes) -> bytes:
+    return len(payload).to_bytes(4, "big") + payload
+
+
+@contextlib.asynccontextmanager
+async def busy_table(server: TonkServer) -> AsyncIterator[NetClient]:
+    """A table of bots with a spectator, playing hand after hand while a test misbehaves;
+    on exit, checks it went on playing."""
+    host = await NetClient.connect(server.port, "Host")
+    seated = await host.request(
+        {"type": "create_table", "name": "busy", "seats": 3, "seed": 1}, p.SEATED
+    )
+    await host.send({"type": "add_bot"})
+    await host.send({"type": "add_bot", "strategy": "sharp"})
+    await host.request({"type": "leave"}, p.LEFT)  # Host's seat is played for it from now on
+    watcher = await NetClient.connect(server.port, "Watcher")
+    await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+    await watcher.expect(p.HAND_END)
+    yield watcher
+    before = sum(m["type"] == p.HAND_END for m in watcher.received)
+    await watcher.expect(p.HAND_END)
+    await watcher.expect(p.HAND_END)
+    assert sum(m["type"] == p.HAND_END for m in watcher.received) >= before + 2
+    assert not any(m["type"] == p.ERROR for m in watcher.received)
+
+
+FATAL_FRAMES = [
+    pytest.param(frame(b""), p.BAD_FRAME, id="empty-frame"),
+    pytest.param((1 << 20).to_bytes(4, "big"), p.FRAME_TOO_LARGE, id="oversized-frame"),
+    pytest.param(frame(b"\xc1\xc1"), p.BAD_MSGPACK, id="not-msgpack"),
+    pytest.param(frame(b"\x91" * 3000), p.BAD_MSGPACK, id="deeply-nested"),
+    pytest.param(frame(msgpack.packb([1, 2, 3])), p.BAD_MESSAGE, id="not-a-map"),
+    pytest.param(frame(msgpack.packb({"kind": "hello"})), p.BAD_MESSAGE, id="no-type"),
+    pytest.param(frame(msgpack.packb({"type": "teleport"})), p.UNKNOWN_TYPE, id="unknown-type"),
+    pytest.param(
+        frame(msgpack.packb({"type": "hello", "version": "1", "name": "x"})),
+        p.BAD_MESSAGE,
+        id="wrong-field-type",
+    ),
+    pytest.param(
+        frame(msgpack.packb({"type": "hello", "version": 1, "name": "x", "admin": True})),
+        p.BAD_MESSAGE,
+        id="unknown-field",
+    ),
+    pytest.param(frame(msgpack.packb({"type": "list_tables"})), p.HELLO_FIRST, id="before-hello"),
+]
+
+
+@pytest.mark.parametrize(("data", "code"), FATAL_FRAMES)
+async def test_bad_frames_get_an_error_and_a_closed_connection(tmp_path, data, code):
+    async with start_server(tmp_path) as server, busy_table(server):
+        bad = await NetClient.connect(server.port)
+        await bad.send_raw(data)
+        error = await bad.expect_error(code)
+        assert error["fatal"] is True
+        await bad.expect_closed()
+
+
+async def test_bad_frames_after_the_handshake_too(tmp_path):
+    async with start_server(tmp_path) as server, busy_table(server):
+        for payload, code in [
+            ({"type": "sit", "table": "one"}, p.BAD_MESSAGE),
+            ({"type": "spread", "cards": [1, 2, 3]}, p.BAD_MESSAGE),
+            ({"type": "hello", "version": 1, "name": "again"}, p.HELLO_FIRST),
+        ]:
+            client = await NetClient.connect(server.port, "Zed")
+            await client.send_raw(frame(msgpack.packb(payload)))
+            await client.expect_error(code)
+            await client.expect_closed()
+
+
+async def test_a_client_of_another_version_is_told_clearly(tmp_path):
+    async with start_server(tmp_path) as server:
+        client = await NetClient.connect(server.port)
+        await client.send({"type": "hello", "version": 99, "name": "Future"})
+        error = await client.expect_error(p.VERSION_MISMATCH)
+        assert error["version"] == p.PROTOCOL_VERSION
+        assert "version 1" in error["message"] and "version 99" in error["message"]
+        await client.expect_closed()
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "bell\x07", "new\nline"])
+async def test_bad_names_are_refused(tmp_path, name):
+    async with start_server(tmp_path) as server:
+        client = await NetClient.connect(server.port)
+        await client.send({"type": "hello", "version": 1, "name": name})
+        await client.expect_error(p.BAD_NAME)
+        await client.expect_closed()
+
+
+async def test_chat_must_be_printable_and_short(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.send({"type": "chat", "text": "hi"})
+        await alice.expect_error(p.NOT_AT_TABLE)
+        await alice.request({"type": "create_table", "name": "t"}, p.SEATED)
+        for text in ["x" * 201, "two\nlines", "", "\x1b[31mred"]:
+            await alice.send({"type": "chat", "text": text})
+            await alice.expect_error(p.BAD_CHAT)
+        await alice.send({"type": "chat", "text": "x" * 200})
+        chat = await alice.expect(p.CHAT)
+        assert chat["text"] == "x" * 200 and chat["seat"] == 0
+
+
+async def test_table_requests_that_are_refused(tmp_path):
+    async with start_server(tmp_path) as server, busy_table(server):
+        alice = await NetClient.connect(server.port, "Alice")
+        bob = await NetClient.connect(server.port, "Bob")
+        for bad, code in [
+            ({"rules": {"preset": "vegas"}}, p.BAD_RULES),
+            ({"rules": {"preset": "classic", "caught_pays": 99}}, p.BAD_RULES),
+            ({"rules": {"wild_cards": True}}, p.BAD_RULES),
+            ({"seats": 5}, p.BAD_TABLE),  # classic seats at most 4
+            ({"name": "\x00"}, p.BAD_TABLE),
+            ({"name": "x" * 33}, p.BAD_TABLE),
+            ({"deck": "As 2s"}, p.BAD_TABLE),
+        ]:
+            await alice.send({"type": "create_table", "name": "t", **bad})
+            error = await alice.expect_error(code)
+            assert error["fatal"] is False
+        await alice.send({"type": "sit", "table": 999})
+        await alice.expect_error(p.NO_SUCH_TABLE)
+        seated = await alice.request({"type": "create_table", "name": "t", "seats": 2}, p.SEATED)
+        table = seated["table"]
+        await alice.send({"type": "create_table", "name": "u"})
+        await alice.expect_error(p.ALREADY_AT_TABLE)
+        await bob.send({"type": "sit", "table": table, "seat": 0})
+        await bob.expect_error(p.SEAT_TAKEN)
+        await bob.send({"type": "sit", "table": table, "seat": 4})
+        await bob.expect_error(p.NO_SUCH_SEAT)
+        alice2 = await NetClient.connect(server.port, "Alice")
+        await alice2.send({"type": "sit", "table": table})
+        await alice2.expect_error(p.NAME_TAKEN)
+        await alice.send({"type": "start"})
+        await alice.expect_error(p.NOT_ENOUGH_PLAYERS)
+        await alice.send({"type": "draw_stock"})
+        await alice.expect_error(p.NO_HAND)
+        await bob.request({"type": "sit", "table": table}, p.SEATED)  # full: starts
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.send({"type": "sit", "table": table})
+        await carol.expect_error(p.ALREADY_STARTED)
+
+
+async def test_a_full_table_refuses_another_player(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "t", "seats": 2, "sit": False}, p.TABLE
+        )
+        table = seated["table"]["id"]
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": table, "seat": 1}, p.SEATED)
+        await alice.send({"type": "sit", "table": table, "seat": 1})
+        await alice.expect_error(p.SEAT_TAKEN)
+        # Not full yet: Carol takes the last seat and the table starts; nobody else fits.
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.request({"type": "sit", "table": table}, p.SEATED)
+        dave = await NetClient.connect(server.port, "Dave")
+        await dave.send({"type": "sit", "table": table})
+        await dave.expect_error(p.ALREADY_STARTED)
+
+
+async def test_table_full_before_the_start(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request({"type": "create_table", "name": "t", "seats": 3}, p.SEATED)
+        # Hold the start off by keeping a seat reserved for a player who dropped (grace).
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        server.tables[seated["table"]].seats[2].kind = "human"  # a reserved seat, by hand
+        server.tables[seated["table"]].seats[2].name = "Reserved"
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.send({"type": "sit", "table": seated["table"]})
+        await carol.expect_error(p.TABLE_FULL)
+
+
+async def test_dev_options_are_refused_without_dev(tmp_path):
+    async with start_server(tmp_path, dev=False) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        welcome = alice.received[0]
+        assert welcome["dev"] is False
+        for dev in ({"seed": 1}, {"deck": "As"}, {"dealer": 0}):
+            await alice.send({"type": "create_table", "name": "t", **dev})
+            error = await alice.expect_error(p.DEV_ONLY)
+            assert next(iter(dev)) in error["message"]
+        await alice.request({"type": "create_table", "name": "t"}, p.SEATED)
+
+
+async def test_rate_limit(tmp_path):
+    async with (
+        start_server(tmp_path, limit_changes={"messages_per_second": 5, "burst": 10}) as server,
+        busy_table(server),
+    ):
+        greedy = await NetClient.connect(server.port, "Greedy")
+        for _ in range(30):
+            await greedy.send({"type": "ping"})
+        await greedy.expect_error(p.RATE_LIMITED)
+        await greedy.expect_closed()
+        pongs = sum(m["type"] == p.PONG for m in greedy.received)
+        assert 8 <= pongs <= 10  # the burst (less the hello), then refused
+        polite = await NetClient.connect(server.port, "Polite")
+        await polite.request({"type": "list_tables"}, p.TABLES)
+
+
+async def test_connection_limits(tmp_path):
+    async with start_server(
+        tmp_path, limit_changes={"max_per_address": 3, "max_connections": 4}
+    ) as server:
+        clients = [await NetClient.connect(server.port, f"P{i}") for i in range(3)]
+        extra = await NetClient.connect(server.port)
+        await extra.expect_error(p.TOO_MANY_CONNECTIONS)
+        await extra.expect_closed()
+        await clients[0].close()
+        for _ in range(100):  # the server notices the close
+            if len(server.connections) < 3:
+                break
+            await asyncio.sleep(0.01)
+        again = await NetClient.connect(server.port, "Again")
+        await again.request({"type": "list_tables"}, p.TABLES)
+
+
+async def test_table_limit(tmp_path):
+    async with start_server(tmp_path, limit_changes={"max_tables": 2}) as server:
+        for i in range(2):
+            client = await NetClient.connect(server.port, f"P{i}")
+            await client.request({"type": "create_table", "name": f"t{i}"}, p.SEATED)
+        third = await NetClient.connect(server.port, "P3")
+        await third.send({"type": "create_table", "name": "t3"})
+        await third.expect_error(p.TOO_MANY_TABLES)
+
+
+async def test_handshake_timeout(tmp_path):
+    async with start_server(tmp_path, limit_changes={"handshake_timeout": 0.2}) as server:
+        silent = await NetClient.connect(server.port)
+        await silent.expect_error(p.HANDSHAKE_TIMEOUT)
+        await silent.expect_closed()
+
+
+async def test_a_client_that_never_reads_is_dropped_without_slowing_others(tmp_path):
+    async with (
+        start_server(tmp_path, limit_changes={"queue": 8}) as server,
+        busy_table(server) as watcher,
+    ):
+        for i in range(20):
+            client = await NetClient.connect(server.port, f"T{i}")
+            await client.request({"type": "create_table", "name": f"t{i}", "sit": False}, p.TABLE)
+        hog = await NetClient.connect(server.port, "Hog")
+        request = p.encode({"type": "list_tables"})
+        with contextlib.suppress(ConnectionError):
+            for _ in range(300):  # megabytes of answers it never reads
+                hog.writer.write(request * 10)
+                await hog.writer.drain()
+                await asyncio.sleep(0)
+        # The server dropped it: its connection count goes down, everybody else goes on.
+        for _ in range(500):
+            if not any(c.name == "Hog" for c in server.connections):
+                break
+            await asyncio.sleep(0.01)
+        assert not any(c.name == "Hog" for c in server.connections)
+        await watcher.expect(p.HAND_END)
