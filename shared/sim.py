@@ -30,6 +30,7 @@ class SimResult:
     net: tuple[int, ...]
     wins: tuple[int, ...]
     actions: int
+    first_dealer: int
     ledger: Ledger
 
     def to_dict(self) -> dict[str, Any]:
@@ -47,6 +48,7 @@ class SimResult:
                 )
             ],
             "actions": self.actions,
+            "first_dealer": self.first_dealer,
         }
 
 
@@ -79,6 +81,7 @@ def simulate(
         raise ValueError("the number of hands cannot be negative")
     strategies = seat_bots(bots, players)
     rng = random.Random(seed)
+    first_dealer = cut_for_deal(players, rng).dealer
     seated: list[Bot] = [make_bot(name, random.Random(rng.getrandbits(64))) for name in strategies]
     names = [f"seat {seat}" for seat in range(players)]
     ledger = Ledger()
@@ -87,7 +90,7 @@ def simulate(
     endings = {ending.value: 0 for ending in Ending}
     wins = [0] * players
     stakes = (stake,) * players
-    dealer = cut_for_deal(players, rng).dealer
+    dealer = first_dealer
     multiplier = 1
     actions = 0
     for number in range(hands):
@@ -113,6 +116,7 @@ def simulate(
         net=tuple(ledger.balances[name] for name in names),
         wins=tuple(wins),
         actions=actions,
+        first_dealer=first_dealer,
         ledger=ledger,
     )
 

@@ -1,0 +1,292 @@
+"""Bots: they see only their seat, choose only legal actions under every rule set, end hands,
+and `sharp` beats `easy`."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from tonk.shared.actions import DrawStock, Drop, Hit, LaySpread, TakeDiscard
+from tonk.shared.bots import (
+    BOT_STRATEGIES,
+    BotError,
+    SharpBot,
+    best_lay,
+    make_bot,
+)
+from tonk.shared.cards import parse_card, parse_cards, stacked_deck
+from tonk.shared.hand import Hand
+from tonk.shared.rules import PRESETS, HouseRules
+from tonk.shared.settlement import Ending
+from tonk.shared.sim import play_hand, simulate
+from tonk.shared.spreads import Spread, SpreadKind
+from tonk.shared.view import Phase
+
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"hit_lock": 1},
+    {"hit_lock": 3},
+    {"discard_must_use": True},
+    {"no_rediscard": True},
+    {"hit_books": False},
+    {"hit_books": True},
+    {"ace_high_runs": True},
+    {"hit_lock": 2, "discard_must_use": True, "no_rediscard": True, "ace_high_runs": True},
+]
+
+
+def play_checked(rules: HouseRules, players: int, hands: int, seed: int) -> int:
+    """Play hands between alternating sharp and easy bots, checking every action against the
+    seat's legal actions before it is applied. Returns the number of actions."""
+    rng = random.Random(seed)
+    bots = [
+        make_bot(BOT_STRATEGIES[seat % 2], random.Random(seed * 10 + seat))
+        for seat in range(players)
+    ]
+    actions = 0
+    for number in range(hands):
+        hand = Hand(rules, players, number % players, (1,) * players, rng=rng)
+        for seat, bot in enumerate(bots):
+            bot.observe(hand.events_for(seat))
+        while not hand.ended:
+            seat = hand.turn
+            view = hand.view(seat)
+            action = bots[seat].choose(view)
+            assert action in view.legal().actions(seat), (action, view)
+            start = len(hand.events)
+            hand.apply(action)
+            actions += 1
+            assert actions < 100_000, "a hand did not end"
+            for other, bot in enumerate(bots):
+                bot.observe(hand.events_for(other, start))
+    return actions
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "as-preset")
+def test_bots_choose_only_legal_actions_under_every_preset_and_option(
+    preset: str, options: dict[str, Any]
+) -> None:
+    rules = PRESETS[preset].with_options(options)
+    players = 5 if rules.players >= 5 else 4
+    assert play_checked(rules, players, 25, seed=len(preset) + len(options)) > 0
+
+
+def test_bots_play_legally_heads_up() -> None:
+    assert play_checked(PRESETS["classic"].with_options({"no_rediscard": True}), 2, 40, 3) > 0
+
+
+def test_make_bot_knows_every_strategy_and_refuses_others() -> None:
+    for strategy in BOT_STRATEGIES:
+        assert make_bot(strategy, random.Random(1)).strategy == strategy
+    with pytest.raises(BotError, match="unknown bot 'clever'"):
+        make_bot("clever", random.Random(1))
+
+
+def test_a_bot_is_never_given_the_hand_only_its_seat_view() -> None:
+    hand = Hand(PRESETS["classic"], 4, 0, (1,), rng=random.Random(4))
+    assert not hand.ended
+    for strategy in BOT_STRATEGIES:
+        bot = make_bot(strategy, random.Random(1))
+        bot.observe(hand.events_for(hand.turn))
+        with pytest.raises(BotError, match="SeatView"):
+            bot.choose(hand)  # type: ignore[arg-type]
+        with pytest.raises(BotError, match="not this bot's turn"):
+            bot.choose(hand.view(None))
+        action = bot.choose(hand.view(hand.turn))
+        assert action in hand.legal_actions(hand.turn).actions(hand.turn)
+
+
+@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+def test_a_bot_refuses_events_showing_another_seats_cards(strategy: str) -> None:
+    hand = Hand(PRESETS["classic"], 4, 0, (1,), rng=random.Random(4))
+    bot = make_bot(strategy, random.Random(1))
+    with pytest.raises(BotError, match="only its own seat"):
+        bot.observe(hand.events)  # every seat's deal, unhidden
+    bot = make_bot(strategy, random.Random(1))
+    bot.observe(hand.events_for(2))
+    start = len(hand.events)
+    hand.apply(DrawStock(1))
+    with pytest.raises(BotError, match="events its seat sees"):
+        bot.observe(hand.events[start:])  # seat 1's drawn card, shown to seat 2
+
+
+def empty_stock_position(rules: HouseRules, up: str) -> Hand:
+    """Seat 1 to act, the stock used up, the top discard useless to everybody."""
+    hands = [
+        parse_cards("Kc Qd 9s 7h 5c"),
+        parse_cards("Ks Kh 9h 7c 5d"),
+        parse_cards("Jd Jc 9d 7s 4c"),
+        parse_cards("Qh Jh 9c 6s 4d"),
+    ]
+    hand = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card(up)))
+    hand.stock.clear()  # as if every stock card had been drawn and thrown
+    return hand
+
+
+@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+def test_bots_end_the_hand_when_the_stock_is_empty(strategy: str) -> None:
+    rules = PRESETS["classic"]
+    hand = empty_stock_position(rules, "2h")
+    bot = make_bot(strategy, random.Random(1))
+    bot.observe(hand.events_for(1))
+    action = bot.choose(hand.view(1))
+    assert action == DrawStock(1)
+    hand.apply(action)
+    assert hand.settlement is not None and hand.settlement.ending is Ending.STOCK_OUT
+
+
+@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+def test_bots_take_from_an_empty_stock_table_only_a_discard_they_lay_at_once(
+    strategy: str,
+) -> None:
+    hand = empty_stock_position(PRESETS["classic"], "Kd")  # seat 1 books its kings with it
+    bots = [make_bot(strategy, random.Random(seat)) for seat in range(4)]
+    play_hand(hand, bots)
+    assert [a.kind for a in hand.actions] == ["take_discard", "spread", "discard", "draw_stock"]
+    assert hand.settlement is not None and hand.settlement.ending is Ending.STOCK_OUT
+    assert hand.settlement.winners == (1,)
+
+
+@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+def test_every_hand_ends_and_some_run_the_stock_out(strategy: str) -> None:
+    # play_hand raises if a hand goes on past 10,000 actions
+    result = simulate(PRESETS["pagat"], 5, 200, 9, [strategy])
+    assert sum(result.endings.values()) == 200
+    assert result.endings["stock_out"] > 0
+
+
+def test_sharp_lays_the_combination_that_removes_the_most_count() -> None:
+    rules = PRESETS["classic"]
+    hand = parse_cards("5h 6h 7h 7s 7d")
+    removed, left, step = best_lay(hand, (), rules, 0)
+    # the book of sevens (21) beats the run 5-6-7 (18)
+    assert removed == 21 and sorted(left) == sorted(parse_cards("5h 6h"))
+    assert isinstance(step, LaySpread) and sorted(step.cards) == sorted(parse_cards("7h 7s 7d"))
+    table = (Spread(4, 2, SpreadKind.RUN, parse_cards("8h 9h 10h")),)
+    # the four sevens (28) leave the 6h; three sevens, then 7h and 6h hit onto the run: out
+    removed, left, step = best_lay(parse_cards("7h 7s 7d 7c 6h"), table, rules, 0)
+    assert removed == 34 and left == ()
+
+
+def test_sharp_hits_a_spread_on_the_table_and_tonks_out() -> None:
+    rules = PRESETS["classic"]
+    table = (Spread(1, 3, SpreadKind.BOOK, parse_cards("Qs Qh Qd")),)
+    removed, left, step = best_lay(parse_cards("Qc"), table, rules, 0)
+    assert removed == 10 and left == () and step == Hit(0, parse_card("Qc"), 1)
+    no_book_hits = rules.with_options({"hit_books": False})
+    assert best_lay(parse_cards("Qc"), table, no_book_hits, 0) == (0, parse_cards("Qc"), None)
+
+
+def sharp_at(hand: Hand) -> SharpBot:
+    bot = make_bot("sharp", random.Random(2))
+    assert isinstance(bot, SharpBot)
+    bot.observe(hand.events_for(hand.turn))
+    return bot
+
+
+def test_sharp_takes_a_discard_that_makes_a_spread_and_draws_past_a_high_dead_one() -> None:
+    hands = [
+        parse_cards("Kc Qd 8s 7h 5c"),
+        parse_cards("Ks 9h 9c 2d 3s"),
+        parse_cards("Kh Jc 9d 7s 4c"),
+        parse_cards("Kd Jh 8c 6s 4d"),
+    ]
+    rules = PRESETS["classic"]
+    takes = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("9s")))
+    assert sharp_at(takes).choose(takes.view(1)) == TakeDiscard(1)
+    dead = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    assert sharp_at(dead).choose(dead.view(1)) == DrawStock(1)
+
+
+def test_sharp_drops_a_tiny_count_and_not_a_big_one() -> None:
+    rules = PRESETS["classic"]
+    hands = [
+        parse_cards("Kc Qd 9s 7h 5c"),
+        parse_cards("As 2h Ac 2d 3s"),
+        parse_cards("Kh Jc 9d 7s 4c"),
+        parse_cards("Kd Jh 8c 6s 4d"),
+    ]
+    low = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    bot = sharp_at(low)
+    assert bot.chance_lowest(low.view(1), 9, bot.unseen(low.view(1))) > 0.9
+    assert bot.choose(low.view(1)) == Drop(1)
+    hands[1] = parse_cards("Ks 10h 9c 8d 3s")
+    high = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    bot = sharp_at(high)
+    assert bot.chance_lowest(high.view(1), 40, bot.unseen(high.view(1))) < 0.05
+    assert bot.choose(high.view(1)) != Drop(1)
+
+
+def test_sharp_counts_cards_an_opponent_took_from_the_pile() -> None:
+    hands = [
+        parse_cards("Kc Qd 9s 7h 5c"),
+        parse_cards("Ks 10h 9c 8d 3s"),
+        parse_cards("Ah 2c 3d 7s 4c"),
+        parse_cards("Kd Jh 8c 6s 4d"),
+    ]
+    rules = PRESETS["classic"]
+    hand = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    bot = make_bot("sharp", random.Random(3))
+    assert isinstance(bot, SharpBot)
+    bot.observe(hand.events_for(0))
+    for action in (DrawStock(1),):
+        start = len(hand.events)
+        hand.apply(action)
+        bot.observe(hand.events_for(0, start))
+    drawn = hand.hands[1][-1]
+    start = len(hand.events)
+    hand.apply(hand.legal_actions(1).actions(1)[-1])  # seat 1 discards its last card
+    bot.observe(hand.events_for(0, start))
+    start = len(hand.events)
+    hand.apply(TakeDiscard(2))
+    bot.observe(hand.events_for(0, start))
+    taken = hand.hands[2][-1]
+    assert bot.known[2] == [taken]
+    assert taken not in bot.unseen(hand.view(0))
+    assert drawn in bot.unseen(hand.view(0)) or drawn == taken
+    # a new deal forgets the last hand
+    again = Hand(rules, 4, 1, (1,), rng=random.Random(8))
+    bot.observe(again.events_for(0))
+    assert bot.known == {} and bot.pile == [again.discards[-1]]
+
+
+def test_sharp_beats_easy_over_a_fixed_seed_match() -> None:
+    result = simulate(PRESETS["classic"], 4, 500, 2024, ["sharp", "easy"])
+    sharp = (result.net[0] + result.net[2]) / 2 / result.hands
+    easy = (result.net[1] + result.net[3]) / 2 / result.hands
+    assert sharp > 0.15 and easy < -0.15, (sharp, easy)
+    assert result.wins[0] + result.wins[2] > 1.3 * (result.wins[1] + result.wins[3])
+
+
+def test_a_sharp_decision_is_the_same_from_the_same_seed() -> None:
+    first = simulate(PRESETS["speno"], 3, 60, 5, ["sharp"])
+    second = simulate(PRESETS["speno"], 3, 60, 5, ["sharp"])
+    assert first.to_dict() == second.to_dict()
+    assert first.ledger.to_dict() == second.ledger.to_dict()
+
+
+def test_play_phase_lays_before_discarding() -> None:
+    hands = [
+        parse_cards("Kc Qd 9s 7h 5c"),
+        parse_cards("5s 5h 5d Kh 2c"),
+        parse_cards("Ah Jc 3d 7s 4c"),
+        parse_cards("Kd Jh 8c 6s 4d"),
+    ]
+    rules = PRESETS["classic"]
+    for strategy in BOT_STRATEGIES:
+        hand = Hand(
+            rules,
+            4,
+            0,
+            (1,),
+            deck=stacked_deck(hands, 0, parse_card("Qs"), parse_cards("9d")),
+        )
+        bot = make_bot(strategy, random.Random(1))
+        bot.observe(hand.events_for(1))
+        hand.apply(DrawStock(1))
+        assert hand.view(1).phase is Phase.PLAY
+        action = bot.choose(hand.view(1))
+        assert isinstance(action, LaySpread)
+        assert sorted(action.cards) == sorted(parse_cards("5s 5h 5d"))
