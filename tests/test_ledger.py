@@ -1,0 +1,99 @@
+"""The ledger: balances per player across hands, always zero-sum, with each hand's payments."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from rulekit import play_randomly
+from tonk.shared.hand import Hand
+from tonk.shared.ledger import Ledger, LedgerEntry
+from tonk.shared.rules import PRESETS
+from tonk.shared.settlement import Ending, Payment, Settlement
+
+
+def settlement(ending: Ending, *payments: tuple[int, int, int]) -> Settlement:
+    seats = 1 + max((max(p[0], p[1]) for p in payments), default=0)
+    return Settlement(
+        ending,
+        (),
+        tuple(Payment(*p) for p in payments),
+        (None,) * seats,
+        (None,) * seats,
+    )
+
+
+def test_a_settlement_moves_stakes_between_the_players_in_those_seats() -> None:
+    ledger = Ledger()
+    entry = ledger.record(settlement(Ending.DROP_WON, (1, 0, 1), (2, 0, 1)), ["ann", "bo", "cy"])
+    assert ledger.balances == {"ann": 2, "bo": -1, "cy": -1}
+    assert entry == LedgerEntry(1, "drop_won", (("bo", "ann", 1), ("cy", "ann", 1)))
+    assert entry.net() == {"ann": 2, "bo": -1, "cy": -1}
+
+
+def test_balances_accumulate_and_history_keeps_every_hand() -> None:
+    ledger = Ledger()
+    ledger.record(settlement(Ending.DROP_WON, (1, 0, 1), (2, 0, 1)), ["ann", "bo", "cy"])
+    ledger.record(settlement(Ending.DROP_CAUGHT, (0, 1, 2), (2, 1, 1)), ["ann", "bo", "cy"])
+    ledger.record(settlement(Ending.VOID), ["ann", "bo", "cy"])
+    assert ledger.balances == {"ann": 0, "bo": 2, "cy": -2}
+    assert [e.hand_number for e in ledger.history] == [1, 2, 3]
+    assert [e.ending for e in ledger.history] == ["drop_won", "drop_caught", "void"]
+    assert ledger.history[2].payments == ()
+    assert ledger.series("bo") == [0, -1, 2, 2]
+    assert ledger.series("ann") == [0, 2, 0, 0]
+    assert ledger.standings() == [("bo", 2), ("ann", 0), ("cy", -2)]
+
+
+def test_players_may_come_and_go_between_hands() -> None:
+    ledger = Ledger()
+    ledger.join("dee")
+    assert ledger.balances == {"dee": 0}
+    ledger.record(settlement(Ending.TONK_OUT, (1, 0, 2)), ["ann", "bo"])
+    ledger.record(settlement(Ending.TONK_OUT, (1, 0, 2)), ["bo", "dee"])  # seats change
+    assert ledger.balances == {"dee": -2, "ann": 2, "bo": 0}
+    assert ledger.series("dee") == [0, 0, -2]
+    assert sum(ledger.balances.values()) == 0
+
+
+def test_standings_break_ties_by_name() -> None:
+    ledger = Ledger()
+    for name in ("cy", "ann", "bo"):
+        ledger.join(name)
+    assert [name for name, _ in ledger.standings()] == ["ann", "bo", "cy"]
+
+
+def test_the_ledger_stays_zero_sum_over_many_real_hands() -> None:
+    rng = random.Random(3)
+    ledger = Ledger()
+    names = ["ann", "bo", "cy", "dee", "ed"]
+    multiplier = 1
+    rules = PRESETS["speno"].with_options({"several_deal_tonks": "void_double"})
+    for number in range(60):
+        players = rng.randint(2, 5)
+        seated = rng.sample(names, players)
+        hand = Hand(
+            rules,
+            players,
+            number % players,
+            tuple(rng.randint(1, 3) for _ in range(players)),
+            rng=rng,
+            multiplier=multiplier,
+        )
+        play_randomly(hand, rng)
+        assert hand.settlement is not None
+        ledger.record(hand.settlement, seated)
+        multiplier = hand.settlement.next_multiplier
+        assert sum(ledger.balances.values()) == 0
+    assert len(ledger.history) == 60
+    for name in ledger.balances:
+        assert ledger.series(name)[-1] == ledger.balances[name]
+
+
+def test_the_ledger_round_trips_through_plain_data() -> None:
+    ledger = Ledger()
+    ledger.record(settlement(Ending.DROP_WON, (1, 0, 1), (2, 0, 1)), ["ann", "bo", "cy"])
+    ledger.record(settlement(Ending.STOCK_OUT, (0, 2, 3)), ["ann", "bo", "cy"])
+    again = Ledger.from_dict(json.loads(json.dumps(ledger.to_dict())))
+    assert again.balances == ledger.balances
+    assert again.history == ledger.history

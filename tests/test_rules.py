@@ -1,0 +1,363 @@
+"""House rules: the presets exactly as tabled in the rules, option validation, TOML rules files,
+and the plain-English description."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tonk.shared.rules import (
+    OPTION_HELP,
+    PRESETS,
+    HouseRules,
+    RulesError,
+    SeveralDealTonks,
+    StakeMode,
+)
+
+VOID, PAY_EACH = SeveralDealTonks.VOID, SeveralDealTonks.PAY_EACH
+TABLE, SEAT = StakeMode.TABLE, StakeMode.SEAT
+
+# The rules reference's preset table, column by column (players: the most seats).
+PRESET_TABLE: dict[str, dict[str, Any]] = {
+    "classic": dict(
+        players=4, deal_tonk_high=49, deal_tonk_low=None, deal_tonk_pays=2,
+        several_deal_tonks=VOID, tonk_out_pays=2, caught_pays=2,
+        caught_others_pay_lowest=False, hit_books=True, ace_high_runs=False, stake_mode=TABLE,
+    ),
+    "black-tonk": dict(
+        players=5, deal_tonk_high=49, deal_tonk_low=15, deal_tonk_pays=2,
+        several_deal_tonks=VOID, tonk_out_pays=2, caught_pays=2,
+        caught_others_pay_lowest=True, hit_books=True, ace_high_runs=False, stake_mode=TABLE,
+    ),
+    "speno": dict(
+        players=5, deal_tonk_high=49, deal_tonk_low=15, deal_tonk_pays=2,
+        several_deal_tonks=PAY_EACH, tonk_out_pays=1, caught_pays=2,
+        caught_others_pay_lowest=True, hit_books=False, ace_high_runs=True, stake_mode=SEAT,
+    ),
+    "pagat": dict(
+        players=5, deal_tonk_high=49, deal_tonk_low=None, deal_tonk_pays=2,
+        several_deal_tonks=VOID, tonk_out_pays=2, caught_pays=2,
+        caught_others_pay_lowest=True, hit_books=True, ace_high_runs=False, stake_mode=TABLE,
+    ),
+}  # fmt: skip
+APP_OPTIONS_OFF = dict(hit_lock=0, discard_must_use=False, no_rediscard=False)
+
+
+def test_there_are_exactly_the_four_presets_and_classic_is_the_default() -> None:
+    assert set(PRESETS) == set(PRESET_TABLE)
+    assert HouseRules() == PRESETS["classic"]
+    assert HouseRules.from_dict({}) == PRESETS["classic"]
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_TABLE))
+def test_preset_is_exactly_as_tabled(name: str) -> None:
+    rules = PRESETS[name]
+    assert rules.preset == name
+    assert rules.options() == {**PRESET_TABLE[name], **APP_OPTIONS_OFF}
+
+
+def test_every_option_of_the_rules_reference_is_a_house_rule() -> None:
+    assert set(OPTION_HELP) == set(PRESET_TABLE["classic"]) | set(APP_OPTIONS_OFF)
+    assert set(HouseRules().options()) == set(OPTION_HELP)
+
+
+def test_deal_tonk_is_at_or_above_high_or_at_or_below_low() -> None:
+    speno, classic = PRESETS["speno"], PRESETS["classic"]
+    assert [speno.is_deal_tonk(t) for t in (15, 16, 48, 49, 50)] == [True, False, False, True, True]
+    assert [classic.is_deal_tonk(t) for t in (5, 15, 48, 49, 50)] == [
+        False,
+        False,
+        False,
+        True,
+        True,
+    ]
+
+
+# -- validation ------------------------------------------------------------------------------
+
+
+def test_unknown_option_is_an_error_naming_it_and_the_options() -> None:
+    with pytest.raises(RulesError) as caught:
+        PRESETS["classic"].with_options({"jokers": True})
+    message = str(caught.value)
+    assert "'jokers'" in message
+    for option in OPTION_HELP:
+        assert option in message
+
+
+BAD_VALUES: list[tuple[str, Any]] = [
+    ("players", 1),
+    ("players", 6),
+    ("players", "4"),
+    ("players", True),
+    ("players", 4.0),
+    ("deal_tonk_high", 25),
+    ("deal_tonk_high", 51),
+    ("deal_tonk_low", 4),
+    ("deal_tonk_low", 26),
+    ("deal_tonk_low", "never"),
+    ("deal_tonk_pays", 0),
+    ("deal_tonk_pays", 11),
+    ("several_deal_tonks", "double"),
+    ("several_deal_tonks", 2),
+    ("tonk_out_pays", 0),
+    ("tonk_out_pays", "2"),
+    ("caught_pays", -1),
+    ("caught_others_pay_lowest", "yes"),
+    ("caught_others_pay_lowest", 1),
+    ("hit_books", "no"),
+    ("ace_high_runs", 0),
+    ("stake_mode", "player"),
+    ("stake_mode", None),
+    ("hit_lock", -1),
+    ("hit_lock", 6),
+    ("hit_lock", False),
+    ("discard_must_use", "true"),
+    ("no_rediscard", None),
+]
+
+
+@pytest.mark.parametrize(("option", "value"), BAD_VALUES)
+def test_bad_option_value_is_an_error_naming_the_option_and_what_it_takes(
+    option: str, value: Any
+) -> None:
+    with pytest.raises(RulesError) as caught:
+        PRESETS["pagat"].with_options({option: value})
+    message = str(caught.value)
+    assert option in message
+    assert OPTION_HELP[option] in message
+
+
+@pytest.mark.parametrize(("option", "value"), BAD_VALUES)
+def test_bad_option_value_is_refused_when_building_a_rule_set_directly(
+    option: str, value: Any
+) -> None:
+    if option in ("several_deal_tonks", "stake_mode"):
+        value = str(value)  # the enum options take enum values when built directly
+    with pytest.raises(RulesError, match=option):
+        HouseRules(**{option: value})
+
+
+GOOD_VALUES: list[tuple[str, Any, Any]] = [
+    ("players", 2, 2),
+    ("players", 5, 5),
+    ("deal_tonk_high", 26, 26),
+    ("deal_tonk_high", 50, 50),
+    ("deal_tonk_low", 5, 5),
+    ("deal_tonk_low", 25, 25),
+    ("deal_tonk_low", "none", None),
+    ("deal_tonk_low", "off", None),
+    ("deal_tonk_low", None, None),
+    ("deal_tonk_pays", 10, 10),
+    ("several_deal_tonks", "void", VOID),
+    ("several_deal_tonks", "pay_each", PAY_EACH),
+    ("several_deal_tonks", "void_double", SeveralDealTonks.VOID_DOUBLE),
+    ("tonk_out_pays", 1, 1),
+    ("caught_pays", 3, 3),
+    ("caught_others_pay_lowest", True, True),
+    ("hit_books", False, False),
+    ("ace_high_runs", True, True),
+    ("stake_mode", "seat", SEAT),
+    ("stake_mode", "table", TABLE),
+    ("hit_lock", 0, 0),
+    ("hit_lock", 5, 5),
+    ("discard_must_use", True, True),
+    ("no_rediscard", True, True),
+]
+
+
+@pytest.mark.parametrize(("option", "raw", "value"), GOOD_VALUES)
+def test_every_allowed_option_value_is_accepted(option: str, raw: Any, value: Any) -> None:
+    rules = PRESETS["classic"].with_options({option: raw})
+    assert getattr(rules, option) == value
+    assert rules.preset == "classic"
+
+
+def test_unknown_preset_is_an_error_naming_the_presets() -> None:
+    builds: list[Callable[[], HouseRules]] = [
+        lambda: HouseRules.preset_named("vegas"),
+        lambda: HouseRules.from_dict({"preset": "vegas"}),
+        lambda: HouseRules.load("vegas"),
+    ]
+    for build in builds:
+        with pytest.raises(RulesError) as caught:
+            build()
+        assert "'vegas'" in str(caught.value)
+        assert all(name in str(caught.value) for name in PRESETS)
+
+
+def test_a_rule_set_cannot_claim_a_preset_that_does_not_exist() -> None:
+    with pytest.raises(RulesError, match="preset"):
+        HouseRules(preset="vegas")
+    with pytest.raises(RulesError, match="preset"):
+        HouseRules.from_dict({"preset": 3})
+
+
+def test_rule_sets_are_frozen_values() -> None:
+    rules = PRESETS["speno"]
+    with pytest.raises(AttributeError):
+        rules.hit_books = True  # type: ignore[misc]
+    assert rules.with_options({}) == rules
+    assert hash(rules.with_options({"hit_lock": 1})) == hash(
+        PRESETS["speno"].with_options({"hit_lock": 1})
+    )
+
+
+def test_overrides_to_dict_and_name_show_what_differs_from_the_preset() -> None:
+    rules = PRESETS["speno"].with_options({"hit_lock": 2, "several_deal_tonks": "void_double"})
+    assert rules.overrides() == {"hit_lock": 2, "several_deal_tonks": "void_double"}
+    assert rules.to_dict() == {
+        "preset": "speno",
+        "hit_lock": 2,
+        "several_deal_tonks": "void_double",
+    }
+    assert rules.name == "speno+"
+    assert PRESETS["speno"].name == "speno"
+    assert HouseRules.from_dict(rules.to_dict()) == rules
+    # An override back to the preset's own value is no override at all.
+    assert PRESETS["speno"].with_options({"hit_books": False}).name == "speno"
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_round_trips_through_plain_data(name: str) -> None:
+    rules = PRESETS[name].with_options({"deal_tonk_low": 10, "no_rediscard": True})
+    assert HouseRules.from_dict(rules.to_dict()) == rules
+    assert HouseRules.from_dict(PRESETS[name].to_dict()) == PRESETS[name]
+
+
+# -- TOML rules files ----------------------------------------------------------------------
+
+
+def test_rules_file_names_a_base_preset_and_overrides_options(tmp_path: Path) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(
+        '# our kitchen table\npreset = "speno"\nhit_lock = 1\nhit_books = true\n'
+        'deal_tonk_low = "none"\nseveral_deal_tonks = "void_double"\n',
+        encoding="utf-8",
+    )
+    rules = HouseRules.from_toml(path)
+    assert rules.preset == "speno"
+    assert rules.hit_lock == 1
+    assert rules.hit_books is True
+    assert rules.deal_tonk_low is None
+    assert rules.several_deal_tonks is SeveralDealTonks.VOID_DOUBLE
+    # Everything not overridden stays as the preset has it.
+    assert rules.ace_high_runs is True
+    assert rules.stake_mode is SEAT
+    assert rules.tonk_out_pays == 1
+    assert HouseRules.load(str(path)) == rules
+
+
+def test_rules_file_without_a_preset_builds_on_classic(tmp_path: Path) -> None:
+    path = tmp_path / "plain.toml"
+    path.write_text("no_rediscard = true\n", encoding="utf-8")
+    assert HouseRules.from_toml(path) == PRESETS["classic"].with_options({"no_rediscard": True})
+
+
+def test_rules_file_with_an_unknown_key_names_the_file_and_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('preset = "pagat"\njokers = 2\n', encoding="utf-8")
+    with pytest.raises(RulesError) as caught:
+        HouseRules.load(str(path))
+    assert str(path) in str(caught.value)
+    assert "'jokers'" in str(caught.value)
+    assert "hit_lock" in str(caught.value)
+
+
+def test_rules_file_with_a_bad_value_names_the_key_and_what_is_allowed(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('preset = "pagat"\nhit_lock = "two"\n', encoding="utf-8")
+    with pytest.raises(RulesError) as caught:
+        HouseRules.from_toml(path)
+    assert "hit_lock" in str(caught.value)
+    assert OPTION_HELP["hit_lock"] in str(caught.value)
+
+
+def test_rules_file_with_an_unknown_preset_names_the_presets(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('preset = "vegas"\n', encoding="utf-8")
+    with pytest.raises(RulesError, match="black-tonk"):
+        HouseRules.from_toml(path)
+
+
+def test_rules_file_that_is_not_toml_or_not_there_is_a_rules_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("preset = speno\n", encoding="utf-8")
+    with pytest.raises(RulesError, match="not valid TOML"):
+        HouseRules.from_toml(broken)
+    with pytest.raises(RulesError, match="cannot read"):
+        HouseRules.load(str(tmp_path / "missing.toml"))
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_load_takes_a_preset_name(name: str) -> None:
+    assert HouseRules.load(name) is PRESETS[name]
+
+
+# -- describe ------------------------------------------------------------------------------
+
+
+def _text(rules: HouseRules) -> str:
+    return "\n".join(rules.describe())
+
+
+def test_describe_names_the_preset_and_says_when_it_is_changed() -> None:
+    assert "speno" in _text(PRESETS["speno"])
+    assert "with changes" not in _text(PRESETS["speno"])
+    assert "with changes" in _text(PRESETS["speno"].with_options({"hit_lock": 1}))
+
+
+# (option overrides, a phrase the description must contain, a phrase it must then lack)
+DESCRIBED: list[tuple[dict[str, Any], str, str | None]] = [
+    ({"players": 3}, "Two to 3 players", None),
+    ({"deal_tonk_high": 47}, "47 or more", None),
+    ({"deal_tonk_low": 13}, "13 or less", None),
+    ({"deal_tonk_pays": 3}, "paid 3 stakes", None),
+    ({"several_deal_tonks": "void"}, "thrown in with no payments", "double stakes"),
+    ({"several_deal_tonks": "pay_each"}, "every other player pays each", "thrown in"),
+    ({"several_deal_tonks": "void_double"}, "next hand is played for double stakes", None),
+    ({"tonk_out_pays": 3}, "tonk out) wins 3 stakes", None),
+    ({"caught_pays": 4}, "pays 4 stakes to each player at or below", None),
+    ({"caught_others_pay_lowest": True}, "neither the dropper nor lowest", None),
+    ({"hit_books": True}, "may hit a book of three", "may not hit a book"),
+    ({"hit_books": False}, "may not hit a book of three", None),
+    ({"ace_high_runs": True}, "Q-K-A", "Q-K-A is not a run"),
+    ({"ace_high_runs": False}, "Q-K-A is not a run", None),
+    ({"stake_mode": "seat"}, "own stake", None),
+    ({"hit_lock": 2}, "may not drop on their next 2 turn", None),
+    ({"discard_must_use": True}, "must be spread or hit that turn", None),
+    ({"no_rediscard": True}, "may not be discarded that turn", None),
+]
+
+
+@pytest.mark.parametrize(("overrides", "phrase", "absent"), DESCRIBED)
+def test_describe_mentions_each_rule_that_is_on(
+    overrides: dict[str, Any], phrase: str, absent: str | None
+) -> None:
+    text = _text(PRESETS["classic"].with_options(overrides))
+    assert phrase in text
+    if absent is not None:
+        assert absent not in text
+
+
+def test_describe_leaves_out_the_options_that_are_off() -> None:
+    text = _text(PRESETS["classic"])
+    for phrase in (
+        "own stake",
+        "neither the dropper nor lowest",
+        "may not drop on their next",
+        "must be spread or hit",
+        "may not be discarded",
+        "or less",
+    ):
+        assert phrase not in text
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_describe_always_states_the_core_rules(name: str) -> None:
+    text = _text(PRESETS[name])
+    for phrase in ("5 cards each", "drop before drawing", "empty stock", "caught dropper"):
+        assert phrase in text
