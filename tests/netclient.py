@@ -210,6 +210,7 @@ class NetClient:
         """Read messages, playing a legal action whenever it is our turn, until one satisfies
         `stop`; return it. Errors from the server fail the test."""
         async with asyncio.timeout(timeout):
+            await self.play_turn_if_mine()
             while True:
                 message = await self.recv(timeout)
                 if message["type"] == p.ERROR:
