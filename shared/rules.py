@@ -190,7 +190,7 @@ class HouseRules:
             )
         lines.append(
             "If someone wants to draw from an empty stock, the hand ends: the lowest count(s) "
-            "get 1 stake from every other player."
+            "each get 1 stake from every player who is not lowest."
         )
         if self.stake_mode is StakeMode.SEAT:
             lines.append(

@@ -359,5 +359,11 @@ def test_describe_leaves_out_the_options_that_are_off() -> None:
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_describe_always_states_the_core_rules(name: str) -> None:
     text = _text(PRESETS[name])
-    for phrase in ("5 cards each", "drop before drawing", "empty stock", "caught dropper"):
+    for phrase in (
+        "5 cards each",
+        "drop before drawing",
+        "empty stock",
+        "every player who is not lowest",
+        "caught dropper",
+    ):
         assert phrase in text
