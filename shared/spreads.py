@@ -88,6 +88,14 @@ def can_hit(spread: Spread, card: Card, rules: HouseRules) -> bool:
         return rules.hit_books and len(spread.cards) == 3 and card.rank == spread.cards[0].rank
     if card.suit is not spread.cards[0].suit:
         return False
+    # A card extending a run is next in rank to one of its cards (or an ace next to a king).
+    rank = card.rank
+    for other in spread.cards:
+        if other.rank - rank in (1, -1):
+            break
+    else:
+        if not (rules.ace_high_runs and rank in (1, 13)):
+            return False
     return is_run((*spread.cards, card), rules.ace_high_runs)
 
 
