@@ -1,0 +1,169 @@
+"""Hidden cards stay hidden: every frame sent to every connection over many bot hands (two
+seated players played for by the server, two bots, a spectator, a player who reconnects) is
+checked against the hands replayed from the server's own records."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+from typing import Any
+
+from netclient import NetClient, cards_in, start_server
+from tonk.shared import protocol as p
+from tonk.shared.actions import Event
+from tonk.shared.hand import Hand, HandRecord
+
+HANDS = 60
+PRIVATE_KINDS = ("deal", "draw_stock")  # the cards of these are known only to their seat
+
+
+def visible(event: Event, seat: int | None) -> dict[str, Any]:
+    """What `seat` may be told of `event`, decided here independently of the core's filter."""
+    data = event.to_dict()
+    if event.kind in PRIVATE_KINDS and event.seat != seat:
+        data.pop("cards", None)
+    return data
+
+
+class Truth:
+    """Each hand replayed from the database, action by action: the true state after each."""
+
+    def __init__(self, records: dict[int, HandRecord]) -> None:
+        self.states: dict[tuple[int, int], Hand] = {}
+        self.final: dict[int, Hand] = {}
+        for number, record in records.items():
+            hand = HandRecord(
+                record.rules,
+                record.players,
+                record.dealer,
+                record.stakes,
+                record.multiplier,
+                record.deck,
+            ).replay()
+            self.states[number, len(hand.events)] = copy.deepcopy(hand)
+            for action in record.actions:
+                hand.apply(action)
+                self.states[number, len(hand.events)] = copy.deepcopy(hand)
+            self.final[number] = hand
+
+    @staticmethod
+    def known(hand: Hand, seat: int | None) -> set[str]:
+        """Every card `seat` may know of at this point of the hand."""
+        cards: set[str] = set()
+        for event in hand.events:
+            cards |= cards_in(visible(event, seat))
+        if seat is not None:
+            cards |= {str(c) for c in hand.hands[seat]}
+        if hand.settlement is not None:
+            cards |= cards_in(hand.settlement.to_dict())
+        return cards
+
+    def problems(self, message: dict[str, Any], seat: int | None) -> list[str]:
+        kind = message["type"]
+        if kind == p.UPDATE:
+            number, start = message["hand"], message["from"]
+            count = message["view"]["event_count"]
+            hand = self.states.get((number, count))
+            if hand is None:
+                return [f"hand {number} never had {count} events"]
+            out = []
+            if message["view"] != hand.view(seat).to_dict():
+                out.append(f"hand {number}: view differs from seat {seat}'s true view")
+            expected = [visible(e, seat) for e in hand.events[start:count]]
+            if message["events"] != expected:
+                out.append(f"hand {number}: events differ from what seat {seat} may see")
+            leaked = cards_in(message) - self.known(hand, seat)
+            if leaked:
+                out.append(f"hand {number}: seat {seat} was sent {sorted(leaked)}")
+            return out
+        if kind == p.HAND_END:
+            hand = self.final[message["hand"]]
+            leaked = cards_in(message) - self.known(hand, seat)
+            return [f"hand_end leaks {sorted(leaked)}"] if leaked else []
+        if kind == p.CUT:
+            return []  # the cut is made face up, from its own deck
+        found = cards_in(message)
+        return [f"a {kind} message names cards {sorted(found)}"] if found else []
+
+
+def check(client: NetClient, seat: int | None, truth: Truth) -> int:
+    checked = 0
+    for message in client.received:
+        assert truth.problems(message, seat) == [], message
+        checked += message["type"] == p.UPDATE
+    return checked
+
+
+async def test_no_frame_ever_carries_a_card_its_connection_may_not_see(tmp_path):
+    async with start_server(tmp_path) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        seated = await ann.request(
+            {
+                "type": "create_table",
+                "name": "leaks",
+                "seats": 4,
+                "hands": HANDS,
+                "turn_timer": 0.01,
+                "seed": 12345,
+            },
+            p.SEATED,
+        )
+        table = seated["table"]
+        spectator = await NetClient.connect(server.port, "Spec")
+        await spectator.request({"type": "watch", "table": table}, p.WATCHING)
+        ben = await NetClient.connect(server.port, "Ben")
+        await ben.request({"type": "sit", "table": table, "seat": 1}, p.SEATED)
+        await ann.send({"type": "add_bot", "strategy": "sharp"})
+        await ann.send({"type": "add_bot", "strategy": "easy"})
+        # Ann and Ben never act: the turn timer makes them away and the server plays for them.
+        await spectator.expect(p.HAND_END, lambda m: m["hand"] == HANDS // 2, timeout=60)
+        ben_again = await NetClient.connect(server.port, "Ben")
+        await ben_again.request({"type": "resume", "table": table, "token": ben.token}, p.SEATED)
+        await ben.expect_error(p.SEAT_RESUMED_ELSEWHERE)
+        end = await spectator.expect(p.SESSION_END, timeout=60)
+        assert end["hands"] == HANDS
+        for client in (ann, ben_again):
+            await client.expect(p.SESSION_END, timeout=10)
+    with sqlite3.connect(tmp_path / "tonk.db") as conn:
+        rows = conn.execute("SELECT number, record FROM hands WHERE table_id = ?", (table,))
+        records = {n: HandRecord.from_dict(json.loads(r)) for n, r in rows}
+    assert sorted(records) == list(range(1, HANDS + 1))
+    truth = Truth(records)
+
+    updates = {
+        "spectator": check(spectator, None, truth),
+        "ann": check(ann, 0, truth),
+        "ben": check(ben, 1, truth),
+        "ben again": check(ben_again, 1, truth),
+    }
+    assert updates["spectator"] > HANDS * 10 and updates["ann"] == updates["spectator"]
+    assert updates["ben"] + updates["ben again"] > updates["ann"] // 2
+    # Some hands were revealed at the end, and Ann saw her own cards: the check had cards to see.
+    assert any(cards_in(m) for m in spectator.received if m["type"] == p.HAND_END)
+
+    # The check can fail: plant leaks in copies of real frames.
+    sample = next(
+        m
+        for m in spectator.received
+        if m["type"] == p.UPDATE and m["view"]["stock_size"] > 0 and m["view"]["phase"] != "ended"
+    )
+    hand = truth.states[sample["hand"], sample["view"]["event_count"]]
+    stock_card = str(hand.stock[-1])
+    others_card = str(hand.hands[0][0])
+    under_top = str(hand.discards[0]) if len(hand.discards) > 1 else None
+    planted = []
+    for plant in (stock_card, others_card, under_top):
+        if plant is None:
+            continue
+        leak = copy.deepcopy(sample)
+        leak["view"]["hand"] = plant
+        planted.append(leak)
+        leak = copy.deepcopy(sample)
+        leak["events"].append({"kind": "draw_stock", "seat": 0, "cards": plant, "private": True})
+        planted.append(leak)
+    leak = copy.deepcopy(sample)
+    leak["view"]["discard_pile"] = [str(c) for c in hand.discards]
+    planted.append(leak)
+    for leak in planted:
+        assert truth.problems(leak, None), leak
