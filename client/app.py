@@ -55,6 +55,10 @@ class ClientConfig:
     dealer: int | None = None
     state_dir: Path | None = None
     table_name: str = "Practice"
+    # A table to create and sit at as soon as we are connected (the practice table's, or a
+    # test's); and, for tests, options for the embedded server's ServerConfig.
+    table: TableRequest | None = None
+    server_options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def practice(self) -> bool:
@@ -85,6 +89,7 @@ class TonkApp(App[None]):
         )
         self.connecting = ConnectingScreen(where)
         self.last_table_state: TableState | None = None
+        self._standings: SessionEnded | None = None
 
     def on_mount(self) -> None:
         if self.config.theme:
@@ -106,22 +111,19 @@ class TonkApp(App[None]):
     async def run_connection(self) -> None:
         """The connection worker: it lives as long as the App."""
         config = self.config
-        create: TableRequest | None = None
+        create = config.table
         tokens: SeatTokens | None = None
         if config.practice:
+            dev = config.seed is not None or config.deck is not None or config.dealer is not None
             try:
-                self.practice_server = await start_practice_server(
-                    dev=config.seed is not None
-                    or config.deck is not None
-                    or config.dealer is not None
-                )
+                self.practice_server = await start_practice_server(dev=dev, **config.server_options)
             except Exception as exc:  # the embedded server could not start: say why
                 self.exit(
                     return_code=1, message=f"tonk-client: cannot start a practice table: {exc}"
                 )
                 return
             host, port = "127.0.0.1", self.practice_server.port
-            create = practice_request(config)
+            create = create or practice_request(config)
         else:
             assert config.host is not None
             host, port = config.host, config.port
@@ -198,9 +200,19 @@ class TonkApp(App[None]):
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
-            self.push_screen(modal)
+            self.push_screen(modal, lambda _: self._show_standings())
 
     def on_session_ended(self, message: SessionEnded) -> None:
+        self._standings = message
+        if not isinstance(self.screen, EndOfHandModal):
+            self._show_standings()
+
+    def _show_standings(self) -> None:
+        """The final standings, once the last hand's modal is closed."""
+        message, self._standings = self._standings, None
+        if message is None:
+            return
+
         def done(_: None) -> None:
             if self.config.practice:
                 self.exit()

@@ -39,9 +39,10 @@ def quiet_server_log(directory: Path) -> None:
     logger.propagate = False
 
 
-async def start_practice_server(dev: bool = False) -> PracticeServer:
+async def start_practice_server(dev: bool = False, **options: Any) -> PracticeServer:
     """Start `TonkServer` on 127.0.0.1, port 0 (a free one), with a temporary database.
-    `dev` allows a fixed seed, deck or dealer for the practice table (tests and teaching)."""
+    `dev` allows a fixed seed, deck or dealer for the practice table (tests and teaching);
+    `options` are other ServerConfig fields (tests use them for timing)."""
     from tonk.server.app import ServerConfig, TonkServer
 
     directory = Path(tempfile.mkdtemp(prefix="tonk-practice-"))

@@ -72,6 +72,7 @@ class LobbyScreen(Screen[None]):
         self.server = server
         self.player = player
         self.tables: tuple[TableInfo, ...] = ()
+        self._ready = False  # the table's columns exist
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -98,16 +99,17 @@ class LobbyScreen(Screen[None]):
         table.add_column("State", key="state")
         table.add_column("Watching", key="watching")
         table.add_column("Players", key="players")
+        self._ready = True
         self.show(self.tables)
 
     def set_identity(self, server: str, player: str) -> None:
         self.server, self.player = server, player
-        if self.is_mounted:
+        if self._ready:
             self.query_one("#lobby-title", Static).update(self._title())
 
     def show(self, tables: tuple[TableInfo, ...]) -> None:
         self.tables = tables
-        if not self.is_mounted:
+        if not self._ready:
             return
         table = self.query_one("#tables", DataTable)
         current = table.cursor_row
@@ -214,6 +216,7 @@ class TableScreen(Screen[None]):
         self.practice = practice
         self.state: TableState | None = None
         self.link_note = ""
+        self._ready = False  # mounted: the widgets exist
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -245,6 +248,7 @@ class TableScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._ready = True
         if self.state is not None:
             self.show(self.state)
         self.set_interval(1.0, self._tick)
@@ -255,7 +259,7 @@ class TableScreen(Screen[None]):
         """Draw `state` (attributes down to every widget)."""
         changed_table = self.state is None or self.state.table_id != state.table_id
         self.state = state
-        if not self.is_mounted:
+        if not self._ready:
             return
         if changed_table:
             log = self.query_one(LogPanel)
@@ -298,7 +302,7 @@ class TableScreen(Screen[None]):
 
     def set_link_note(self, note: str) -> None:
         self.link_note = note
-        if self.is_mounted:
+        if self._ready:
             self._status()
             self.refresh_bindings()
 

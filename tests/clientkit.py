@@ -1,0 +1,124 @@
+"""Helpers for the client's tests: stacked decks, a client App wired to a loopback server, and
+waiting on the App without timed assertions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from tonk.client.app import ClientConfig, TonkApp
+from tonk.client.connection import TableRequest
+from tonk.client.render import CardStyle
+from tonk.client.state import TableState
+from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
+
+# Two seats: you (seat 0) and a bot (seat 1), the bot deals so you play first.
+#   you: 5s 6s 7s 9h 9d (count 36), the bot: Kc Qd Jh 2c 3d (35); up card 9c; you draw 8s.
+MINE = "5s 6s 7s 9h 9d"
+BOTS = "Kc Qd Jh 2c 3d"
+UP = "9c"
+STOCK = "8s 4c 10d Kh Ks Qs"
+
+
+def deck_text(
+    hands: list[str] | None = None, dealer: int = 1, up: str = UP, stock: str = STOCK
+) -> str:
+    """A stacked deck as the create_table `deck` field: 52 cards, top first."""
+    hands = hands or [MINE, BOTS]
+    order = stacked_deck(
+        [parse_cards(h) for h in hands], dealer, parse_card(up), parse_cards(stock)
+    )
+    return format_cards(order)
+
+
+def table_request(
+    name: str = "Pilot",
+    bots: int = 1,
+    deck: str | None = None,
+    dealer: int = 1,
+    **fields: Any,
+) -> TableRequest:
+    """A table for you and `bots` bots, dealt from `deck` (the stacked default), bots with no
+    thinking pause so the tests do not wait on them."""
+    request: dict[str, Any] = {
+        "name": name,
+        "seats": bots + 1,
+        "deck": deck or deck_text(),
+        "dealer": dealer,
+        "bot_pause": 0,
+        "seed": 11,
+    }
+    request.update(fields)
+    return TableRequest(request, bots=bots)
+
+
+def joined_app(
+    port: int,
+    state_dir: Path,
+    name: str = "Tester",
+    table: TableRequest | None = None,
+    style: CardStyle | None = None,
+) -> TonkApp:
+    """A client for the server on 127.0.0.1:`port`; with `table`, it creates and sits there."""
+    return TonkApp(
+        ClientConfig(
+            name=name,
+            host="127.0.0.1",
+            port=port,
+            state_dir=state_dir,
+            table=table,
+            style=style or CardStyle(),
+        )
+    )
+
+
+def practice_app(name: str = "Tester", style: CardStyle | None = None, **options: Any) -> TonkApp:
+    """A practice-table client (the embedded server) dealt from the stacked deck."""
+    config = ClientConfig(
+        name=name,
+        style=style or CardStyle(),
+        bots=options.pop("bots", 1),
+        rules=options.pop("rules", "classic"),
+        bot_pause=options.pop("bot_pause", 0.0),
+        seed=options.pop("seed", 11),
+        deck=options.pop("deck", deck_text()),
+        dealer=options.pop("dealer", 1),
+        server_options=options.pop("server_options", {"next_hand_delay": 3600.0}),
+    )
+    assert not options, f"unknown options {options}"
+    return TonkApp(config)
+
+
+async def wait_for(
+    pilot: Pilot[Any], predicate: Callable[[], object], what: str, limit: float = 30.0
+) -> None:
+    """Let the App run until `predicate()` holds; fail saying `what` did not happen. The
+    limit only stops a hung test: nothing is asserted about how long it took."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + limit
+    while not predicate():
+        if loop.time() > give_up:
+            raise AssertionError(f"gave up waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def table_state(app: TonkApp) -> TableState | None:
+    return app.table_screen.state
+
+
+def my_turn(app: TonkApp) -> bool:
+    state = app.table_screen.state
+    return bool(state is not None and state.view is not None and state.view.my_turn)
+
+
+def log_text(app: TonkApp) -> str:
+    state = app.table_screen.state
+    return "\n".join(line.text.plain for line in state.log) if state else ""
+
+
+def hand_text(app: TonkApp) -> str:
+    state = app.table_screen.state
+    return format_cards(state.view.hand) if state and state.view else ""

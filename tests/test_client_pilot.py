@@ -1,0 +1,181 @@
+"""The client driven by its keys (Textual's Pilot) against a real server on loopback, dealt
+from stacked decks so every hand is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clientkit import (
+    hand_text,
+    joined_app,
+    log_text,
+    my_turn,
+    table_request,
+    table_state,
+    wait_for,
+)
+from netclient import start_server
+from tonk.client.dialogs import ConfirmModal, EndOfHandModal, HelpScreen, HitChooser
+from tonk.client.screens import LobbyScreen, TableScreen
+from tonk.client.widgets import HandView
+from tonk.shared.cards import format_cards, parse_card
+from tonk.shared.spreads import SpreadKind
+from tonk.shared.view import Phase
+
+
+async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+            assert isinstance(app.screen, TableScreen)
+            assert hand_text(app) == "5s 6s 7s 9h 9d"
+            # Before drawing: draw, pick up and drop are open; spread, hit, discard greyed.
+            screen = app.table_screen
+            assert screen.check_action("draw", ()) is True
+            assert screen.check_action("pickup", ()) is True
+            assert screen.check_action("drop", ()) is True
+            assert screen.check_action("spread", ()) is None
+            assert screen.check_action("discard", ()) is None
+
+            await pilot.press("d")
+            await wait_for(pilot, lambda: "8s" in hand_text(app), "the 8s drawn from the stock")
+            assert table_state(app).view.phase is Phase.PLAY  # type: ignore[union-attr]
+            assert screen.check_action("draw", ()) is None
+            assert screen.check_action("spread", ()) is True
+
+            # Digits select cards 1-3, s spreads them.
+            await pilot.press("1", "2", "3")
+            hand = app.table_screen.query_one(HandView)
+            assert format_cards(hand.selected_cards()) == "5s 6s 7s"
+            await pilot.press("s")
+            await wait_for(pilot, lambda: table_state(app).view.spreads, "the run on the table")  # type: ignore[union-attr]
+            run = table_state(app).view.spreads[0]  # type: ignore[union-attr]
+            assert run.kind is SpreadKind.RUN and run.owner == 0
+            assert hand_text(app) == "9h 9d 8s"
+            assert hand.selected == frozenset()
+
+            # The cursor moves with the arrows; space selects; h asks which spread.
+            await pilot.press("right", "right", "space")
+            assert hand.selected_cards() == (parse_card("8s"),)
+            await pilot.press("h")
+            await wait_for(pilot, lambda: isinstance(app.screen, HitChooser), "the spread chooser")
+            await pilot.press("1")
+            await wait_for(
+                pilot,
+                lambda: len(table_state(app).view.spreads[0].cards) == 4,  # type: ignore[union-attr]
+                "the 8s hit onto the run",
+            )
+            assert table_state(app).view.spreads[0].hit_by(parse_card("8s")) == 0  # type: ignore[union-attr]
+            assert "You hit 8♠ on your own run" in log_text(app)
+
+            # x discards the card under the cursor: move it to the 9h first.
+            await pilot.press("left", "left", "left")
+            assert hand.card_under_cursor == parse_card("9h")
+            await pilot.press("x")
+            await wait_for(pilot, lambda: hand_text(app) == "9d", "the 9h discarded")
+            assert "You discarded 9♥" in log_text(app)
+
+            # The bot plays; on your next turn, k drops with 9.
+            await wait_for(pilot, lambda: my_turn(app), "your second turn")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
+            modal = app.screen
+            assert isinstance(modal, EndOfHandModal)
+            assert modal.settlement.ending.value == "drop_won"
+            assert modal.settlement.winners == (0,)
+            text = str(modal.query_one("#ending").render())
+            assert "You dropped with 9 and won" in text
+            assert "You dropped with 9" in log_text(app)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+            state = table_state(app)
+            assert state is not None
+            assert state.balances["Tester"] == 1
+            assert state.balances["Ada (bot)"] == -1
+            assert state.last_net["Tester"] == 1
+
+
+async def test_picking_up_the_discard_and_a_book(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+            await pilot.press("p")
+            await wait_for(pilot, lambda: "9c" in hand_text(app), "the 9c taken from the pile")
+            assert "You took 9♣ from the pile" in log_text(app)
+            await pilot.press("4", "5", "6", "s")
+            await wait_for(pilot, lambda: table_state(app).view.spreads, "the book")  # type: ignore[union-attr]
+            book = table_state(app).view.spreads[0]  # type: ignore[union-attr]
+            assert book.kind is SpreadKind.BOOK
+            assert format_cards(book.cards) == "9h 9d 9c"
+
+
+async def test_a_greyed_out_key_is_explained_by_the_server(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+            await pilot.press("d")
+            await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
+            # Drawing again and dropping are greyed now; pressed anyway, the server says why.
+            assert app.table_screen.check_action("drop", ()) is None
+            await pilot.press("k")
+            await wait_for(pilot, lambda: "Not allowed" in log_text(app), "the server's reason")
+            assert "Not allowed: you have drawn this turn already" in log_text(app)
+            # A spread that is not one: s is open (a run is possible) but the server refuses.
+            await pilot.press("1", "4", "s")
+            await wait_for(pilot, lambda: "is not a spread" in log_text(app), "the refusal")
+            assert hand_text(app) == "5s 6s 7s 9h 9d 8s"
+            # s with nothing selected is explained without asking anyone.
+            app.table_screen.query_one(HandView).selected = frozenset()
+            await pilot.press("s")
+            await pilot.pause()
+            assert any("Select the cards" in n.message for n in app._notifications)
+
+
+async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        # The bot thinks for a long while, so its turn lasts.
+        request = table_request(bot_pause=10, dealer=0)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(
+                pilot,
+                lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
+                "the deal",
+            )
+            assert not my_turn(app)
+            for action in ("draw", "pickup", "drop", "spread", "hit", "discard"):
+                assert app.table_screen.check_action(action, ()) is None, action
+            await pilot.press("d")
+            await wait_for(pilot, lambda: "it is not your turn" in log_text(app), "the reason")
+
+
+async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+            await pilot.press("c")
+            await pilot.press(*"hello table")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "<Tester> hello table" in log_text(app), "the chat")
+            assert not app.table_screen.has_class("chatting")
+            # Keys go back to the table after chatting.
+            await pilot.press("?")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            rules = str(app.screen.query_one("#help-rules").render())
+            assert "Rules: classic (Tonk in one page)." in rules
+            assert "A drop with the strictly lowest count wins 1 stake" in rules
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            # q during a hand asks first: n stays, y leaves for the lobby.
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
