@@ -367,3 +367,43 @@ def test_describe_always_states_the_core_rules(name: str) -> None:
         "caught dropper",
     ):
         assert phrase in text
+
+
+def test_the_rules_file_example_in_rules_md_loads(tmp_path: Path) -> None:
+    text = (Path(__file__).parent.parent / "RULES.md").read_text(encoding="utf-8")
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "kitchen.toml"
+    path.write_text(example, encoding="utf-8")
+    rules = HouseRules.load(str(path))
+    assert rules.to_dict() == {
+        "preset": "speno",
+        "hit_books": True,
+        "deal_tonk_low": None,
+        "several_deal_tonks": "void_double",
+        "hit_lock": 1,
+    }
+    assert rules.name == "speno+"
+
+
+def test_rules_md_tables_every_option_with_each_presets_value() -> None:
+    text = (Path(__file__).parent.parent / "RULES.md").read_text(encoding="utf-8")
+    section = text.split("## House rules", 1)[1]
+    table = section[section.index("| option |") :].split("\n\n", 1)[0]
+    header, _, *rows = table.splitlines()
+    presets = [cell.strip().strip("`") for cell in header.strip("|").split("|")][3:]
+    assert presets == ["classic", "black-tonk", "speno", "pagat"]
+    tabled: dict[str, list[str]] = {}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        tabled[cells[0].strip("`")] = cells[3:]
+
+    def shown(value: Any) -> str:
+        if value is None:
+            return "none"
+        if isinstance(value, bool):
+            return str(value).lower()
+        return str(getattr(value, "value", value))
+
+    assert list(tabled) == list(OPTION_HELP)
+    for option, values in tabled.items():
+        assert values == [shown(getattr(PRESETS[p], option)) for p in presets], option
