@@ -90,6 +90,7 @@ class TonkApp(App[None]):
         self.connecting = ConnectingScreen(where)
         self.last_table_state: TableState | None = None
         self._standings: SessionEnded | None = None
+        self.failure: str | None = None  # why the client gave up, said on exit
 
     def on_mount(self) -> None:
         if self.config.theme:
@@ -166,7 +167,8 @@ class TonkApp(App[None]):
             )
 
     def on_connect_failed(self, message: ConnectFailed) -> None:
-        self.exit(return_code=1, message=f"tonk-client: {message.reason}")
+        self.failure = f"tonk-client: {message.reason}"
+        self.exit(return_code=1, message=self.failure)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.lobby.show(message.tables)

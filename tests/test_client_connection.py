@@ -1,0 +1,207 @@
+"""The client's connection: reconnecting with the seat token, taking a seat back after a
+restart, and clear messages for a refused connection or a server of another version; the
+practice table; the notice for a terminal too small."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from clientkit import (
+    hand_text,
+    joined_app,
+    log_text,
+    my_turn,
+    practice_app,
+    table_request,
+    table_state,
+    wait_for,
+)
+from netclient import start_server
+from textual.widgets import Static
+from tonk.client.connection import describe_os_error
+from tonk.client.screens import LobbyScreen, TableScreen
+from tonk.client.tokens import SeatRecord, SeatTokens
+from tonk.shared import protocol as p
+
+
+async def test_a_dropped_link_reconnects_and_resumes_the_seat(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+            await pilot.press("d")
+            await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
+            lines_before = log_text(app).count("You drew 8♠ from the stock")
+            for conn in list(server.connections):
+                conn.abort()
+            await wait_for(pilot, lambda: app.table_screen.link_note, "the link noticed lost")
+            assert "reconnecting" in app.table_screen.link_note
+            # Keys are greyed while the link is down.
+            assert app.table_screen.check_action("discard", ()) is None
+            await wait_for(pilot, lambda: not app.table_screen.link_note, "the link back")
+            await wait_for(pilot, lambda: my_turn(app), "the seat resumed")
+            assert hand_text(app) == "5s 6s 7s 9h 9d 8s"
+            # The resumed hand's events were not logged twice.
+            assert log_text(app).count("You drew 8♠ from the stock") == lines_before
+            await pilot.press("x")
+            await wait_for(pilot, lambda: hand_text(app) == "6s 7s 9h 9d 8s", "the discard")
+
+
+async def test_a_client_started_again_takes_its_seat_back(tmp_path: Path) -> None:
+    state_dir = tmp_path / "state"
+    async with start_server(tmp_path) as server:
+        first = joined_app(server.port, state_dir, table=table_request())
+        async with first.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(first), "your first turn")
+            table_id = int(table_state(first).table_id)  # type: ignore[union-attr]
+        # The first client is gone (as when an SSH session dies); its token is on disk.
+        address = f"127.0.0.1:{server.port}"
+        records = SeatTokens(state_dir).seats(address)
+        assert [(r.table, r.name, r.left) for r in records] == [(table_id, "Tester", False)]
+        assert (state_dir / "seats.json").stat().st_mode & 0o077 == 0
+        second = joined_app(server.port, state_dir)
+        async with second.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(second), "the seat taken back")
+            assert isinstance(second.screen, TableScreen)
+            assert table_state(second).seat == 0  # type: ignore[union-attr]
+            assert hand_text(second) == "5s 6s 7s 9h 9d"
+
+
+async def test_a_stale_token_lands_in_the_lobby_and_is_forgotten(tmp_path: Path) -> None:
+    state_dir = tmp_path / "state"
+    async with start_server(tmp_path) as server:
+        address = f"127.0.0.1:{server.port}"
+        SeatTokens(state_dir).remember(address, SeatRecord(42, "not-a-token", "Tester"))
+        app = joined_app(server.port, state_dir)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.pause()
+            assert any("could not be taken back" in n.message for n in app._notifications)
+        assert SeatTokens(state_dir).seats(address) == []
+
+
+async def test_a_refused_connection_is_a_sentence_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    app = joined_app(port, tmp_path / "state")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.return_code is not None, "the client to give up")
+    assert app.return_code == 1
+    assert "Traceback" not in capsys.readouterr().err
+    assert app.failure == (
+        f"tonk-client: connection to 127.0.0.1:{port} refused: "
+        "is tonk-server running there on that port?"
+    )
+
+
+def test_unreachable_and_unknown_hosts_are_said_plainly() -> None:
+    unreachable = OSError(113, "No route to host")
+    assert describe_os_error(unreachable, "10.1.2.3:7777") == (
+        "cannot reach 10.1.2.3:7777: No route to host"
+    )
+    unknown = socket.gaierror(-2, "Name or service not known")
+    assert describe_os_error(unknown, "nohost:7777") == (
+        "cannot find the host of nohost:7777: Name or service not known"
+    )
+    assert "no answer after" in describe_os_error(TimeoutError(), "slow:7777")
+
+
+async def test_a_server_of_another_protocol_version_is_named(tmp_path: Path) -> None:
+    hellos: list[dict[str, object]] = []
+
+    async def old_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = p.FrameDecoder(p.MAX_CLIENT_FRAME)
+        while not hellos:
+            data = await reader.read(4096)
+            if not data:
+                return
+            decoder.feed(data)
+            hellos.extend(decoder.messages())
+        writer.write(
+            p.encode(
+                {
+                    "type": "error",
+                    "code": p.VERSION_MISMATCH,
+                    "message": "this server speaks version 99",
+                    "fatal": True,
+                    "version": 99,
+                }
+            )
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(old_server, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        app = joined_app(port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.return_code is not None, "the client to give up")
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert hellos[0]["type"] == "hello" and hellos[0]["version"] == p.PROTOCOL_VERSION
+    assert app.return_code == 1
+    assert app.failure == (
+        f"tonk-client: 127.0.0.1:{port} speaks tonk protocol version 99; this client speaks "
+        f"version {p.PROTOCOL_VERSION}. Use a tonk-client of the server's version."
+    )
+
+
+async def test_the_practice_table_runs_its_own_server_with_bots() -> None:
+    app = practice_app(bots=3, rules="pagat")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn at the practice table")
+        state = table_state(app)
+        assert state is not None
+        assert [p.bot for p in state.players] == [False, True, True, True]
+        assert state.rules.preset == "pagat"
+        assert app.practice_server is not None
+        directory = app.practice_server.directory
+        assert (directory / "practice.sqlite3").exists()
+        await pilot.press("q")  # during a hand: asks first
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.return_code is not None, "the client to quit")
+    await asyncio.sleep(0)
+    assert not directory.exists()
+
+
+async def test_a_terminal_too_small_gets_a_notice_not_a_broken_table() -> None:
+    app = practice_app()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_for(
+            pilot, lambda: table_state(app) is not None and app.table_screen.is_mounted, "table"
+        )
+        notice = app.table_screen.query_one("#too-small", Static)
+        await wait_for(pilot, lambda: notice.display, "the notice")
+        assert "Terminal too small: 60x20" in str(notice.render())
+        assert "at least 80x24" in str(notice.render())
+        assert app.table_screen.check_action("draw", ()) is None
+        await pilot.press("d")
+        await pilot.pause()
+        assert any("too small" in n.message for n in app._notifications)
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: not notice.display, "the notice gone")
+        await wait_for(pilot, lambda: my_turn(app), "your turn")
+        assert app.table_screen.check_action("draw", ()) is True
+
+
+def test_the_tokens_file_is_json_per_server_and_table(tmp_path: Path) -> None:
+    tokens = SeatTokens(tmp_path)
+    tokens.remember("a:1", SeatRecord(3, "t3", "Ann"))
+    tokens.remember("a:1", SeatRecord(5, "t5", "Ann"))
+    tokens.remember("b:2", SeatRecord(3, "u3", "Bo"))
+    assert [r.table for r in tokens.seats("a:1")] == [5, 3]  # newest first
+    tokens.mark_left("a:1", 5)
+    assert tokens.seats("a:1")[0].left
+    tokens.forget("a:1", 5)
+    tokens.forget("a:1", 3)
+    data = json.loads((tmp_path / "seats.json").read_text())
+    assert list(data) == ["b:2"]
