@@ -159,6 +159,7 @@ class Table:
     last_change: float = 0.0
     next_hand_at: float | None = None
     turn_seat: int | None = None
+    unseated_since: float | None = None  # a waiting table with no player: closed after grace
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -443,13 +444,17 @@ class Table:
         self.seats[number] = Seat(stake=self.config.stake)
         self.creator = creator
         if not humans:
-            self.state = CLOSED
-            log.info("table %d closed: nobody left", self.id)
-            for conn in list(self.spectators):
-                conn.table = None
-                conn.send({"type": p.LEFT, "table": self.id})
-            self.spectators.clear()
-            self.server.forget_table(self)
+            self.closed("nobody left")
+
+    def closed(self, why: str) -> None:
+        """The table is closed (already so in the database): it leaves the lobby."""
+        self.state = CLOSED
+        log.info("table %d closed: %s", self.id, why)
+        for conn in list(self.spectators):
+            conn.table = None
+            conn.send({"type": p.LEFT, "table": self.id})
+        self.spectators.clear()
+        self.server.forget_table(self)
 
     async def add_bot(
         self, conn: Connection, strategy: str, seat: int | None, stake: int | None
@@ -825,6 +830,18 @@ class Table:
             if taken == len(self.seats) and taken >= 2:
                 await self.start_session()
                 return 0
+            if any(seat.kind == "human" for seat in self.seats):
+                self.unseated_since = None
+            else:
+                # Nobody sat down at a table created without sitting: do not keep it forever.
+                if self.unseated_since is None:
+                    self.unseated_since = now
+                ends = self.unseated_since + grace
+                if now >= ends:
+                    await self.write([st.update_table(self.id, state=CLOSED)])
+                    self.closed("nobody sat down")
+                    return None
+                wake = min(wake, ends)
             return None if wake == float("inf") else wake - now
         hand = self.hand
         if hand is None or hand.ended:

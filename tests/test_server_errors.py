@@ -274,3 +274,17 @@ async def test_a_client_that_never_reads_is_dropped_without_slowing_others(tmp_p
             await asyncio.sleep(0.01)
         assert not any(c.name == "Hog" for c in server.connections)
         await watcher.expect(p.HAND_END)
+
+
+async def test_a_table_nobody_sits_at_is_closed_after_the_grace_period(tmp_path):
+    async with start_server(tmp_path, grace=0.3) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.request({"type": "create_table", "name": "empty", "sit": False}, p.TABLE)
+        listed = await alice.request({"type": "list_tables"}, p.TABLES)
+        assert len(listed["tables"]) == 1
+        for _ in range(300):
+            if not server.tables:
+                break
+            await asyncio.sleep(0.01)
+        listed = await alice.request({"type": "list_tables"}, p.TABLES)
+        assert listed["tables"] == []
