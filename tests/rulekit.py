@@ -84,14 +84,14 @@ def random_action(hand: Hand, rng: random.Random) -> Action:
     if hand.phase is Phase.START:
         if not hand.stock and rng.random() < 0.7:
             return DrawStock(seat)
-        if legal.drop and rng.random() < 0.08:
+        if legal.drop and rng.random() < 0.02:
             return Drop(seat)
         if legal.take_discard and rng.random() < 0.3:
             return TakeDiscard(seat)
         return DrawStock(seat)
     options = legal.actions(seat)
     plays = [a for a in options if not isinstance(a, Discard)]
-    if plays and rng.random() < 0.7:
+    if plays and rng.random() < 0.9:
         return rng.choice(plays)
     discards = [a for a in options if isinstance(a, Discard)]
     return rng.choice(discards or plays)
