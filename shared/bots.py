@@ -4,11 +4,11 @@ one of the legal actions. `make_bot("easy" | "sharp", rng)` builds one."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from .cards import DECK, Card
+from .cards import DECK, Card, Suit
 from .rules import HouseRules
 from .spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
 from .view import LegalActions, Phase, SeatView
@@ -243,6 +243,44 @@ def best_lay(
     return best_removed, best_rest, best_step
 
 
+class Live:
+    """The unseen cards by rank and by suit: what could still complete a near-spread."""
+
+    __slots__ = ("by_rank", "by_suit")
+
+    def __init__(self, cards: Sequence[Card]) -> None:
+        self.by_rank = [0] * 15
+        self.by_suit: dict[Suit, set[int]] = {suit: set() for suit in Suit}
+        for card in cards:
+            self.add(card)
+
+    def add(self, card: Card) -> None:
+        self.by_rank[card.rank] += 1
+        self.by_suit[card.suit].add(card.rank)
+
+    def remove(self, card: Card) -> None:
+        self.by_rank[card.rank] -= 1
+        self.by_suit[card.suit].discard(card.rank)
+
+    def near(self, a: Card, b: Card) -> int:
+        """What a pair is worth as a near-spread: its points times the live cards that
+        would make it a book or a run."""
+        if a.rank == b.rank:
+            outs = self.by_rank[a.rank]
+        elif a.suit is b.suit:
+            low, high = (a.rank, b.rank) if a.rank < b.rank else (b.rank, a.rank)
+            ranks = self.by_suit[a.suit]
+            if high - low == 1:
+                outs = (low - 1 in ranks) + (high + 1 in ranks)
+            elif high - low == 2:
+                outs = int(low + 1 in ranks)
+            else:
+                return 0
+        else:
+            return 0
+        return outs * (VALUE[a.rank] + VALUE[b.rank])
+
+
 class SharpBot(SeatBot):
     """Counts what it has seen, plays its spreads and hits for the most count, keeps low cards
     and near-spreads, takes the discard when it beats the expected stock card, and drops when
@@ -308,40 +346,51 @@ class SharpBot(SeatBot):
                 seen.update(cards)
         return [card for card in DECK if card not in seen]
 
-    def chance_lowest(self, view: SeatView, mine: int, unseen: Sequence[Card]) -> float:
-        """The chance that every other seat counts more than `mine`: each sample deals the
-        unseen cards at random to fill the other hands around their known cards, weighting
-        down cards higher than what their holder last threw away."""
+    def chance_lowest(
+        self,
+        view: SeatView,
+        mine: int,
+        unseen: Sequence[Card],
+        threshold: float | None = None,
+    ) -> float:
+        """The chance that every other seat counts more than `mine`. Each sample deals the
+        unseen cards at random to fill the other hands around their known cards, and weighs
+        down cards higher than what their holder last threw away (players keep low cards).
+        With a `threshold`, sampling stops once the answer is clearly on one side of it."""
         seat = view.seat
-        others: list[tuple[int, int, int]] = []  # (known count, hidden cards, likely top value)
+        others: list[tuple[int, int, int]] = []  # (known count, hidden cards, last discard)
         for other in range(view.players):
             if other == seat:
                 continue
             known = self.known.get(other, [])
+            known_count = hand_count(known)
             hidden = max(0, view.card_counts[other] - len(known))
-            if hand_count(known) <= mine - hidden:
-                others.append((hand_count(known), hidden, self.last_discard.get(other, 10)))
-            elif hidden == 0:
-                continue  # its known cards alone count more than ours
-            else:
-                others.append((hand_count(known), hidden, self.last_discard.get(other, 10)))
+            if hidden == 0:
+                if known_count <= mine:
+                    return 0.0  # its whole hand is known, and it is at or below us
+                continue
+            others.append((known_count, hidden, self.last_discard.get(other, 10)))
         if not others:
             return 1.0
-        values = [VALUE[card.rank] for card in unseen]
+        pool = [VALUE[card.rank] for card in unseen]
+        size = len(pool)
         needed = sum(hidden for _, hidden, _ in others)
-        if needed > len(values):
+        if needed > size:
             return 0.0
-        sample = self.rng.sample
+        random_ = self.rng.random
         low_weight = self.LIKELY_HIGH
         won = 0.0
         total = 0.0
-        for _ in range(self.SAMPLES):
-            dealt = sample(values, needed)
+        for n in range(1, self.SAMPLES + 1):
+            # a partial shuffle deals `needed` random unseen cards to the front of the pool
+            for k in range(needed):
+                j = k + int(random_() * (size - k))
+                pool[k], pool[j] = pool[j], pool[k]
             weight = 1.0
             lowest = True
             at = 0
             for known_count, hidden, top in others:
-                part = dealt[at : at + hidden]
+                part = pool[at : at + hidden]
                 at += hidden
                 if known_count + sum(part) <= mine:
                     lowest = False
@@ -351,48 +400,43 @@ class SharpBot(SeatBot):
             total += weight
             if lowest:
                 won += weight
+            if threshold is not None and n % 30 == 0:
+                chance = won / total
+                spread = 2.5 * (chance * (1 - chance) / n) ** 0.5 + 0.03
+                if abs(chance - threshold) > spread:
+                    break
         return won / total if total else 0.0
 
     # -- judging a hand -------------------------------------------------------------------------
 
-    def keep_score(self, cards: Sequence[Card], live: set[Card]) -> float:
-        """Lower is better: the count held, less the worth of near-spreads that live cards
-        could complete."""
-        score = float(hand_count(cards))
-        n = len(cards)
-        near = 0.0
-        for i in range(n):
-            a = cards[i]
-            for j in range(i + 1, n):
-                b = cards[j]
-                outs = 0
-                if a.rank == b.rank:
-                    for card in live:
-                        if card.rank == a.rank:
-                            outs += 1
-                elif a.suit is b.suit and abs(a.rank - b.rank) <= 2:
-                    low, high = min(a.rank, b.rank), max(a.rank, b.rank)
-                    wanted = (low + 1,) if high - low == 2 else (low - 1, high + 1)
-                    for card in live:
-                        if card.suit is a.suit and card.rank in wanted:
-                            outs += 1
-                if outs:
-                    near += outs * (VALUE[a.rank] + VALUE[b.rank])
-        return score - self.NEAR_WEIGHT * near
-
     def best_discard(
-        self, cards: Sequence[Card], live: set[Card], forbid: Card | None
+        self, cards: Sequence[Card], live: Live, allowed: Collection[Card] | None = None
     ) -> tuple[float, Card | None]:
-        """The discard that leaves the best hand, and that hand's score."""
-        best: tuple[float, Card | None] = (float("inf"), None)
-        for card in cards:
-            if card is forbid or card == forbid:
+        """The discard (from `allowed`, default any) that leaves the best hand, and that hand's
+        score: lower is better, the count held less the worth of its near-spreads (pairs and
+        suited neighbours that live cards could make a spread of)."""
+        n = len(cards)
+        values = [VALUE[card.rank] for card in cards]
+        total = sum(values)
+        near_each = [0.0] * n
+        near_all = 0.0
+        for i in range(n):
+            for j in range(i + 1, n):
+                near = live.near(cards[i], cards[j])
+                if near:
+                    near_each[i] += near
+                    near_each[j] += near
+                    near_all += near
+        weight = self.NEAR_WEIGHT
+        best_score = float("inf")
+        best: Card | None = None
+        for i, card in enumerate(cards):
+            if allowed is not None and card not in allowed:
                 continue
-            rest = [c for c in cards if c is not card]
-            score = self.OUT if not rest else self.keep_score(rest, live)
-            if score < best[0] or (score == best[0] and best[1] is not None and card > best[1]):
-                best = (score, card)
-        return best
+            score = self.OUT if n == 1 else total - values[i] - weight * (near_all - near_each[i])
+            if score < best_score or (score == best_score and best is not None and card > best):
+                best_score, best = score, card
+        return best_score, best
 
     def after_draw(
         self,
@@ -400,16 +444,19 @@ class SharpBot(SeatBot):
         table: tuple[Spread, ...],
         rules: HouseRules,
         seat: int,
-        live: set[Card],
+        live: Live,
         forbid: Card | None,
     ) -> float:
         """The score of the hand after laying the best spreads and hits and discarding well."""
         _, rest, _ = best_lay(hand, table, rules, seat)
         if not rest:
             return self.OUT * 2
-        if forbid is not None and forbid in rest and len(rest) == 1:
-            return float("inf")  # would be stuck with a card it may not discard
-        score, _ = self.best_discard(rest, live, forbid)
+        if forbid is not None and forbid in rest:
+            if len(rest) == 1:
+                return float("inf")  # stuck with a card it may not discard
+            score, _ = self.best_discard(rest, live, [c for c in rest if c != forbid])
+            return score
+        score, _ = self.best_discard(rest, live)
         return score
 
     # -- deciding -------------------------------------------------------------------------------
@@ -438,7 +485,7 @@ class SharpBot(SeatBot):
         if (
             legal.drop
             and mine <= self.DROP_MAX
-            and self.chance_lowest(view, mine, unseen) >= self.DROP_CHANCE
+            and self.chance_lowest(view, mine, unseen, self.DROP_CHANCE) >= self.DROP_CHANCE
         ):
             return Drop(seat)
         if legal.take_discard and top is not None and legal.draw_stock:
@@ -457,17 +504,60 @@ class SharpBot(SeatBot):
         seat = view.turn
         rules = view.rules
         table = view.spreads
-        live = set(unseen)
+        live = Live(unseen)
         forbid = top if rules.no_rediscard or rules.discard_must_use else None
         take = self.after_draw((*hand, top), table, rules, seat, live, forbid)
         if not unseen:
             return True
-        stock = 0.0
+        return take < self.expected_stock_score(hand, table, rules, seat, live, unseen) - (
+            self.TAKE_MARGIN
+        )
+
+    def expected_stock_score(
+        self,
+        hand: tuple[Card, ...],
+        table: tuple[Spread, ...],
+        rules: HouseRules,
+        seat: int,
+        live: Live,
+        unseen: Sequence[Card],
+    ) -> float:
+        """The mean score after drawing each unseen card (the stock's top is any of them)."""
+        removed, _, _ = best_lay(hand, table, rules, seat)
+        if removed or len(hand) < 2:
+            return sum(
+                self.after_draw((*hand, card), table, rules, seat, live, None) for card in unseen
+            ) / len(unseen)
+        # Nothing to lay now: a drawn card that makes no spread and no hit is simply kept or
+        # thrown, so score it from the hand's near-spreads worked out once.
+        n = len(hand)
+        values = [VALUE[card.rank] for card in hand]
+        held = sum(values)
+        near_each = [0.0] * n
+        near_all = 0.0
+        for i in range(n):
+            for j in range(i + 1, n):
+                near = live.near(hand[i], hand[j])
+                if near:
+                    near_each[i] += near
+                    near_each[j] += near
+                    near_all += near
+        weight = self.NEAR_WEIGHT
+        total = 0.0
         for card in unseen:
-            live.discard(card)
-            stock += self.after_draw((*hand, card), table, rules, seat, live, None)
-            live.add(card)
-        return take < stock / len(unseen) - self.TAKE_MARGIN
+            if card_uses(card, hand, table, rules):
+                total += self.after_draw((*hand, card), table, rules, seat, live, None)
+                continue
+            with_card = [live.near(card, other) for other in hand]
+            near_with = near_all + sum(with_card)
+            best = held - weight * near_all  # throw the drawn card back
+            count_with = held + VALUE[card.rank]
+            for i in range(n):
+                score = count_with - values[i] - weight * (near_with - near_each[i] - with_card[i])
+                if score < best:
+                    best = score
+            total += best
+        return total / len(unseen)
 
     def play(self, view: SeatView, legal: LegalActions) -> Action:
         seat = view.turn
@@ -486,19 +576,7 @@ class SharpBot(SeatBot):
                 card, spread = max(legal.hits, key=_hit_value)
                 return Hit(seat, card, spread)
         if legal.discards:
-            live = set(self.unseen(view))
-            return Discard(seat, self._discard_keeping(hand, legal.discards, live))
+            _, discard = self.best_discard(hand, Live(self.unseen(view)), legal.discards)
+            if discard is not None:
+                return Discard(seat, discard)
         return fallback(seat, legal)
-
-    def _discard_keeping(
-        self, hand: Sequence[Card], allowed: Sequence[Card], live: set[Card]
-    ) -> Card:
-        """The allowed discard that leaves the best hand (some held card may not be thrown)."""
-        best = allowed[0]
-        best_score = float("inf")
-        for card in allowed:
-            rest = [c for c in hand if c is not card]
-            score = self.OUT if not rest else self.keep_score(rest, live)
-            if score < best_score or (score == best_score and card > best):
-                best, best_score = card, score
-        return best
