@@ -9,6 +9,7 @@ awaits `write` knows its change is on disk. The event loop never waits on SQLite
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -270,14 +271,12 @@ class Store:
                 if conn is None:
                     conn = self._connect()
                 results = self._commit(conn, batch)
-            except sqlite3.Error as exc:
+            except Exception as exc:  # the thread must outlive any failure: report, go on
                 log.error("storage error: %s", exc)
                 results = [exc] * len(batch)
-                try:
-                    if conn is not None:
+                if conn is not None:
+                    with contextlib.suppress(Exception):
                         conn.close()
-                except sqlite3.Error:
-                    pass
                 conn = None
             for (_, future, loop), result in zip(batch, results, strict=True):
                 loop.call_soon_threadsafe(_resolve, future, result)
@@ -299,7 +298,7 @@ class Store:
                 try:
                     for sql, params in ops:
                         conn.execute(sql, params)
-                except sqlite3.Error as exc:
+                except Exception as exc:  # this write fails alone; the others commit
                     conn.execute("ROLLBACK TO w")
                     results.append(exc)
                 else:

@@ -1,0 +1,47 @@
+"""The store: WAL and full sync, group commit where one failing write does not sink the others."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+from tonk.server import store as st
+
+
+async def test_writes_commit_alone_or_together_and_a_failing_one_fails_alone(tmp_path):
+    store = st.Store(tmp_path / "s.db")
+    assert store.open() == []
+    ok = st.insert_table(1, "one", {}, 0.0, None)
+    dup = st.insert_table(1, "dup", {}, 0.0, None)  # the same id: refused
+    other = st.insert_table(2, "two", {}, 0.0, None)
+    results = await asyncio.gather(
+        store.write([ok]), store.write([dup]), store.write([other]), return_exceptions=True
+    )
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], st.StoreError)
+    await store.close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        assert conn.execute("SELECT id, name FROM tables ORDER BY id").fetchall() == [
+            (1, "one"),
+            (2, "two"),
+        ]
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+async def test_a_write_is_all_or_nothing(tmp_path):
+    store = st.Store(tmp_path / "s.db")
+    store.open()
+    await store.write([st.insert_table(1, "one", {}, 0.0, None)])
+    with pytest.raises(st.StoreError):
+        await store.write(
+            [st.update_table(1, name="renamed"), st.insert_table(1, "again", {}, 0.0, None)]
+        )
+    await store.close()
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        assert conn.execute("SELECT name FROM tables").fetchall() == [("one",)]
+
+
+def test_tokens_are_stored_only_as_hashes():
+    token = "secret-token"
+    assert st.hash_token(token) != token and len(st.hash_token(token)) == 64
