@@ -288,3 +288,32 @@ async def test_a_table_nobody_sits_at_is_closed_after_the_grace_period(tmp_path)
             await asyncio.sleep(0.01)
         listed = await alice.request({"type": "list_tables"}, p.TABLES)
         assert listed["tables"] == []
+
+
+async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
+    from tonk.server.store import StoreError
+
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "t", "seats": 2, "seed": 8, "dealer": 1}, p.SEATED
+        )
+        await alice.send({"type": "add_bot"})
+        before = await alice.expect(p.UPDATE)
+        assert before["view"]["turn"] == 0
+        real_write = server.store.write
+
+        async def failing_write(ops):
+            raise StoreError("disk full")
+
+        server.store.write = failing_write  # type: ignore[method-assign]
+        await alice.send({"type": "draw_stock"})
+        error = await alice.expect_error(p.STORAGE_ERROR)
+        assert error["fatal"] is False
+        table = server.tables[seated["table"]]
+        assert table.hand is not None and len(table.hand.events) == before["view"]["event_count"]
+        server.store.write = real_write  # type: ignore[method-assign]
+        await alice.send({"type": "draw_stock"})
+        after = await alice.expect(p.UPDATE)
+        assert after["from"] == before["view"]["event_count"]
+        assert after["events"][0]["kind"] == "draw_stock"
