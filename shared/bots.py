@@ -292,7 +292,7 @@ class SharpBot(SeatBot):
     SAMPLES = 120  # deals of the unseen cards sampled per drop question
     DROP_CHANCE = 0.8  # drop when the chance that nobody is at or below us is at least this
     DROP_MAX = 20  # never drop above this count (no sampling needed)
-    NEAR_WEIGHT = 0.1  # worth of a near-spread, per live card that completes it, per point
+    NEAR_WEIGHT = 0.2  # worth of a near-spread, per live card that completes it, per point
     TAKE_MARGIN = 0.5  # how much better than the expected stock card the discard must be
     LIKELY_HIGH = 0.3  # weight of a card above what its holder last discarded
     OUT = -100.0  # score of a hand that goes out
