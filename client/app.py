@@ -153,7 +153,8 @@ class TonkApp(App[None]):
     # -- what the connection reports ---------------------------------------------------------
 
     def on_connected(self, message: Connected) -> None:
-        self.lobby.set_identity(message.address if not self.config.practice else "", message.name)
+        host = "" if self.config.practice else str(self.config.host)
+        self.lobby.set_identity(host, message.name)
         self.table_screen.set_link_note("")
         if message.reconnect:
             self.notify("Connected again.", title="Connection")

@@ -120,7 +120,8 @@ def spread_line(
     listed with who hit them."""
     out = Text()
     out.append(f"{number} ", style="bold")
-    out.append(f"{_name(names, spread.owner)}'s {spread.kind.value}: ")
+    owner = _name(names, spread.owner)
+    out.append(f"{'Your' if owner == 'You' else owner + chr(39) + 's'} {spread.kind.value}: ")
     for i, card in enumerate(spread.cards):
         if i:
             out.append(" ")
@@ -133,13 +134,19 @@ def spread_line(
     return out
 
 
-def sparkline(values: Sequence[int], width: int, ascii_only: bool = False) -> str:
-    """A balance over the hands played, newest on the right, in at most `width` cells."""
+def sparkline(
+    values: Sequence[int],
+    width: int,
+    ascii_only: bool = False,
+    scale: tuple[int, int] | None = None,
+) -> str:
+    """A balance over the hands played, newest on the right, in at most `width` cells;
+    `scale` (low, high) puts several players' lines on one scale."""
     points = list(values)[-width:]
     if not points:
         return ""
     levels = ASCII_SPARK if ascii_only else SPARK
-    low, high = min(points), max(points)
+    low, high = scale if scale is not None else (min(points), max(points))
     if high == low:
         return levels[len(levels) // 2] * len(points)
     span = high - low

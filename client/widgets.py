@@ -72,7 +72,7 @@ def turn_message(state: TableState, now: float | None = None) -> str:
     if view is None:
         return "Waiting for the first deal." if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:
-        return "The hand is over: the next one is dealt soon."
+        return "The hand is over; the next is dealt soon."
     timer = ""
     if state.turn_deadline is not None:
         left = max(0, round(state.turn_deadline - (now if now is not None else time.monotonic())))
@@ -200,6 +200,8 @@ class LedgerPanel(Static):
         spark_width = max(3, width - name_width - 12)
         lines = []
         me = state.players[state.seat].name if state.seat is not None and state.players else None
+        shown = [v for row in rows for v in row[2][-spark_width:]]
+        scale = (min(shown), max(shown)) if shown else None
         for name, balance, series, last in rows:
             line = Text()
             line.append(f"{name:<{name_width}.{name_width}} ", style="bold" if name == me else "")
@@ -208,7 +210,7 @@ class LedgerPanel(Static):
                 style="green" if balance > 0 else "red" if balance < 0 else "",
             )
             line.append(" ")
-            spark = sparkline(series, spark_width, style.ascii) if len(series) > 1 else ""
+            spark = sparkline(series, spark_width, style.ascii, scale) if len(series) > 1 else ""
             line.append(f"{spark:<{spark_width}}")
             line.append(f" {signed(last) if state.last_net else '':>4}", style="dim")
             lines.append(line)

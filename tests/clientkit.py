@@ -15,19 +15,21 @@ from tonk.client.render import CardStyle
 from tonk.client.state import TableState
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
 
-# Two seats: you (seat 0) and a bot (seat 1), the bot deals so you play first.
-#   you: 5s 6s 7s 9h 9d (count 36), the bot: Kc Qd Jh 2c 3d (35); up card 9c; you draw 8s.
+# You sit in seat 0 and the bots after you; the last bot deals, so you play first.
+#   you: 5s 6s 7s 9h 9d (count 36), each bot 35 (Kc Qd Jh 2c 3d, ...); up card 9c; you draw 8s.
 MINE = "5s 6s 7s 9h 9d"
 BOTS = "Kc Qd Jh 2c 3d"
+HANDS = (MINE, BOTS, "Ks Qh Jd 2h 3c", "Kd Qs Jc 2s 3s", "Kh Qc Js 2d 3h")
 UP = "9c"
-STOCK = "8s 4c 10d Kh Ks Qs"
+STOCK = "8s 4c 10d 4d 10s 4h"
 
 
 def deck_text(
     hands: list[str] | None = None, dealer: int = 1, up: str = UP, stock: str = STOCK
 ) -> str:
-    """A stacked deck as the create_table `deck` field: 52 cards, top first."""
-    hands = hands or [MINE, BOTS]
+    """A stacked deck as the create_table `deck` field: 52 cards, top first; by default the
+    hands above for `dealer + 1` players (the last seat deals)."""
+    hands = hands or list(HANDS[: dealer + 1])
     order = stacked_deck(
         [parse_cards(h) for h in hands], dealer, parse_card(up), parse_cards(stock)
     )
@@ -77,15 +79,16 @@ def joined_app(
 
 def practice_app(name: str = "Tester", style: CardStyle | None = None, **options: Any) -> TonkApp:
     """A practice-table client (the embedded server) dealt from the stacked deck."""
+    bots = options.pop("bots", 1)
     config = ClientConfig(
         name=name,
         style=style or CardStyle(),
-        bots=options.pop("bots", 1),
+        bots=bots,
         rules=options.pop("rules", "classic"),
         bot_pause=options.pop("bot_pause", 0.0),
         seed=options.pop("seed", 11),
-        deck=options.pop("deck", deck_text()),
-        dealer=options.pop("dealer", 1),
+        deck=options.pop("deck", deck_text(dealer=bots)),
+        dealer=options.pop("dealer", bots),
         server_options=options.pop("server_options", {"next_hand_delay": 3600.0}),
     )
     assert not options, f"unknown options {options}"
