@@ -66,6 +66,47 @@ def easy_hands_per_second(hands: int, repeats: int) -> tuple[float, float, float
     return max(rates), statistics.median(rates), actions
 
 
+def easy_breakdown(hands: int) -> dict[str, float]:
+    """Where an easy hand's time goes, in microseconds per hand: the same loop as
+    `play_hand`, each part timed (the timer itself adds a little to each)."""
+    clock = time.perf_counter
+    rules = PRESETS["classic"]
+    rng = random.Random(5)
+    bots = [make_bot("easy", random.Random(seat)) for seat in range(4)]
+    parts = dict.fromkeys(("deal", "view", "legal", "bot", "apply", "observe"), 0.0)
+    actions = 0
+    for number in range(hands):
+        t0 = clock()
+        hand = Hand(rules, 4, number % 4, (1,), rng=rng)
+        parts["deal"] += clock() - t0
+        for seat, bot in enumerate(bots):
+            bot.observe(hand.events_for(seat))
+        while not hand.ended:
+            seat = hand.turn
+            t0 = clock()
+            view = hand.view(seat)
+            t1 = clock()
+            view.legal()
+            t2 = clock()
+            action = bots[seat].choose(view)  # asks view.legal() again: subtract it below
+            t3 = clock()
+            events = hand.apply(action)
+            t4 = clock()
+            hidden = [event.for_seat(None) for event in events]
+            for other, bot in enumerate(bots):
+                bot.observe(events if other == seat else hidden)
+            t5 = clock()
+            actions += 1
+            parts["view"] += t1 - t0
+            parts["legal"] += t2 - t1
+            parts["bot"] += (t3 - t2) - (t2 - t1)
+            parts["apply"] += t4 - t3
+            parts["observe"] += t5 - t4
+    per_hand = {name: total / hands * 1e6 for name, total in parts.items()}
+    per_hand["actions"] = actions / hands
+    return per_hand
+
+
 @dataclass
 class DecisionTimes:
     start: list[float]
@@ -152,6 +193,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
     ]
     print(f"easy hands/s: best {best:,.0f}, median {median:,.0f} ({actions:.1f} actions/hand)")
+    parts = easy_breakdown(min(args.hands, 5000))
+    per_action = parts.pop("actions")
+    lines += [
+        f"Where an `easy` hand's time goes ({per_action:.1f} actions a hand; microseconds per "
+        "hand, each part timed inside the simulator's loop):",
+        "",
+        "| deal | build the seat's view | legal actions | bot's own choice | apply the action "
+        "| bots observe the events | sum |",
+        "|---|---|---|---|---|---|---|",
+        "| "
+        + " | ".join(f"{value:.0f}" for value in parts.values())
+        + f" | {sum(parts.values()):.0f} |",
+        "",
+    ]
+    print("easy hand breakdown (us per hand):", {k: round(v) for k, v in parts.items()})
 
     times = sharp_decision_times(args.decision_hands)
     rows = [("start of turn", times.start), ("after drawing", times.play), ("all", times.all)]
