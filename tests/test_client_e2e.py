@@ -1,0 +1,120 @@
+"""End to end: the real `tonk-client` command in tmux against a real `tonk-server` subprocess,
+played with `send-keys` and read with `capture-pane`; then the same through a real SSH session
+to an sshd the test starts itself on loopback."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from clientkit import BOTS, MINE, deck_text
+from netclient import NetClient
+from termkit import Tmux, command_path, ssh_command, sshd, tonk_server
+
+
+async def play_a_hand(tmux: Tmux, port: int) -> None:
+    """Alice (a scripted protocol client) creates a two-seat table dealt from a stacked deck;
+    the client in tmux takes the other seat from the lobby and plays the hand to its end with
+    keys: draw, spread a run, hit it, discard, and on its next turn drop and win."""
+    alice = await NetClient.connect(port, "Alice")
+    try:
+        await alice.send(
+            {
+                "type": "create_table",
+                "name": "Kitchen",
+                "seats": 2,
+                "deck": deck_text([BOTS, MINE], dealer=0),
+                "dealer": 0,
+                "seed": 1,
+            }
+        )
+        await alice.expect("seated")
+
+        lobby = await tmux.wait_for("Kitchen")
+        assert "tonk · lobby · 127.0.0.1 · playing as Tester" in lobby
+        assert "1/2" in lobby and "waiting" in lobby
+        tmux.keys("Enter")  # take the seat: the table is full and starts
+
+        screen = await tmux.wait_for("Your turn: d draw")
+        assert "│ 5♠│" in screen and "│ 9♦│" in screen  # your hand, boxed
+        assert "Alice" in screen and "D 5 cards" in screen  # Alice deals
+        tmux.keys("d")
+        screen = await tmux.wait_for("You drew 8♠ from the stock")
+        assert "Your turn: s spread" in screen
+        tmux.keys("1", "2", "3", "s")
+        screen = await tmux.wait_for("1 Your run: 5♠ 6♠ 7♠")
+        tmux.keys("3", "h")
+        await tmux.wait_for("onto which spread?")
+        tmux.keys("1")
+        screen = await tmux.wait_for("You hit 8♠ on your own run")
+        assert "1 Your run: 5♠ 6♠ 7♠ 8♠" in screen
+        tmux.keys("x")  # the cursor is on the 9d
+        screen = await tmux.wait_for("You discarded 9♦")
+        assert "count 9" in screen
+
+        # Alice draws and throws the king.
+        await alice.expect(
+            "update", lambda m: m["view"]["turn"] == alice.seat and m["view"]["phase"] == "start"
+        )
+        await alice.send({"type": "draw_stock"})
+        await alice.expect("update", lambda m: m["view"]["phase"] == "play")
+        await alice.send({"type": "discard", "card": "Kc"})
+
+        await tmux.wait_for("Alice discarded K♣")
+        await tmux.wait_for("Your turn: d draw")
+        tmux.keys("k")
+        screen = await tmux.wait_for("Hand 1 is over")
+        assert "You dropped with 9 and won." in screen
+        assert "Alice pays You 1 chip" in screen
+        tmux.keys("Enter")
+        screen = await tmux.wait_for("Ledger (chips)")
+        assert "+1" in screen
+        # No hand in play now: q leaves for the lobby at once, and q there quits.
+        tmux.keys("q")
+        await tmux.wait_for("playing as Tester")
+        tmux.keys("q")
+        screen = await tmux.wait_for("EXITED 0")
+        assert "Traceback" not in screen
+    finally:
+        await alice.close()
+
+
+def client_env(tmp_path: Path) -> dict[str, str]:
+    return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "tmux-256color"}
+
+
+async def test_a_hand_in_tmux_against_a_tonk_server(tmp_path: Path) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port:
+        tmux = Tmux(80, 24)
+        try:
+            client = shlex.join(
+                [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"]
+            )
+            tmux.start(client, client_env(tmp_path))
+            await play_a_hand(tmux, port)
+        finally:
+            tmux.close()
+
+
+async def test_the_same_hand_over_ssh(tmp_path: Path) -> None:
+    with (
+        tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port,
+        sshd(tmp_path) as (ssh_port, key),
+    ):
+        tmux = Tmux(80, 24)
+        try:
+            remote = shlex.join(
+                [
+                    "env",
+                    "LANG=C.UTF-8",
+                    f"XDG_STATE_HOME={tmp_path / 'remote-state'}",
+                    command_path("tonk-client"),
+                    f"127.0.0.1:{port}",
+                    "--name",
+                    "Tester",
+                ]
+            )
+            tmux.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
+            await play_a_hand(tmux, port)
+        finally:
+            tmux.close()
