@@ -42,6 +42,7 @@ class Limits:
     max_table_name: int = 32  # characters in a table's name
     max_chat: int = 200  # characters in a chat line
     queue: int = 512  # frames waiting to go to one connection before it is dropped
+    queue_bytes: int = 2 * 1024 * 1024  # bytes waiting to go to one connection, the same
     handshake_timeout: float = 10.0  # seconds to send hello
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
@@ -223,6 +224,7 @@ class TonkServer:
             max_queue=limits.queue,
             rate=limits.messages_per_second,
             burst=limits.burst,
+            max_bytes=limits.queue_bytes,
         )
         self._next_conn += 1
         try:
@@ -252,10 +254,17 @@ class TonkServer:
             while not conn.closing:
                 data = await conn.reader.read(65536)
                 if not data:
+                    if decoder.buffered:
+                        # The client shut its side inside a frame; it may still read.
+                        raise p.ProtocolError(
+                            p.BAD_FRAME, "the connection ended in the middle of a frame"
+                        )
                     break
-                conn.last_received = loop.time()
                 decoder.feed(data)
                 for message in decoder.messages():
+                    # Only whole messages count as signs of life: a frame trickled in a
+                    # byte at a time does not keep a connection open.
+                    conn.last_received = loop.time()
                     p.validate_client(message)
                     if not conn.take_token(loop.time()):
                         conn.error(

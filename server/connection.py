@@ -1,5 +1,6 @@
 """One client connection: its frame decoder, its bounded outgoing queue and writer task, its
-rate limit. Sending never waits: a connection that falls too far behind is dropped."""
+rate limit. Sending never waits: a connection that falls too far behind (more than `max_queue`
+frames, or more than `max_bytes` bytes not yet taken by the kernel) is dropped."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class Connection:
         max_queue: int,
         rate: float,
         burst: float,
+        max_bytes: int = 0,
     ) -> None:
         self.reader = reader
         self.writer = writer
@@ -47,7 +49,9 @@ class Connection:
         self.seat: int | None = None  # the seat held at `table`; None for a spectator
         self.request_id: int | None = None  # the "id" of the request being handled
         self.max_queue = max_queue
+        self.max_bytes = max_bytes  # 0: no limit in bytes
         self._queue: deque[bytes] = deque()
+        self._queued_bytes = 0
         self._wake = asyncio.Event()
         self.closing = False
         self.closed = asyncio.Event()
@@ -91,7 +95,15 @@ class Connection:
             log.warning("connection %s dropped: %d frames unsent", self.peer, len(self._queue))
             self.abort()
             return
+        if self.max_bytes:
+            # Frames queued here and bytes the transport holds: one frame alone always fits.
+            pending = self._queued_bytes + self.writer.transport.get_write_buffer_size()
+            if pending and pending + len(frame) > self.max_bytes:
+                log.warning("connection %s dropped: %d bytes unsent", self.peer, pending)
+                self.abort()
+                return
         self._queue.append(frame)
+        self._queued_bytes += len(frame)
         self._wake.set()
 
     async def _write_loop(self) -> None:
@@ -103,6 +115,7 @@ class Connection:
                 while self._queue:
                     frames = list(self._queue)
                     self._queue.clear()
+                    self._queued_bytes = 0
                     writer.writelines(frames)
                     self.sent_frames += len(frames)
                     await writer.drain()
@@ -136,6 +149,7 @@ class Connection:
         """Cut the connection now, dropping anything unsent."""
         self.closing = True
         self._queue.clear()
+        self._queued_bytes = 0
         transport = self.writer.transport
         with contextlib.suppress(Exception):
             transport.abort()

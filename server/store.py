@@ -4,6 +4,13 @@ hand's record and each accepted action of the hand in play.
 Writes go to one writer thread that commits whatever is waiting in one transaction (group
 commit, one fsync for many tables) and only then resolves each writer's future: a caller that
 awaits `write` knows its change is on disk. The event loop never waits on SQLite.
+
+A write that cannot be made durable fails with StoreError: a locked database, a full disk, an
+I/O error, and also a database file that was removed, moved or replaced while the server runs
+(SQLite would go on writing to the unlinked file, and those writes would be lost at the next
+start: the store checks the file is still the one it opened before each commit). The writer
+never creates the file again: it opens it read-write only, so a removed database stays a fault
+until the file is put back.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import queue
 import sqlite3
 import threading
@@ -82,6 +90,8 @@ CREATE TABLE IF NOT EXISTS payments (
 
 #: Commits are grouped: at most this many writes share one transaction.
 MAX_BATCH = 512
+#: Seconds a write waits for a lock held by another process before it fails.
+BUSY_TIMEOUT = 5.0
 
 
 class StoreError(Exception):
@@ -138,8 +148,13 @@ class Store:
     """The database: `open` it (creates the schema, loads the open tables), `write` to it from
     the event loop, `close` it when done (waits for every queued write)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = path
+        self.busy_timeout = busy_timeout
+        # (device, inode) of the database file and of its WAL, as opened: a file found
+        # different (or gone) before a commit is a storage fault, not a new database.
+        self._identity: tuple[int, int] | None = None
+        self._wal_identity: tuple[int, int] | None = None
         self._queue: queue.SimpleQueue[
             tuple[Sequence[Op], asyncio.Future[None], asyncio.AbstractEventLoop] | None
         ] = queue.SimpleQueue()
@@ -149,22 +164,48 @@ class Store:
 
     # -- opening and loading (before serving: plain blocking calls) ---------------------------
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("PRAGMA busy_timeout=5000")
+    def _connect(self, create: bool = False) -> sqlite3.Connection:
+        mode = "rwc" if create else "rw"
+        conn = sqlite3.connect(
+            f"{self.path.absolute().as_uri()}?mode={mode}",
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+        except BaseException:
+            conn.close()
+            raise
         return conn
+
+    @staticmethod
+    def _stat(path: str) -> tuple[int, int] | None:
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return None
+        return info.st_dev, info.st_ino
+
+    def _check_file(self) -> None:
+        """Raise StoreError unless the database (and its WAL) is still the file opened."""
+        if self._identity is not None and self._stat(str(self.path)) != self._identity:
+            raise StoreError(f"the database file {self.path} was removed or replaced")
+        if self._wal_identity is not None and self._stat(f"{self.path}-wal") != self._wal_identity:
+            raise StoreError(f"the database's journal {self.path}-wal was removed or replaced")
 
     def open(self) -> list[SavedTable]:
         """Create the file and schema if needed; return the tables still open."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = self._connect()
+        conn = self._connect(create=True)
         try:
             conn.executescript(SCHEMA)
             tables = self._load(conn)
         finally:
             conn.close()
+        self._identity = self._stat(str(self.path))
         self._thread = threading.Thread(target=self._run, name="tonk-store", daemon=True)
         self._thread.start()
         return tables
@@ -268,9 +309,13 @@ class Store:
                     break
                 batch.append(more)
             try:
+                self._check_file()
                 if conn is None:
                     conn = self._connect()
+                    self._wal_identity = None
                 results = self._commit(conn, batch)
+                if self._wal_identity is None:
+                    self._wal_identity = self._stat(f"{self.path}-wal")
             except Exception as exc:  # the thread must outlive any failure: report, go on
                 log.error("storage error: %s", exc)
                 results = [exc] * len(batch)
@@ -278,6 +323,7 @@ class Store:
                     with contextlib.suppress(Exception):
                         conn.close()
                 conn = None
+                self._wal_identity = None
             for (_, future, loop), result in zip(batch, results, strict=True):
                 loop.call_soon_threadsafe(_resolve, future, result)
             if stop:

@@ -2,6 +2,10 @@
 
 Every change happens under the table's lock, is written to the store, and only then is anybody
 told of it. The table asks the core about every rule; it decides none itself.
+
+When the store cannot write (a locked or full disk, a removed database file), the table pauses:
+everybody at it is told why, actions are refused, and the table loop tries a small write every
+STORAGE_RETRY seconds; once one goes through, play carries on from the last change saved.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ log = logging.getLogger("tonk.server")
 
 BOT_NAMES = ("Ada", "Bix", "Cleo", "Dot", "Eli", "Fay", "Gus")
 WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+#: Seconds between tries of a paused table's storage.
+STORAGE_RETRY = 1.0
 
 
 class RequestError(Exception):
@@ -160,6 +166,7 @@ class Table:
     next_hand_at: float | None = None
     turn_seat: int | None = None
     unseated_since: float | None = None  # a waiting table with no player: closed after grace
+    paused: str | None = None  # why play is paused: the storage cannot be written
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -228,6 +235,7 @@ class Table:
             "hands_played": self.hands_played,
             "creator": self.creator,
             "dealer": self.dealer,
+            "paused": self.paused,
             "players": [
                 {
                     "seat": number,
@@ -552,6 +560,11 @@ class Table:
             hand = self.hand
             if self.state != PLAYING or hand is None or hand.ended:
                 raise RequestError(p.NO_HAND, "no hand is being played at this table")
+            if self.paused is not None:
+                raise RequestError(
+                    p.STORAGE_ERROR,
+                    f"play is paused: the server cannot save the game ({self.paused})",
+                )
             data = {k: v for k, v in message.items() if k != "id"}
             data["seat"] = number
             try:
@@ -595,13 +608,42 @@ class Table:
         self.after_change(start, settle)
 
     async def write(self, ops: Sequence[st.Op]) -> None:
+        """Write `ops` durably. If the store fails, the table pauses (and RequestError)."""
         try:
             await self.server.store.write(ops)
         except st.StoreError as exc:
             log.error("table %d: storage error: %s", self.id, exc)
+            self.pause(str(exc))
             raise RequestError(
-                p.STORAGE_ERROR, "the server could not save that; nothing was changed"
+                p.STORAGE_ERROR, f"the server could not save that ({exc}); nothing was changed"
             ) from None
+        if self.paused is not None:
+            self.unpause()
+
+    def pause(self, reason: str) -> None:
+        """The store cannot write: stop play and tell everybody at the table why."""
+        first = self.paused is None
+        self.paused = reason
+        if not first:
+            return
+        log.error("table %d: paused: the game cannot be saved (%s)", self.id, reason)
+        self.broadcast(
+            p.error_message(
+                p.STORAGE_ERROR,
+                f"the server cannot save the game ({reason}): play is paused until it can; "
+                "nothing played so far is lost",
+            )
+        )
+        self.broadcast_table()
+        self.kick()  # the table loop tries the storage again
+
+    def unpause(self) -> None:
+        """The store writes again: play carries on, with a fresh turn clock."""
+        self.paused = None
+        log.info("table %d: the game can be saved again; play carries on", self.id)
+        self.turn_started = self.last_change = self.now
+        self.broadcast_table()
+        self.kick()
 
     def settle(self, hand: Hand) -> Settle:
         settlement = hand.settlement
@@ -788,7 +830,7 @@ class Table:
             except asyncio.CancelledError:
                 raise
             except RequestError:
-                delay = 1.0  # a storage error: try again shortly
+                delay = STORAGE_RETRY  # a storage error: the table is paused; try again
             except Exception:
                 log.exception("table %d: error in the table loop", self.id)
                 delay = 1.0
@@ -805,6 +847,9 @@ class Table:
         """Do whatever is due now; return the seconds until something else will be due."""
         if self.state in (FINISHED, CLOSED):
             return None
+        if self.paused is not None:
+            # Try a small real write; RequestError (still failing): the loop tries again.
+            await self.write([st.update_table(self.id, state=self.state)])
         now = self.now
         grace = self.server.config.grace
         wake = float("inf")
