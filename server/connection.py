@@ -91,6 +91,14 @@ class Connection:
     def send_frame(self, frame: bytes) -> None:
         if self.closing:
             return
+        transport = self.writer.transport
+        if not self._queue and not transport.get_write_buffer_size():
+            # The socket keeps up: hand the frame to it now. Waking the writer task for
+            # every frame costs more than the write (several frames go out per action).
+            # Frames wait in the bounded queue only while the socket is backed up.
+            transport.write(frame)
+            self.sent_frames += 1
+            return
         if len(self._queue) >= self.max_queue:
             log.warning("connection %s dropped: %d frames unsent", self.peer, len(self._queue))
             self.abort()

@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import queue
+import re
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -324,8 +325,13 @@ class Store:
                         conn.close()
                 conn = None
                 self._wal_identity = None
+            # One wake-up per event loop for the whole batch, not one per write.
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], Any]]] = {}
             for (_, future, loop), result in zip(batch, results, strict=True):
-                loop.call_soon_threadsafe(_resolve, future, result)
+                by_loop.setdefault(loop, []).append((future, result))
+            for loop, resolved in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+                    loop.call_soon_threadsafe(_resolve_all, resolved)
             if stop:
                 break
         if conn is not None:
@@ -339,6 +345,21 @@ class Store:
         results: list[Exception | None] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # First, everything at once, in as few statements as possible: each statement
+            # hands the GIL to the event loop and back, which is what limits a busy server.
+            # If anything fails, start again one write at a time, each in a savepoint, so
+            # that a failing write fails alone.
+            try:
+                for sql, params in merged([op for ops, _, _ in batch for op in ops]):
+                    conn.execute(sql, params)
+            except Exception:
+                conn.execute("ROLLBACK")
+                conn.execute("BEGIN IMMEDIATE")
+            else:
+                conn.execute("COMMIT")
+                self.commits += 1
+                self.writes += len(batch)
+                return [None] * len(batch)
             for ops, _, _ in batch:
                 conn.execute("SAVEPOINT w")
                 try:
@@ -369,13 +390,43 @@ class Store:
         self._thread = None
 
 
-def _resolve(future: asyncio.Future[None], result: Exception | None) -> None:
-    if future.done():
-        return
-    if result is None:
-        future.set_result(None)
-    else:
-        future.set_exception(StoreError(str(result)))
+def _resolve_all(resolved: list[tuple[asyncio.Future[None], Exception | None]]) -> None:
+    for future, result in resolved:
+        if future.done():
+            continue
+        if result is None:
+            future.set_result(None)
+        else:
+            future.set_exception(StoreError(str(result)))
+
+
+#: A plain insert of one row, every value a parameter: several in a row can become one.
+_PLAIN_INSERT = re.compile(r"INSERT INTO \w+ \([\w, ]+\) VALUES (\((?:\?, )*\?\))")
+#: SQLite's smallest limit on parameters in one statement (older versions).
+_MAX_PARAMS = 999
+
+
+def merged(ops: Sequence[Op]) -> list[Op]:
+    """The same changes in fewer statements: runs of the same plain one-row INSERT become
+    multi-row INSERTs (rows in the same order; any failure fails the whole run)."""
+    out: list[Op] = []
+    i = 0
+    while i < len(ops):
+        sql, params = ops[i]
+        match = _PLAIN_INSERT.fullmatch(sql)
+        j = i + 1
+        if match is not None and params:
+            most = max(1, _MAX_PARAMS // len(params))
+            while j < len(ops) and j - i < most and ops[j][0] == sql:
+                j += 1
+        if j - i == 1:
+            out.append((sql, params))
+        else:
+            rows = ", ".join([match.group(1)] * (j - i)) if match else ""
+            values = tuple(value for _, row in ops[i:j] for value in row)
+            out.append((sql[: match.start(1)] + rows if match else sql, values))
+        i = j
+    return out
 
 
 # -- the statements the tables use -----------------------------------------------------------
