@@ -70,7 +70,9 @@ class SeatBot:
                 else:
                     self._dealing = False
                     if event.cards and event.seat != self.seat:
-                        raise BotError("a bot may see only the events its seat sees")
+                        if self.seat is not None:
+                            raise BotError("a bot may see only the events its seat sees")
+                        self.seat = event.seat  # joined mid-hand: its own draw tells its seat
             else:
                 self._dealing = False
             if tracks:

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from tonk.shared.actions import DrawStock, Drop, Hit, LaySpread, TakeDiscard
+from tonk.shared.actions import DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.bots import (
     BOT_STRATEGIES,
     BotError,
@@ -290,3 +290,18 @@ def test_play_phase_lays_before_discarding() -> None:
         action = bot.choose(hand.view(1))
         assert isinstance(action, LaySpread)
         assert sorted(action.cards) == sorted(parse_cards("5s 5h 5d"))
+
+
+@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+def test_a_bot_seated_mid_hand_plays_on_from_the_view(strategy: str) -> None:
+    rules = PRESETS["classic"]
+    hand = Hand(rules, 4, 0, (1,), rng=random.Random(12))
+    earlier = make_bot("easy", random.Random(0))
+    earlier.observe(hand.events_for(1))
+    hand.apply(earlier.choose(hand.view(1)))
+    late = make_bot(strategy, random.Random(5))  # saw nothing of the deal
+    late.observe(hand.events_for(1, len(hand.events) - 1))
+    action = late.choose(hand.view(1))
+    assert action in hand.legal_actions(1).actions(1)
+    with pytest.raises(BotError, match="events its seat sees"):
+        late.observe([Event("draw_stock", 2, (parse_card("2c"),), private=True)])
