@@ -1,0 +1,239 @@
+"""Helpers for the reliability tests: the real `tonk-server` as a subprocess that can be killed,
+a bot table that keeps playing while a test misbehaves, and an exact audit of a table's ledger
+against the database and the hand records in it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from netclient import NetClient
+from tonk.server.app import TonkServer
+from tonk.shared import protocol as p
+from tonk.shared.hand import HandRecord
+from tonk.shared.settlement import Settlement
+
+
+def frame(payload: bytes) -> bytes:
+    return len(payload).to_bytes(4, "big") + payload
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_command() -> list[str]:
+    script = shutil.which("tonk-server")
+    return [script] if script else [sys.executable, "-m", "tonk.server"]
+
+
+@dataclass
+class ServerProcess:
+    """A running `tonk-server`; `kill()` is SIGKILL: no goodbye, no last write."""
+
+    proc: asyncio.subprocess.Process
+    port: int
+    stderr: list[str] = field(default_factory=list)
+
+    def kill(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.kill()
+
+    async def wait(self) -> int:
+        return await self.proc.wait()
+
+
+@contextlib.asynccontextmanager
+async def server_process(
+    db: Path, *extra: str, port: int = 0, dev: bool = True
+) -> AsyncIterator[ServerProcess]:
+    """`tonk-server` on 127.0.0.1 with `db`, fast bots and deals; killed at the end if still
+    running."""
+    args = [
+        *server_command(),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--db",
+        str(db),
+        "--next-hand-delay",
+        "0",
+        "--bot-pause",
+        "0",
+        # Test clients play as fast as they can: far above a person's rate.
+        "--limit",
+        "messages_per_second=10000",
+        "--limit",
+        "burst=10000",
+        *(["--dev"] if dev else []),
+        *extra,
+    ]
+    proc = await asyncio.create_subprocess_exec(
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    server = ServerProcess(proc, 0)
+
+    async def drain_stderr() -> None:
+        assert proc.stderr is not None
+        async for line in proc.stderr:
+            server.stderr.append(line.decode(errors="replace"))
+
+    reading = asyncio.create_task(drain_stderr())
+    try:
+        assert proc.stdout is not None
+        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+        assert line.startswith("tonk-server listening on 127.0.0.1:"), (line, server.stderr)
+        server.port = int(line.strip().rsplit(":", 1)[1])
+        yield server
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(reading, 5)
+
+
+# -- the ledger, audited ----------------------------------------------------------------------
+
+
+def ledger_problems(
+    db: Path, table: int, hand_ends: list[dict[str, Any]] | None = None
+) -> list[str]:
+    """Everything wrong with a table's ledger in `db`: balances that do not sum to zero or do
+    not match the payments, a settled hand whose record does not replay to its settlement or
+    whose payments are not the settlement's, and `hand_end` messages (as a client received
+    them) that disagree with what was stored."""
+    out: list[str] = []
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        balances = dict(
+            conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table,))
+        )
+        payments: dict[int, list[list[Any]]] = {}
+        for hand, payer, payee, amount in conn.execute(
+            "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? ORDER BY rowid",
+            (table,),
+        ):
+            payments.setdefault(hand, []).append([payer, payee, amount])
+        hands = conn.execute(
+            "SELECT number, record, names, settlement FROM hands WHERE table_id = ?"
+            " ORDER BY number",
+            (table,),
+        ).fetchall()
+        played = conn.execute("SELECT hands_played FROM tables WHERE id = ?", (table,)).fetchone()[
+            0
+        ]
+    if sum(balances.values()) != 0:
+        out.append(f"balances sum to {sum(balances.values())}: {balances}")
+    net: dict[str, int] = {}
+    for rows in payments.values():
+        for payer, payee, amount in rows:
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+    if {k: v for k, v in net.items() if v} != {k: v for k, v in balances.items() if v}:
+        out.append(f"payments net {net} but balances {balances}")
+    settled = 0
+    for number, record, names_text, settlement_text in hands:
+        if settlement_text is None:
+            continue
+        settled += 1
+        names = json.loads(names_text)
+        replayed = HandRecord.from_dict(json.loads(record)).replay()
+        stored = Settlement.from_dict(json.loads(settlement_text))
+        if replayed.settlement != stored:
+            out.append(f"hand {number}: the record does not replay to its settlement")
+        expected = [[names[x.payer], names[x.payee], x.amount] for x in stored.payments]
+        if payments.get(number, []) != expected:
+            out.append(f"hand {number}: payments {payments.get(number)} != {expected}")
+    if settled != played:
+        out.append(f"{settled} hands settled but hands_played is {played}")
+    running: dict[str, int] = {}
+    for number in sorted(payments):
+        for payer, payee, amount in payments[number]:
+            running[payer] = running.get(payer, 0) - amount
+            running[payee] = running.get(payee, 0) + amount
+    for message in hand_ends or []:
+        number = message["hand"]
+        if [list(x) for x in message["payments"]] != payments.get(number, []):
+            out.append(f"hand_end {number}: payments {message['payments']} not as stored")
+        upto: dict[str, int] = {}
+        for n in sorted(payments):
+            if n > number:
+                break
+            for payer, payee, amount in payments[n]:
+                upto[payer] = upto.get(payer, 0) - amount
+                upto[payee] = upto.get(payee, 0) + amount
+        told = {k: v for k, v in message["balances"].items() if v}
+        if told != {k: v for k, v in upto.items() if v}:
+            out.append(f"hand_end {number}: balances {message['balances']} != stored {upto}")
+    return out
+
+
+# -- a table that keeps playing ---------------------------------------------------------------
+
+
+@dataclass
+class PlayingTable:
+    table: int
+    watcher: NetClient
+    host: NetClient
+
+
+async def start_playing_table(port: int, name: str = "busy", seed: int = 1) -> PlayingTable:
+    """A table of two bots and a host whose seat is played for it (it left), watched."""
+    host = await NetClient.connect(port, f"Host-{name}")
+    seated = await host.request(
+        {"type": "create_table", "name": name, "seats": 3, "seed": seed}, p.SEATED
+    )
+    await host.send({"type": "add_bot"})
+    await host.send({"type": "add_bot", "strategy": "sharp"})
+    await host.request({"type": "leave"}, p.LEFT)
+    watcher = await NetClient.connect(port, f"Watcher-{name}")
+    await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+    await watcher.expect(p.HAND_END, timeout=20)
+    return PlayingTable(seated["table"], watcher, host)
+
+
+async def check_still_playing(playing: PlayingTable, db: Path, hands: int = 2) -> None:
+    """The table played `hands` more hands, its watcher got no error, its ledger is exact."""
+    watcher = playing.watcher
+    before = max(m["hand"] for m in watcher.received if m["type"] == p.HAND_END)
+    await watcher.expect(p.HAND_END, lambda m: m["hand"] >= before + hands, timeout=30)
+    assert not [m for m in watcher.received if m["type"] == p.ERROR]
+    hand_ends = [m for m in watcher.received if m["type"] == p.HAND_END]
+    assert ledger_problems(db, playing.table, hand_ends) == []
+
+
+@contextlib.asynccontextmanager
+async def table_keeps_playing(server: TonkServer, hands: int = 2) -> AsyncIterator[PlayingTable]:
+    """Around a test's misbehaviour: a bot table plays before, during and `hands` after it,
+    with an exact ledger."""
+    playing = await start_playing_table(server.port)
+    yield playing
+    await check_still_playing(playing, server.config.db_path, hands)
+
+
+async def wait_until(predicate: Any, what: str, limit: float = 20.0) -> None:
+    """Poll `predicate()` until true; the limit only stops a hung test."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + limit
+    while not predicate():
+        if loop.time() > give_up:
+            raise AssertionError(f"gave up waiting for {what}")
+        await asyncio.sleep(0.01)
