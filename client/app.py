@@ -106,7 +106,7 @@ class TonkApp(App[None]):
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
         self.set_class(width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT, "-too-small")
-        self.table_screen.refresh_bindings()
+        self.table_screen.refresh_keys()
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def run_connection(self) -> None:

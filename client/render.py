@@ -195,8 +195,8 @@ def event_line(
         return Text(f"{who} dropped with {event.count}", style="bold")
     if kind == "draw_stock":
         if event.cards:
-            return Text(f"{who} drew ").append_text(cards).append(" from the stock")
-        return Text(f"{who} drew from the stock")
+            return Text(f"{who} drew ").append_text(cards)
+        return Text(f"{who} drew a card")
     if kind == "take_discard":
         return Text(f"{who} took ").append_text(cards).append(" from the pile")
     if kind == "spread":

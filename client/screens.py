@@ -262,11 +262,9 @@ class TableScreen(Screen[None]):
         if not self._ready:
             return
         if changed_table:
-            log = self.query_one(LogPanel)
-            log.clear()
-            log.last_number = -1
+            self.query_one(LogPanel).clear()
         self._status()
-        self.query_one(PlayersPanel).show(state)
+        self.query_one(PlayersPanel).show(state, self.card_style.ascii)
         self.query_one(CentrePanel).show(state, self.card_style)
         hand = self.query_one(HandView)
         view = state.view
@@ -287,7 +285,22 @@ class TableScreen(Screen[None]):
             ledger.border_title = unit_title
         ledger.show(state, self.card_style)
         self.query_one(LogPanel).show(state.log)
-        self.refresh_bindings()
+        self.refresh_keys()
+
+    def refresh_keys(self) -> None:
+        """Grey or open the footer's keys, only when what is open has changed: the footer
+        is rebuilt (and repainted) each time it is told to refresh."""
+        key = (
+            self.legal(),
+            self.link_note,
+            too_small(self),
+            self.state is not None and self.state.creator,
+            self.state is not None and self.state.playing,
+            self.state is not None and self.state.view is None,
+        )
+        if key != getattr(self, "_keys_shown", None):
+            self._keys_shown = key
+            self.refresh_bindings()
 
     def _status(self) -> None:
         if self.state is None:
@@ -304,7 +317,7 @@ class TableScreen(Screen[None]):
         self.link_note = note
         if self._ready:
             self._status()
-            self.refresh_bindings()
+            self.refresh_keys()
 
     # -- what is open now (the core says; the client only greys keys) ------------------------
 

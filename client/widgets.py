@@ -9,9 +9,13 @@ from collections.abc import Sequence
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.geometry import Region
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 from tonk.shared.cards import Card, count
 from tonk.shared.view import Phase, SeatView
 
@@ -87,50 +91,72 @@ def turn_message(state: TableState, now: float | None = None) -> str:
     return f"{name} to play{timer}."
 
 
-class PlayersPanel(Static):
-    """Every seat: whose turn, the dealer, cards held, and marks for disconnected, away and
-    hit-locked players."""
+class PlayersPanel(Vertical):
+    """Every seat, one line each: whose turn, the dealer, cards held, and marks for
+    disconnected, away and hit-locked players. A line is repainted only when it changes."""
 
-    def show(self, state: TableState) -> None:
-        view = state.view
-        lines: list[Text] = []
-        names = state.names()
-        for player in state.players:
-            seat = player.seat
-            line = Text()
-            my_turn = view is not None and view.phase is not Phase.ENDED and view.turn == seat
-            line.append("▶ " if my_turn and not self.app_ascii else "> " if my_turn else "  ")
-            line.append(f"{names[seat]:<10.10}", style="bold" if my_turn else "")
-            if view is not None and seat < view.players:
-                line.append(" D" if view.dealer == seat else "  ", style="bold")
-                cards = view.card_counts[seat]
-                line.append(f" {cards} card{'s' if cards != 1 else ''}")
-                if view.hit_locks[seat]:
-                    line.append(" hit-locked", style="italic")
-            if player.bot:
-                line.append(" bot", style="dim")
-            if not player.connected:
-                line.append(" disconnected", style="bold red")
-            elif player.away:
-                line.append(" away", style="italic")
-            lines.append(line)
-        if not lines:
-            lines.append(Text("Nobody is seated yet."))
-        _update_if_changed(self, Group(*lines))
+    DEFAULT_CSS = """
+    PlayersPanel { height: auto; }
+    PlayersPanel > Static { height: 1; }
+    """
 
-    @property
-    def app_ascii(self) -> bool:
-        style = getattr(self.app, "card_style", None)
-        return bool(style is not None and style.ascii)
+    def show(self, state: TableState, ascii_only: bool = False) -> None:
+        lines = player_lines(state, ascii_only) or [Text("Nobody is seated yet.")]
+        children = list(self.query_children(Static))
+        if len(children) != len(lines):
+            self.remove_children()
+            self.mount_all(Static(line) for line in lines)
+            return
+        for child, line in zip(children, lines, strict=True):
+            _update_if_changed(child, line, layout=False)
 
 
-class CentrePanel(Static):
-    """The middle of the table: the stock, the top discard, and the spreads by owner."""
+def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
+    view = state.view
+    lines: list[Text] = []
+    names = state.names()
+    for player in state.players:
+        seat = player.seat
+        line = Text()
+        to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
+        line.append(("> " if ascii_only else "▶ ") if to_play else "  ")
+        line.append(f"{names[seat]:<10.10}", style="bold" if to_play else "")
+        if view is not None and seat < view.players:
+            line.append(" D" if view.dealer == seat else "  ", style="bold")
+            cards = view.card_counts[seat]
+            line.append(f" {cards} card{'s' if cards != 1 else ''}")
+            if view.hit_locks[seat]:
+                line.append(" hit-locked", style="italic")
+        if player.bot:
+            line.append(" bot", style="dim")
+        if not player.connected:
+            line.append(" disconnected", style="bold red")
+        elif player.away:
+            line.append(" away", style="italic")
+        lines.append(line)
+    return lines
+
+
+class CentrePanel(Vertical):
+    """The middle of the table: the stock and the top discard on one line, the spreads by
+    owner below; each part repainted only when it changes."""
+
+    DEFAULT_CSS = """
+    CentrePanel > #pile { height: 1; }
+    CentrePanel > #spreads { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="pile")
+        yield Static("", id="spreads")
 
     def show(self, state: TableState, style: CardStyle) -> None:
+        pile = self.query_one("#pile", Static)
+        spreads = self.query_one("#spreads", Static)
         view = state.view
         if view is None:
-            _update_if_changed(self, Text("No hand dealt yet."))
+            _update_if_changed(pile, Text("No hand dealt yet."), layout=False)
+            _update_if_changed(spreads, Text(""), layout=False)
             return
         line = Text(f"Stock: {view.stock_size}   Discard: ")
         if view.discard_top is None:
@@ -138,14 +164,13 @@ class CentrePanel(Static):
         else:
             line.append_text(card_text(view.discard_top, style, "bold"))
             line.append(f"  ({view.discard_size} in the pile)", style="dim")
-        lines: list[RenderableType] = [line]
+        _update_if_changed(pile, line, layout=False)
         names = state.names()
-        if view.spreads:
-            for number, spread in enumerate(view.spreads, start=1):
-                lines.append(spread_line(number, spread, names, style))
-        else:
-            lines.append(Text("No spreads on the table.", style="dim"))
-        _update_if_changed(self, Group(*lines))
+        lines: list[RenderableType] = [
+            spread_line(number, spread, names, style)
+            for number, spread in enumerate(view.spreads, start=1)
+        ] or [Text("No spreads on the table.", style="dim")]
+        _update_if_changed(spreads, Group(*lines), layout=False)
 
 
 class HandView(Widget):
@@ -219,20 +244,81 @@ class LedgerPanel(Static):
         _update_if_changed(self, Group(*lines))
 
 
-class LogPanel(RichLog):
-    """What happened at the table, and the table's chat, newest at the bottom."""
+class LogPanel(Widget):
+    """What happened at the table, and the table's chat, newest at the bottom.
 
-    can_focus = False
+    Drawn line by line (Textual's line API) so a new line repaints only its own rows; when
+    the panel is full it jumps, keeping the newest lines, rather than shifting every row for
+    every line: an opponent's move costs the terminal a row or two, not the whole panel.
+    After a jump the newest third stays, so jumps come every two thirds of a panel.
+    """
+
+    DEFAULT_CSS = """
+    LogPanel { height: 1fr; }
+    """
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__(id=id, wrap=True, max_lines=500, auto_scroll=True, min_width=20)
+        super().__init__(id=id)
         self.last_number = -1
+        self.entries: list[Text] = []
+        self.rows: list[Strip] = []
+        self._width = 0
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.rows.clear()
+        self.last_number = -1
+        self.refresh()
 
     def show(self, lines: Sequence[LogLine]) -> None:
-        for line in lines:
-            if line.number > self.last_number:
-                self.write(line.text, scroll_end=True)
-                self.last_number = line.number
+        new = [line.text for line in lines if line.number > self.last_number]
+        if not new:
+            return
+        self.last_number = lines[-1].number
+        self.entries.extend(new)
+        del self.entries[: max(0, len(self.entries) - 500)]
+        width, height = self.size
+        if not width or not height or width != self._width:
+            self._rebuild()
+            return
+        added = [row for text in new for row in self._wrap(text)]
+        start = len(self.rows)
+        rows = self.rows + added
+        if len(rows) > height:
+            keep = max(height // 3, min(len(added), height))
+            self.rows = rows[-keep:]
+            self.refresh(Region(0, 0, width, height))
+            return
+        self.rows = rows
+        self.refresh(Region(0, start, width, len(added)))
+
+    def _wrap(self, text: Text) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update_width(self._width)
+        return [Strip(line) for line in console.render_lines(text, options, pad=False)]
+
+    def _rebuild(self) -> None:
+        width, height = self.size
+        self._width = width
+        self.rows = []
+        if not width or not height:
+            return
+        for text in reversed(self.entries):
+            self.rows[:0] = self._wrap(text)
+            if len(self.rows) >= height:
+                break
+        self.rows = self.rows[-height:]
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._rebuild()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        style = self.rich_style
+        if y < len(self.rows):
+            return self.rows[y].crop_extend(0, width, style).apply_style(style)
+        return Strip.blank(width, style)
 
 
 def hand_title(view: SeatView | None) -> str:
@@ -242,13 +328,13 @@ def hand_title(view: SeatView | None) -> str:
     return f"Your hand · count {count(view.hand)}"
 
 
-def _update_if_changed(widget: Static, content: RenderableType) -> None:
+def _update_if_changed(widget: Static, content: RenderableType, layout: bool = True) -> None:
     """Update a Static only when what it shows has changed: a repaint costs terminal bytes."""
     key = _fingerprint(content)
     if getattr(widget, "_shown_key", None) == key:
         return
     widget._shown_key = key  # type: ignore[attr-defined]
-    widget.update(content)
+    widget.update(content, layout=layout)
 
 
 def _fingerprint(content: RenderableType) -> object:

@@ -39,7 +39,7 @@ async def play_a_hand(tmux: Tmux, port: int) -> None:
         assert "│ 5♠│" in screen and "│ 9♦│" in screen  # your hand, boxed
         assert "Alice" in screen and "D 5 cards" in screen  # Alice deals
         tmux.keys("d")
-        screen = await tmux.wait_for("You drew 8♠ from the stock")
+        screen = await tmux.wait_for("You drew 8♠")
         assert "Your turn: s spread" in screen
         tmux.keys("1", "2", "3", "s")
         screen = await tmux.wait_for("1 Your run: 5♠ 6♠ 7♠")
