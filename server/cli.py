@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import resource
 import signal
 import sys
 from collections.abc import Sequence
@@ -76,6 +77,22 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
     )
 
 
+def raise_open_file_limit(config: ServerConfig) -> int:
+    """Every connection is an open file: raise this process's soft limit (up to the hard
+    limit) so that `max_connections` can be reached. Returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = config.limits.max_connections + 256  # the database, the listener, logs, ...
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
 async def run(config: ServerConfig) -> None:
     server = TonkServer(config)
     await server.start()
@@ -104,6 +121,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
+    files = raise_open_file_limit(config)
+    if files < config.limits.max_connections + 16:
+        logging.getLogger("tonk.server").warning(
+            "only %d open files are allowed: fewer connections than max_connections (%d) "
+            "can be served",
+            files,
+            config.limits.max_connections,
+        )
     if config.dev:
         logging.getLogger("tonk.server").warning(
             "--dev: tables may use fixed seeds and deck orders; do not play for stakes"

@@ -290,7 +290,9 @@ class Store:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         self._queue.put((ops, future, loop))
-        await asyncio.shield(future)
+        # Not shielded: the writer thread holds the ops, so the write happens (or fails)
+        # whether or not anybody still waits for it, and a cancelled future is skipped.
+        await future
 
     def _run(self) -> None:
         conn: sqlite3.Connection | None = None

@@ -122,7 +122,14 @@ class HouseRules:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data that `from_dict` reads back to an equal rule set."""
-        return {"preset": self.preset, **self.overrides()}
+        # Every view sent carries its rules: work them out once per rule set (a fresh copy
+        # each time, so a caller may change what it gets).
+        data = _TO_DICT.get(self)
+        if data is None:
+            data = {"preset": self.preset, **self.overrides()}
+            if len(_TO_DICT) < 256:
+                _TO_DICT[self] = data
+        return dict(data)
 
     @property
     def name(self) -> str:
@@ -292,6 +299,9 @@ PRESET_TITLES = {
     "speno": "speno (John P. Speno's rules)",
     "pagat": "pagat (pagat.com's rules)",
 }
+
+#: HouseRules.to_dict's answers by rule set (the values are plain and immutable).
+_TO_DICT: dict[HouseRules, dict[str, Any]] = {}
 
 PRESETS: dict[str, HouseRules] = {
     "classic": HouseRules(),
