@@ -14,63 +14,19 @@ from typing import Any
 
 import pytest
 from netclient import NetClient, start_server
-from reliakit import free_port, ledger_problems, server_process, wait_until
+from reliakit import (
+    act_once,
+    free_port,
+    hand_events,
+    last_view,
+    ledger_problems,
+    server_process,
+    take_seats_back,
+    wait_until,
+)
 from tonk.server import store as st
 from tonk.server.connection import Connection
 from tonk.shared import protocol as p
-
-
-def hand_events(client: NetClient, hand: int) -> list[dict[str, Any]]:
-    """The events of `hand` as `client` pieced them together from its updates (checking the
-    numbering: each update starts where the last one ended, or at 0 for a full resend)."""
-    events: list[dict[str, Any]] = []
-    for message in client.received:
-        if message["type"] != p.UPDATE or message["hand"] != hand:
-            continue
-        if message["from"] == 0:
-            events = list(message["events"])
-        else:
-            assert message["from"] == len(events), (message["from"], len(events))
-            events.extend(message["events"])
-        assert message["view"]["event_count"] == len(events)
-    return events
-
-
-def last_view(client: NetClient) -> dict[str, Any]:
-    return next(m for m in reversed(client.received) if m["type"] == p.UPDATE)["view"]
-
-
-async def act_once(players: list[NetClient]) -> dict[str, Any]:
-    """The player whose turn it is plays one action (never a drop); returns once every player
-    has the update showing it: the acknowledgement."""
-    count = last_view(players[0])["event_count"]
-    assert all(last_view(c)["event_count"] == count for c in players)
-    actors = [c for c in players if c.view_fresh and c.seat_view().my_turn]
-    assert len(actors) == 1, "exactly one player's turn"
-    assert await actors[0].play_turn_if_mine()
-    for client in players:
-        await client.expect(p.UPDATE, lambda m: m["view"]["event_count"] > count)
-    return last_view(actors[0])
-
-
-async def take_seats_back(
-    port: int, table: int, before: list[NetClient]
-) -> tuple[list[NetClient], list[dict[str, Any]]]:
-    """New connections resume each seat with its token; returns them and their full views."""
-    again = []
-    fulls = []
-    for old in before:
-        assert old.name is not None and old.token is not None
-        client = await NetClient.connect(port, old.name)
-        seated = await client.request(
-            {"type": "resume", "table": table, "token": old.token}, p.SEATED
-        )
-        assert seated["seat"] == old.seat
-        fulls.append(await client.expect(p.UPDATE))
-        client.token, client.seat = old.token, old.seat
-        client.received = [*old.received, *client.received]  # one history per seat
-        again.append(client)
-    return again, fulls
 
 
 async def test_sigkill_right_after_each_ack_loses_nothing_and_the_hand_goes_on(tmp_path):
