@@ -47,7 +47,7 @@ class ConfirmModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with Vertical(id="dialog", classes="dialog confirm"):
-            yield Label(self.question, id="question")
+            yield Static(self.question, id="question")
             yield Label("y: yes    n: no", classes="hint")
 
     def action_answer(self, answer: bool) -> None:

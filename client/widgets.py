@@ -221,7 +221,8 @@ class LedgerPanel(Static):
     def show(self, state: TableState, style: CardStyle) -> None:
         rows = ledger_rows(state)
         width = max(20, self.size.width or 28)
-        name_width = max(6, min(max((len(row[0]) for row in rows), default=6), width // 3))
+        longest = max((len(row[0]) for row in rows), default=6)
+        name_width = max(6, min(longest, width - 18))
         spark_width = max(3, width - name_width - 12)
         lines = []
         me = state.players[state.seat].name if state.seat is not None and state.players else None
