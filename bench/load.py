@@ -1,0 +1,594 @@
+"""Load generator for tonk-server: N tables of 4 bot clients over TCP, in processes of their own.
+
+    python bench/load.py paced --tables 1000 --seconds 60
+    python bench/load.py flat --tables 100 --seconds 20
+    python bench/load.py all --write BENCHMARKS.md      # both, with the default sizes
+
+The server is a real `tonk-server` child process (`--port 0`, a fresh SQLite file in a temporary
+directory, `--log-level warning`) with these limits raised so that one machine can play every
+table from one address: `max_connections`, `max_per_address`, `max_tables`, and (flat out only)
+`messages_per_second`/`burst`, since a seat acting the moment its turn comes may exceed the
+default 20 a second. Every action is still written to SQLite (WAL, synchronous=FULL) before
+anybody is told of it.
+
+The clients run in `--procs` generator processes (one asyncio loop each); every seat is an
+`easy` bot (tonk.shared.bots) choosing from the view it receives. Reported:
+
+- actions per second (answered actions, counted by the time they were sent, inside the window);
+- latency: from writing an action to the arrival of the acting connection's next `update`;
+- server memory per table: the server's VmRSS after every table is seated and playing, less
+  its VmRSS before the first connection, divided by the tables;
+- CPU seconds used in the window by the server and by the generators (the machine may have
+  fewer cores than the processes: they compete).
+
+Modes:
+
+- paced: each seat acts a uniformly drawn 0.5 to 1.5 s after its turn comes (and again after
+  each of its actions while its turn goes on), as people play. Target: p99 < 50 ms at 1,000
+  tables.
+- flat: every seat acts the moment its turn comes; then, in the same run, a bare asyncio +
+  msgpack echo server (same framing: one request, one reply) in its own process is driven by as
+  many concurrent actors (one per table) from as many generator processes: the ceiling for this
+  machine and this Python. Target: actions/s >= 25% of the echo's round trips/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import loadkit as lk
+from tonk.shared import protocol as p
+
+PACE = (0.5, 1.5)
+SETUP_CONCURRENCY = 25  # tables being set up at once in one generator process
+
+
+# -- the tonk side ------------------------------------------------------------------------------
+
+
+async def seat_table(
+    port: int, index: int, stats: lk.Stats, pace: tuple[float, float] | None, seed: int
+) -> list[lk.BotClient]:
+    """Four bot clients at one new table: the first creates it, three sit; it starts by itself."""
+    rng = random.Random(seed * 1_000_003 + index)
+    clients = []
+    for seat in range(4):
+        clients.append(
+            await lk.BotClient.connect(
+                port, f"t{index}s{seat}", stats, random.Random(rng.random()), pace
+            )
+        )
+    creator = clients[0]
+    creator.track_hands = True
+    seated = await creator.request(
+        {"type": p.CREATE_TABLE, "name": f"load {index}", "seats": 4}, p.SEATED
+    )
+    for client in clients[1:]:
+        await client.request({"type": p.SIT, "table": seated["table"]}, p.SEATED)
+    return clients
+
+
+def tonk_worker(
+    port: int,
+    first: int,
+    count: int,
+    pace: tuple[float, float] | None,
+    seed: int,
+    commands: Any,
+    results: Any,
+) -> None:
+    lk.raise_nofile()
+    asyncio.run(_tonk_worker(port, first, count, pace, seed, commands, results))
+
+
+async def _tonk_worker(
+    port: int,
+    first: int,
+    count: int,
+    pace: tuple[float, float] | None,
+    seed: int,
+    commands: Any,
+    results: Any,
+) -> None:
+    loop = asyncio.get_running_loop()
+    stats = lk.Stats()
+    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+    async def one(index: int) -> list[lk.BotClient]:
+        async with gate:
+            return await seat_table(port, index, stats, pace, seed)
+
+    tables = await asyncio.gather(*(one(first + i) for i in range(count)))
+    results.put(("ready", os.getpid()))
+    command, start, end = await loop.run_in_executor(None, commands.get)
+    assert command == "go"
+    stats.window = (start, end)
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    cpu0 = time.process_time()
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    cpu = time.process_time() - cpu0
+    await asyncio.sleep(1.0)  # answers to actions sent just before the end
+    for clients in tables:
+        for client in clients:
+            client.close()
+    results.put(
+        (
+            "done",
+            {
+                "latencies": stats.latencies,
+                "actions": stats.actions,
+                "actions_total": stats.actions_total,
+                "hands": stats.hands,
+                "errors": stats.errors,
+                "cpu": cpu,
+            },
+        )
+    )
+
+
+# -- the echo side ------------------------------------------------------------------------------
+
+
+class EchoServerProtocol(asyncio.Protocol):
+    """Bare echo: each frame is decoded and the same map sent back, framed the same way."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.buffer = bytearray()
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        while len(buffer) >= 4:
+            size = int.from_bytes(buffer[:4], "big")
+            if len(buffer) < 4 + size:
+                break
+            message = msgpack.unpackb(bytes(buffer[4 : 4 + size]))
+            del buffer[: 4 + size]
+            payload = msgpack.packb(message)
+            self.transport.write(len(payload).to_bytes(4, "big") + payload)
+
+
+async def _echo_server() -> None:
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(EchoServerProtocol, "127.0.0.1", 0, backlog=4096)
+    port = server.sockets[0].getsockname()[1]
+    print(f"echo listening on 127.0.0.1:{port}", flush=True)
+    await server.serve_forever()
+
+
+def echo_server_main() -> None:
+    lk.raise_nofile()
+    asyncio.run(_echo_server())
+
+
+class EchoClient(asyncio.Protocol):
+    """One actor: sends a request the size of an action, waits for the echo, sends again."""
+
+    def __init__(self, stats: lk.Stats) -> None:
+        self.stats = stats
+        self.buffer = bytearray()
+        payload = msgpack.packb({"type": "discard", "card": "10s"})
+        self.frame = len(payload).to_bytes(4, "big") + payload
+        self.sent_at = 0.0
+        self.running = True
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def go(self) -> None:
+        self.sent_at = time.monotonic()
+        self.transport.write(self.frame)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        while len(buffer) >= 4:
+            size = int.from_bytes(buffer[:4], "big")
+            if len(buffer) < 4 + size:
+                return
+            msgpack.unpackb(bytes(buffer[4 : 4 + size]))
+            del buffer[: 4 + size]
+            now = time.monotonic()
+            start, end = self.stats.window
+            if start <= self.sent_at < end:
+                self.stats.latencies.append(now - self.sent_at)
+                self.stats.actions += 1
+            if self.running:
+                self.go()
+
+
+def echo_worker(port: int, actors: int, commands: Any, results: Any) -> None:
+    lk.raise_nofile()
+    asyncio.run(_echo_worker(port, actors, commands, results))
+
+
+async def _echo_worker(port: int, actors: int, commands: Any, results: Any) -> None:
+    loop = asyncio.get_running_loop()
+    stats = lk.Stats()
+    clients = []
+    for _ in range(actors):
+        _, client = await loop.create_connection(lambda: EchoClient(stats), "127.0.0.1", port)
+        clients.append(client)
+    for client in clients:
+        client.go()
+    results.put(("ready", os.getpid()))
+    _, start, end = await loop.run_in_executor(None, commands.get)
+    stats.window = (start, end)
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    cpu0 = time.process_time()
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    cpu = time.process_time() - cpu0
+    for client in clients:
+        client.running = False
+    await asyncio.sleep(0.5)
+    for client in clients:
+        client.transport.close()
+    results.put(
+        (
+            "done",
+            {
+                "latencies": stats.latencies,
+                "actions": stats.actions,
+                "actions_total": stats.actions,
+                "hands": 0,
+                "errors": {},
+                "cpu": cpu,
+            },
+        )
+    )
+
+
+# -- running a measurement ---------------------------------------------------------------------
+
+
+def split(total: int, parts: int) -> list[tuple[int, int]]:
+    """(first, count) for `parts` nearly equal shares of `total`."""
+    out = []
+    first = 0
+    for i in range(parts):
+        count = total // parts + (1 if i < total % parts else 0)
+        if count:
+            out.append((first, count))
+        first += count
+    return out
+
+
+def drive(
+    target: Any,
+    shares: list[tuple[Any, ...]],
+    seconds: float,
+    warmup: float,
+    on_ready: Any = None,
+    setup_timeout: float = 600,
+) -> dict[str, Any]:
+    """Start one generator process per share, wait until all are ready, run the window, and
+    merge what they measured."""
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    procs = []
+    queues = []
+    for share in shares:
+        commands = ctx.Queue()
+        proc = ctx.Process(target=target, args=(*share, commands, results), daemon=True)
+        proc.start()
+        procs.append(proc)
+        queues.append(commands)
+    pids: list[int] = []
+    deadline = time.monotonic() + setup_timeout
+    while len(pids) < len(procs):
+        kind, pid = results.get(timeout=max(1.0, deadline - time.monotonic()))
+        if kind == "ready":
+            pids.append(pid)
+    time.sleep(warmup)
+    extra = on_ready(pids) if on_ready is not None else {}
+    start = time.monotonic() + 0.2
+    end = start + seconds
+    for commands in queues:
+        commands.put(("go", start, end))
+    merged: dict[str, Any] = {
+        "latencies": [],
+        "actions": 0,
+        "actions_total": 0,
+        "hands": 0,
+        "errors": {},
+        "generator_cpu": 0.0,
+    }
+    done = 0
+    while done < len(procs):
+        kind, data = results.get(timeout=seconds + 120)
+        if kind != "done":
+            continue
+        done += 1
+        merged["latencies"].extend(data["latencies"])
+        merged["actions"] += data["actions"]
+        merged["actions_total"] += data["actions_total"]
+        merged["hands"] += data["hands"]
+        merged["generator_cpu"] += data["cpu"]
+        for code, n in data["errors"].items():
+            merged["errors"][code] = merged["errors"].get(code, 0) + n
+    for proc in procs:
+        proc.join(10)
+    merged["window"] = (start, end)
+    merged.update(extra)
+    return merged
+
+
+def server_limits(tables: int, flat: bool) -> dict[str, float]:
+    limits: dict[str, float] = {
+        "max_connections": 4 * tables + 100,
+        "max_per_address": 4 * tables + 100,
+        "max_tables": tables + 10,
+    }
+    if flat:
+        limits["messages_per_second"] = 100_000
+        limits["burst"] = 100_000
+    return limits
+
+
+def run_tonk(
+    tables: int,
+    seconds: float,
+    procs: int,
+    pace: tuple[float, float] | None,
+    seed: int,
+    workdir: Path,
+    warmup: float,
+    profile: Path | None = None,
+) -> dict[str, Any]:
+    flat = pace is None
+    options = ["--log-level", "warning"]
+    if flat:
+        options += ["--next-hand-delay", "0"]
+    server = lk.start_server(
+        workdir / f"load-{'flat' if flat else 'paced'}.db",
+        server_limits(tables, flat),
+        options,
+        log=workdir / "server.log",
+    )
+    try:
+        time.sleep(0.5)
+        rss_before = lk.rss_kib(server.pid)
+        cpu: dict[str, float] = {}
+        spies: list[subprocess.Popen[bytes]] = []
+
+        def on_ready(pids: list[int]) -> dict[str, Any]:
+            if profile is not None:
+                profile.mkdir(parents=True, exist_ok=True)
+                name = "flat" if flat else "paced"
+                spies.append(lk.py_spy(server.pid, profile / f"server-{name}.txt", seconds))
+                spies.append(lk.py_spy(pids[0], profile / f"generator-{name}.txt", seconds))
+            cpu["start"] = lk.cpu_seconds(server.pid)
+            return {"rss_after": lk.rss_kib(server.pid)}
+
+        shares = [
+            (server.port, first, count, pace, seed)
+            for first, count in split(tables, min(procs, tables))
+        ]
+        result = drive(tonk_worker, shares, seconds, warmup, on_ready)
+        result["server_cpu"] = lk.cpu_seconds(server.pid) - cpu["start"]
+        result["rss_end"] = lk.rss_kib(server.pid)
+        result["rss_before"] = rss_before
+        for spy in spies:
+            spy.wait(60)
+    finally:
+        code = server.stop()
+    result["server_exit"] = code
+    return summarize(result, tables, seconds)
+
+
+def run_echo(actors: int, seconds: float, procs: int, workdir: Path) -> dict[str, Any]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "echo-server"], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    port = int(line.strip().rsplit(":", 1)[1])
+    try:
+        cpu: dict[str, float] = {}
+
+        def on_ready(pids: list[int]) -> dict[str, Any]:
+            cpu["start"] = lk.cpu_seconds(proc.pid)
+            return {}
+
+        shares = [(port, count) for _, count in split(actors, min(procs, actors))]
+        result = drive(echo_worker, shares, seconds, 1.0, on_ready)
+        result["server_cpu"] = lk.cpu_seconds(proc.pid) - cpu["start"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return summarize(result, actors, seconds)
+
+
+def summarize(result: dict[str, Any], tables: int, seconds: float) -> dict[str, Any]:
+    out = {
+        "tables": tables,
+        "seconds": seconds,
+        "actions": result["actions"],
+        "actions_per_second": result["actions"] / seconds,
+        "latency_ms": lk.latency_summary(result["latencies"]),
+        "hands": result["hands"],
+        "errors": result["errors"],
+        "server_cpu_percent": 100 * result["server_cpu"] / seconds,
+        "generator_cpu_percent": 100 * result["generator_cpu"] / seconds,
+    }
+    if "rss_before" in result:
+        out["rss_before_mib"] = result["rss_before"] / 1024
+        out["rss_after_mib"] = result["rss_after"] / 1024
+        out["rss_end_mib"] = result["rss_end"] / 1024
+        out["kib_per_table"] = (result["rss_after"] - result["rss_before"]) / tables
+        out["server_exit"] = result["server_exit"]
+    return out
+
+
+# -- reporting ---------------------------------------------------------------------------------
+
+
+def describe(name: str, r: dict[str, Any]) -> str:
+    lat = r["latency_ms"]
+    text = (
+        f"{name}: {r['tables']} tables, {r['actions_per_second']:,.0f} actions/s "
+        f"({r['actions']:,} in {r['seconds']:g} s); latency p50 {lat['p50']:.1f} ms, "
+        f"p90 {lat['p90']:.1f} ms, p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms; "
+        f"server CPU {r['server_cpu_percent']:.0f}%, generators {r['generator_cpu_percent']:.0f}%"
+    )
+    if "kib_per_table" in r:
+        text += (
+            f"; server RSS {r['rss_before_mib']:.1f} -> {r['rss_after_mib']:.1f} MiB "
+            f"({r['kib_per_table']:.0f} KiB per table), {r['rss_end_mib']:.1f} MiB at the end"
+        )
+    if r["errors"]:
+        text += f"; errors {r['errors']}"
+    return text
+
+
+def section(report: dict[str, Any], command: str) -> str:
+    lines = [
+        f"Measured {report['date']} on {report['machine']}; load average "
+        f"{report['load_before']} before the run. The machine was shared with other work "
+        "while this was measured, and the generator processes run on the same two cores as "
+        "the server, so they compete with it for CPU.",
+        "",
+        "Reproduce (from the repository, after `pip install -e '.[test]'`):",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+    ]
+    paced = report.get("paced")
+    if paced:
+        lat = paced["latency_ms"]
+        lines += [
+            f"**Paced** (each seat acts 0.5-1.5 s after its turn comes; {report['procs']} "
+            f"generator processes; {paced['seconds']:g} s window):",
+            "",
+            "| tables | connections | actions/s | p50 | p90 | p99 | max | server RSS per table "
+            "| server CPU | errors |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+            f"| {paced['tables']:,} | {4 * paced['tables']:,} | "
+            f"{paced['actions_per_second']:,.0f} | {lat['p50']:.1f} ms | {lat['p90']:.1f} ms | "
+            f"{lat['p99']:.1f} ms | {lat['max']:.0f} ms | {paced['kib_per_table']:.0f} KiB "
+            f"({paced['rss_before_mib']:.0f} -> {paced['rss_after_mib']:.0f} MiB) | "
+            f"{paced['server_cpu_percent']:.0f}% | {sum(paced['errors'].values())} |",
+            "",
+            f"Target p99 < 50 ms at 1,000 tables: "
+            f"**{'met' if paced['tables'] >= 1000 and lat['p99'] < 50 else 'not met'}**.",
+            "",
+        ]
+    flat = report.get("flat")
+    echo = report.get("echo")
+    if flat and echo:
+        lat, elat = flat["latency_ms"], echo["latency_ms"]
+        share = 100 * flat["actions_per_second"] / echo["actions_per_second"]
+        lines += [
+            f"**Flat out** ({flat['tables']} tables, each seat acting the moment its turn comes; "
+            f"the echo ceiling with {echo['tables']} concurrent actors; {report['procs']} "
+            f"generator processes; {flat['seconds']:g} s windows):",
+            "",
+            "| server | round trips/s | p50 | p99 | server CPU | generator CPU |",
+            "|---|---|---|---|---|---|",
+            f"| tonk-server (every action committed to SQLite first) | "
+            f"{flat['actions_per_second']:,.0f} | {lat['p50']:.1f} ms | {lat['p99']:.1f} ms | "
+            f"{flat['server_cpu_percent']:.0f}% | {flat['generator_cpu_percent']:.0f}% |",
+            f"| bare asyncio + msgpack echo | {echo['actions_per_second']:,.0f} | "
+            f"{elat['p50']:.1f} ms | {elat['p99']:.1f} ms | {echo['server_cpu_percent']:.0f}% | "
+            f"{echo['generator_cpu_percent']:.0f}% |",
+            "",
+            f"tonk-server does **{share:.0f}%** of the echo ceiling's round trips per second "
+            f"(target 25%: **{'met' if share >= 25 else 'not met'}**); "
+            f"{flat['hands']:,} hands were completed in the window.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=["paced", "flat", "all", "echo-server"])
+    parser.add_argument("--tables", type=int, help="paced: 1000; flat: 100")
+    parser.add_argument("--flat-tables", type=int, default=100, help="flat tables in 'all'")
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of each window")
+    parser.add_argument("--procs", type=int, default=2, help="generator processes")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy the server during each window into this folder"
+    )
+    parser.add_argument("--write", type=Path, help="replace the '## Server' section of this file")
+    args = parser.parse_args(argv)
+    if args.mode == "echo-server":
+        echo_server_main()
+        return 0
+    lk.raise_nofile()
+    report: dict[str, Any] = {
+        "machine": lk.machine(),
+        "date": time.strftime("%Y-%m-%d"),
+        "load_before": lk.load_average(),
+        "procs": args.procs,
+    }
+    with tempfile.TemporaryDirectory(prefix="tonk-load-") as tmp:
+        workdir = Path(tmp)
+        if args.mode in ("paced", "all"):
+            tables = args.tables or 1000
+            report["paced"] = run_tonk(
+                tables,
+                args.seconds,
+                args.procs,
+                PACE,
+                args.seed,
+                workdir,
+                args.warmup,
+                args.profile,
+            )
+            print(describe("paced", report["paced"]), flush=True)
+        if args.mode in ("flat", "all"):
+            tables = (args.tables if args.mode == "flat" else None) or args.flat_tables
+            report["flat"] = run_tonk(
+                tables,
+                args.seconds,
+                args.procs,
+                None,
+                args.seed,
+                workdir,
+                args.warmup,
+                args.profile,
+            )
+            print(describe("flat out", report["flat"]), flush=True)
+            report["echo"] = run_echo(tables, args.seconds, args.procs, workdir)
+            print(describe("echo ceiling", report["echo"]), flush=True)
+            share = (
+                100 * report["flat"]["actions_per_second"] / report["echo"]["actions_per_second"]
+            )
+            report["flat_share_percent"] = share
+            print(f"flat out is {share:.0f}% of the echo ceiling", flush=True)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    if args.write:
+        command = "python bench/load.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        lk.write_section(args.write, "## Server", section(report, command))
+    runs = [report[name] for name in ("paced", "flat") if name in report]
+    failed = any(r["server_exit"] != 0 for r in runs)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
