@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from netclient import NetClient
+from netclient import NetClient, ServerClosed
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
 from tonk.shared.hand import HandRecord
@@ -239,6 +239,36 @@ async def take_seats_back(
 # -- a table that keeps playing ---------------------------------------------------------------
 
 
+class LiveClient(NetClient):
+    """A client that answers the server's pings at once and, once `pump()`ed, reads all the
+    time in the background (so heartbeats and short idle timeouts never drop it)."""
+
+    pumping: asyncio.Task[None] | None = None
+
+    def _note(self, message: dict[str, Any]) -> None:
+        super()._note(message)
+        if message["type"] == p.PING:
+            pong: dict[str, Any] = {"type": p.PONG}
+            if "n" in message:
+                pong["n"] = message["n"]
+            self.writer.write(p.encode(pong))
+
+    def pump(self) -> None:
+        async def read_forever() -> None:
+            with contextlib.suppress(ServerClosed, ConnectionError, OSError):
+                while True:
+                    await self._read_more(3600)
+
+        self.pumping = asyncio.create_task(read_forever())
+
+    async def unpump(self) -> None:
+        if self.pumping is not None:
+            self.pumping.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.pumping
+            self.pumping = None
+
+
 @dataclass
 class PlayingTable:
     table: int
@@ -246,8 +276,11 @@ class PlayingTable:
     host: NetClient
 
 
-async def start_playing_table(port: int, name: str = "busy", seed: int = 1) -> PlayingTable:
-    """A table of two bots and a host whose seat is played for it (it left), watched."""
+async def start_playing_table(
+    port: int, name: str = "busy", seed: int = 1, live: bool = False
+) -> PlayingTable:
+    """A table of two bots and a host whose seat is played for it (it left), watched. A
+    `live` watcher answers pings and reads in the background from then on."""
     host = await NetClient.connect(port, f"Host-{name}")
     seated = await host.request(
         {"type": "create_table", "name": name, "seats": 3, "seed": seed}, p.SEATED
@@ -255,17 +288,30 @@ async def start_playing_table(port: int, name: str = "busy", seed: int = 1) -> P
     await host.send({"type": "add_bot"})
     await host.send({"type": "add_bot", "strategy": "sharp"})
     await host.request({"type": "leave"}, p.LEFT)
-    watcher = await NetClient.connect(port, f"Watcher-{name}")
+    watcher = await (LiveClient if live else NetClient).connect(port, f"Watcher-{name}")
     await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
     await watcher.expect(p.HAND_END, timeout=20)
+    if isinstance(watcher, LiveClient):
+        watcher.pump()
     return PlayingTable(seated["table"], watcher, host)
 
 
-async def check_still_playing(playing: PlayingTable, db: Path, hands: int = 2) -> None:
-    """The table played `hands` more hands, its watcher got no error, its ledger is exact."""
+def last_hand_end(client: NetClient) -> int:
+    return max((m["hand"] for m in client.received if m["type"] == p.HAND_END), default=0)
+
+
+async def check_still_playing(
+    playing: PlayingTable, db: Path, hands: int = 2, since: int | None = None
+) -> None:
+    """The table played `hands` more hands (after hand `since`, by default the last one its
+    watcher saw), its watcher got no error, and its ledger is exact."""
     watcher = playing.watcher
-    before = max(m["hand"] for m in watcher.received if m["type"] == p.HAND_END)
-    await watcher.expect(p.HAND_END, lambda m: m["hand"] >= before + hands, timeout=30)
+    before = last_hand_end(watcher) if since is None else since
+    if isinstance(watcher, LiveClient) and watcher.pumping is not None:
+        await wait_until(lambda: last_hand_end(watcher) >= before + hands, "more hands", 30)
+        await watcher.unpump()
+    else:
+        await watcher.expect(p.HAND_END, lambda m: m["hand"] >= before + hands, timeout=30)
     assert not [m for m in watcher.received if m["type"] == p.ERROR]
     hand_ends = [m for m in watcher.received if m["type"] == p.HAND_END]
     assert ledger_problems(db, playing.table, hand_ends) == []
@@ -275,7 +321,7 @@ async def check_still_playing(playing: PlayingTable, db: Path, hands: int = 2) -
 async def table_keeps_playing(server: TonkServer, hands: int = 2) -> AsyncIterator[PlayingTable]:
     """Around a test's misbehaviour: a bot table plays before, during and `hands` after it,
     with an exact ledger."""
-    playing = await start_playing_table(server.port)
+    playing = await start_playing_table(server.port, live=True)
     yield playing
     await check_still_playing(playing, server.config.db_path, hands)
 
