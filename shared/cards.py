@@ -16,6 +16,11 @@ class Suit(Enum):
     DIAMONDS = "d"
     CLUBS = "c"
 
+    # A suit is a singleton compared by identity, so it may be hashed by identity too. Enum's
+    # own __hash__ is a Python function (hash of the member's name), and suits and cards (a
+    # card hashes its rank and suit) are looked up in dicts and sets on every turn.
+    __hash__ = object.__hash__
+
     @property
     def symbol(self) -> str:
         return _SUIT_SYMBOLS[self]
