@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import combinations, pairwise
 
-from .cards import Card
+from .cards import Card, Suit
 from .rules import HouseRules
 
 
@@ -103,34 +103,36 @@ def find_spreads(hand: Sequence[Card], rules: HouseRules) -> list[tuple[Card, ..
     """Every spread that can be laid from `hand` (books of 3 and 4, runs of every length),
     each in display order."""
     found: list[tuple[Card, ...]] = []
-    # Asked for every legal-action question: first rule out quickly a hand with no book (no
-    # rank held 3 times) and no run (no 3 consecutive ranks held, whatever their suits).
-    ranks_held = [card.rank for card in hand]
-    rank_set = set(ranks_held)
-    if len(ranks_held) - len(rank_set) < 2:
-        if rules.ace_high_runs and 1 in rank_set:
-            rank_set.add(14)
-        for rank in rank_set:
-            if rank + 1 in rank_set and rank + 2 in rank_set:
-                break
-        else:
-            return found
-    by_rank: dict[int, list[Card]] = {}
+    # Asked for every legal-action question, mostly about hands that hold no spread. The hand
+    # written as bits (bit 16 * suit + rank) tells at once whether a rank may be held three
+    # times and whether a suit has three ranks in a row; only then are the cards grouped.
+    bits = 0
+    for card in hand:
+        bits |= 1 << (_SUIT_SHIFT[card.suit] + card.rank)
+    spades, hearts = bits & 0xFFFF, bits >> 16 & 0xFFFF
+    diamonds, clubs = bits >> 32 & 0xFFFF, bits >> 48
+    # the ranks held in at least three suits: books
+    books = (spades & hearts & (diamonds | clubs)) | ((spades | hearts) & diamonds & clubs)
+    if books:
+        for rank in dict.fromkeys([card.rank for card in hand]):
+            if books >> rank & 1:
+                ordered = sorted([c for c in hand if c.rank == rank], key=_deck_index)
+                for size in range(3, len(ordered) + 1):
+                    found.extend(combinations(ordered, size))
+    ace_high = rules.ace_high_runs
+    if ace_high:
+        bits |= (bits & _ACES) << 13  # an ace also sits above its suit's king
+    if not bits & (bits >> 1) & (bits >> 2):
+        return found
     by_suit: dict[object, list[Card]] = {}
     for card in hand:
-        by_rank.setdefault(card.rank, []).append(card)
         by_suit.setdefault(card.suit, []).append(card)
-    for group in by_rank.values():
-        if len(group) >= 3:
-            ordered = sorted(group, key=lambda c: c.index)
-            for size in range(3, len(ordered) + 1):
-                found.extend(combinations(ordered, size))
     for group in by_suit.values():
         if len(group) < 3:
             continue
-        ranks = {c.rank: c for c in group}
-        highs = [14] if rules.ace_high_runs and 1 in ranks else []
-        keys = sorted(ranks) + highs
+        ranks_in_suit = {c.rank: c for c in group}
+        highs = [14] if ace_high and 1 in ranks_in_suit else []
+        keys = sorted(ranks_in_suit) + highs
         # maximal stretches of consecutive ranks, then every sub-stretch of length >= 3
         stretch: list[int] = []
         stretches: list[list[int]] = []
@@ -146,5 +148,15 @@ def find_spreads(hand: Sequence[Card], rules: HouseRules) -> list[tuple[Card, ..
                     part = run[start:end]
                     if 14 in part and 1 in part:
                         continue
-                    found.append(tuple(ranks[1 if k == 14 else k] for k in part))
+                    found.append(tuple(ranks_in_suit[1 if k == 14 else k] for k in part))
     return found
+
+
+def _deck_index(card: Card) -> int:
+    return card.index
+
+
+#: Where each suit's ranks sit when `find_spreads` writes a hand as bits; 16 bits a suit leave
+#: bit 0 and bit 15 of each suit empty, so three bits in a row never straddle two suits.
+_SUIT_SHIFT = {suit: 16 * i for i, suit in enumerate(Suit)}
+_ACES = sum(1 << (shift + 1) for shift in _SUIT_SHIFT.values())
