@@ -51,6 +51,8 @@ class StatusBar(Static):
     """The top line: whose turn it is (and what you may do) on the left; the table, its
     rules, stake and hand number on the right."""
 
+    message = ""
+
     def show(self, state: TableState, message: str = "") -> None:
         parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
         if state.hand_number:
@@ -62,6 +64,7 @@ class StatusBar(Static):
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         grid.add_column(justify="right", no_wrap=True)
         grid.add_row(Text(message, style="bold"), Text(" · ".join(parts)))
+        self.message = message
         key = (message, tuple(parts))
         if getattr(self, "_shown_key", None) != key:
             self._shown_key = key

@@ -3,14 +3,25 @@ the client's keys against a real server on loopback."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from clientkit import joined_app, log_text, my_turn, table_request, table_state, wait_for
+from clientkit import (
+    BOTS,
+    MINE,
+    deck_text,
+    joined_app,
+    log_text,
+    my_turn,
+    table_request,
+    table_state,
+    wait_for,
+)
 from netclient import NetClient, start_server
 from textual.widgets import DataTable, Input, Select
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
-from tonk.client.widgets import HandView
+from tonk.client.widgets import HandView, PlayersPanel, StatusBar
 
 
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
@@ -159,3 +170,38 @@ async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) ->
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+
+
+async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.send(
+            {
+                "type": "create_table",
+                "name": "Timed",
+                "seats": 2,
+                "turn_timer": 300,
+                "dealer": 0,
+                "deck": deck_text([BOTS, MINE], dealer=0),
+            }
+        )
+        await alice.expect("seated")
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            table = app.lobby.query_one(DataTable)
+            await wait_for(pilot, lambda: table.row_count == 1, "the table listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: my_turn(app), "your turn, with the timer running")
+            state = table_state(app)
+            assert state is not None and state.turn_deadline is not None
+            status = app.table_screen.query_one(StatusBar).message
+            assert re.search(r"Your turn \(\d+s\): d draw", status), status
+            await alice.close()
+            await wait_for(
+                pilot,
+                lambda: not table_state(app).players[0].connected,  # type: ignore[union-attr]
+                "Alice shown disconnected",
+            )
+            line = str(app.table_screen.query_one(PlayersPanel).children[0].render())
+            assert "Alice" in line and "disconnected" in line
