@@ -205,3 +205,27 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
             )
             line = str(app.table_screen.query_one(PlayersPanel).children[0].render())
             assert "Alice" in line and "disconnected" in line
+
+
+async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            app.screen.query_one("#seats", Select).value = 4
+            app.screen.query_one("#bots", Select).value = 1
+            await pilot.press("ctrl+s")
+            await wait_for(
+                pilot,
+                lambda: table_state(app) is not None and len(table_state(app).players) == 2,  # type: ignore[union-attr]
+                "you and the bot seated",
+            )
+            screen = app.table_screen
+            await wait_for(pilot, lambda: screen.check_action("start", ()) is True, "g open")
+            assert table_state(app).view is None  # type: ignore[union-attr]
+            await pilot.press("g")
+            await wait_for(pilot, lambda: table_state(app).view is not None, "the first deal")  # type: ignore[union-attr]
+            assert table_state(app).view.players == 2  # type: ignore[union-attr]
+            assert screen.check_action("start", ()) is False
