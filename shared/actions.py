@@ -8,6 +8,25 @@ from typing import Any
 from .cards import Card, CardError, format_cards, parse_card, parse_cards
 
 
+def writable_subclass(frozen: type) -> Any:
+    """A subclass of the frozen slots dataclass `frozen` that takes plain attribute stores, for
+    building `frozen` values quickly where the hand builds one on every action (views, events,
+    legal actions): make an object with `object.__new__(subclass)`, set every field, then
+    give it its real class with `value.__class__ = frozen`. What comes out is an ordinary
+    frozen value, equal to the one `frozen(...)` makes; nothing else may use the subclass.
+
+    Why: a frozen dataclass's __init__ sets each field through object.__setattr__, about four
+    times the cost of a plain store in CPython (an 18-field SeatView takes 1.2 us that way,
+    0.3 us this way). The subclass adds no slots, so CPython allows the __class__ assignment.
+    """
+    return type(
+        f"Writable{frozen.__name__}",
+        (frozen,),
+        # both, or CPython falls back to looking __setattr__ up on every store
+        {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
+    )
+
+
 class IllegalAction(Exception):
     """An action the hand refused; `reason` is written for a player to read."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .actions import (
     Action,
@@ -23,6 +23,7 @@ from .actions import (
     TakeDiscard,
     action_from_dict,
     action_to_dict,
+    writable_subclass,
 )
 from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
 from .rules import HouseRules, StakeMode
@@ -37,6 +38,7 @@ from .spreads import Spread, can_hit, order_spread, spread_kind
 from .view import LegalActions, Phase, SeatView, legal_actions, move_leaves_turn_finishable
 
 HAND_SIZE = 5
+_WritableView = writable_subclass(SeatView)  # see writable_subclass: views are built often
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,26 +214,29 @@ class Hand:
 
     def view(self, seat: int | None) -> SeatView:
         """What `seat` may see; None for a spectator."""
-        return SeatView(
-            seat=seat,
-            rules=self.rules,
-            players=self.players,
-            dealer=self.dealer,
-            turn=self.turn,
-            phase=self.phase,
-            hand=() if seat is None else tuple(self.hands[seat]),
-            card_counts=tuple(map(len, self.hands)),
-            spreads=tuple(self.spreads),
-            discard_top=self.discards[-1] if self.discards else None,
-            discard_size=len(self.discards),
-            stock_size=len(self.stock),
-            hit_locks=tuple(self.hit_locks),
-            stakes=self.stakes,
-            multiplier=self.multiplier,
-            taken_discard=self.taken_discard,
-            settlement=self.settlement,
-            event_count=len(self.events),
-        )
+        # Built field by field, every field of SeatView (see writable_subclass): the simulator
+        # and the server ask for a view on every action.
+        view: Any = object.__new__(_WritableView)
+        view.seat = seat
+        view.rules = self.rules
+        view.players = self.players
+        view.dealer = self.dealer
+        view.turn = self.turn
+        view.phase = self.phase
+        view.hand = () if seat is None else tuple(self.hands[seat])
+        view.card_counts = tuple(map(len, self.hands))
+        view.spreads = tuple(self.spreads)
+        view.discard_top = self.discards[-1] if self.discards else None
+        view.discard_size = len(self.discards)
+        view.stock_size = len(self.stock)
+        view.hit_locks = tuple(self.hit_locks)
+        view.stakes = self.stakes
+        view.multiplier = self.multiplier
+        view.taken_discard = self.taken_discard
+        view.settlement = self.settlement
+        view.event_count = len(self.events)
+        view.__class__ = SeatView
+        return cast(SeatView, view)
 
     def events_for(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from `start` on, as `seat` may see them."""

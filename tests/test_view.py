@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import FrozenInstanceError, fields
 from typing import Any
 
 import pytest
@@ -255,3 +256,14 @@ def test_a_view_mid_turn_round_trips_with_the_taken_discard() -> None:
     assert view.taken_discard == card("10h")
     assert view.phase is Phase.PLAY
     assert SeatView.from_dict(json.loads(json.dumps(view.to_dict()))) == view
+
+
+def test_a_view_is_a_frozen_seat_view_with_every_field_set() -> None:
+    # Hand.view fills a writable subclass field by field and then makes it a SeatView.
+    hand = example_two_after_elmos_hit()
+    for seat in (0, 1, 2, None):
+        view = hand.view(seat)
+        assert type(view) is SeatView
+        assert SeatView(**{f.name: getattr(view, f.name) for f in fields(SeatView)}) == view
+        with pytest.raises(FrozenInstanceError):
+            view.turn = 1  # type: ignore[misc]
