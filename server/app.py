@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+import msgpack
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
@@ -400,8 +401,7 @@ class TonkServer:
         elif kind == p.PONG:
             pass
         elif kind == p.LIST_TABLES:
-            tables = [t.summary() for _, t in sorted(self.tables.items())]
-            conn.send({"type": p.TABLES, "tables": tables})
+            conn.send_frame(self.tables_frame())
         elif kind == p.CREATE_TABLE:
             self._in_lobby(conn)
             await self._create_table(conn, message)
@@ -436,6 +436,24 @@ class TonkServer:
             conn.error(p.HELLO_FIRST, "hello was already said")
         else:  # pragma: no cover - the validator knows every type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
+
+    def tables_frame(self) -> bytes:
+        """The lobby's `tables` answer: every open table, or as many as fit in one frame (in
+        id order) when there are too many to send at once."""
+        tables = [t.summary() for _, t in sorted(self.tables.items())]
+        try:
+            return p.encode({"type": p.TABLES, "tables": tables})
+        except p.ProtocolError:
+            pass
+        budget = p.MAX_SERVER_FRAME - 64  # the envelope and the list's own header
+        fitting = 0
+        for summary in tables:
+            budget -= len(msgpack.packb(summary, use_bin_type=True))
+            if budget < 0:
+                break
+            fitting += 1
+        log.warning("list_tables: %d of %d tables fit in a frame", fitting, len(tables))
+        return p.encode({"type": p.TABLES, "tables": tables[:fitting]})
 
     def table_config(self, message: dict[str, Any]) -> TableConfig:
         """The table options of a create_table message, checked; RequestError if not allowed."""

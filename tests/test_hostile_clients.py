@@ -482,3 +482,28 @@ async def test_a_vanished_peer_is_found_by_heartbeats_and_its_seat_held_then_pla
         error = await the_end(ghost)
         assert error["code"] == p.IDLE_TIMEOUT
         assert any(m["type"] == p.PING for m in ghost.received)
+
+
+async def test_a_lobby_too_big_for_one_frame_is_listed_in_part_not_refused(tmp_path):
+    """Tables with the longest names allowed, more than one frame can list: the lobby still
+    answers, with as many as fit."""
+    makers, each = 20, 100
+    async with start_server(tmp_path, limit_changes={"max_tables": makers * each}) as server:
+
+        async def create(maker: int) -> None:
+            client = await NetClient.connect(server.port, f"Maker{maker}")
+            for i in range(each):
+                name = "😀" * 28 + f"{maker:02}{i:02}"  # 32 characters, 116 bytes
+                await client.send({"type": "create_table", "name": name, "sit": False})
+            await client.expect(p.TABLE, lambda m: m["table"]["name"].endswith(f"{maker:02}99"))
+
+        await asyncio.gather(*(create(maker) for maker in range(makers)))
+        assert len(server.tables) == makers * each
+        summaries = [t.summary() for t in server.tables.values()]
+        assert len(msgpack.packb(summaries)) > p.MAX_SERVER_FRAME  # all would not fit in one
+        lobby = await NetClient.connect(server.port, "Lobby")
+        listed = await lobby.request({"type": "list_tables"}, p.TABLES)
+        p.validate_server(listed)
+        ids = [t["id"] for t in listed["tables"]]
+        assert ids == sorted(server.tables)[: len(ids)] and 1000 < len(ids) < makers * each
+        assert len(p.encode(listed)) <= p.MAX_SERVER_FRAME + p.HEADER_SIZE
