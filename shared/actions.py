@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .cards import Card, CardError, format_cards, parse_card, parse_cards
 
@@ -143,8 +143,7 @@ class Event:
 
     def for_seat(self, seat: int | None) -> Event:
         if self.private and seat != self.seat:
-            # Built directly rather than with dataclasses.replace: this is on the hot path.
-            return Event(self.kind, self.seat, (), self.spread, True, self.count)
+            return make_event(self.kind, self.seat, (), self.spread, True, self.count)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,3 +170,27 @@ class Event:
             private=data.get("private", False),
             count=data.get("count"),
         )
+
+
+_WritableEvent = writable_subclass(Event)
+
+
+def make_event(
+    kind: str,
+    seat: int | None = None,
+    cards: tuple[Card, ...] = (),
+    spread: int | None = None,
+    private: bool = False,
+    count: int | None = None,
+) -> Event:
+    """`Event(...)` built the quick way (see writable_subclass): the hand records an event or
+    two on every action, and hides drawn cards from every other seat."""
+    event: Any = object.__new__(_WritableEvent)
+    event.kind = kind
+    event.seat = seat
+    event.cards = cards
+    event.spread = spread
+    event.private = private
+    event.count = count
+    event.__class__ = Event
+    return cast(Event, event)

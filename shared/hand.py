@@ -23,6 +23,7 @@ from .actions import (
     TakeDiscard,
     action_from_dict,
     action_to_dict,
+    make_event,
     writable_subclass,
 )
 from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
@@ -179,18 +180,18 @@ class Hand:
         self.settlement = None
         self.actions = []
         self.events = [
-            Event("deal", seat, tuple(self.hands[seat]), private=True) for seat in range(players)
+            make_event("deal", seat, tuple(cards), private=True)
+            for seat, cards in enumerate(self.hands)
         ]
-        self.events.append(Event("up_card", cards=(up,)))
+        self.events.append(make_event("up_card", cards=(up,)))
         tonks = [s for s in range(players) if rules.is_deal_tonk(count(self.hands[s]))]
         if tonks:
             for seat in tonks:
-                self.events.append(
-                    Event("deal_tonk", seat, tuple(self.hands[seat]), count=count(self.hands[seat]))
-                )
+                cards = tuple(self.hands[seat])
+                self.events.append(make_event("deal_tonk", seat, cards, count=count(cards)))
             self._end(settle_deal_tonks(rules, self.hands, tonks, self.stakes, self.multiplier))
         else:
-            self.events.append(Event("turn", self.turn))
+            self.events.append(make_event("turn", self.turn))
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -299,18 +300,18 @@ class Hand:
             raise IllegalAction(
                 "your spread was hit: you may not drop this turn (hit and hold)", "hit_locked"
             )
-        self.events.append(Event("drop", seat, count=self.hand_count(seat)))
+        self.events.append(make_event("drop", seat, count=self.hand_count(seat)))
         self._end(settle_drop(self.rules, seat, self.hands, self.stakes, self.multiplier))
 
     def _draw_stock(self, seat: int) -> None:
         if not self.stock:
-            self.events.append(Event("stock_out", seat))
+            self.events.append(make_event("stock_out", seat))
             self._end(settle_stock_out(self.rules, self.hands, self.stakes, self.multiplier))
             return
         card = self.stock.pop()
         self.hands[seat].append(card)
         self.phase = Phase.PLAY
-        self.events.append(Event("draw_stock", seat, (card,), private=True))
+        self.events.append(make_event("draw_stock", seat, (card,), private=True))
 
     def _take_discard(self, seat: int) -> None:
         if not self.discards:
@@ -330,7 +331,7 @@ class Hand:
         hand.append(card)
         self.taken_discard = card
         self.phase = Phase.PLAY
-        self.events.append(Event("take_discard", seat, (card,)))
+        self.events.append(make_event("take_discard", seat, (card,)))
 
     def _check_finishable(self, seat: int, cards: tuple[Card, ...], onto: int | None) -> None:
         taken = self.taken_discard
@@ -376,7 +377,7 @@ class Hand:
         )
         self._next_spread += 1
         self.spreads.append(spread)
-        self.events.append(Event("spread", seat, spread.cards, spread=spread.id))
+        self.events.append(make_event("spread", seat, spread.cards, spread=spread.id))
         self._after_laying(seat)
 
     def _hit(self, seat: int, card: Card, spread_id: int) -> None:
@@ -398,12 +399,12 @@ class Hand:
         self.spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
         if spread.owner != seat and self.rules.hit_lock:
             self.hit_locks[spread.owner] = self.rules.hit_lock
-        self.events.append(Event("hit", seat, (card,), spread=spread_id))
+        self.events.append(make_event("hit", seat, (card,), spread=spread_id))
         self._after_laying(seat)
 
     def _after_laying(self, seat: int) -> None:
         if not self.hands[seat]:
-            self.events.append(Event("tonk_out", seat))
+            self.events.append(make_event("tonk_out", seat))
             self._end(
                 settle_out(
                     self.rules, seat, self.players, self.stakes, self.multiplier, tonk_out=True
@@ -427,11 +428,11 @@ class Hand:
                 )
         hand.remove(card)
         self.discards.append(card)
-        self.events.append(Event("discard", seat, (card,)))
+        self.events.append(make_event("discard", seat, (card,)))
         if self.hit_locks[seat]:
             self.hit_locks[seat] -= 1
         if not hand:
-            self.events.append(Event("out_on_discard", seat))
+            self.events.append(make_event("out_on_discard", seat))
             self._end(
                 settle_out(
                     self.rules, seat, self.players, self.stakes, self.multiplier, tonk_out=False
@@ -441,9 +442,9 @@ class Hand:
         self.turn = (seat + 1) % self.players
         self.phase = Phase.START
         self.taken_discard = None
-        self.events.append(Event("turn", self.turn))
+        self.events.append(make_event("turn", self.turn))
 
     def _end(self, settlement: Settlement) -> None:
         self.settlement = settlement
         self.phase = Phase.ENDED
-        self.events.append(Event("hand_end"))
+        self.events.append(make_event("hand_end"))

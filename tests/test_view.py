@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from rulekit import card, cards, deal, play, rules_of
-from tonk.shared.actions import Discard, DrawStock, Drop, Hit, LaySpread, TakeDiscard
+from tonk.shared.actions import Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.cards import Card, parse_card
 from tonk.shared.hand import Hand
 from tonk.shared.view import Phase, SeatView
@@ -267,3 +267,16 @@ def test_a_view_is_a_frozen_seat_view_with_every_field_set() -> None:
         assert SeatView(**{f.name: getattr(view, f.name) for f in fields(SeatView)}) == view
         with pytest.raises(FrozenInstanceError):
             view.turn = 1  # type: ignore[misc]
+
+
+def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set() -> None:
+    # The hand and Event.for_seat build events through a writable subclass too.
+    hand = example_two_after_elmos_hit()
+    hand.apply(DrawStock(0))
+    for seat in (0, 1, None):
+        for event in hand.events_for(seat):
+            assert type(event) is Event
+            assert Event(**{f.name: getattr(event, f.name) for f in fields(Event)}) == event
+            with pytest.raises(FrozenInstanceError):
+                event.kind = "drop"  # type: ignore[misc]
+    assert hand.events[-1].for_seat(1) == Event("draw_stock", 0, (), None, True, None)
