@@ -424,6 +424,10 @@ async def test_a_seated_player_who_never_reads_is_dropped_and_played_for(tmp_pat
         reader, writer = await asyncio.open_connection(sock=sock)
         sleepy = NetClient(reader, writer)
         await sleepy.hello("Sleepy")
+        # A small kernel buffer on the server's side too (no autotuning to megabytes): the
+        # backlog reaches the server's own queue after a few hands, not a few hundred.
+        [conn] = [c for c in server.connections if c.name == "Sleepy"]
+        conn.writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         seated = await sleepy.request(
             {"type": "create_table", "name": "deaf", "seats": 3, "turn_timer": 0.05}, p.SEATED
         )
