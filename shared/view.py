@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
-from .actions import Action, DrawStock, Drop, Hit, LaySpread, TakeDiscard
+from .actions import Action, DrawStock, Drop, Hit, LaySpread, TakeDiscard, writable_subclass
 from .actions import Discard as DiscardAction
 from .cards import Card, format_cards, parse_card, parse_cards
 from .rules import HouseRules
@@ -179,6 +179,7 @@ class LegalActions:
 
 
 NO_ACTIONS = LegalActions()
+_WritableLegalActions = writable_subclass(LegalActions)
 # The four possible answers at the start of a turn, built once (LegalActions is a frozen value).
 _START_ACTIONS = {
     (drop, take): LegalActions(drop=drop, draw_stock=True, take_discard=take)
@@ -274,25 +275,34 @@ def legal_actions(
     restricted = (
         taken is not None and taken in hand and (rules.discard_must_use or rules.no_rediscard)
     )
-    new_spreads = [
-        cards
-        for cards in find_spreads(hand, rules)
-        if not restricted or move_leaves_turn_finishable(rules, hand, spreads, taken, cards)
-    ]
-    hits = [
-        (card, spread.id)
-        for card in hand
-        for spread in spreads
-        if can_hit(spread, card, rules)
-        and (
-            not restricted
-            or move_leaves_turn_finishable(rules, hand, spreads, taken, (card,), spread.id)
-        )
-    ]
+    new_spreads = find_spreads(hand, rules)
+    hits = (
+        [(card, spread.id) for card in hand for spread in spreads if can_hit(spread, card, rules)]
+        if spreads
+        else []
+    )
+    if restricted:
+        new_spreads = [
+            cards
+            for cards in new_spreads
+            if move_leaves_turn_finishable(rules, hand, spreads, taken, cards)
+        ]
+        hits = [
+            (card, spread_id)
+            for card, spread_id in hits
+            if move_leaves_turn_finishable(rules, hand, spreads, taken, (card,), spread_id)
+        ]
     if taken is not None and taken in hand and rules.discard_must_use:
         discards: tuple[Card, ...] = ()
     elif taken is not None and rules.no_rediscard:
         discards = tuple(c for c in hand if c != taken)
     else:
         discards = hand
-    return LegalActions(spreads=tuple(new_spreads), hits=tuple(hits), discards=discards)
+    # Built the quick way (see writable_subclass): asked for after every draw.
+    legal: Any = object.__new__(_WritableLegalActions)
+    legal.drop = legal.draw_stock = legal.take_discard = False
+    legal.spreads = tuple(new_spreads)
+    legal.hits = tuple(hits)
+    legal.discards = discards
+    legal.__class__ = LegalActions
+    return cast(LegalActions, legal)

@@ -14,7 +14,7 @@ from rulekit import card, cards, deal, play, rules_of
 from tonk.shared.actions import Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.cards import Card, parse_card
 from tonk.shared.hand import Hand
-from tonk.shared.view import Phase, SeatView
+from tonk.shared.view import LegalActions, Phase, SeatView
 
 CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQKT])[shdc]\b")
 
@@ -280,3 +280,15 @@ def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set()
             with pytest.raises(FrozenInstanceError):
                 event.kind = "drop"  # type: ignore[misc]
     assert hand.events[-1].for_seat(1) == Event("draw_stock", 0, (), None, True, None)
+
+
+def test_legal_actions_after_a_draw_are_frozen_with_every_field_set() -> None:
+    # legal_actions builds its answer after a draw through a writable subclass too.
+    hand = example_two_after_elmos_hit()
+    hand.apply(DrawStock(0))
+    legal = hand.view(0).legal()
+    assert type(legal) is LegalActions
+    assert LegalActions(**{f.name: getattr(legal, f.name) for f in fields(LegalActions)}) == legal
+    assert legal.discards and not legal.draw_stock
+    with pytest.raises(FrozenInstanceError):
+        legal.drop = True  # type: ignore[misc]
