@@ -96,7 +96,12 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(Text("Keys", style="bold underline"))
                 yield Static(keys)
-                yield Static(Text("\nThe rules at this table", style="bold underline"))
+                heading = (
+                    "\nThe rules at this table"
+                    if self.rules is not None
+                    else "\nThe classic rules (each table names its own)"
+                )
+                yield Static(Text(heading, style="bold underline"))
                 yield Static(rule_lines, id="help-rules")
             yield Label("escape: close    up/down: scroll", classes="hint")
 
