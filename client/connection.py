@@ -659,6 +659,7 @@ class Connection:
             playing=info.get("state") == "playing",
             turn_deadline=table.deadline,
             session_over=table.session_over,
+            paused=str(info.get("paused") or ""),
         )
 
     def _publish(self) -> None:

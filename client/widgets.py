@@ -76,6 +76,8 @@ def turn_message(state: TableState, now: float | None = None) -> str:
     view = state.view
     if state.session_over:
         return "The session is over."
+    if state.paused:
+        return f"Play is paused: {state.paused}"
     if view is None:
         return "Waiting for the first deal." if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:

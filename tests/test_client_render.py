@@ -148,3 +148,12 @@ def test_the_command_line_builds_the_config() -> None:
     assert not config_from_args(_args(), {"NO_COLOR": "1"}).style.colour
     with pytest.raises(ValueError, match="at most 4 players"):
         config_from_args(_args("--bots", "4"), {})  # classic seats 2 to 4
+
+
+def test_a_paused_table_says_why_in_the_status_line() -> None:
+    from tonk.client.state import TableState
+    from tonk.client.widgets import turn_message
+    from tonk.shared.rules import HouseRules
+
+    state = TableState("1", "t", HouseRules(), 1, "chips", 0, (), paused="the disk is full")
+    assert turn_message(state) == "Play is paused: the disk is full"
