@@ -132,7 +132,7 @@ def parse_card(text: str) -> Card:
     rank_part, suit_part = key[:-1].upper(), key[-1]
     suit = _SUIT_PARSE.get(suit_part.lower()) or _SUIT_PARSE.get(suit_part)
     rank = _RANK_PARSE.get(rank_part)
-    if rank is None and rank_part.isdigit() and 2 <= int(rank_part) <= 10:
+    if rank is None and rank_part.isascii() and rank_part.isdigit() and 2 <= int(rank_part) <= 10:
         rank = int(rank_part)
     if suit is None or rank is None:
         raise CardError(f"not a card: {text!r} (write a rank and a suit, like 10s, Qh, Ac)")

@@ -25,7 +25,7 @@ from hypothesis import strategies as hs
 from netclient import test_config as make_config
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
-from tonk.shared.cards import DECK
+from tonk.shared.cards import DECK, CardError, parse_card
 
 CARDS = [str(card) for card in DECK]
 
@@ -183,6 +183,19 @@ def test_a_valid_message_with_one_field_broken_is_refused(message, data):
     with pytest.raises(p.ProtocolError) as caught:
         p.validate_client(broken)
     assert caught.value.code in VALIDATOR_CODES
+
+
+@settings(max_examples=500, deadline=None)
+@given(hs.text(max_size=4) | hs.sampled_from(["¹0s", "²s", "٣s", "①s", "１０s", "10ｓ", "Ⅹs"]))
+def test_a_card_text_is_a_card_or_refused_as_not_a_card(text):
+    """What an action's card field may hold reaches the card parser: it reads a card or says
+    it is not one (the fuzz found superscript digits raising a bare ValueError, an internal
+    error on the server)."""
+    try:
+        card = parse_card(text)
+    except CardError:
+        return
+    assert str(card) in CARDS and text.strip()[-1].lower() in "shdc♠♥♦♣"
 
 
 def frames_cut(stream: bytes, cuts: list[int]) -> Iterator[bytes]:
