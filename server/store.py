@@ -104,8 +104,12 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: One encoder for every record (json.dumps with separators builds a new one per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def dumps(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"))
+    return _ENCODER.encode(data)
 
 
 @dataclass(slots=True)

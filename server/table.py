@@ -703,6 +703,19 @@ class Table:
         self.send_updates(start)
         if settle is not None:
             self.apply_settlement(settle)
+        seat = None if hand.ended else self.seats[hand.turn]
+        if (
+            seat is not None
+            and seat.kind == "human"
+            and seat.conn is not None
+            and not seat.away
+            and not self.config.turn_timer
+            and self.paused is None
+        ):
+            # A connected player is to act, with no clock running: nothing falls due that
+            # the table's loop does not already wait for (it is kicked by every disconnect,
+            # resume and seat change), so it need not wake for every action.
+            return
         self.kick()
 
     def apply_settlement(self, settle: Settle) -> None:
