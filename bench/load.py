@@ -278,9 +278,10 @@ def drive(
     warmup: float,
     on_ready: Any = None,
     setup_timeout: float = 600,
+    server_pid: int | None = None,
 ) -> dict[str, Any]:
     """Start one generator process per share, wait until all are ready, run the window, and
-    merge what they measured."""
+    merge what they measured (with the server's CPU seconds over exactly the window)."""
     ctx = mp.get_context("spawn")
     results = ctx.Queue()
     procs = []
@@ -303,6 +304,14 @@ def drive(
     end = start + seconds
     for commands in queues:
         commands.put(("go", start, end))
+    if server_pid is not None:
+        time.sleep(max(0.0, start - time.monotonic()))
+        cpu0 = lk.cpu_seconds(server_pid), *lk.thread_cpu_seconds(server_pid)
+        time.sleep(max(0.0, end - time.monotonic()))
+        cpu1 = lk.cpu_seconds(server_pid), *lk.thread_cpu_seconds(server_pid)
+        extra["server_cpu"], extra["server_loop_cpu"], extra["server_store_cpu"] = (
+            b - a for a, b in zip(cpu0, cpu1, strict=True)
+        )
     merged: dict[str, Any] = {
         "latencies": [],
         "actions": 0,
@@ -352,21 +361,23 @@ def run_tonk(
     workdir: Path,
     warmup: float,
     profile: Path | None = None,
+    program: list[str] | None = None,
 ) -> dict[str, Any]:
     flat = pace is None
     options = ["--log-level", "warning"]
     if flat:
         options += ["--next-hand-delay", "0"]
+    run = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
     server = lk.start_server(
-        workdir / f"load-{'flat' if flat else 'paced'}.db",
+        run / "tonk.db",
         server_limits(tables, flat),
         options,
-        log=workdir / "server.log",
+        log=run / "server.log",
+        program=program,
     )
     try:
         time.sleep(0.5)
         rss_before = lk.rss_kib(server.pid)
-        cpu: dict[str, float] = {}
         spies: list[subprocess.Popen[bytes]] = []
 
         def on_ready(pids: list[int]) -> dict[str, Any]:
@@ -375,15 +386,13 @@ def run_tonk(
                 name = "flat" if flat else "paced"
                 spies.append(lk.py_spy(server.pid, profile / f"server-{name}.txt", seconds))
                 spies.append(lk.py_spy(pids[0], profile / f"generator-{name}.txt", seconds))
-            cpu["start"] = lk.cpu_seconds(server.pid)
             return {"rss_after": lk.rss_kib(server.pid)}
 
         shares = [
             (server.port, first, count, pace, seed)
             for first, count in split(tables, min(procs, tables))
         ]
-        result = drive(tonk_worker, shares, seconds, warmup, on_ready)
-        result["server_cpu"] = lk.cpu_seconds(server.pid) - cpu["start"]
+        result = drive(tonk_worker, shares, seconds, warmup, on_ready, server_pid=server.pid)
         result["rss_end"] = lk.rss_kib(server.pid)
         result["rss_before"] = rss_before
         for spy in spies:
@@ -402,15 +411,8 @@ def run_echo(actors: int, seconds: float, procs: int, workdir: Path) -> dict[str
     line = proc.stdout.readline()
     port = int(line.strip().rsplit(":", 1)[1])
     try:
-        cpu: dict[str, float] = {}
-
-        def on_ready(pids: list[int]) -> dict[str, Any]:
-            cpu["start"] = lk.cpu_seconds(proc.pid)
-            return {}
-
         shares = [(port, count) for _, count in split(actors, min(procs, actors))]
-        result = drive(echo_worker, shares, seconds, 1.0, on_ready)
-        result["server_cpu"] = lk.cpu_seconds(proc.pid) - cpu["start"]
+        result = drive(echo_worker, shares, seconds, 1.0, server_pid=proc.pid)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -429,6 +431,9 @@ def summarize(result: dict[str, Any], tables: int, seconds: float) -> dict[str, 
         "server_cpu_percent": 100 * result["server_cpu"] / seconds,
         "generator_cpu_percent": 100 * result["generator_cpu"] / seconds,
     }
+    if "server_loop_cpu" in result:
+        out["server_loop_cpu_percent"] = 100 * result["server_loop_cpu"] / seconds
+        out["server_store_cpu_percent"] = 100 * result["server_store_cpu"] / seconds
     if "rss_before" in result:
         out["rss_before_mib"] = result["rss_before"] / 1024
         out["rss_after_mib"] = result["rss_after"] / 1024
@@ -449,6 +454,11 @@ def describe(name: str, r: dict[str, Any]) -> str:
         f"p90 {lat['p90']:.1f} ms, p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms; "
         f"server CPU {r['server_cpu_percent']:.0f}%, generators {r['generator_cpu_percent']:.0f}%"
     )
+    if "server_loop_cpu_percent" in r:
+        text += (
+            f" (server event loop {r['server_loop_cpu_percent']:.0f}%, "
+            f"store thread {r['server_store_cpu_percent']:.0f}%)"
+        )
     if "kib_per_table" in r:
         text += (
             f"; server RSS {r['rss_before_mib']:.1f} -> {r['rss_after_mib']:.1f} MiB "
@@ -459,12 +469,42 @@ def describe(name: str, r: dict[str, Any]) -> str:
     return text
 
 
+def _paced_row(label: str, r: dict[str, Any]) -> str:
+    lat = r["latency_ms"]
+    return (
+        f"| {label} | {r['tables']:,} | {4 * r['tables']:,} | {r['actions_per_second']:,.0f} | "
+        f"{lat['p50']:.1f} ms | {lat['p90']:.1f} ms | {lat['p99']:.1f} ms | {lat['max']:.0f} ms | "
+        f"{r['kib_per_table']:.0f} KiB ({r['rss_before_mib']:.0f} -> {r['rss_after_mib']:.0f} "
+        f"MiB) | {r['server_cpu_percent']:.0f}% | {sum(r['errors'].values())} |"
+    )
+
+
+def _flat_row(label: str, r: dict[str, Any], echo: dict[str, Any]) -> str:
+    lat = r["latency_ms"]
+    runs = ", ".join(f"{x:,.0f}" for x in r.get("all_runs", []))
+    loop = r.get("server_loop_cpu_percent")
+    cpu = f"{r['server_cpu_percent']:.0f}%"
+    if loop is not None:
+        cpu += f" ({loop:.0f}% loop, {r['server_store_cpu_percent']:.0f}% store)"
+    return (
+        f"| {label} | {r['actions_per_second']:,.0f} ({runs}) | "
+        f"{100 * r['actions_per_second'] / echo['actions_per_second']:.1f}% | "
+        f"{lat['p50']:.1f} ms | {lat['p99']:.1f} ms | {cpu} | {r['generator_cpu_percent']:.0f}% |"
+    )
+
+
 def section(report: dict[str, Any], command: str) -> str:
+    repeat = report.get("repeat", 1)
     lines = [
         f"Measured {report['date']} on {report['machine']}; load average "
         f"{report['load_before']} before the run. The machine was shared with other work "
-        "while this was measured, and the generator processes run on the same two cores as "
-        "the server, so they compete with it for CPU.",
+        "while this was measured (other engineers' builds and tests), and the generator "
+        "processes run on the same two cores as the server, so they compete with it for CPU. "
+        + (
+            f"Each figure is the median of {repeat} runs (runs alternate between servers)."
+            if repeat > 1
+            else ""
+        ),
         "",
         "Reproduce (from the repository, after `pip install -e '.[test]'`):",
         "",
@@ -474,21 +514,24 @@ def section(report: dict[str, Any], command: str) -> str:
         "",
     ]
     paced = report.get("paced")
+    head = (
+        "| server | tables | connections | actions/s | p50 | p90 | p99 | max "
+        "| server RSS per table | server CPU | errors |"
+    )
     if paced:
+        lines += [
+            f"**Paced** (each seat acts 0.5-1.5 s after its turn comes, and again after each of "
+            f"its actions while its turn lasts; {report['procs']} generator processes; "
+            f"{paced['seconds']:g} s windows):",
+            "",
+            head,
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        if "baseline_paced" in report:
+            lines.append(_paced_row("before", report["baseline_paced"]))
+        lines += [_paced_row("now", paced), ""]
         lat = paced["latency_ms"]
         lines += [
-            f"**Paced** (each seat acts 0.5-1.5 s after its turn comes; {report['procs']} "
-            f"generator processes; {paced['seconds']:g} s window):",
-            "",
-            "| tables | connections | actions/s | p50 | p90 | p99 | max | server RSS per table "
-            "| server CPU | errors |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-            f"| {paced['tables']:,} | {4 * paced['tables']:,} | "
-            f"{paced['actions_per_second']:,.0f} | {lat['p50']:.1f} ms | {lat['p90']:.1f} ms | "
-            f"{lat['p99']:.1f} ms | {lat['max']:.0f} ms | {paced['kib_per_table']:.0f} KiB "
-            f"({paced['rss_before_mib']:.0f} -> {paced['rss_after_mib']:.0f} MiB) | "
-            f"{paced['server_cpu_percent']:.0f}% | {sum(paced['errors'].values())} |",
-            "",
             f"Target p99 < 50 ms at 1,000 tables: "
             f"**{'met' if paced['tables'] >= 1000 and lat['p99'] < 50 else 'not met'}**.",
             "",
@@ -496,28 +539,52 @@ def section(report: dict[str, Any], command: str) -> str:
     flat = report.get("flat")
     echo = report.get("echo")
     if flat and echo:
-        lat, elat = flat["latency_ms"], echo["latency_ms"]
+        elat = echo["latency_ms"]
         share = 100 * flat["actions_per_second"] / echo["actions_per_second"]
+        eruns = ", ".join(f"{x:,.0f}" for x in echo.get("all_runs", []))
         lines += [
-            f"**Flat out** ({flat['tables']} tables, each seat acting the moment its turn comes; "
-            f"the echo ceiling with {echo['tables']} concurrent actors; {report['procs']} "
-            f"generator processes; {flat['seconds']:g} s windows):",
+            f"**Flat out** ({flat['tables']} tables, each seat acting the moment its turn comes, "
+            f"so {flat['tables']} actions in flight; the echo ceiling with as many concurrent "
+            f"actors; {report['procs']} generator processes; {flat['seconds']:g} s windows; "
+            "round trips/s with every run's figure in brackets):",
             "",
-            "| server | round trips/s | p50 | p99 | server CPU | generator CPU |",
-            "|---|---|---|---|---|---|",
-            f"| tonk-server (every action committed to SQLite first) | "
-            f"{flat['actions_per_second']:,.0f} | {lat['p50']:.1f} ms | {lat['p99']:.1f} ms | "
-            f"{flat['server_cpu_percent']:.0f}% | {flat['generator_cpu_percent']:.0f}% |",
-            f"| bare asyncio + msgpack echo | {echo['actions_per_second']:,.0f} | "
-            f"{elat['p50']:.1f} ms | {elat['p99']:.1f} ms | {echo['server_cpu_percent']:.0f}% | "
+            "| server | round trips/s | of the ceiling | p50 | p99 | server CPU | generator CPU |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        if "baseline_flat" in report:
+            lines.append(
+                _flat_row(
+                    "tonk-server before (every action committed first)",
+                    report["baseline_flat"],
+                    echo,
+                )
+            )
+        lines += [
+            _flat_row("tonk-server now (every action committed first)", flat, echo),
+            f"| bare asyncio + msgpack echo (the ceiling) | "
+            f"{echo['actions_per_second']:,.0f} ({eruns}) | 100% | {elat['p50']:.1f} ms | "
+            f"{elat['p99']:.1f} ms | {echo['server_cpu_percent']:.0f}% | "
             f"{echo['generator_cpu_percent']:.0f}% |",
             "",
-            f"tonk-server does **{share:.0f}%** of the echo ceiling's round trips per second "
+            f"tonk-server does **{share:.1f}%** of the echo ceiling's round trips per second "
             f"(target 25%: **{'met' if share >= 25 else 'not met'}**); "
             f"{flat['hands']:,} hands were completed in the window.",
             "",
         ]
     return "\n".join(lines)
+
+
+def median_run(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The run with the median `key` (the lower middle one for an even count), with every
+    run's value of it attached."""
+    ordered = sorted(runs, key=lambda r: lr_value(r, key))
+    chosen = dict(ordered[(len(ordered) - 1) // 2])
+    chosen["all_runs"] = [lr_value(r, key) for r in runs]
+    return chosen
+
+
+def lr_value(run: dict[str, Any], key: str) -> float:
+    return float(run["latency_ms"]["p99"] if key == "p99" else run[key])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -528,7 +595,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each window")
     parser.add_argument("--procs", type=int, default=2, help="generator processes")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each; the median is kept")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--baseline",
+        help="also measure this server command (e.g. an older tonk-server), alternating runs",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "--profile", type=Path, help="py-spy the server during each window into this folder"
@@ -544,49 +616,74 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d"),
         "load_before": lk.load_average(),
         "procs": args.procs,
+        "repeat": args.repeat,
     }
+    baseline = args.baseline.split() if args.baseline else None
+    programs: list[tuple[str, list[str] | None]] = [("", None)]
+    if baseline:
+        programs = [("baseline_", baseline), ("", None)]
     with tempfile.TemporaryDirectory(prefix="tonk-load-") as tmp:
         workdir = Path(tmp)
         if args.mode in ("paced", "all"):
             tables = args.tables or 1000
-            report["paced"] = run_tonk(
-                tables,
-                args.seconds,
-                args.procs,
-                PACE,
-                args.seed,
-                workdir,
-                args.warmup,
-                args.profile,
-            )
-            print(describe("paced", report["paced"]), flush=True)
+            runs: dict[str, list[dict[str, Any]]] = {prefix: [] for prefix, _ in programs}
+            for _ in range(args.repeat):
+                for prefix, program in programs:
+                    result = run_tonk(
+                        tables,
+                        args.seconds,
+                        args.procs,
+                        PACE,
+                        args.seed,
+                        workdir,
+                        args.warmup,
+                        args.profile,
+                        program,
+                    )
+                    print(describe(f"{prefix}paced", result), flush=True)
+                    runs[prefix].append(result)
+            for prefix, found in runs.items():
+                report[f"{prefix}paced"] = median_run(found, "p99")
         if args.mode in ("flat", "all"):
             tables = (args.tables if args.mode == "flat" else None) or args.flat_tables
-            report["flat"] = run_tonk(
-                tables,
-                args.seconds,
-                args.procs,
-                None,
-                args.seed,
-                workdir,
-                args.warmup,
-                args.profile,
-            )
-            print(describe("flat out", report["flat"]), flush=True)
-            report["echo"] = run_echo(tables, args.seconds, args.procs, workdir)
-            print(describe("echo ceiling", report["echo"]), flush=True)
-            share = (
-                100 * report["flat"]["actions_per_second"] / report["echo"]["actions_per_second"]
-            )
-            report["flat_share_percent"] = share
-            print(f"flat out is {share:.0f}% of the echo ceiling", flush=True)
+            runs = {prefix: [] for prefix, _ in programs}
+            echoes = []
+            for _ in range(args.repeat):
+                for prefix, program in programs:
+                    result = run_tonk(
+                        tables,
+                        args.seconds,
+                        args.procs,
+                        None,
+                        args.seed,
+                        workdir,
+                        args.warmup,
+                        args.profile,
+                        program,
+                    )
+                    print(describe(f"{prefix}flat out", result), flush=True)
+                    runs[prefix].append(result)
+                echo = run_echo(tables, args.seconds, args.procs, workdir)
+                print(describe("echo ceiling", echo), flush=True)
+                echoes.append(echo)
+            for prefix, found in runs.items():
+                report[f"{prefix}flat"] = median_run(found, "actions_per_second")
+            report["echo"] = median_run(echoes, "actions_per_second")
+            for prefix, _ in programs:
+                share = (
+                    100
+                    * report[f"{prefix}flat"]["actions_per_second"]
+                    / report["echo"]["actions_per_second"]
+                )
+                report[f"{prefix}flat_share_percent"] = share
+                print(f"{prefix}flat out is {share:.0f}% of the echo ceiling", flush=True)
     if args.json:
         print(json.dumps(report, indent=2))
     if args.write:
         command = "python bench/load.py " + " ".join(argv if argv is not None else sys.argv[1:])
         lk.write_section(args.write, "## Server", section(report, command))
-    runs = [report[name] for name in ("paced", "flat") if name in report]
-    failed = any(r["server_exit"] != 0 for r in runs)
+    ran = [report[name] for name in ("paced", "flat") if name in report]
+    failed = any(r["server_exit"] != 0 for r in ran)
     return 1 if failed else 0
 
 

@@ -86,6 +86,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds of process `pid`'s main thread (its event loop) and of all its other
+    threads together (for the server: the store's writer thread)."""
+    main = other = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if task.name == str(pid):
+            main += seconds
+        else:
+            other += seconds
+    return main, other
+
+
 # -- the server, as a child process ---------------------------------------------------------
 
 
@@ -112,17 +130,21 @@ class ServerProcess:
 
 
 def server_command() -> list[str]:
-    if os.environ.get("TONK_SERVER_CMD"):
-        return os.environ["TONK_SERVER_CMD"].split()
     found = shutil.which("tonk-server")
     return [found] if found else [sys.executable, "-m", "tonk.server"]
 
 
 def start_server(
-    db: Path, limits: dict[str, float], options: Sequence[str] = (), log: Path | None = None
+    db: Path,
+    limits: dict[str, float],
+    options: Sequence[str] = (),
+    log: Path | None = None,
+    program: Sequence[str] | None = None,
 ) -> ServerProcess:
-    """`tonk-server --host 127.0.0.1 --port 0 --db DB --limit ...`; waits for its first line."""
-    command = [*server_command(), "--host", "127.0.0.1", "--port", "0", "--db", str(db)]
+    """`tonk-server --host 127.0.0.1 --port 0 --db DB --limit ...`; waits for its first line.
+    `program` replaces `tonk-server` (e.g. another version of it, to compare)."""
+    base = list(program) if program else server_command()
+    command = [*base, "--host", "127.0.0.1", "--port", "0", "--db", str(db)]
     for name, value in limits.items():
         command += ["--limit", f"{name}={value:g}"]
     command += list(options)
