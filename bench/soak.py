@@ -284,9 +284,14 @@ async def soak(
     run.stats.window = (start, end)
     hands_before = run.stats.hands
     chaos = asyncio.create_task(run.chaos(drop_every, end))
+    timeline: list[tuple[float, float, int]] = [(0.0, rss_start / 1024, 0)]
     while time.monotonic() < end:
         await asyncio.sleep(min(1.0, max(0.0, end - time.monotonic())))
-        rss_max = max(rss_max, lk.rss_kib(pid))
+        rss = lk.rss_kib(pid)
+        rss_max = max(rss_max, rss)
+        elapsed = time.monotonic() - start
+        if elapsed - timeline[-1][0] >= seconds / 10 - 0.5:
+            timeline.append((round(elapsed), rss / 1024, run.stats.hands - hands_before))
     await chaos
     # Let the reconnects in progress finish, then look for stalled tables.
     for _ in range(60):
@@ -311,6 +316,7 @@ async def soak(
         "rss_start": rss_start,
         "rss_end": rss_end,
         "rss_max": rss_max,
+        "timeline": timeline,
         "stalled": stalled,
         "hands_seen": run.stats.hands - hands_before,
     }
@@ -399,6 +405,9 @@ def main(argv: list[str] | None = None) -> int:
             "max": result["rss_max"] / 1024,
             "growth": growth_mib,
             "bound": bound_mib,
+            "timeline": [
+                {"second": t, "rss_mib": round(m, 1), "hands": h} for t, m, h in result["timeline"]
+            ],
         },
         "ledger": ledger,
     }
@@ -488,6 +497,14 @@ def section(r: dict[str, Any], command: str) -> str:
             f"| ledgers summing to zero, matching their payments, replaying | "
             f"{r['ledger']['tables'] - len({x.split(':')[0] for x in r['ledger']['problems']})}"
             f" of {r['ledger']['tables']} tables; {r['ledger']['replayed']:,} hands replayed |",
+            "",
+            "Server RSS during the run (seconds into the window: MiB, hands seen by the "
+            "clients so far): "
+            + ", ".join(
+                f"{x['second']:g} s: {x['rss_mib']:.1f} MiB, {x['hands']:,}"
+                for x in mem["timeline"]
+            )
+            + ".",
             "",
             f"The memory bound: RSS at the end <= RSS at the start + {MEMORY_SLACK_MIB:g} MiB + "
             f"{MEMORY_PER_HAND_KIB:g} KiB per hand completed (each table keeps its session's "
