@@ -135,13 +135,21 @@ def play_hand(hand: Hand, bots: Sequence[Bot], max_actions: int = 10_000) -> int
         action = bots[seat].choose(hand.view(seat))
         events = hand.apply(action)
         taken += 1
-        # Each seat sees the events as `Event.for_seat` shows them. Private cards (a draw from
-        # the stock) belong to the seat that acted: everyone else shares one hidden copy.
-        private = [event.seat for event in events if event.private]
-        if not private:
+        # Each seat sees the events as `Event.for_seat` shows them. Most actions cause only
+        # public events, shown to every bot as they are; the cards of a private event (a draw
+        # from the stock) belong to the seat that acted, and everyone else shares one hidden
+        # copy. (A plain loop to tell which: this runs on every action.)
+        public = True
+        acting_seats_own = True
+        for event in events:
+            if event.private:
+                public = False
+                if event.seat != seat:
+                    acting_seats_own = False
+        if public:
             for bot in bots:
                 bot.observe(events)
-        elif all(owner == seat for owner in private):
+        elif acting_seats_own:
             hidden = [event.for_seat(None) for event in events]
             for other in range(players):
                 bots[other].observe(events if other == seat else hidden)
