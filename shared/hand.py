@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from .actions import (
     Action,
@@ -237,7 +237,8 @@ class Hand:
         view.settlement = self.settlement
         view.event_count = len(self.events)
         view.__class__ = SeatView
-        return cast(SeatView, view)
+        frozen: SeatView = view  # (no typing.cast: a call, on every action)
+        return frozen
 
     def events_for(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from `start` on, as `seat` may see them."""

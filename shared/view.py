@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, cast
+from typing import Any
 
 from .actions import Action, DrawStock, Drop, Hit, LaySpread, TakeDiscard, writable_subclass
 from .actions import Discard as DiscardAction
@@ -276,11 +276,16 @@ def legal_actions(
         taken is not None and taken in hand and (rules.discard_must_use or rules.no_rediscard)
     )
     new_spreads = find_spreads(hand, rules)
-    hits = (
-        [(card, spread.id) for card in hand for spread in spreads if can_hit(spread, card, rules)]
-        if spreads
-        else []
-    )
+    hits: list[tuple[Card, int]] = []
+    if spreads:
+        # A card can hit a run only of its suit and a book only of its rank: most pairs are
+        # turned away before can_hit is called.
+        for card in hand:
+            suit, rank = card.suit, card.rank
+            for spread in spreads:
+                first = spread.cards[0]
+                if (first.suit is suit or first.rank == rank) and can_hit(spread, card, rules):
+                    hits.append((card, spread.id))
     if restricted:
         new_spreads = [
             cards
@@ -305,4 +310,5 @@ def legal_actions(
     legal.hits = tuple(hits)
     legal.discards = discards
     legal.__class__ = LegalActions
-    return cast(LegalActions, legal)
+    frozen: LegalActions = legal  # (no typing.cast: a call, on every action)
+    return frozen
