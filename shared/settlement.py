@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from .cards import Card, format_cards, parse_cards
+from .cards import Card, count, format_cards, parse_cards
 from .rules import HouseRules, SeveralDealTonks, StakeMode
 
 
@@ -105,7 +105,7 @@ def settle_deal_tonks(
     seats = len(hands)
     payer = Payer(rules, stakes, multiplier)
     revealed = tuple(tuple(hands[s]) if s in tonks else None for s in range(seats))
-    counts = tuple(sum(c.value for c in hands[s]) if s in tonks else None for s in range(seats))
+    counts = tuple(count(hands[s]) if s in tonks else None for s in range(seats))
     several = len(tonks) > 1
     if several and rules.several_deal_tonks is not SeveralDealTonks.PAY_EACH:
         doubled = rules.several_deal_tonks is SeveralDealTonks.VOID_DOUBLE
@@ -147,7 +147,7 @@ def settle_drop(
 ) -> Settlement:
     """A seat dropped: every hand is shown and counted."""
     seats = len(hands)
-    counts = [sum(c.value for c in hand) for hand in hands]
+    counts = [count(hand) for hand in hands]
     revealed = tuple(tuple(hand) for hand in hands)
     payer = Payer(rules, stakes, multiplier)
     mine = counts[dropper]
@@ -181,7 +181,7 @@ def settle_stock_out(
 ) -> Settlement:
     """Someone wanted to draw from an empty stock: the lowest count(s) win."""
     seats = len(hands)
-    counts = [sum(c.value for c in hand) for hand in hands]
+    counts = [count(hand) for hand in hands]
     lowest = min(counts)
     winners = tuple(s for s in range(seats) if counts[s] == lowest)
     payer = Payer(rules, stakes, multiplier)
