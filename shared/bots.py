@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Sequence
+from operator import attrgetter
 from typing import Protocol
 
 from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
@@ -163,8 +164,8 @@ def hand_count(cards: Sequence[Card]) -> int:
     return total
 
 
-def _rank_of(card: Card) -> int:
-    return card.rank
+#: A card's rank, as a key for max() (attrgetter runs in C, without a Python call per card).
+_rank_of = attrgetter("rank")
 
 
 def _spread_value(cards: Sequence[Card]) -> int:

@@ -54,8 +54,8 @@ class SeatView:
 
     def legal(self) -> LegalActions:
         """The actions this seat may take now (none for a spectator or out of turn)."""
-        if not self.my_turn:
-            return NO_ACTIONS
+        if self.seat is None or self.seat != self.turn or self.phase is Phase.ENDED:
+            return NO_ACTIONS  # (my_turn spelt out: a bot asks on every action)
         return legal_actions(
             self.rules,
             self.phase,
