@@ -163,13 +163,15 @@ class Hand:
             order = shuffled_deck(self.rng or random.Random())
         self.deck_order = tuple(order)
         players = self.players
-        self.hands = [[] for _ in range(players)]
-        # Dealt one at a time, clockwise, from the dealer's left.
-        for i in range(HAND_SIZE * players):
-            self.hands[(self.dealer + 1 + i) % players].append(order[i])
-        up = order[HAND_SIZE * players]
+        # Dealt one at a time, clockwise, from the dealer's left: the k-th seat from the
+        # dealer's left (k = 0, 1, ...) gets every `players`-th card from card k on.
+        dealt = HAND_SIZE * players
+        self.hands = [
+            order[(seat - self.dealer - 1) % players : dealt : players] for seat in range(players)
+        ]
+        up = order[dealt]
         self.discards = [up]
-        self.stock = order[HAND_SIZE * players + 1 :]
+        self.stock = order[dealt + 1 :]
         self.stock.reverse()
         self.spreads = []
         self._next_spread = 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations, pairwise
 
@@ -34,7 +34,7 @@ class Spread:
 
     def with_hit(self, card: Card, seat: int, ace_high: bool) -> Spread:
         cards = order_spread((*self.cards, card), self.kind, ace_high)
-        return replace(self, cards=cards, hits=(*self.hits, (card, seat)))
+        return Spread(self.id, self.owner, self.kind, cards, (*self.hits, (card, seat)))
 
 
 def _run_ranks_ok(ranks: list[int]) -> bool:
