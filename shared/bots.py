@@ -16,6 +16,8 @@ from .view import LegalActions, Phase, SeatView
 
 BOT_STRATEGIES = ("easy", "sharp")
 
+_START = Phase.START  # under a module name: see the note at `_START` in view.py
+
 
 class Bot(Protocol):
     """A player in one seat. It is told the events its seat saw and asked for an action with
@@ -186,7 +188,7 @@ class EasyBot(SeatBot):
     def decide(self, view: SeatView, legal: LegalActions) -> Action:
         seat = view.turn
         hand = view.hand
-        if view.phase is Phase.START:
+        if view.phase is _START:
             if legal.drop and hand_count(hand) <= self.DROP_AT:
                 return Drop(seat)
             top = view.discard_top
@@ -468,7 +470,7 @@ class SharpBot(SeatBot):
     # -- deciding -------------------------------------------------------------------------------
 
     def decide(self, view: SeatView, legal: LegalActions) -> Action:
-        if view.phase is Phase.START:
+        if view.phase is _START:
             return self.start_turn(view, legal)
         return self.play(view, legal)
 

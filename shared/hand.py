@@ -39,6 +39,9 @@ from .spreads import Spread, can_hit, order_spread, spread_kind
 from .view import LegalActions, Phase, SeatView, legal_actions, move_leaves_turn_finishable
 
 HAND_SIZE = 5
+
+# The phases under module names: see the note at `_START` in view.py.
+_START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
 _WritableView = writable_subclass(SeatView)  # see writable_subclass: views are built often
 
 
@@ -176,7 +179,7 @@ class Hand:
         self.spreads = []
         self._next_spread = 1
         self.turn = (self.dealer + 1) % players
-        self.phase = Phase.START
+        self.phase = _START
         self.taken_discard = None
         self.hit_locks = [0] * players
         self.settlement = None
@@ -199,7 +202,7 @@ class Hand:
 
     @property
     def ended(self) -> bool:
-        return self.phase is Phase.ENDED
+        return self.phase is _ENDED
 
     def hand_count(self, seat: int) -> int:
         return count(self.hands[seat])
@@ -264,7 +267,7 @@ class Hand:
     def apply(self, action: Action) -> list[Event]:
         """Apply one action; return the events it caused. Raises IllegalAction, with a reason a
         player can read, and changes nothing, if the action is not allowed now."""
-        if self.phase is Phase.ENDED:
+        if self.phase is _ENDED:
             raise IllegalAction("the hand is over", "hand_over")
         seat = action.seat
         if not 0 <= seat < self.players:
@@ -274,11 +277,11 @@ class Hand:
         start = len(self.events)
         opens_turn, step = _STEPS.get(type(action)) or _step_of(action)
         if opens_turn:
-            if self.phase is not Phase.START:
+            if self.phase is not _START:
                 raise IllegalAction(
                     "you have drawn this turn already: spread, hit or discard", "wrong_phase"
                 )
-        elif self.phase is not Phase.PLAY:
+        elif self.phase is not _PLAY:
             raise IllegalAction(
                 "draw from the stock or take the top discard first (or drop)", "wrong_phase"
             )
@@ -303,7 +306,7 @@ class Hand:
             return
         card = self.stock.pop()
         self.hands[seat].append(card)
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.events.append(make_event("draw_stock", seat, (card,), private=True))
 
     def _take_discard(self, action: TakeDiscard) -> None:
@@ -315,7 +318,7 @@ class Hand:
         if (
             self.rules.discard_must_use
             and not legal_actions(
-                self.rules, Phase.START, tuple(hand), tuple(self.spreads), card, 0, None
+                self.rules, _START, tuple(hand), tuple(self.spreads), card, 0, None
             ).take_discard
         ):
             raise IllegalAction(
@@ -324,7 +327,7 @@ class Hand:
         self.discards.pop()
         hand.append(card)
         self.taken_discard = card
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.events.append(make_event("take_discard", seat, (card,)))
 
     def _check_finishable(self, seat: int, cards: tuple[Card, ...], onto: int | None) -> None:
@@ -439,13 +442,13 @@ class Hand:
             )
             return
         self.turn = (seat + 1) % self.players
-        self.phase = Phase.START
+        self.phase = _START
         self.taken_discard = None
         self.events.append(make_event("turn", self.turn))
 
     def _end(self, settlement: Settlement) -> None:
         self.settlement = settlement
-        self.phase = Phase.ENDED
+        self.phase = _ENDED
         self.events.append(make_event("hand_end"))
 
 

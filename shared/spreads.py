@@ -16,6 +16,10 @@ class SpreadKind(Enum):
     RUN = "run"
 
 
+# The kinds under module names (can_hit is asked many times a turn): see `_START` in view.py.
+_BOOK, _RUN = SpreadKind.BOOK, SpreadKind.RUN
+
+
 @dataclass(frozen=True, slots=True)
 class Spread:
     """A spread on the table. `cards` are in display order; `hits` says who hit which card."""
@@ -50,9 +54,9 @@ def spread_kind(cards: Sequence[Card], rules: HouseRules) -> SpreadKind | None:
         return None
     first = cards[0]
     if all(card.rank == first.rank for card in cards):
-        return SpreadKind.BOOK if n <= 4 else None
+        return _BOOK if n <= 4 else None
     if is_run(cards, rules.ace_high_runs):
-        return SpreadKind.RUN
+        return _RUN
     return None
 
 
@@ -73,7 +77,7 @@ def is_run(cards: Sequence[Card], ace_high: bool) -> bool:
 def order_spread(cards: Iterable[Card], kind: SpreadKind, ace_high: bool) -> tuple[Card, ...]:
     """Display order: a run low to high (the ace last when it is played high), a book by suit."""
     items = list(cards)
-    if kind is SpreadKind.BOOK:
+    if kind is _BOOK:
         return tuple(sorted(items, key=lambda c: c.index))
     ranks = [c.rank for c in items]
     if ace_high and 1 in ranks and not _run_ranks_ok(list(ranks)):
@@ -84,7 +88,7 @@ def order_spread(cards: Iterable[Card], kind: SpreadKind, ace_high: bool) -> tup
 def can_hit(spread: Spread, card: Card, rules: HouseRules) -> bool:
     """Whether `card` may be added to `spread`: a run extended at either end, or a book of
     three made four (when `hit_books`)."""
-    if spread.kind is SpreadKind.BOOK:
+    if spread.kind is _BOOK:
         return rules.hit_books and len(spread.cards) == 3 and card.rank == spread.cards[0].rank
     if card.suit is not spread.cards[0].suit:
         return False
