@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from .actions import Action, DrawStock, Drop, Hit, LaySpread, TakeDiscard, writable_subclass
+from .actions import (
+    Action,
+    DrawStock,
+    Drop,
+    Hit,
+    LaySpread,
+    TakeDiscard,
+    new_object,
+    writable_subclass,
+)
 from .actions import Discard as DiscardAction
 from .cards import Card, format_cards, parse_card, parse_cards
 from .rules import HouseRules
@@ -310,7 +319,7 @@ def legal_actions(
     else:
         discards = hand
     # Built the quick way (see writable_subclass): asked for after every draw.
-    legal: Any = object.__new__(_WritableLegalActions)
+    legal: Any = new_object(_WritableLegalActions)
     legal.drop = legal.draw_stock = legal.take_discard = False
     legal.spreads = tuple(new_spreads)
     legal.hits = tuple(hits)
