@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,7 +149,7 @@ class Event:
 
     def for_seat(self, seat: int | None) -> Event:
         if self.private and seat != self.seat:
-            return make_event(self.kind, self.seat, (), self.spread, True, self.count)
+            return _hidden_copy(self.kind, self.seat, self.spread, self.count)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -200,3 +201,11 @@ def make_event(
     event.__class__ = Event
     frozen: Event = event  # (no typing.cast: a call, on every action)
     return frozen
+
+
+@functools.cache
+def _hidden_copy(kind: str, seat: int | None, spread: int | None, count: int | None) -> Event:
+    """A private event with its cards hidden: the same for every seat that may not see them,
+    and in every hand (the private events are the deals and the draws from the stock), so
+    made once."""
+    return make_event(kind, seat, (), spread, True, count)

@@ -6,6 +6,7 @@ action raises IllegalAction and changes nothing. A hand replays exactly from its
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -197,7 +198,7 @@ class Hand:
                 self.events.append(make_event("deal_tonk", seat, cards, count=count(cards)))
             self._end(settle_deal_tonks(rules, self.hands, tonks, self.stakes, self.multiplier))
         else:
-            self.events.append(make_event("turn", self.turn))
+            self.events.append(_turn_event(self.turn))
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -445,7 +446,7 @@ class Hand:
         self.turn = (seat + 1) % self.players
         self.phase = _START
         self.taken_discard = None
-        self.events.append(make_event("turn", self.turn))
+        self.events.append(_turn_event(self.turn))
 
     def _end(self, settlement: Settlement) -> None:
         self.settlement = settlement
@@ -476,3 +477,10 @@ def _step_of(action: Action) -> tuple[bool, Callable[[Hand, Any], None]]:
 
 def _not_an_action(hand: Hand, action: Any) -> None:
     raise AssertionError(f"not an action: {action!r}")
+
+
+@functools.cache
+def _turn_event(seat: int) -> Event:
+    """The event that it is `seat`'s turn: a value, the same in every hand, so made once (one
+    is recorded every turn)."""
+    return make_event("turn", seat)
