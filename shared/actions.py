@@ -8,18 +8,13 @@ from typing import Any
 
 from .cards import Card, CardError, format_cards, parse_card, parse_cards
 
-#: object.__new__ under a module name: CPython 3.11 does not specialize reading an attribute
-#: off a class, and the quick builders below make about 135 objects a hand.
-new_object = object.__new__
-
 
 def writable_subclass(frozen: type) -> Any:
     """A subclass of the frozen slots dataclass `frozen` that takes plain attribute stores, for
     building `frozen` values quickly where the hand builds one on every action (views, events,
-    legal actions): make an object with `new_object(subclass)` (object.__new__), set every
-    field, then give it its real class with `value.__class__ = frozen`. What comes out is an
-    ordinary frozen value, equal to the one `frozen(...)` makes; nothing else may use the
-    subclass.
+    legal actions): make an empty one with `subclass()`, set every field, then give it its
+    real class with `value.__class__ = frozen`. What comes out is an ordinary frozen value,
+    equal to the one `frozen(...)` makes; nothing else may use the subclass.
 
     Why: a frozen dataclass's __init__ sets each field through object.__setattr__, about four
     times the cost of a plain store in CPython (an 18-field SeatView takes 1.2 us that way,
@@ -28,8 +23,13 @@ def writable_subclass(frozen: type) -> Any:
     return type(
         f"Writable{frozen.__name__}",
         (frozen,),
-        # both, or CPython falls back to looking __setattr__ up on every store
-        {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
+        {
+            "__slots__": (),
+            "__init__": object.__init__,  # made empty, filled in field by field
+            # both, or CPython falls back to looking __setattr__ up on every store
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+        },
     )
 
 
@@ -191,7 +191,7 @@ def make_event(
 ) -> Event:
     """`Event(...)` built the quick way (see writable_subclass): the hand records an event or
     two on every action, and hides drawn cards from every other seat."""
-    event: Any = new_object(_WritableEvent)
+    event: Any = _WritableEvent()
     event.kind = kind
     event.seat = seat
     event.cards = cards

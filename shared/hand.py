@@ -25,7 +25,6 @@ from .actions import (
     action_from_dict,
     action_to_dict,
     make_event,
-    new_object,
     writable_subclass,
 )
 from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
@@ -224,7 +223,7 @@ class Hand:
         """What `seat` may see; None for a spectator."""
         # Built field by field, every field of SeatView (see writable_subclass): the simulator
         # and the server ask for a view on every action.
-        view: Any = new_object(_WritableView)
+        view: Any = _WritableView()
         view.seat = seat
         view.rules = self.rules
         view.players = self.players

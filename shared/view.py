@@ -14,7 +14,6 @@ from .actions import (
     Hit,
     LaySpread,
     TakeDiscard,
-    new_object,
     writable_subclass,
 )
 from .actions import Discard as DiscardAction
@@ -319,7 +318,7 @@ def legal_actions(
     else:
         discards = hand
     # Built the quick way (see writable_subclass): asked for after every draw.
-    legal: Any = new_object(_WritableLegalActions)
+    legal: Any = _WritableLegalActions()
     legal.drop = legal.draw_stock = legal.take_discard = False
     legal.spreads = tuple(new_spreads)
     legal.hits = tuple(hits)
