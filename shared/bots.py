@@ -12,7 +12,7 @@ from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, Ta
 from .cards import DECK, Card, Suit
 from .rules import HouseRules
 from .spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
-from .view import LegalActions, Phase, SeatView
+from .view import NO_ACTIONS, LegalActions, Phase, SeatView
 
 BOT_STRATEGIES = ("easy", "sharp")
 
@@ -94,9 +94,12 @@ class SeatBot:
     def choose(self, view: SeatView) -> Action:
         if not isinstance(view, SeatView):
             raise BotError("a bot chooses from its seat's view (a SeatView), nothing else")
-        if not view.my_turn:
+        legal = view.legal()
+        # legal() answers NO_ACTIONS whenever it is not this seat's turn, so my_turn (a property,
+        # slow to read in CPython 3.11) is only asked then.
+        if legal is NO_ACTIONS and not view.my_turn:
             raise BotError("it is not this bot's turn")
-        return self.decide(view, view.legal())
+        return self.decide(view, legal)
 
     def decide(self, view: SeatView, legal: LegalActions) -> Action:
         raise NotImplementedError
