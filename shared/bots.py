@@ -3,6 +3,7 @@ one of the legal actions. `make_bot("easy" | "sharp", rng)` builds one."""
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Collection, Sequence
 from operator import attrgetter
@@ -17,6 +18,13 @@ from .view import NO_ACTIONS, LegalActions, Phase, SeatView
 BOT_STRATEGIES = ("easy", "sharp")
 
 _START = Phase.START  # under a module name: see the note at `_START` in view.py
+
+# Actions are values, and a bot hands back the same few over and over: each is made once
+# (functools.cache) instead of on every turn, where building a frozen dataclass is slow.
+_drop = functools.cache(Drop)
+_draw_stock = functools.cache(DrawStock)
+_take_discard = functools.cache(TakeDiscard)
+_discard = functools.cache(Discard)
 
 
 class Bot(Protocol):
@@ -147,18 +155,18 @@ def card_uses(
 def fallback(seat: int, legal: LegalActions) -> Action:
     """Some legal action, in the order a sensible player would think of them."""
     if legal.draw_stock:
-        return DrawStock(seat)
+        return _draw_stock(seat)
     if legal.discards:
-        return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
+        return _discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
     if legal.spreads:
         return LaySpread(seat, legal.spreads[0])
     if legal.hits:
         card, spread = legal.hits[0]
         return Hit(seat, card, spread)
     if legal.take_discard:
-        return TakeDiscard(seat)
+        return _take_discard(seat)
     if legal.drop:
-        return Drop(seat)
+        return _drop(seat)
     raise BotError("no legal action")
 
 
@@ -197,14 +205,14 @@ class EasyBot(SeatBot):
         hand = view.hand
         if view.phase is _START:
             if legal.drop and hand_count(hand) <= self.DROP_AT:
-                return Drop(seat)
+                return _drop(seat)
             top = view.discard_top
             if (
                 legal.take_discard
                 and top is not None
                 and card_uses(top, hand, view.spreads, view.rules)
             ):
-                return TakeDiscard(seat)
+                return _take_discard(seat)
             return fallback(seat, legal)
         if legal.spreads:
             return LaySpread(seat, max(legal.spreads, key=_spread_value))
@@ -212,7 +220,7 @@ class EasyBot(SeatBot):
             card, spread = max(legal.hits, key=_hit_value)
             return Hit(seat, card, spread)
         if legal.discards:
-            return Discard(seat, max(legal.discards, key=_rank_of))
+            return _discard(seat, max(legal.discards, key=_rank_of))
         return fallback(seat, legal)
 
 
@@ -495,18 +503,18 @@ class SharpBot(SeatBot):
             # Drawing now ends the hand (lowest count wins, ties share), which never pays less
             # than a drop; the top discard only helps if it is laid at once.
             if uses_top:
-                return TakeDiscard(seat)
-            return DrawStock(seat)
+                return _take_discard(seat)
+            return _draw_stock(seat)
         if (
             legal.drop
             and mine <= self.DROP_MAX
             and self.chance_lowest(view, mine, unseen, self.DROP_CHANCE) >= self.DROP_CHANCE
         ):
-            return Drop(seat)
+            return _drop(seat)
         if legal.take_discard and top is not None and legal.draw_stock:
             if self.prefers_discard(view, top, unseen, uses_top):
-                return TakeDiscard(seat)
-            return DrawStock(seat)
+                return _take_discard(seat)
+            return _draw_stock(seat)
         return fallback(seat, legal)
 
     def prefers_discard(
@@ -593,5 +601,5 @@ class SharpBot(SeatBot):
         if legal.discards:
             _, discard = self.best_discard(hand, Live(self.unseen(view)), legal.discards)
             if discard is not None:
-                return Discard(seat, discard)
+                return _discard(seat, discard)
         return fallback(seat, legal)
