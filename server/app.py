@@ -409,10 +409,15 @@ class TonkServer:
             self._in_lobby(conn)
             await self._table(message["table"]).sit(conn, message.get("seat"), message.get("stake"))
         elif kind == p.RESUME:
-            self._in_lobby(conn)
+            # Resuming the seat this connection holds sends the whole view again (a client
+            # that missed an update does this); the table checks the token is that seat's.
+            if conn.table is None or conn.table.id != message["table"] or conn.seat is None:
+                self._in_lobby(conn)
             await self._table(message["table"]).resume(conn, message["token"])
         elif kind == p.WATCH:
-            self._in_lobby(conn)
+            # Likewise watching again the table this connection watches.
+            if conn.table is None or conn.table.id != message["table"] or conn.seat is not None:
+                self._in_lobby(conn)
             await self._table(message["table"]).watch(conn)
         elif kind == p.LEAVE:
             table = self._at_table(conn)

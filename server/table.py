@@ -370,6 +370,8 @@ class Table:
             )
             if number is None:
                 raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
+            if conn.table is self and conn.seat is not None and conn.seat != number:
+                raise RequestError(p.ALREADY_AT_TABLE, "you hold another seat at this table")
             seat = self.seats[number]
             old = seat.conn
             if old is not None and old is not conn:
@@ -385,6 +387,7 @@ class Table:
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
             self.broadcast_table()
+            conn.send(ledger_message(self.id, self.ledger))
             if self.hand is not None:
                 conn.send(self.update_message(number, 0))
             self.kick()
@@ -397,6 +400,7 @@ class Table:
             conn.table, conn.seat = self, None
             conn.reply({"type": p.WATCHING, "table": self.id})
             self.broadcast_table()
+            conn.send(ledger_message(self.id, self.ledger))
             if self.hand is not None:
                 conn.send(self.update_message(None, 0))
             self.kick()
@@ -549,6 +553,10 @@ class Table:
             number = self.seat_of(conn)
             if self.seats[number].away:
                 self.seats[number].away = False
+                if self.hand is not None and not self.hand.ended and self.hand.turn == number:
+                    # Back during its own turn: a fresh turn clock, or a timer that ran out
+                    # would make the seat away again at once.
+                    self.turn_started = self.now
                 self.broadcast_table()
                 self.kick()
 
@@ -1006,6 +1014,25 @@ class Table:
                 bot.observe(hand.events_for(number, 0))
             self.turn_seat = None if hand.ended else hand.turn
         self.turn_started = self.last_change = now
+
+
+def ledger_message(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -> dict[str, Any]:
+    """The ledger's newest `limit` settled hands, each as its number and every player's net
+    (in the order of `names`), with the balances now: what a client that has just come to the
+    table needs to draw each balance over the hands played."""
+    entries = ledger.history[-limit:] if limit > 0 else []
+    nets = [entry.net() for entry in entries]
+    names = list(dict.fromkeys([*ledger.balances, *(name for net in nets for name in net)]))
+    return {
+        "type": p.LEDGER,
+        "table": table_id,
+        "names": names,
+        "hands": [
+            [entry.hand_number, [net.get(name, 0) for name in names]]
+            for entry, net in zip(entries, nets, strict=True)
+        ],
+        "balances": {name: ledger.balances.get(name, 0) for name in names},
+    }
 
 
 def fallback_action(seat: int, hand: Hand) -> Action:

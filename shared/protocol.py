@@ -33,6 +33,8 @@ MAX_RULE_OPTIONS = 20
 MAX_DECK_LEN = 52 * 4
 MAX_ID = 2**31 - 1
 MAX_STAKE = 1_000_000
+#: The `ledger` message carries at most this many settled hands (the newest).
+LEDGER_HANDS = 200
 
 # -- message types, client to server ---------------------------------------------------------
 HELLO = "hello"
@@ -72,6 +74,7 @@ CUT = "cut"
 UPDATE = "update"
 HAND_END = "hand_end"
 SESSION_END = "session_end"
+LEDGER = "ledger"
 # CHAT, PING and PONG go both ways.
 GOODBYE = "goodbye"
 
@@ -366,6 +369,12 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "hands": _i(0, MAX_ID, required=True),
         "standings": Field("list", True),
         "reason": _s(64, required=True),
+    },
+    LEDGER: {
+        "table": _TABLE_ID,
+        "names": Field("list", True),
+        "hands": Field("list", True),
+        "balances": Field("map", True),
     },
     CHAT: {
         "table": _TABLE_ID,

@@ -1,0 +1,134 @@
+"""Coming (back) to a table: after `resume` or `watch` a connection gets the ledger's history
+(the `ledger` message, also after a server restart, bounded to the newest hands); and a
+connection that missed part of a hand asks for all of it again with `resume` of the seat it
+holds, or `watch` of the table it watches (an `update` from 0), while holding one seat it
+cannot take another at the same table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from netclient import NetClient, start_server
+from tonk.server.table import ledger_message
+from tonk.shared import protocol as p
+from tonk.shared.ledger import Ledger, LedgerEntry
+
+
+def nets_of(hand_end: dict[str, Any]) -> dict[str, int]:
+    net: dict[str, int] = {}
+    for payer, payee, amount in hand_end["payments"]:
+        net[payer] = net.get(payer, 0) - amount
+        net[payee] = net.get(payee, 0) + amount
+    return net
+
+
+def check_ledger(ledger: dict[str, Any], ends: list[dict[str, Any]]) -> None:
+    """`ledger` holds exactly the hands of `ends` (hand_end messages), in order."""
+    p.validate_server(ledger)
+    names = ledger["names"]
+    assert [number for number, _ in ledger["hands"]] == [end["hand"] for end in ends]
+    for (_, nets), end in zip(ledger["hands"], ends, strict=True):
+        told = nets_of(end)
+        assert dict(zip(names, nets, strict=True)) == {name: told.get(name, 0) for name in names}
+    assert ledger["balances"] == ends[-1]["balances"]
+
+
+async def test_resume_and_watch_get_the_ledger_history_also_after_a_restart(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "Ledger", "seats": 3, "seed": 9, "stake": 3},
+            p.SEATED,
+        )
+        table, token = seated["table"], alice.token
+        await alice.send({"type": "add_bot"})
+        await alice.send({"type": "add_bot"})
+        ends = []
+        for _ in range(3):
+            ends.append(await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=20))
+        assert any(end["payments"] for end in ends)
+        await alice.close()
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.request({"type": "resume", "table": table, "token": token}, p.SEATED)
+        ledger = await alice.expect(p.LEDGER)
+        assert ledger["table"] == table
+        assert set(ledger["names"]) == {"Alice", "Ada (bot)", "Bix (bot)"}
+        check_ledger(ledger, ends)
+        watcher = await NetClient.connect(server.port, "Wendy")
+        await watcher.request({"type": "watch", "table": table}, p.WATCHING)
+        check_ledger(await watcher.expect(p.LEDGER), ends)
+        await alice.close()
+        await watcher.close()
+
+
+def test_the_ledger_message_holds_the_newest_hands_only() -> None:
+    ledger = Ledger()
+    for number in range(1, 251):
+        winner, loser = ("Ann", "Bo") if number % 3 else ("Bo", "Ann")
+        entry = LedgerEntry(number, "drop_won", ((loser, winner, number),))
+        ledger.history.append(entry)
+        for name, amount in entry.net().items():
+            ledger.balances[name] = ledger.balances.get(name, 0) + amount
+    ledger.join("Cy")  # sat down but never paid or was paid
+    message = ledger_message(4, ledger)
+    p.validate_server(message)
+    assert len(message["hands"]) == p.LEDGER_HANDS == 200
+    assert [number for number, _ in message["hands"]] == list(range(51, 251))
+    assert message["names"] == ["Bo", "Ann", "Cy"]
+    assert message["hands"][-1] == [250, [-250, 250, 0]]  # 250 % 3 != 0: Bo pays Ann
+    assert message["balances"] == ledger.balances
+    assert len(p.encode(message)) < 8_000
+    assert ledger_message(4, Ledger())["hands"] == []
+
+
+async def test_resume_and_watch_again_send_the_whole_hand(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "Again", "seats": 3, "seed": 2, "dealer": 2},
+            p.SEATED,
+        )
+        table, token = seated["table"], seated["token"]
+        bob = await NetClient.connect(server.port, "Bob")
+        bob_seated = await bob.request({"type": "sit", "table": table}, p.SEATED)
+        await alice.send({"type": "add_bot"})
+        first = await alice.expect(p.UPDATE)  # the deal: Alice (after the dealer) plays first
+        assert first["from"] == 0 and first["view"]["turn"] == 0
+        await alice.send({"type": "draw_stock"})
+        drawn = await alice.expect(p.UPDATE, lambda m: m["view"]["phase"] == "play")
+        assert drawn["from"] > 0
+        wendy = await NetClient.connect(server.port, "Wendy")
+        await wendy.request({"type": "watch", "table": table}, p.WATCHING)
+        await wendy.expect(p.UPDATE)
+
+        # Alice asks for the whole hand again with her own token: the same seat, from 0.
+        again = await alice.request({"type": "resume", "table": table, "token": token}, p.SEATED)
+        assert again["seat"] == 0
+        await alice.expect(p.LEDGER)
+        whole = await alice.expect(p.UPDATE)
+        assert whole["from"] == 0
+        assert whole["view"]["event_count"] == drawn["view"]["event_count"]
+        assert whole["view"]["hand"] == drawn["view"]["hand"]
+        # ... and she is still the one playing: her discard is taken.
+        card = whole["view"]["hand"].split()[0]
+        await alice.send({"type": "discard", "card": card})
+        await alice.expect(p.UPDATE, lambda m: m["view"]["turn"] == 1)
+
+        # The spectator watches again: the whole hand, as a spectator still.
+        await wendy.request({"type": "watch", "table": table}, p.WATCHING)
+        seen = await wendy.expect(p.UPDATE)
+        assert seen["from"] == 0 and seen["view"]["seat"] is None and seen["view"]["hand"] == ""
+
+        # Holding a seat, Alice cannot take Bob's with his token, nor watch her own table;
+        # and Bob's seat is still his.
+        await alice.send({"type": "resume", "table": table, "token": bob_seated["token"]})
+        await alice.expect_error(p.ALREADY_AT_TABLE)
+        await alice.send({"type": "watch", "table": table})
+        await alice.expect_error(p.ALREADY_AT_TABLE)
+        listed = await wendy.request({"type": "list_tables"}, p.TABLES)
+        [summary] = listed["tables"]
+        assert [pl["status"] for pl in summary["players"]][:2] == ["connected", "connected"]
+        for client in (alice, bob, wendy):
+            await client.close()
