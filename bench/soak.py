@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import json
 import random
+import shlex
 import sqlite3
 import sys
 import tempfile
@@ -174,6 +175,7 @@ class Soak:
 
     async def resume(self, seat: SoakSeat) -> lk.BotClient:
         client = await self.connect(seat)
+        client.track_hands = seat.name.endswith("p0")  # one connection per table counts hands
         await client.request({"type": p.RESUME, "table": seat.table, "token": seat.token}, p.SEATED)
         self.stats.reconnects += 1
         return client
@@ -429,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(describe(report))
     if args.write:
-        command = "python bench/soak.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python bench/soak.py " + shlex.join(argv if argv is not None else sys.argv[1:])
         lk.write_section(args.write, "## Soak", section(report, command))
     return 0 if report["ok"] else 1
 
@@ -498,13 +500,12 @@ def section(r: dict[str, Any], command: str) -> str:
             f"{r['ledger']['tables'] - len({x.split(':')[0] for x in r['ledger']['problems']})}"
             f" of {r['ledger']['tables']} tables; {r['ledger']['replayed']:,} hands replayed |",
             "",
-            "Server RSS during the run (seconds into the window: MiB, hands seen by the "
-            "clients so far): "
-            + ", ".join(
-                f"{x['second']:g} s: {x['rss_mib']:.1f} MiB, {x['hands']:,}"
-                for x in mem["timeline"]
-            )
-            + ".",
+            "The server's RSS during the run, with the hands completed so far:",
+            "",
+            "| second | " + " | ".join(f"{x['second']:g}" for x in mem["timeline"]) + " |",
+            "|---|" + "---|" * len(mem["timeline"]),
+            "| RSS (MiB) | " + " | ".join(f"{x['rss_mib']:.1f}" for x in mem["timeline"]) + " |",
+            "| hands | " + " | ".join(f"{x['hands']:,}" for x in mem["timeline"]) + " |",
             "",
             f"The memory bound: RSS at the end <= RSS at the start + {MEMORY_SLACK_MIB:g} MiB + "
             f"{MEMORY_PER_HAND_KIB:g} KiB per hand completed (each table keeps its session's "
