@@ -169,8 +169,19 @@ _VALUE_OF_RANK = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
     """A full deck in an order drawn from `rng`: the same seed gives the same order."""
+    # The order `rng.shuffle(deck)` gives, worked out as Random.shuffle does (Fisher-Yates,
+    # each index drawn with getrandbits of its bit length, again while out of range), written
+    # out without its Python call per card, which cost 3% of a simulated hand. A test holds
+    # this to `rng.shuffle` for many seeds.
     deck = list(DECK)
-    rng.shuffle(deck)
+    getrandbits = rng.getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        bits = n.bit_length()
+        j = getrandbits(bits)
+        while j >= n:
+            j = getrandbits(bits)
+        deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 

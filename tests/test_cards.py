@@ -114,6 +114,14 @@ def test_the_same_seed_shuffles_the_same_deck() -> None:
     assert sorted(one) == sorted(DECK)
 
 
+def test_a_shuffled_deck_is_in_the_order_random_shuffle_gives() -> None:
+    # shuffled_deck works the shuffle out itself, for speed: it must stay the very same order.
+    for seed in range(500):
+        deck = list(DECK)
+        random.Random(seed).shuffle(deck)
+        assert shuffled_deck(random.Random(seed)) == deck
+
+
 def test_validate_deck_wants_each_card_once() -> None:
     validate_deck(list(DECK))
     with pytest.raises(CardError):
