@@ -415,7 +415,7 @@ class Hand:
         seat, card = action.seat, action.card
         hand = self.hands[seat]
         try:
-            at = hand.index(card)
+            at = _position(hand, card)
         except ValueError:
             raise IllegalAction(f"you do not hold {card}", "not_in_hand") from None
         taken = self.taken_discard
@@ -451,6 +451,17 @@ class Hand:
         self.settlement = settlement
         self.phase = _ENDED
         self.events.append(make_event("hand_end"))
+
+
+def _position(cards: list[Card], card: Card) -> int:
+    """Where `card` is in `cards` (ValueError if it is not there), looked for by identity
+    first: a seat plays the very card objects its view holds, while list.index calls Card.__eq__
+    (a Python function) on every card it passes. An equal card that is not the same object is
+    still found (a hand never holds two equal cards)."""
+    for at, held in enumerate(cards):
+        if held is card:
+            return at
+    return cards.index(card)
 
 
 #: How each kind of action is applied: whether it opens a turn (a drop or a draw; the others

@@ -255,6 +255,20 @@ def test_discard_ends_the_turn_and_play_passes_to_the_left() -> None:
     assert hand.view(None).discard_top == card("3h")
 
 
+def test_a_discard_names_its_card_by_value_not_by_object() -> None:
+    # Hand looks a discarded card up by identity first, then by equality.
+    hand = three()
+    hand.apply(DrawStock(0))
+    held = hand.hands[0][2]
+    twin = Card(held.rank, held.suit)
+    assert twin is not held
+    hand.apply(Discard(0, twin))
+    assert held not in hand.hands[0] and hand.view(None).discard_top == held
+    hand.apply(DrawStock(1))
+    with pytest.raises(IllegalAction, match="you do not hold"):
+        hand.apply(Discard(1, twin))
+
+
 # -- endings in play -----------------------------------------------------------------------
 
 
