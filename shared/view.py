@@ -287,7 +287,8 @@ def legal_actions(
     if phase is not _PLAY:
         return NO_ACTIONS
     restricted = (
-        taken is not None and taken in hand and (rules.discard_must_use or rules.no_rediscard)
+        # (the rules first: looking through the hand compares cards, a Python call each)
+        taken is not None and (rules.discard_must_use or rules.no_rediscard) and taken in hand
     )
     new_spreads = find_spreads(hand, rules)
     hits: list[tuple[Card, int]] = []
@@ -311,7 +312,7 @@ def legal_actions(
             for card, spread_id in hits
             if move_leaves_turn_finishable(rules, hand, spreads, taken, (card,), spread_id)
         ]
-    if taken is not None and taken in hand and rules.discard_must_use:
+    if taken is not None and rules.discard_must_use and taken in hand:
         discards: tuple[Card, ...] = ()
     elif taken is not None and rules.no_rediscard:
         discards = tuple(c for c in hand if c != taken)
