@@ -477,7 +477,12 @@ def section(r: dict[str, Any], command: str) -> str:
             f"{r['seconds']:g} s, each seat acting {r['pace'][0]:g}-{r['pace'][1]:g} s after its "
             f"turn comes, one seat per table dropped on average every {r['drop_every']:g} s "
             "(reset, `bye`, or its seat resumed from a second connection) and back with its "
-            "seat token 0.1-2 s later.",
+            "seat token 0.1-2 s later. The server is a real `tonk-server` child process "
+            "(`--log-level warning --next-hand-delay 0.5`, `max_connections` and "
+            "`max_per_address` 5 x tables + 100, `max_tables` tables + 10); the ledgers are "
+            "audited in its SQLite file after it has stopped. A short version (10 tables, "
+            "10 s, a drop every 4 s at each table) runs with the tests: "
+            "`tests/test_soak_short.py`.",
             "",
             "| measure | value |",
             "|---|---|",
