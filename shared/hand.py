@@ -347,14 +347,16 @@ class Hand:
     def _take_from_hand(self, seat: int, cards: Sequence[Card]) -> None:
         hand = self.hands[seat]
         for card in cards:
-            hand.remove(card)
+            at = _position(hand, card)
+            assert at >= 0, "the caller checks that every card is held"
+            del hand[at]
 
     def _spread(self, action: LaySpread) -> None:
         seat, cards = action.seat, action.cards
         hand = self.hands[seat]
         if len(set(cards)) != len(cards):
             raise IllegalAction("a card appears twice in that spread", "not_a_spread")
-        missing = [c for c in cards if c not in hand]
+        missing = [c for c in cards if _position(hand, c) < 0]
         if missing:
             raise IllegalAction(f"you do not hold {format_cards(missing)}", "not_in_hand")
         kind = spread_kind(cards, self.rules)
@@ -381,7 +383,8 @@ class Hand:
 
     def _hit(self, action: Hit) -> None:
         seat, card, spread_id = action.seat, action.card, action.spread
-        if card not in self.hands[seat]:
+        at = _position(self.hands[seat], card)
+        if at < 0:
             raise IllegalAction(f"you do not hold {card}", "not_in_hand")
         index = next((i for i, s in enumerate(self.spreads) if s.id == spread_id), None)
         if index is None:
@@ -395,7 +398,7 @@ class Hand:
             )
             raise IllegalAction(f"{card} cannot be hit there: {why}", "cannot_hit")
         self._check_finishable(seat, (card,), spread_id)
-        self.hands[seat].remove(card)
+        del self.hands[seat][at]
         self.spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
         if spread.owner != seat and self.rules.hit_lock:
             self.hit_locks[spread.owner] = self.rules.hit_lock
@@ -414,10 +417,9 @@ class Hand:
     def _discard(self, action: Discard) -> None:
         seat, card = action.seat, action.card
         hand = self.hands[seat]
-        try:
-            at = _position(hand, card)
-        except ValueError:
-            raise IllegalAction(f"you do not hold {card}", "not_in_hand") from None
+        at = _position(hand, card)
+        if at < 0:
+            raise IllegalAction(f"you do not hold {card}", "not_in_hand")
         taken = self.taken_discard
         if taken is not None and taken in hand:
             if self.rules.discard_must_use:
@@ -454,14 +456,17 @@ class Hand:
 
 
 def _position(cards: list[Card], card: Card) -> int:
-    """Where `card` is in `cards` (ValueError if it is not there), looked for by identity
-    first: a seat plays the very card objects its view holds, while list.index calls Card.__eq__
-    (a Python function) on every card it passes. An equal card that is not the same object is
-    still found (a hand never holds two equal cards)."""
+    """Where `card` is in `cards`, or -1. Looked for by identity first: a seat plays the very
+    card objects its view holds, while `in` and list.index call Card.__eq__ (a Python function)
+    on every card they pass. An equal card that is not the same object is still found (a hand
+    never holds two equal cards)."""
     for at, held in enumerate(cards):
         if held is card:
             return at
-    return cards.index(card)
+    try:
+        return cards.index(card)
+    except ValueError:
+        return -1
 
 
 #: How each kind of action is applied: whether it opens a turn (a drop or a draw; the others
