@@ -201,7 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_action = parts.pop("actions")
     lines += [
         f"Where an `easy` hand's CPU time goes ({per_action:.1f} actions a hand; microseconds "
-        "per hand, each part timed inside the simulator's loop; the timers add a little):",
+        "per hand, each part timed inside the simulator's loop; the timers add to every part, "
+        f"so the sum is more than the {1e6 / best:.0f} microseconds an untimed hand takes):",
         "",
         "| deal | build the seat's view | legal actions | bot's own choice | apply the action "
         "| bots observe the events | sum |",
