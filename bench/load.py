@@ -353,6 +353,7 @@ def server_limits(tables: int, flat: bool) -> dict[str, float]:
         "max_connections": 4 * tables + 100,
         "max_per_address": 4 * tables + 100,
         "max_tables": tables + 10,
+        "max_tables_per_address": tables + 10,
     }
     if flat:
         limits["messages_per_second"] = 100_000

@@ -347,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
             "max_connections": 5 * args.tables + 100,
             "max_per_address": 5 * args.tables + 100,
             "max_tables": args.tables + 10,
+            "max_tables_per_address": args.tables + 10,
         }
         load_before = lk.load_average()
         server = lk.start_server(

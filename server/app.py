@@ -37,6 +37,7 @@ class Limits:
     max_connections: int = 5000  # connections in all
     max_per_address: int = 64  # connections from one IP address
     max_tables: int = 1000  # open (waiting or playing) tables
+    max_tables_per_address: int = 32  # open tables created from one IP address
     messages_per_second: float = 20.0  # sustained rate per connection
     burst: float = 40.0  # messages a connection may send at once
     max_name: int = 24  # characters in a player's name
@@ -208,8 +209,12 @@ class TonkServer:
             if table.task is not None and table.task is not asyncio.current_task():
                 table.task.cancel()
 
-    def open_tables(self) -> int:
-        return sum(t.state not in (FINISHED, CLOSED) for t in self.tables.values())
+    def open_tables(self, address: str | None = None) -> int:
+        """Tables waiting or playing; with `address`, only those created from it."""
+        return sum(
+            t.state not in (FINISHED, CLOSED) and (address is None or t.creator_address == address)
+            for t in self.tables.values()
+        )
 
     # -- connections --------------------------------------------------------------------------
 
@@ -516,6 +521,10 @@ class TonkServer:
         config = self.table_config(message)
         if self.open_tables() >= self.config.limits.max_tables:
             raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
+        if self.open_tables(conn.address) >= self.config.limits.max_tables_per_address:
+            raise RequestError(
+                p.TOO_MANY_TABLES, "your address has opened as many tables as the server allows"
+            )
         table_id = self._next_table
         self._next_table += 1
         created = time.time()
@@ -526,6 +535,7 @@ class TonkServer:
         except st.StoreError:
             raise RequestError(p.STORAGE_ERROR, "the server could not save the table") from None
         table = Table(self, table_id, name, config, created)
+        table.creator_address = conn.address
         self.tables[table_id] = table
         table.begin()
         log.info(

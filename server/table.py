@@ -149,6 +149,7 @@ class Table:
     seats: list[Seat] = field(default_factory=list)
     spectators: set[Connection] = field(default_factory=set)
     creator: int | None = None
+    creator_address: str | None = None  # where it was created from (not kept over a restart)
     ledger: Ledger = field(default_factory=Ledger)
     started: float | None = None  # wall clock, for the minutes limit
     hands_played: int = 0

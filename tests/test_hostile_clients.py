@@ -496,7 +496,8 @@ async def test_a_lobby_too_big_for_one_frame_is_listed_in_part_not_refused(tmp_p
     """Tables with the longest names allowed, more than one frame can list: the lobby still
     answers, with as many as fit."""
     makers, each = 20, 100
-    async with start_server(tmp_path, limit_changes={"max_tables": makers * each}) as server:
+    limits = {"max_tables": makers * each, "max_tables_per_address": makers * each}
+    async with start_server(tmp_path, limit_changes=limits) as server:
 
         async def create(maker: int) -> None:
             client = await NetClient.connect(server.port, f"Maker{maker}")

@@ -245,6 +245,26 @@ async def test_table_limit(tmp_path):
         await third.expect_error(p.TOO_MANY_TABLES)
 
 
+async def test_one_address_may_open_only_so_many_tables_and_others_still_can(tmp_path):
+    limits = {"max_tables_per_address": 2}
+    async with start_server(tmp_path, limit_changes=limits) as server:
+        for i in range(2):
+            client = await NetClient.connect(server.port, f"P{i}")
+            await client.request({"type": "create_table", "name": f"t{i}"}, p.SEATED)
+        greedy = await NetClient.connect(server.port, "Greedy")
+        await greedy.send({"type": "create_table", "name": "t3"})
+        error = await greedy.expect_error(p.TOO_MANY_TABLES)
+        assert "your address" in error["message"]
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", server.port, local_addr=("127.0.0.2", 0)
+        )
+        neighbour = NetClient(reader, writer)
+        await neighbour.hello("Neighbour")
+        await neighbour.request({"type": "create_table", "name": "t4"}, p.SEATED)
+        assert server.open_tables() == 3
+        assert server.open_tables("127.0.0.1") == 2
+
+
 async def test_handshake_timeout(tmp_path):
     async with start_server(tmp_path, limit_changes={"handshake_timeout": 0.2}) as server:
         silent = await NetClient.connect(server.port)
