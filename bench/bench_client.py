@@ -36,6 +36,7 @@ class Terminal:
     fd: int
     started: float
     chunks: list[tuple[float, bytes]] = field(default_factory=list)
+    seen: bytes = b""  # what `read_until` read
 
     @classmethod
     def spawn(cls, argv: list[str], width: int, height: int, env: dict[str, str]) -> Terminal:
@@ -65,6 +66,7 @@ class Terminal:
             data = self.read(0.05)
             seen = (seen + data)[-65536:]
             if marker in seen:
+                self.seen = seen
                 return self.chunks[-1][0]
         raise SystemExit(f"the client never wrote {marker!r}")
 
@@ -109,16 +111,24 @@ def startup(runs: int, width: int, height: int) -> tuple[list[float], list[float
         )
         try:
             table.append(term.read_until(b"Your hand") - term.started)
-            dealt.append(term.read_until("Your hand · count".encode()) - term.started)
+            marker = "Your hand · count".encode()
+            if marker in term.seen:  # the deal came with the first frame
+                dealt.append(table[-1])
+            else:
+                dealt.append(term.read_until(marker) - term.started)
         finally:
             term.close()
     return table, dealt
 
 
-def opponent_moves(moves: int, width: int, height: int, truecolor: bool = False) -> list[int]:
+def opponent_moves(
+    moves: int, width: int, height: int, truecolor: bool = False
+) -> tuple[list[int], list[int]]:
     """Bytes written for each opponent move at a practice table of four, playing our own
-    turns (draw, discard) with keys. Opponents think 0.6 s, so each of their moves is its
-    own burst of output; bursts that follow our keys, deals and hand ends are left out."""
+    turns (draw, then discard the card under the cursor) with keys. Opponents think 0.6 s,
+    so each of their moves is its own burst of output; the bursts that follow our keys, deals
+    and hand ends are left out. Returns the sizes of all opponent moves, and of those among
+    them that gave us the turn (they also open our keys)."""
     term = Terminal.spawn(
         client_argv("--bots", "3", "--seed", "2", "--bot-pause", "0.6"),
         width,
@@ -126,11 +136,18 @@ def opponent_moves(moves: int, width: int, height: int, truecolor: bool = False)
         client_env(truecolor),
     )
     sizes: list[int] = []
+    turning: list[int] = []
     last_key = 0.0
     try:
         term.read_until("Your hand · count".encode())
+        first = bytearray(term.seen)
+        while data := term.read(0.3):  # the rest of the first frame
+            first += data
+        if b"Your turn: d draw" in first:
+            last_key = term.send(b"d")
         burst = bytearray()
         burst_start = 0.0
+        quiet_since = time.perf_counter()
         while len(sizes) < moves:
             data = term.read(0.15)
             if data:
@@ -139,24 +156,38 @@ def opponent_moves(moves: int, width: int, height: int, truecolor: bool = False)
                 burst += data
                 continue
             if not burst:
+                if time.perf_counter() - quiet_since > 20:
+                    raise SystemExit("the client has written nothing for 20 s: stuck")
                 continue
+            quiet_since = time.perf_counter()
             text = bytes(burst)
             burst.clear()
             if b"is over" in text:
                 last_key = term.send(b"\r")
                 continue
-            if b"Your turn: d draw" in text:
-                last_key = term.send(b"d")
-                continue
-            if b"Your turn: s spread" in text:
-                last_key = term.send(b"x")
-                continue
             ours = burst_start - last_key < 0.35
             if not ours and not re.search(rb"Hand \d+: ", text):  # a deal is no move
                 sizes.append(len(text))
+                if b"Your turn: d draw" in text:
+                    turning.append(len(text))
+            # The status line says what is open now; the last thing it said counts.
+            drawing, discarding = text.rfind(b"Your turn: d draw"), text.rfind(b"x discard")
+            if drawing > discarding:
+                last_key = term.send(b"d")
+            elif discarding > drawing:
+                last_key = term.send(b"x")
     finally:
         term.close()
-    return sizes
+    return sizes, turning
+
+
+def summary(sizes: list[int]) -> str:
+    ordered = sorted(sizes)
+    p90 = ordered[max(0, int(len(ordered) * 0.9) - 1)]
+    return (
+        f"median {statistics.median(ordered):.0f}, mean {statistics.mean(ordered):.0f}, "
+        f"p90 {p90}, worst {ordered[-1]}"
+    )
 
 
 def main() -> None:
@@ -178,14 +209,11 @@ def main() -> None:
         f"worst {max(dealt):.3f} s"
     )
     for truecolor in (False, True):
-        sizes = sorted(opponent_moves(args.moves, width, height, truecolor))
-        p90 = sizes[int(len(sizes) * 0.9) - 1]
-        mean = statistics.mean(sizes)
-        print(
-            f"bytes per opponent move, {'24-bit' if truecolor else '256'} colours "
-            f"({len(sizes)} moves): median {statistics.median(sizes):.0f}, mean {mean:.0f}, "
-            f"p90 {p90}, worst {max(sizes)}"
-        )
+        sizes, turning = opponent_moves(args.moves, width, height, truecolor)
+        colours = "24-bit" if truecolor else "256"
+        print(f"bytes per opponent move, {colours} colours ({len(sizes)} moves): {summary(sizes)}")
+        if turning:
+            print(f"  of which gave us the turn ({len(turning)}): {summary(turning)}")
 
 
 if __name__ == "__main__":

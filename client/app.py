@@ -197,7 +197,12 @@ class TonkApp(App[None]):
 
     def on_hand_ended(self, message: HandEnded) -> None:
         modal = EndOfHandModal(
-            message.hand_number, message.settlement, message.names, message.unit, self.card_style
+            message.hand_number,
+            message.settlement,
+            message.names,
+            message.unit,
+            self.card_style,
+            message.balances,
         )
         if self.current_mode == "table":
             # A modal left open from the last hand is replaced by this one.

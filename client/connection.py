@@ -81,6 +81,11 @@ class _Table:
     last_net: dict[str, int] = field(default_factory=dict)
     hands_seen: int = 0
     session_over: bool = False
+    # The hand whose events are in the log, and how many of its events: an event is logged
+    # once, however often it arrives (a resync sends the whole hand again).
+    logged_hand: int = 0
+    logged_events: int = 0
+    resyncing: bool = False  # asked for the whole hand again; later parts are ignored till then
 
 
 def describe_os_error(exc: BaseException, address: str) -> str:
@@ -468,6 +473,10 @@ class Connection:
         if table is None or info.get("id") != table.table_id:
             return
         first = not table.info
+        if self._back_on_my_turn(table.info, info):
+            # Back during our own turn: the server starts the turn clock again.
+            timer = info.get("turn_timer")
+            table.deadline = self.now() + float(timer) if timer else table.deadline
         table.info = info
         for player in info.get("players", []):
             name = player.get("name")
@@ -480,6 +489,26 @@ class Connection:
                 series.append(balance)
         if first:
             self._add_log(Text(f"At table {info.get('name', '')!s}."))
+        self._publish()
+
+    def _on_ledger(self, message: dict[str, Any]) -> None:
+        """The ledger's newest hands (after `resume` or `watch`): each balance over them,
+        drawn back from the balance now, replaces what this connection had seen."""
+        table = self.table
+        if table is None or message["table"] != table.table_id:
+            return
+        names = [str(name) for name in message["names"]]
+        hands = [nets for _, nets in message["hands"] if len(nets) == len(names)]
+        balances = {str(k): int(v) for k, v in message["balances"].items()}
+        table.balances.update(balances)
+        for i, name in enumerate(names):
+            balance = balances.get(name, 0)
+            series = [balance - sum(int(nets[i]) for nets in hands)]
+            for nets in hands:
+                series.append(series[-1] + int(nets[i]))
+            table.series[name] = series
+        table.last_net = {name: int(hands[-1][i]) for i, name in enumerate(names)} if hands else {}
+        table.hands_seen = len(hands)
         self._publish()
 
     def _on_cut(self, message: dict[str, Any]) -> None:
@@ -506,22 +535,28 @@ class Connection:
         if table is None or message["table"] != table.table_id:
             return
         hand, start = message["hand"], message["from"]
+        if table.resyncing and start > 0:
+            return  # the whole hand is on its way
         expected = table.events if hand == table.hand else 0
         if start > expected:
             # We missed part of the hand: ask for all of it again.
             self._resync()
             return
+        table.resyncing = False
         view = SeatView.from_dict(message["view"])
         events = [Event.from_dict(e) for e in message["events"]]
-        skip = expected - start if hand == table.hand else 0
         table.hand = hand
         table.view = view
         table.seat = view.seat
         table.events = view.event_count
         deadline = message.get("deadline")
         table.deadline = None if deadline is None else self.now() + float(deadline)
+        if hand != table.logged_hand:
+            table.logged_hand, table.logged_events = hand, 0
         names = self._names()
-        for event in events[skip:]:
+        for index, event in enumerate(events, start=start):
+            if index < table.logged_events:
+                continue  # logged already
             if event.kind == "deal" and event.seat == 0:
                 dealer = names[view.dealer]
                 verb = "deal" if dealer == "You" else "deals"
@@ -532,6 +567,7 @@ class Connection:
             line = event_line(event, names, view.seat, self.style, self._spread_owner)
             if line is not None:
                 self._add_log(line)
+        table.logged_events = max(table.logged_events, start + len(events))
         self._publish()
 
     def _on_hand_end(self, message: dict[str, Any]) -> None:
@@ -549,11 +585,12 @@ class Connection:
             table.balances[name] = balance
             table.series.setdefault(name, [balance - net.get(name, 0)]).append(balance)
         names = list(message["names"])
+        balances = [message["balances"].get(name) for name in names]
         if table.seat is not None and table.seat < len(names):
             names[table.seat] = "You"
         unit = str(table.info.get("unit", ""))
         self._publish()
-        self.post(HandEnded(message["hand"], settlement, names, unit))
+        self.post(HandEnded(message["hand"], settlement, names, unit, balances))
 
     def _on_session_end(self, message: dict[str, Any]) -> None:
         table = self.table
@@ -586,10 +623,25 @@ class Connection:
             return
         table.hand = 0
         table.events = 0
+        table.resyncing = True
         if table.seat is not None and self.token:
             self._send({"type": p.RESUME, "table": table.table_id, "token": self.token})
         else:
             self._send({"type": p.WATCH, "table": table.table_id})
+
+    def _back_on_my_turn(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        """Our seat was away in `old` and is not in `new`, and it is our turn."""
+        table = self.table
+        seat = table.seat if table is not None else None
+        view = table.view if table is not None else None
+        if seat is None or view is None or not view.my_turn:
+            return False
+
+        def status(info: Mapping[str, Any]) -> object:
+            players = info.get("players", [])
+            return players[seat].get("status") if seat < len(players) else None
+
+        return status(old) == "away" and status(new) != "away"
 
     def _names(self) -> list[str]:
         table = self.table

@@ -64,10 +64,25 @@ KEYS_HELP: tuple[tuple[str, str], ...] = (
     ("h", "hit the selected card onto a spread (then choose the spread)"),
     ("x", "discard the card under the cursor"),
     ("k", "drop (knock): end the hand with your count, before drawing"),
+    ("o", "show your hand by suit, by rank, or as dealt"),
+    ("b", "back: play your own turns again after being away"),
     ("c", "chat with the table"),
     ("g", "start the game (the table's creator)"),
     ("?", "this help"),
     ("q", "leave the table (asks first during a hand)"),
+)
+
+#: What the marks on the table mean.
+MARKS_HELP: tuple[tuple[str, str], ...] = (
+    ("▶", "whose turn it is (the top line says what you may do on yours)"),
+    ("D", "the dealer"),
+    ("^3^", "the card under the cursor; raised cards are selected"),
+    ("3*", "the card you just drew or picked up"),
+    (
+        "┄┄┄",
+        "in the log: once it is full it goes on from the top; the newest line is just "
+        "above the dashed rule",
+    ),
 )
 
 
@@ -78,9 +93,10 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,enter", "close", "Close")
     ]
 
-    def __init__(self, rules: HouseRules | None) -> None:
+    def __init__(self, rules: HouseRules | None, ascii_only: bool = False) -> None:
         super().__init__()
         self.rules = rules
+        self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -96,6 +112,15 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(Text("Keys", style="bold underline"))
                 yield Static(keys)
+                marks = Table.grid(padding=(0, 2))
+                marks.add_column(style="bold", no_wrap=True)
+                marks.add_column()
+                for mark, meaning in MARKS_HELP:
+                    if self.ascii_only:
+                        mark = mark.replace("▶", ">").replace("┄", "-")
+                    marks.add_row(mark, meaning)
+                yield Static(Text("\nOn the table", style="bold underline"))
+                yield Static(marks)
                 heading = (
                     "\nThe rules at this table"
                     if self.rules is not None
@@ -186,6 +211,7 @@ class EndOfHandModal(ModalScreen[None]):
         names: Sequence[str],
         unit: str,
         style: CardStyle,
+        balances: Sequence[int | None] = (),
     ) -> None:
         super().__init__()
         self.hand_number = hand_number
@@ -193,6 +219,7 @@ class EndOfHandModal(ModalScreen[None]):
         self.names = list(names)
         self.unit = unit
         self.card_style = style
+        self.balances = list(balances)
 
     def compose(self) -> ComposeResult:
         s = self.settlement
@@ -200,26 +227,34 @@ class EndOfHandModal(ModalScreen[None]):
         table.add_column(no_wrap=True)
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         table.add_row(
-            Text("Player", style="bold"),
-            Text("Hand", style="bold"),
-            Text("Count", style="bold"),
-            Text("This hand", style="bold"),
+            *(
+                Text(heading, style="bold")
+                for heading in ("Player", "Hand", "Count", "", "This hand", "Balance")
+            )
         )
         net = s.net(len(self.names))
         for seat, name in enumerate(self.names):
             revealed = s.revealed[seat] if seat < len(s.revealed) else None
             counted = s.counts[seat] if seat < len(s.counts) else None
-            mark = " *" if seat in s.winners else ""
+            won = seat in s.winners
+            result = "dropped" if seat == s.dropper else ""
+            if won:
+                result = f"{result}, won" if result else "won"
+            balance = self.balances[seat] if seat < len(self.balances) else None
             table.add_row(
-                Text(name + mark, style="bold" if seat in s.winners else ""),
+                Text(name, style="bold" if won else ""),
                 cards_text(revealed, self.card_style) if revealed else Text("-", style="dim"),
                 "-" if counted is None else str(counted),
+                Text(result, style="bold green" if won else ""),
                 Text(
                     signed(net[seat]) if seat < len(net) else "",
                     style="green" if net[seat] > 0 else "red" if net[seat] < 0 else "",
                 ),
+                "" if balance is None else signed(balance),
             )
         payments = "\n".join(payment_lines(s, self.names, self.unit))
         yield TooSmall()
@@ -228,7 +263,7 @@ class EndOfHandModal(ModalScreen[None]):
             yield Static(Text(ending_line(s, self.names), style="bold"), id="ending")
             yield Static(table, id="revealed")
             yield Static(Text(payments), id="payments")
-            yield Label("enter: continue", classes="hint")
+            yield Label("enter: continue (the next hand is dealt meanwhile)", classes="hint")
 
     def action_close(self) -> None:
         self.dismiss(None)

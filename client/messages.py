@@ -76,6 +76,7 @@ class HandEnded(Message):
     settlement: Settlement
     names: Sequence[str]
     unit: str
+    balances: Sequence[int | None] = ()  # each seat's balance after the hand
 
 
 @dataclass

@@ -72,15 +72,31 @@ def cards_text(cards: Sequence[Card], style: CardStyle) -> Text:
 CARD_WIDTH = 5  # "│10♠│"
 
 
+#: How a hand can be ordered on screen (the `o` key cycles through them), with its name.
+HAND_ORDERS = (("suit", "by suit"), ("rank", "by rank"), ("dealt", "as dealt"))
+
+
+def sort_hand(cards: Sequence[Card], order: str) -> tuple[Card, ...]:
+    """The hand as shown: by suit (spades, hearts, diamonds, clubs; ace low), by rank, or in
+    the order the cards came (only the display: the core keeps its own order)."""
+    if order == "suit":
+        return tuple(sorted(cards, key=lambda c: (c.suit, c.rank)))
+    if order == "rank":
+        return tuple(sorted(cards, key=lambda c: (c.rank, c.suit)))
+    return tuple(cards)
+
+
 def hand_lines(
     cards: Sequence[Card],
     style: CardStyle,
     cursor: int | None,
     selected: frozenset[int],
     gap: int = 1,
+    fresh: int | None = None,
 ) -> list[Text]:
     """Your hand as boxed cards on five lines: selected cards raised by one line, the cursor's
-    card in reverse video, and each card's number (1-6) under it with `^` marking the cursor."""
+    card in reverse video, and each card's number (1-6) under it with `^` marking the cursor
+    and `*` the card just drawn or picked up (`fresh`)."""
     box = style.box
     lines = [Text() for _ in range(5)]
     for i, card in enumerate(cards):
@@ -102,11 +118,13 @@ def hand_lines(
         for line, part in zip(lines, column, strict=False):
             line.append_text(part)
         number = str(i + 1)
+        mark = "*" if i == fresh else " "
         if under_cursor:
             lines[4].append(f"^{number}^", style="bold")
-            lines[4].append(" ")
+            lines[4].append(f"{mark} ", style="bold")
         else:
-            lines[4].append(f" {number}   ", style="dim")
+            lines[4].append(f" {number}", style="dim")
+            lines[4].append(f"{mark}  ", style="bold")
     return lines
 
 
@@ -250,9 +268,10 @@ def ending_line(settlement: Settlement, names: Sequence[str]) -> str:
         assert settlement.dropper is not None
         was = "were" if dropper == "You" else "was"
         has = "has" if len(settlement.winners) == 1 and winners != "You" else "have"
+        lowest = min((c for c in counts if c is not None), default=0)
         return (
             f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught: "
-            f"{winners} {has} the lowest count."
+            f"{winners} {has} {lowest}."
         )
     lowest = min(c for c in counts if c is not None)
     return f"The stock ran out: {winners} lowest with {lowest}."

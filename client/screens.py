@@ -17,11 +17,13 @@ from tonk.shared.view import NO_ACTIONS, LegalActions
 
 from .dialogs import ConfirmModal, CreateTableScreen, HelpScreen, HitChooser
 from .messages import Request
-from .render import CardStyle, amount_text
+from .render import HAND_ORDERS, CardStyle, amount_text, sort_hand
 from .state import TableInfo, TableState
 from .widgets import (
     CentrePanel,
     HandView,
+    KeyBar,
+    KeyEntry,
     LedgerPanel,
     LogPanel,
     PlayersPanel,
@@ -187,6 +189,12 @@ GAME_KEYS = {
     "k": "drop",
 }
 
+#: Keys shown only when they apply, and what pressing one says when it does not.
+HIDDEN_KEYS = {
+    "b": ("back", "You are not away: your turns are yours to play."),
+    "g": ("start", "Only the table's creator starts the game, before the table is full."),
+}
+
 
 class TableScreen(Screen[None]):
     """The table: players, the stock and discard, spreads, your hand, the ledger, the log."""
@@ -202,11 +210,29 @@ class TableScreen(Screen[None]):
         Binding("h", "hit", "Hit"),
         Binding("x", "discard", "Discard"),
         Binding("k", "drop", "Drop"),
+        Binding("o", "order", "Sort"),
+        Binding("b", "back", "Back"),
         Binding("c", "chat", "Chat"),
         Binding("g", "start", "Start"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "leave", "Leave"),
     ]
+
+    #: The key bar: (binding key, shown as, action, how much it is kept when space is short).
+    KEYS: ClassVar[tuple[tuple[str, str, str, str, int], ...]] = (
+        ("d", "d", "Draw", "draw", 9),
+        ("p", "p", "Pick up", "pickup", 9),
+        ("s", "s", "Spread", "spread", 9),
+        ("h", "h", "Hit", "hit", 9),
+        ("x", "x", "Discard", "discard", 9),
+        ("k", "k", "Drop", "drop", 9),
+        ("b", "b", "Back", "back", 8),
+        ("g", "g", "Start", "start", 8),
+        ("o", "o", "Sort", "order", 3),
+        ("c", "c", "Chat", "chat", 4),
+        ("question_mark", "?", "Help", "help", 6),
+        ("q", "q", "Leave", "leave", 7),
+    )
 
     AUTO_FOCUS = None  # keys go to the table; the chat line takes focus only on `c`
 
@@ -221,34 +247,38 @@ class TableScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         yield StatusBar(id="status")
+        # Each panel's border is a box around the widget drawing its rows, so that a row
+        # repainted is only the row's cells, not the border and padding beside it too.
         with Horizontal(id="body"):
             with Vertical(id="left"):
-                players = PlayersPanel(id="players")
-                players.border_title = "Players"
-                yield players
-                centre = CentrePanel(id="centre")
+                with Vertical(id="players-box", classes="box") as box:
+                    box.border_title = "Players"
+                    yield PlayersPanel(id="players")
+                centre = CentrePanel(id="centre", classes="box")
                 centre.border_title = "Table"
                 yield centre
-                with Vertical(id="hand-box") as box:
+                with Vertical(id="hand-box", classes="box") as box:
                     box.border_title = "Your hand"
                     yield HandView(self.card_style, id="hand")
             with Vertical(id="right"):
-                ledger = LedgerPanel(id="ledger")
-                ledger.border_title = "Ledger"
-                yield ledger
-                log = LogPanel(id="log")
-                log.border_title = "Log and chat"
-                yield log
+                with Vertical(id="ledger-box", classes="box") as box:
+                    box.border_title = "Ledger"
+                    box.border_subtitle = "balance · trend · last"
+                    yield LedgerPanel(id="ledger")
+                with Vertical(id="log-box", classes="box") as box:
+                    box.border_title = "Log and chat"
+                    yield LogPanel(id="log")
                 yield Input(
                     placeholder="Say something; enter sends, escape cancels",
                     id="chat",
                     max_length=200,
                     disabled=True,
                 )
-        yield Footer(compact=True)
+        yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self._ready = True
+        self.query_one(LogPanel).ascii = self.card_style.ascii
         if self.state is not None:
             self.show(self.state)
         self.set_interval(1.0, self._tick)
@@ -263,49 +293,61 @@ class TableScreen(Screen[None]):
             return
         if changed_table:
             self.query_one(LogPanel).clear()
-        self._status()
         self.query_one(PlayersPanel).show(state, self.card_style.ascii)
         self.query_one(CentrePanel).show(state, self.card_style)
         hand = self.query_one(HandView)
         view = state.view
-        hand.cards = view.hand if view is not None else ()
+        hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
             hand.note = "You are watching this table."
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
             hand.note = "No cards."
-        box = self.query_one("#hand-box")
-        title = hand_title(view) if state.seat is not None else "Watching"
-        if box.border_title != title:
-            box.border_title = title
+        self._hand_title()
         ledger = self.query_one(LedgerPanel)
         unit_title = f"Ledger ({state.unit})" if state.unit else "Ledger"
-        if ledger.border_title != unit_title:
-            ledger.border_title = unit_title
+        box = self.query_one("#ledger-box")
+        if box.border_title != unit_title:
+            box.border_title = unit_title
         ledger.show(state, self.card_style)
         self.query_one(LogPanel).show(state.log)
+        self._status()
         self.refresh_keys()
 
+    def _hand_title(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        hand = self.query_one(HandView)
+        title = hand_title(state.view, hand.order) if state.seat is not None else "Watching"
+        box = self.query_one("#hand-box")
+        if box.border_title != title:
+            box.border_title = title
+
     def refresh_keys(self) -> None:
-        """Grey or open the footer's keys, only when what is open has changed: the footer
-        is rebuilt (and repainted) each time it is told to refresh."""
-        key = (
-            self.legal(),
-            self.link_note,
-            too_small(self),
-            self.state is not None and self.state.creator,
-            self.state is not None and self.state.playing,
-            self.state is not None and self.state.view is None,
-        )
-        if key != getattr(self, "_keys_shown", None):
-            self._keys_shown = key
-            self.refresh_bindings()
+        """The key bar: every key, greyed out when it is not open now (it is redrawn only
+        as far as it changed)."""
+        if not self._ready:
+            return
+        entries = []
+        for key, shown, description, action, keep in self.KEYS:
+            state = self.check_action(action, ())
+            if state is False:
+                continue  # hidden: not a key for this table now
+            entries.append(KeyEntry(key, shown, description, state is True, keep))
+        self.query_one(KeyBar).show(entries)
 
     def _status(self) -> None:
-        if self.state is None:
+        if self.state is None or not self._ready:
             return
-        message = self.link_note or turn_message(self.state)
+        hand = self.query_one(HandView)
+        message = self.link_note or turn_message(
+            self.state,
+            legal=self.legal(),
+            cursor=hand.card_under_cursor,
+            ascii_only=self.card_style.ascii,
+        )
         self.query_one(StatusBar).show(self.state, message)
 
     def _tick(self) -> None:
@@ -348,6 +390,12 @@ class TableScreen(Screen[None]):
             return True if legal.discards else None
         if action == "chat":
             return True if state is not None and not self.link_note else None
+        if action == "order":
+            return True if state is not None and state.seat is not None else None
+        if action == "back":
+            # Shown only while your seat is played for you.
+            me = state.player(state.seat) if state is not None and state.seat is not None else None
+            return me is not None and me.away and not self.link_note
         if action == "start":
             # Only the creator of a waiting table starts it; hidden otherwise.
             return (
@@ -362,6 +410,14 @@ class TableScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         """A game key that is greyed out is explained, never silently ignored."""
         if self.query_one("#chat", Input).has_focus:
+            return
+        if (
+            event.key in HIDDEN_KEYS
+            and self.check_action(HIDDEN_KEYS[event.key][0], ()) is not True
+        ):
+            event.stop()
+            event.prevent_default()
+            self.notify(HIDDEN_KEYS[event.key][1])
             return
         action = GAME_KEYS.get(event.key)
         if action is None or self.check_action(action, ()) is True:
@@ -432,9 +488,14 @@ class TableScreen(Screen[None]):
 
     # -- the keys ----------------------------------------------------------------------------
 
+    @on(KeyBar.Pressed)
+    def _key_clicked(self, event: KeyBar.Pressed) -> None:
+        self.app.simulate_key(event.key)
+
     def action_cursor(self, step: int) -> None:
         hand = self.query_one(HandView)
         hand.cursor = hand.cursor + step
+        self._status()
 
     def action_toggle_card(self) -> None:
         hand = self.query_one(HandView)
@@ -449,6 +510,21 @@ class TableScreen(Screen[None]):
             return
         hand.cursor = number - 1
         self.action_toggle_card()
+        self._status()
+
+    def action_order(self) -> None:
+        """Show the hand by suit, by rank, or as dealt (only the display changes)."""
+        hand = self.query_one(HandView)
+        orders = [order for order, _ in HAND_ORDERS]
+        hand.order = orders[(orders.index(hand.order) + 1) % len(orders)]
+        view = self.state.view if self.state is not None else None
+        if view is not None:
+            hand.cards = sort_hand(view.hand, hand.order)
+        self._hand_title()
+        self._status()
+
+    def action_back(self) -> None:
+        self.post_message(Request({"type": p.BACK}))
 
     def _play(self, action: str) -> None:
         message = self._action_message(action)
@@ -498,7 +574,7 @@ class TableScreen(Screen[None]):
 
     def action_help(self) -> None:
         rules = self.state.rules if self.state is not None else None
-        self.app.push_screen(HelpScreen(rules))
+        self.app.push_screen(HelpScreen(rules, self.card_style.ascii))
 
     def action_chat(self) -> None:
         chat = self.query_one("#chat", Input)

@@ -15,7 +15,8 @@ from termkit import Tmux, command_path, ssh_command, sshd, tonk_server
 async def play_a_hand(tmux: Tmux, port: int) -> None:
     """Alice (a scripted protocol client) creates a two-seat table dealt from a stacked deck;
     the client in tmux takes the other seat from the lobby and plays the hand to its end with
-    keys: draw, spread a run, hit it, discard, and on its next turn drop and win."""
+    keys: draw, spread a run, hit it, discard, and on its next turn drop and win. The hand is
+    shown by suit: 5s 6s 7s 8s 9h 9d once the 8s is drawn."""
     alice = await NetClient.connect(port, "Alice")
     try:
         await alice.send(
@@ -40,16 +41,17 @@ async def play_a_hand(tmux: Tmux, port: int) -> None:
         assert "Alice" in screen and "D 5 cards" in screen  # Alice deals
         tmux.keys("d")
         screen = await tmux.wait_for("You drew 8♠")
-        assert "Your turn: s spread" in screen
+        assert "Your turn: x discard 5♠ · s spread" in screen
+        assert "4*" in screen  # the card just drawn is marked
         tmux.keys("1", "2", "3", "s")
         screen = await tmux.wait_for("1 Your run: 5♠ 6♠ 7♠")
-        tmux.keys("3", "h")
+        tmux.keys("1", "h")  # the 8s, first of 8s 9h 9d
         await tmux.wait_for("onto which spread?")
         tmux.keys("1")
         screen = await tmux.wait_for("You hit 8♠ on your own run")
         assert "1 Your run: 5♠ 6♠ 7♠ 8♠" in screen
-        tmux.keys("x")  # the cursor is on the 9d
-        screen = await tmux.wait_for("You discarded 9♦")
+        tmux.keys("x")  # the cursor stays first: on the 9h now
+        screen = await tmux.wait_for("You discarded 9♥")
         assert "count 9" in screen
 
         # Alice draws and throws the king.

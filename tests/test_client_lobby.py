@@ -203,7 +203,7 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
                 lambda: not table_state(app).players[0].connected,  # type: ignore[union-attr]
                 "Alice shown disconnected",
             )
-            line = str(app.table_screen.query_one(PlayersPanel).children[0].render())
+            line = app.table_screen.query_one(PlayersPanel).line_text(0)
             assert "Alice" in line and "disconnected" in line
 
 

@@ -55,8 +55,11 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             assert hand_text(app) == "9h 9d 8s"
             assert hand.selected == frozenset()
 
-            # The cursor moves with the arrows; space selects; h asks which spread.
-            await pilot.press("right", "right", "space")
+            # The hand is shown by suit (the 8s drawn goes before the nines); the cursor
+            # moves with the arrows, space selects, h asks which spread.
+            assert format_cards(hand.cards) == "8s 9h 9d"
+            assert hand.cursor == 2  # where the 7s was
+            await pilot.press("left", "left", "space")
             assert hand.selected_cards() == (parse_card("8s"),)
             await pilot.press("h")
             await wait_for(pilot, lambda: isinstance(app.screen, HitChooser), "the spread chooser")

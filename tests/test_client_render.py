@@ -98,9 +98,7 @@ def test_endings_and_payments_in_words() -> None:
         (None, None, None),
         dropper=0,
     )
-    assert ending_line(caught, NAMES) == (
-        "You dropped with 24 and were caught: Goblin has the lowest count."
-    )
+    assert ending_line(caught, NAMES) == "You dropped with 24 and were caught: Goblin has 17."
     assert payment_lines(caught, NAMES, "chips") == ["You pay Goblin 2 chips"]
     won = Settlement(
         Ending.DROP_WON,

@@ -1,0 +1,420 @@
+"""The table screen: the away mark, a resync that logs each event once, the ledger's whole
+history after the client is started again, the hand's order and marks, what the status line
+asks of you, and how little is repainted when something changes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from clientkit import (
+    BOTS,
+    MINE,
+    deck_text,
+    hand_text,
+    joined_app,
+    log_text,
+    my_turn,
+    practice_app,
+    table_request,
+    table_state,
+    wait_for,
+)
+from netclient import NetClient, start_server
+from rich.segment import Segment
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.strip import Strip
+from tonk.client.app import TonkApp
+from tonk.client.dialogs import EndOfHandModal
+from tonk.client.screens import TableScreen
+from tonk.client.state import LogLine, PlayerInfo, TableState
+from tonk.client.widgets import (
+    HandView,
+    KeyBar,
+    KeyEntry,
+    LedgerPanel,
+    LineWidget,
+    LogPanel,
+    PlayersPanel,
+    StatusBar,
+    changed_to,
+    player_lines,
+    turn_message,
+)
+from tonk.shared.cards import format_cards, parse_card
+from tonk.shared.rules import HouseRules
+from tonk.shared.view import Phase, SeatView
+
+
+def me_away(app: Any) -> bool:
+    state = table_state(app)
+    return bool(state and state.seat is not None and state.players[state.seat].away)
+
+
+async def alice_plays(alice: NetClient) -> None:
+    """Alice plays her own turns at once (never dropping), until cancelled."""
+    while True:
+        await alice.recv(timeout=60)
+        await alice.play_turn_if_mine()
+
+
+async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        # A 2 s turn timer; an away seat is played for after 10 s (the table's bot pause).
+        request = table_request(bots=0, seats=2, turn_timer=2, bot_pause=10)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        alice = await NetClient.connect(server.port, "Alice")
+        playing: asyncio.Task[None] | None = None
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+                table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
+                await alice.request({"type": "sit", "table": table_id}, "seated")
+                playing = asyncio.create_task(alice_plays(alice))
+                players = app.table_screen.query_one(PlayersPanel)
+
+                # Our first turn: we do nothing, the timer runs out, the seat is played for.
+                await wait_for(pilot, lambda: my_turn(app), "our first turn")
+                await wait_for(pilot, lambda: me_away(app), "our seat shown away")
+                assert "You" in players.line_text(0) and "away (b: back)" in players.line_text(0)
+                assert "Alice" in players.line_text(1) and "away" not in players.line_text(1)
+                assert app.table_screen.check_action("back", ()) is True
+
+                # While away, each of our moves is made for us only after the bot pause (the
+                # move after the timeout too): we act first, and acting clears the mark.
+                await wait_for(pilot, lambda: my_turn(app) and me_away(app), "our turn, away")
+                drawing = table_state(app).view.phase is Phase.START  # type: ignore[union-attr]
+                await pilot.press("d" if drawing else "x")
+                await wait_for(pilot, lambda: not me_away(app), "the mark cleared by acting")
+                assert "away" not in players.line_text(0)
+                assert app.table_screen.check_action("back", ()) is False  # hidden again
+                if drawing:
+                    await wait_for(pilot, lambda: len(hand_text(app).split()) == 6, "our draw")
+                    await pilot.press("x")
+
+                # Away again (the timer runs out once more), then b brings us back.
+                await wait_for(pilot, lambda: me_away(app), "our seat away again")
+                await pilot.press("b")
+                await wait_for(pilot, lambda: not me_away(app), "back with b")
+                assert "away" not in players.line_text(0)
+        finally:
+            if playing is not None:
+                playing.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await playing
+            await alice.close()
+
+
+async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        # The bot deals and plays first; we lose the update of its draw.
+        request = table_request(dealer=0, deck=deck_text([MINE, BOTS], dealer=0))
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.connection is not None, "the connection")
+            connection = app.connection
+            assert connection is not None
+            handle = connection._on_update
+            dropped: list[dict[str, Any]] = []
+            resumes: list[dict[str, Any]] = []
+            send = connection.send
+
+            def lossy(message: dict[str, Any]) -> None:
+                kinds = [e["kind"] for e in message["events"] if e.get("seat") == 1]
+                first = message["from"] > 0 and kinds[:1] in (["draw_stock"], ["take_discard"])
+                if first and not dropped:
+                    dropped.append(message)  # lost on the way
+                    return
+                handle(message)
+
+            def sending(message: dict[str, Any]) -> bool:
+                if message.get("type") == "resume":
+                    resumes.append(message)
+                return send(message)
+
+            connection._on_update = lossy  # type: ignore[method-assign]
+            connection.send = sending  # type: ignore[method-assign]
+            await wait_for(pilot, lambda: my_turn(app), "our turn, after the bot's")
+            assert dropped and resumes  # an update was lost, and the whole hand asked for
+            assert table_state(app).hand_number == 1  # type: ignore[union-attr]
+            log = log_text(app)
+            for line in ("Hand 1: You deal.", "Your hand:", "Up card:", "Ada (bot) discarded"):
+                assert log.count(line) == 1, (line, log)
+            # The bot's first move (lost, then in the whole hand sent again) is logged once.
+            assert log.count("Ada (bot) drew") + log.count("Ada (bot) took") == 1, log
+
+
+async def test_the_hand_is_shown_in_order_with_the_new_card_marked() -> None:
+    app = practice_app(bots=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "our turn")
+        hand = app.table_screen.query_one(HandView)
+        hand.cursor = 3  # the 9h
+        await pilot.press("d")
+        await wait_for(pilot, lambda: len(hand.cards) == 6, "the 8s drawn")
+        # By suit (spades, hearts, diamonds, clubs), ace low: the 8s goes among the spades.
+        assert format_cards(hand.cards) == "5s 6s 7s 8s 9h 9d"
+        assert hand_text(app) == "5s 6s 7s 9h 9d 8s"  # the core's own order is untouched
+        assert hand.fresh == parse_card("8s")
+        assert hand.card_under_cursor == parse_card("9h")  # the cursor kept its card
+        number_row = app.table_screen.query_one(HandView).render()
+        assert "4*" in str(number_row.renderables[4])  # type: ignore[attr-defined]
+        box = app.table_screen.query_one("#hand-box")
+        assert str(box.border_title) == "Your hand · count 44 · by suit (o)"
+        await pilot.press("o")
+        assert format_cards(hand.cards) == "5s 6s 7s 8s 9h 9d"  # by rank: the same here
+        assert str(box.border_title).endswith("by rank (o)")
+        await pilot.press("o")
+        assert format_cards(hand.cards) == "5s 6s 7s 9h 9d 8s"  # as dealt
+        assert hand.card_under_cursor == parse_card("9h")
+        assert hand.fresh == parse_card("8s")  # still the card just drawn
+        # The status line names the card x would throw, and follows the cursor.
+        status = app.table_screen.query_one(StatusBar)
+        assert status.message.startswith("Your turn: x discard 9♥ · s spread")
+        await pilot.press("right")
+        assert status.message.startswith("Your turn: x discard 9♦")
+        # b (back) is for a seat played for its player: not now, and it says so.
+        assert app.table_screen.check_action("back", ()) is False
+        await pilot.press("b")
+        await pilot.pause()
+        assert any("You are not away" in n.message for n in app._notifications)
+
+
+def _view(**fields: Any) -> SeatView:
+    data: dict[str, Any] = {
+        "seat": 0,
+        "rules": HouseRules().to_dict(),
+        "players": 3,
+        "dealer": 2,
+        "turn": 0,
+        "phase": "start",
+        "hand": "Ks Qh 2c 3d 4d",
+        "card_counts": [5, 5, 5],
+        "spreads": [],
+        "discard_top": "9c",
+        "discard_size": 1,
+        "stock_size": 36,
+        "hit_locks": [0, 0, 0],
+        "stakes": [1],
+        "multiplier": 1,
+        "taken_discard": None,
+        "settlement": None,
+        "event_count": 5,
+    }
+    data.update(fields)
+    return SeatView.from_dict(data)
+
+
+def _state(view: SeatView, away: bool = False) -> TableState:
+    players = (
+        PlayerInfo(0, "Kim", away=away),
+        PlayerInfo(1, "Ada (bot)", bot=True),
+        PlayerInfo(2, "Bix (bot)", bot=True),
+    )
+    return TableState("1", "t", HouseRules(), 1, "chips", 0, players, view=view, playing=True)
+
+
+def test_the_status_line_says_what_you_may_do_and_whose_turn_it_is() -> None:
+    start = _state(_view())
+    assert turn_message(start) == "Your turn: d draw · p pick up 9♣ · k drop at 29"
+    drawn = _state(_view(phase="play", hand="Ks Qh 2c 3d 4d 5d"))
+    assert turn_message(drawn, cursor=parse_card("Ks")) == (
+        "Your turn: x discard K♠ · s spread"  # 3d 4d 5d is a run
+    )
+    waiting = _state(_view(turn=2))
+    assert turn_message(waiting) == "Bix (bot) to play. You are next."
+    assert turn_message(_state(_view(turn=1))) == "Ada (bot) to play."
+    assert turn_message(_state(_view(turn=1), away=True)) == (
+        "You are away (b: back). Ada (bot) to play."
+    )
+    ended = _state(_view(phase="ended", hand="Ks"))
+    assert turn_message(ended).startswith("The hand is over")
+    assert _view().phase is Phase.START
+
+
+def test_a_row_is_repainted_only_as_far_as_it_changed() -> None:
+    def row(text: str) -> Strip:
+        return Strip([Segment(text)])
+
+    assert changed_to(row("Ada (bot) to play."), row("Bix (bot) to play."), 30) == 3
+    assert changed_to(row("Stock: 30  Discard"), row("Stock: 29  Discard"), 30) == 9
+    assert changed_to(row("a long old line"), row("short"), 30) == len("a long old line")
+    assert changed_to(row("same"), row("same"), 30) == 0
+    assert changed_to(None, row("new"), 30) == 3
+    assert changed_to(row("10♠ x"), row("10♠ y"), 30) == 5  # a symbol is one cell
+
+
+class Panels(App[None]):
+    CSS = "LogPanel { height: 6; width: 30; } LineWidget { width: 30; }"
+
+    def compose(self) -> ComposeResult:
+        yield LogPanel(id="log")
+        yield LineWidget(id="lines")
+
+
+def spy_refresh(widget: Any) -> list[Region]:
+    regions: list[Region] = []
+    refresh = widget.refresh
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        regions.extend(arg for arg in args if isinstance(arg, Region))
+        return refresh(*args, **kwargs)
+
+    widget.refresh = spy
+    return regions
+
+
+async def test_the_log_goes_on_from_the_top_when_full_repainting_two_rows_a_line() -> None:
+    app = Panels()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one(LogPanel)
+        lines = [LogLine(n, Text(f"line {n}")) for n in range(6)]
+        log.show(lines)
+        await pilot.pause()
+        assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(6)]
+        regions = spy_refresh(log)
+        lines.append(LogLine(6, Text("line 6")))
+        log.show(lines)
+        # Full: the new line goes at the top, a rule under it; the rest stays as it was.
+        assert log.line_text(0) == "line 6"
+        assert set(log.line_text(1)) == {"┄"}
+        assert [log.line_text(y) for y in range(2, 6)] == [f"line {n}" for n in range(2, 6)]
+        assert sorted((r.y, r.height) for r in regions) == [(0, 1), (1, 1)]
+        regions.clear()
+        lines.append(LogLine(7, Text("line 7")))
+        log.show(lines)
+        assert [log.line_text(y) for y in range(4)] == ["line 6", "line 7", "┄" * 30, "line 3"]
+        # Only the row written (as wide as the rule it covers) and the rule's row.
+        assert sorted((r.y, r.width) for r in regions) == [(1, 30), (2, 30)]
+
+
+async def test_lines_repaint_only_the_rows_that_change() -> None:
+    app = Panels()
+    async with app.run_test(size=(40, 10)) as pilot:
+        widget = app.query_one("#lines", LineWidget)
+        widget.set_lines([Text("▶ Ada (bot) 5 cards"), Text("  Bix (bot) 5 cards")])
+        await pilot.pause()
+        regions = spy_refresh(widget)
+        widget.set_lines([Text("  Ada (bot) 5 cards"), Text("▶ Bix (bot) 5 cards")])
+        assert [(r.y, r.width) for r in regions] == [(0, 1), (1, 1)]
+        regions.clear()
+        widget.set_lines([Text("  Ada (bot) 6 cards"), Text("▶ Bix (bot) 5 cards")])
+        assert [(r.y, r.width) for r in regions] == [(0, len("  Ada (bot) 6"))]
+        regions.clear()
+        widget.set_lines([Text("  Ada (bot) 6 cards"), Text("▶ Bix (bot) 5 cards")])
+        assert regions == []
+
+
+async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -> None:
+    class Bar(App[None]):
+        CSS = "KeyBar { width: 40; height: 1; }"
+        pressed: list[str] = []  # noqa: RUF012
+
+        def compose(self) -> ComposeResult:
+            yield KeyBar(id="keys")
+
+        def on_key_bar_pressed(self, event: KeyBar.Pressed) -> None:
+            self.pressed.append(event.key)
+
+    app = Bar()
+    async with app.run_test(size=(40, 3)) as pilot:
+        bar = app.query_one(KeyBar)
+        bar.show(
+            [
+                KeyEntry("d", "d", "Draw", True, 9),
+                KeyEntry("x", "x", "Discard", False, 9),
+                KeyEntry("o", "o", "Sort", True, 1),
+                KeyEntry("c", "c", "Chat", True, 2),
+                KeyEntry("question_mark", "?", "Help", True, 6),
+                KeyEntry("q", "q", "Leave", True, 7),
+            ]
+        )
+        await pilot.pause()
+        assert bar.line_text(0) == "d Draw x Discard c Chat ? Help q Leave"
+        dim = [s for s in bar.rows[0] if s.style is not None and s.style.dim]
+        assert "".join(s.text for s in dim).strip() == "x Discard"
+        await pilot.click(KeyBar, offset=(1, 0))
+        await pilot.click(KeyBar, offset=(25, 0))
+        await pilot.pause()
+        assert app.pressed == ["d", "question_mark"]
+
+
+def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
+    state = _state(_view(card_counts=[5, 4, 5]), away=True)
+    lines = [line.plain for line in player_lines(state)]
+    assert lines[0].startswith("▶ You") and lines[0].endswith("5 cards away (b: back)")
+    assert lines[1] == "  Ada (bot)    4 cards bot"
+    assert lines[2] == "  Bix (bot)  D 5 cards bot"
+    ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]
+    assert ascii_lines[0].startswith("> You")
+
+
+async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
+    """Drop whenever it is our turn and close each end-of-hand modal, until `hands` hands
+    have been settled."""
+
+    def settled() -> int:
+        state = table_state(app)
+        return len(state.series.get("Tester", ())) - 1 if state is not None else 0
+
+    while settled() < hands:
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, EndOfHandModal) or my_turn(app),
+            "our turn or a hand's end",
+        )
+        if isinstance(app.screen, EndOfHandModal):
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        else:
+            await pilot.press("k")
+            await wait_for(
+                pilot,
+                lambda: not my_turn(app) or isinstance(app.screen, EndOfHandModal),
+                "the drop",
+            )
+
+
+async def test_a_client_started_again_draws_the_whole_ledger(tmp_path: Path) -> None:
+    """Three hands played (each dropped at once), the client closed and started again on the
+    same state directory: it takes its seat back and its ledger shows all three hands."""
+    state_dir = tmp_path / "state"
+    async with start_server(tmp_path) as server:
+        first = joined_app(server.port, state_dir, table=table_request(seed=5))
+        async with first.run_test(size=(80, 24)) as pilot:
+            await drop_every_turn(pilot, first, hands=3)
+            state = table_state(first)
+            assert state is not None
+            seen = dict(state.series)
+            assert len(seen["Tester"]) == 4  # 0, then after each of the three hands
+        second = joined_app(server.port, state_dir)
+        async with second.run_test(size=(80, 24)) as pilot:
+            await wait_for(
+                pilot,
+                lambda: (
+                    table_state(second) is not None
+                    and len(table_state(second).series.get("Tester", ())) > 1
+                ),  # type: ignore[union-attr]
+                "the ledger's history",
+            )
+            state = table_state(second)
+            assert state is not None
+            [table] = server.tables.values()
+            for name in ("Tester", "Ada (bot)"):
+                # Every hand the server settled (the three, and one more if the bot ended
+                # the fourth before the first client closed), drawn from 0.
+                assert list(state.series[name]) == table.ledger.series(name)
+                assert list(state.series[name][: len(seen[name])]) == list(seen[name])
+            net = table.ledger.history[-1].net()
+            assert state.last_net.get("Tester", 0) == net.get("Tester", 0)
+            ledger = second.table_screen.query_one(LedgerPanel)
+            await pilot.pause()
+            line = ledger.line_text(0)
+            assert line.startswith("Tester") and any(ch in line for ch in "▁▂▃▄▅▆▇█"), line
