@@ -24,6 +24,7 @@ from .render import (
     CardStyle,
     amount_text,
     cards_text,
+    catchers,
     ending_line,
     payment_lines,
     signed,
@@ -237,6 +238,7 @@ class EndOfHandModal(ModalScreen[None]):
             )
         )
         net = s.net(len(self.names))
+        caught_by = {seat for _, seat in catchers(s)}
         for seat, name in enumerate(self.names):
             revealed = s.revealed[seat] if seat < len(s.revealed) else None
             counted = s.counts[seat] if seat < len(s.counts) else None
@@ -244,6 +246,8 @@ class EndOfHandModal(ModalScreen[None]):
             result = "dropped" if seat == s.dropper else ""
             if won:
                 result = f"{result}, won" if result else "won"
+            elif seat in caught_by:
+                result = "caught"
             balance = self.balances[seat] if seat < len(self.balances) else None
             table.add_row(
                 Text(name, style="bold" if won else ""),

@@ -182,10 +182,27 @@ def _name(names: Sequence[str], seat: int | None) -> str:
 
 
 def _who(names: Sequence[str], seats: Sequence[int]) -> str:
-    people = [_name(names, s) for s in seats]
-    if len(people) <= 1:
-        return "".join(people)
-    return ", ".join(people[:-1]) + " and " + people[-1]
+    return _and([_name(names, s) for s in seats])
+
+
+def _and(parts: Sequence[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def catchers(settlement: Settlement) -> list[tuple[int, int]]:
+    """(count, seat) of each player who caught a drop (a count no higher than the
+    dropper's), lowest first; none unless the drop was caught."""
+    dropper = settlement.dropper
+    if settlement.ending is not Ending.DROP_CAUGHT or dropper is None:
+        return []
+    mine = settlement.counts[dropper]
+    return sorted(
+        (c, s)
+        for s, c in enumerate(settlement.counts)
+        if s != dropper and c is not None and mine is not None and c <= mine
+    )
 
 
 def event_line(
@@ -267,11 +284,9 @@ def ending_line(settlement: Settlement, names: Sequence[str]) -> str:
     if ending is Ending.DROP_CAUGHT:
         assert settlement.dropper is not None
         was = "were" if dropper == "You" else "was"
-        has = "has" if len(settlement.winners) == 1 and winners != "You" else "have"
-        lowest = min((c for c in counts if c is not None), default=0)
         return (
-            f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught: "
-            f"{winners} {has} {lowest}."
+            f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught by "
+            f"{_and([f'{_name(names, s)} with {c}' for c, s in catchers(settlement)])}."
         )
     lowest = min(c for c in counts if c is not None)
     return f"The stock ran out: {winners} lowest with {lowest}."

@@ -549,6 +549,11 @@ class LogPanel(LineWidget):
         self.next_row = 0  # where the next row goes
         self.ring = False  # writing has gone round from the top
         self.ascii = False
+        # Which entry each row shows (-1: none), and how many rows each entry takes: an
+        # entry that has lost some of its rows to newer lines is cleared, not left in part.
+        self.row_entries: list[int] = []
+        self.entry_rows: dict[int, int] = {}
+        self._serial = 0
 
     def clear(self) -> None:
         self.entries.clear()
@@ -566,23 +571,40 @@ class LogPanel(LineWidget):
         if width <= 0 or height <= 0 or width != self._width:
             self._rebuild()
             return
-        added = self.render_rows(new, width)
-        if len(added) >= height - 1:
+        added = [self.render_rows([text], width) for text in new]
+        if sum(len(entry) for entry in added) >= height - 1:
             self._rebuild()
             return
-        rows: list[Strip | None] = [*self.rows, *([None] * (height - len(self.rows)))]
-        del rows[height:]
-        for row in added:
-            if self.next_row >= height:
+        blank = Strip.blank(width)
+        rows = [*self.rows, *([blank] * (height - len(self.rows)))][:height]
+        ids = [*self.row_entries, *([-1] * (height - len(self.row_entries)))][:height]
+        for entry in added:
+            if self.next_row + len(entry) > height:
+                # It does not fit below: it goes on from the top, whole.
                 self.ring, self.next_row = True, 0
-            rows[self.next_row] = row
-            self.next_row += 1
+            serial = self._new_entry(len(entry))
+            for row in entry:
+                rows[self.next_row], ids[self.next_row] = row, serial
+                self.next_row += 1
         if self.ring:
             if self.next_row >= height:
                 self.next_row = 0
-            rows[self.next_row] = self._rule(width)
-        blank = Strip.blank(width)
-        self.paint([row if row is not None else blank for row in rows])
+            rows[self.next_row], ids[self.next_row] = self._rule(width), -1
+        # Entries that lost rows to newer ones are cleared rather than shown in part.
+        shown: dict[int, int] = {}
+        for serial in ids:
+            shown[serial] = shown.get(serial, 0) + 1
+        for y, serial in enumerate(ids):
+            if serial >= 0 and shown[serial] < self.entry_rows.get(serial, 0):
+                rows[y], ids[y] = blank, -1
+        self.entry_rows = {k: v for k, v in self.entry_rows.items() if k in shown}
+        self.row_entries = ids
+        self.paint(rows)
+
+    def _new_entry(self, rows: int) -> int:
+        self._serial += 1
+        self.entry_rows[self._serial] = rows
+        return self._serial
 
     def _rule(self, width: int) -> Strip:
         return Strip([Segment(("-" if self.ascii else "┄") * width, Style(dim=True))], width)
@@ -591,12 +613,21 @@ class LogPanel(LineWidget):
         """The newest lines that fit, the newest at the bottom once the panel is full."""
         height = self.size.height
         rows: list[Strip] = []
+        ids: list[int] = []
+        self.entry_rows = {}
         for text in reversed(self.entries):
-            rows[:0] = self.render_rows([text], width)
-            if len(rows) >= height:
+            if height <= 0 or len(rows) >= height:
                 break
-        rows = rows[-height:] if height > 0 else []
+            entry = self.render_rows([text], width)
+            if len(rows) + len(entry) > height:
+                if not rows:  # one entry taller than the panel: its end
+                    rows, ids = entry[-height:], [self._new_entry(height)] * height
+                break  # only whole entries
+            serial = self._new_entry(len(entry))
+            rows[:0] = entry
+            ids[:0] = [serial] * len(entry)
         self.next_row, self.ring = len(rows), False
+        self.row_entries = ids
         return rows
 
 

@@ -98,7 +98,18 @@ def test_endings_and_payments_in_words() -> None:
         (None, None, None),
         dropper=0,
     )
-    assert ending_line(caught, NAMES) == "You dropped with 24 and were caught: Goblin has 17."
+    assert ending_line(caught, NAMES) == "You dropped with 24 and were caught by Goblin with 17."
+    by_two = Settlement(
+        Ending.DROP_CAUGHT,
+        (2,),
+        (Payment(0, 1, 2), Payment(0, 2, 2)),
+        (22, 7, 6),
+        (None, None, None),
+        dropper=0,
+    )
+    assert ending_line(by_two, NAMES) == (
+        "You dropped with 22 and were caught by Elmo with 6 and Goblin with 7."
+    )
     assert payment_lines(caught, NAMES, "chips") == ["You pay Goblin 2 chips"]
     won = Settlement(
         Ending.DROP_WON,

@@ -293,6 +293,41 @@ async def test_the_log_goes_on_from_the_top_when_full_repainting_two_rows_a_line
         assert [log.line_text(y) for y in range(4)] == ["line 6", "line 7", "┄" * 30, "line 3"]
         # Only the row written (as wide as the rule it covers) and the rule's row.
         assert sorted((r.y, r.width) for r in regions) == [(1, 30), (2, 30)]
+        # A line taking two rows that does not fit above the bottom goes on from the top,
+        # whole; a line that loses one of its rows to newer ones is cleared, not cut.
+        lines.append(LogLine(8, Text("a long line " * 4)))  # 48 cells: two rows
+        lines.append(LogLine(9, Text("line 9")))
+        log.show(lines)
+        assert [log.line_text(y) for y in range(6)] == [
+            "line 6",
+            "line 7",
+            "a long line a long line a long",
+            "line a long line",
+            "line 9",
+            "┄" * 30,
+        ]
+        lines.append(LogLine(10, Text("line 10")))
+        lines.append(LogLine(11, Text("line 11")))
+        log.show(lines)
+        rule = "┄" * 30
+        assert [log.line_text(y) for y in range(6)] == [
+            "line 11",
+            rule,
+            "a long line a long line a long",
+            "line a long line",
+            "line 9",
+            "line 10",
+        ]
+        lines.append(LogLine(12, Text("line 12")))
+        log.show(lines)
+        assert [log.line_text(y) for y in range(6)] == [
+            "line 11",
+            "line 12",
+            rule,
+            "",  # the rest of the long line: cleared, not left cut
+            "line 9",
+            "line 10",
+        ]
 
 
 async def test_lines_repaint_only_the_rows_that_change() -> None:
