@@ -334,7 +334,9 @@ class ThreadServer:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.server = TonkServer(make_config(tmp_path))
+        # every example may open a table from 127.0.0.1: lift the per-address table limit
+        limits = {"max_tables_per_address": 1000}
+        self.server = TonkServer(make_config(tmp_path, limit_changes=limits))
         self.run(self.server.start())
 
     def run(self, coro: Any) -> Any:
