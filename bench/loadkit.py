@@ -148,15 +148,22 @@ def start_server(
     for name, value in limits.items():
         command += ["--limit", f"{name}={value:g}"]
     command += list(options)
-    err = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"listening on .*:(\d+)$", line.strip())
-    if match is None:
+    why = ""
+    for attempt in range(3):  # another engineer's reinstall can briefly hide the package
+        if attempt:
+            time.sleep(3)
+        err = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True)
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"listening on .*:(\d+)$", line.strip())
+        if match is not None:
+            return ServerProcess(proc, int(match.group(1)), db)
         proc.kill()
-        raise RuntimeError(f"tonk-server did not start: {line!r} (log: {log})")
-    return ServerProcess(proc, int(match.group(1)), db)
+        proc.wait()
+        why = log.read_text(errors="replace")[-2000:] if log is not None else line
+        print(f"tonk-server did not start (attempt {attempt + 1}): {why}", file=sys.stderr)
+    raise RuntimeError(f"tonk-server did not start: {why}")
 
 
 # -- statistics ----------------------------------------------------------------------------------
