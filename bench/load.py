@@ -598,8 +598,9 @@ def section(report: dict[str, Any], command: str) -> str:
         "",
         "The server is a real `tonk-server --host 127.0.0.1 --port 0 --db FRESH.db "
         "--log-level warning` child process, with `--limit max_connections=` and "
-        "`--limit max_per_address=` 4 x tables + 100 and `--limit max_tables=` tables + 10 "
-        "(every client comes from 127.0.0.1); flat out also `--next-hand-delay 0` and "
+        "`--limit max_per_address=` 4 x tables + 100, `--limit max_tables=` and "
+        "`--limit max_tables_per_address=` tables + 10 (every client comes from 127.0.0.1; "
+        "a server without a limit is run without it); flat out also `--next-hand-delay 0` and "
         "`--limit messages_per_second=100000 --limit burst=100000` (a seat acting the moment "
         "its turn comes may send more than the default 20 a second). Every seat is an `easy` "
         "bot (`tonk.shared.bots`) in a generator process, choosing from the views it is sent; "

@@ -482,7 +482,8 @@ def section(r: dict[str, Any], command: str) -> str:
             "(reset, `bye`, or its seat resumed from a second connection) and back with its "
             "seat token 0.1-2 s later. The server is a real `tonk-server` child process "
             "(`--log-level warning --next-hand-delay 0.5`, `max_connections` and "
-            "`max_per_address` 5 x tables + 100, `max_tables` tables + 10); the ledgers are "
+            "`max_per_address` 5 x tables + 100, `max_tables` and `max_tables_per_address` "
+            "tables + 10); the ledgers are "
             "audited in its SQLite file after it has stopped. A short version (10 tables, "
             "10 s, a drop every 4 s at each table) runs with the tests: "
             "`tests/test_soak_short.py`.",
