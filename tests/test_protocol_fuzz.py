@@ -257,7 +257,8 @@ def test_any_msgpack_value_is_refused_only_with_a_documented_error(value):
         with pytest.raises(p.ProtocolError):  # poisoned after its first refusal
             list(decoder.messages())
         return
-    assert decoded == [value]  # whatever decodes is the map that was sent
+    # Whatever decodes is the map that was sent (NaN is not equal to itself: by its text then).
+    assert decoded == [value] or repr(decoded) == repr([value])
     try:
         p.validate_client(value)
     except p.ProtocolError as exc:
