@@ -25,10 +25,8 @@ from typing import Any
 from tonk.shared import protocol as p
 from tonk.shared.actions import Event, action_to_dict
 from tonk.shared.bots import Bot, make_bot
-from tonk.shared.cards import parse_card, parse_cards
 from tonk.shared.rules import HouseRules
-from tonk.shared.settlement import Settlement
-from tonk.shared.view import Phase, SeatView, spread_from_dict
+from tonk.shared.view import SeatView
 
 # -- the machine and the process limits -------------------------------------------------------
 
@@ -209,30 +207,7 @@ class ViewReader:
         if self._rules is None or data["rules"] != self._rules_data:
             self._rules_data = data["rules"]
             self._rules = HouseRules.from_dict(data["rules"])
-        return SeatView(
-            seat=data["seat"],
-            rules=self._rules,
-            players=data["players"],
-            dealer=data["dealer"],
-            turn=data["turn"],
-            phase=Phase(data["phase"]),
-            hand=parse_cards(data["hand"]),
-            card_counts=tuple(data["card_counts"]),
-            spreads=tuple(spread_from_dict(s) for s in data["spreads"]),
-            discard_top=None if data["discard_top"] is None else parse_card(data["discard_top"]),
-            discard_size=data["discard_size"],
-            stock_size=data["stock_size"],
-            hit_locks=tuple(data["hit_locks"]),
-            stakes=tuple(data["stakes"]),
-            multiplier=data["multiplier"],
-            taken_discard=None
-            if data["taken_discard"] is None
-            else parse_card(data["taken_discard"]),
-            settlement=None
-            if data["settlement"] is None
-            else Settlement.from_dict(data["settlement"]),
-            event_count=data["event_count"],
-        )
+        return SeatView.from_dict(data, self._rules)
 
 
 @dataclass

@@ -103,10 +103,12 @@ class SeatView:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SeatView:
+    def from_dict(cls, data: dict[str, Any], rules: HouseRules | None = None) -> SeatView:
+        """Read a view back; `rules`, when the caller has read this view's rules already (they
+        are the same in every view of a table), saves reading them again."""
         return cls(
             seat=data["seat"],
-            rules=HouseRules.from_dict(data["rules"]),
+            rules=HouseRules.from_dict(data["rules"]) if rules is None else rules,
             players=data["players"],
             dealer=data["dealer"],
             turn=data["turn"],
