@@ -304,6 +304,22 @@ class Live:
         return outs * (VALUE[a.rank] + VALUE[b.rank])
 
 
+def near_spreads(cards: Sequence[Card], live: Live) -> tuple[list[float], float]:
+    """The worth of the near-spreads (pairs and suited neighbours that live cards could make a
+    spread of) each card is part of, and of all of them together."""
+    n = len(cards)
+    near_each = [0.0] * n
+    near_all = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            near = live.near(cards[i], cards[j])
+            if near:
+                near_each[i] += near
+                near_each[j] += near
+                near_all += near
+    return near_each, near_all
+
+
 class SharpBot(SeatBot):
     """Counts what it has seen, plays its spreads and hits for the most count, keeps low cards
     and near-spreads, takes the discard when it beats the expected stock card, and drops when
@@ -441,15 +457,7 @@ class SharpBot(SeatBot):
         n = len(cards)
         values = [VALUE[card.rank] for card in cards]
         total = sum(values)
-        near_each = [0.0] * n
-        near_all = 0.0
-        for i in range(n):
-            for j in range(i + 1, n):
-                near = live.near(cards[i], cards[j])
-                if near:
-                    near_each[i] += near
-                    near_each[j] += near
-                    near_all += near
+        near_each, near_all = near_spreads(cards, live)
         weight = self.NEAR_WEIGHT
         best_score = float("inf")
         best: Card | None = None
@@ -556,15 +564,7 @@ class SharpBot(SeatBot):
         n = len(hand)
         values = [VALUE[card.rank] for card in hand]
         held = sum(values)
-        near_each = [0.0] * n
-        near_all = 0.0
-        for i in range(n):
-            for j in range(i + 1, n):
-                near = live.near(hand[i], hand[j])
-                if near:
-                    near_each[i] += near
-                    near_each[j] += near
-                    near_all += near
+        near_each, near_all = near_spreads(hand, live)
         weight = self.NEAR_WEIGHT
         total = 0.0
         for card in unseen:
