@@ -561,7 +561,8 @@ ANALYSIS = """\
 The server's changes alone, against the server before them with today's `shared/` (the core's
 own speed-ups since then are in both; `git archive 7f964b3 server` and `git archive HEAD
 shared` into one tree; `python bench/load.py flat --tables 100 --seconds 15 --repeat 3
---baseline "python bench/run_tree.py /tmp/before-server"`, measured 2026-11-29): the event
+--baseline "python bench/run_tree.py /tmp/before-server"`, measured 2026-11-29, before the
+collector was tuned): the event
 loop's CPU per action went from 152-157 µs to 118-121 µs, and the median rate from 4,381 to
 4,952 actions/s (runs 4,222-4,619 against 4,831-6,646).
 
