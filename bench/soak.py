@@ -208,6 +208,7 @@ def check_ledgers(db: Path) -> dict[str, Any]:
     problems: list[str] = []
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
+        conn.execute("BEGIN")  # one snapshot for every read
         tables = conn.execute("SELECT id, hands_played FROM tables ORDER BY id").fetchall()
         hands = 0
         replayed = 0

@@ -122,6 +122,8 @@ def ledger_problems(
     them) that disagree with what was stored."""
     out: list[str] = []
     with contextlib.closing(sqlite3.connect(db)) as conn:
+        # One read transaction, one snapshot: the server may commit a hand between two SELECTs.
+        conn.execute("BEGIN")
         balances = dict(
             conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table,))
         )
