@@ -34,7 +34,10 @@ def hands_for(counts: Sequence[int]) -> list[list[Card]]:
         hand: list[Card] = []
         while total > 0:
             value = min(total, 10)
-            chosen = next(c for c in free if c.value == value)
+            chosen = next((c for c in free if c.value == value), None)
+            if chosen is None:  # none of that value left (five hands of 18): a lower one
+                chosen = max((c for c in free if c.value < value), key=lambda c: c.value)
+            value = chosen.value
             free.remove(chosen)
             hand.append(chosen)
             total -= value
