@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import json
 import multiprocessing as mp
@@ -53,8 +54,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgpack
 
@@ -155,12 +157,27 @@ async def _tonk_worker(
                 "hands": stats.hands,
                 "errors": stats.errors,
                 "cpu": cpu,
+                "frames": stats.frames,
+                "frame_bytes": stats.frame_bytes,
             },
         )
     )
 
 
 # -- the echo side ------------------------------------------------------------------------------
+
+
+def take_frames(buffer: bytearray, data: bytes) -> list[Any]:
+    """Append `data` to `buffer` and take out every whole frame in it, decoded."""
+    buffer += data
+    messages = []
+    while len(buffer) >= 4:
+        size = int.from_bytes(buffer[:4], "big")
+        if len(buffer) < 4 + size:
+            break
+        messages.append(msgpack.unpackb(bytes(buffer[4 : 4 + size])))
+        del buffer[: 4 + size]
+    return messages
 
 
 class EchoServerProtocol(asyncio.Protocol):
@@ -172,14 +189,7 @@ class EchoServerProtocol(asyncio.Protocol):
         self.buffer = bytearray()
 
     def data_received(self, data: bytes) -> None:
-        buffer = self.buffer
-        buffer += data
-        while len(buffer) >= 4:
-            size = int.from_bytes(buffer[:4], "big")
-            if len(buffer) < 4 + size:
-                break
-            message = msgpack.unpackb(bytes(buffer[4 : 4 + size]))
-            del buffer[: 4 + size]
+        for message in take_frames(self.buffer, data):
             payload = msgpack.packb(message)
             self.transport.write(len(payload).to_bytes(4, "big") + payload)
 
@@ -217,14 +227,7 @@ class EchoClient(asyncio.Protocol):
         self.transport.write(self.frame)
 
     def data_received(self, data: bytes) -> None:
-        buffer = self.buffer
-        buffer += data
-        while len(buffer) >= 4:
-            size = int.from_bytes(buffer[:4], "big")
-            if len(buffer) < 4 + size:
-                return
-            msgpack.unpackb(bytes(buffer[4 : 4 + size]))
-            del buffer[: 4 + size]
+        for _ in take_frames(self.buffer, data):
             now = time.monotonic()
             start, end = self.stats.window
             if start <= self.sent_at < end:
@@ -234,22 +237,12 @@ class EchoClient(asyncio.Protocol):
                 self.go()
 
 
-def echo_worker(port: int, actors: int, commands: Any, results: Any) -> None:
-    lk.raise_nofile()
-    asyncio.run(_echo_worker(port, actors, commands, results))
-
-
-async def _echo_worker(port: int, actors: int, commands: Any, results: Any) -> None:
+async def measure_actors(
+    clients: Sequence[EchoClient | FanoutClient], stats: lk.Stats, commands: Any, results: Any
+) -> None:
+    """Wait for the window, measure the process's CPU over it, then stop the actors and report
+    (the echo and fan-out generators)."""
     loop = asyncio.get_running_loop()
-    stats = lk.Stats()
-    clients = []
-    for _ in range(actors):
-        _, client = await loop.create_connection(lambda: EchoClient(stats), "127.0.0.1", port)
-        clients.append(client)
-    for client in clients:
-        client.go()
-    quiet_collector()
-    results.put(("ready", os.getpid()))
     _, start, end = await loop.run_in_executor(None, commands.get)
     stats.window = (start, end)
     await asyncio.sleep(max(0.0, start - time.monotonic()))
@@ -274,6 +267,167 @@ async def _echo_worker(port: int, actors: int, commands: Any, results: Any) -> N
             },
         )
     )
+
+
+def echo_worker(port: int, actors: int, commands: Any, results: Any) -> None:
+    lk.raise_nofile()
+    asyncio.run(_echo_worker(port, actors, commands, results))
+
+
+async def _echo_worker(port: int, actors: int, commands: Any, results: Any) -> None:
+    loop = asyncio.get_running_loop()
+    stats = lk.Stats()
+    clients = []
+    for _ in range(actors):
+        _, client = await loop.create_connection(lambda: EchoClient(stats), "127.0.0.1", port)
+        clients.append(client)
+    for client in clients:
+        client.go()
+    quiet_collector()
+    results.put(("ready", os.getpid()))
+    await measure_actors(clients, stats, commands, results)
+
+
+# -- the fan-out side: the I/O a tonk action needs, and nothing else ---------------------------
+
+
+@functools.cache
+def fanout_padding(size: int) -> int:
+    """How many padding characters make a fanout_payload frame about `size` bytes."""
+    pad = 0
+    for _ in range(3):  # the string's header grows with it: settle in a few steps
+        pad = max(0, pad + size - len(fanout_payload(0, 0, 0, pad)))
+    return pad
+
+
+def fanout_payload(seat: int, turn: int, number: int, pad: int) -> bytes:
+    """A frame shaped like an update (whose turn it is, a number, `pad` characters of padding)."""
+    message = {
+        "type": "update",
+        "from": number,
+        "events": [{"kind": "discard", "seat": seat, "card": "10s"}],
+        "view": {"turn": turn, "pad": "x" * pad},
+    }
+    payload = msgpack.packb(message)
+    return len(payload).to_bytes(4, "big") + payload
+
+
+class FanoutTable:
+    """The four connections of one table, and how many actions it has had."""
+
+    def __init__(self) -> None:
+        self.seats: list[FanoutServerProtocol] = []
+        self.actions = 0
+
+
+class FanoutServerProtocol(asyncio.Protocol):
+    """One seat of a table of four. The first frame says which ({"table": t, "seat": s}); after
+    it each frame is an action: it is decoded, the table's turn moves on every second action (a
+    draw and a discard), and one frame of about `size` bytes is encoded and written to each of
+    the table's four connections, as tonk-server sends each seat its view. No game, no disk."""
+
+    tables: ClassVar[dict[int, FanoutTable]] = {}
+    size = 600
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.buffer = bytearray()
+        self.table: FanoutTable | None = None
+        self.seat = 0
+
+    def data_received(self, data: bytes) -> None:
+        for message in take_frames(self.buffer, data):
+            table = self.table
+            if table is None:
+                table = self.table = self.tables.setdefault(message["table"], FanoutTable())
+                self.seat = message["seat"]
+                table.seats.append(self)
+                continue
+            table.actions += 1
+            turn = (table.actions // 2) % 4
+            frame = fanout_payload(self.seat, turn, table.actions, fanout_padding(self.size))
+            for seat in table.seats:
+                seat.transport.write(frame)
+
+
+def fanout_server_main(size: int) -> None:
+    lk.raise_nofile()
+    FanoutServerProtocol.size = size
+    asyncio.run(_fanout_server())
+
+
+async def _fanout_server() -> None:
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(FanoutServerProtocol, "127.0.0.1", 0, backlog=4096)
+    port = server.sockets[0].getsockname()[1]
+    print(f"fan-out listening on 127.0.0.1:{port}", flush=True)
+    await server.serve_forever()
+
+
+class FanoutClient(asyncio.Protocol):
+    """One seat: decodes every frame it is sent; acts (a frame the size of an action) when a
+    frame says it is its turn, and measures from its action to the next frame it receives."""
+
+    def __init__(self, stats: lk.Stats, table: int, seat: int) -> None:
+        self.stats = stats
+        self.table = table
+        self.seat = seat
+        self.buffer = bytearray()
+        payload = msgpack.packb({"type": "discard", "card": "10s"})
+        self.frame = len(payload).to_bytes(4, "big") + payload
+        self.sent_at: float | None = None
+        self.running = True
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        join = msgpack.packb({"table": self.table, "seat": self.seat})
+        transport.write(len(join).to_bytes(4, "big") + join)
+
+    def go(self) -> None:
+        self.sent_at = time.monotonic()
+        self.transport.write(self.frame)
+
+    def data_received(self, data: bytes) -> None:
+        for message in take_frames(self.buffer, data):
+            sent = self.sent_at
+            if sent is not None:
+                self.sent_at = None
+                start, end = self.stats.window
+                if start <= sent < end:
+                    self.stats.latencies.append(time.monotonic() - sent)
+                    self.stats.actions += 1
+            if self.running and message["view"]["turn"] == self.seat:
+                self.go()
+
+
+def _same(client: FanoutClient) -> FanoutClient:
+    return client
+
+
+def fanout_worker(port: int, first: int, count: int, commands: Any, results: Any) -> None:
+    lk.raise_nofile()
+    asyncio.run(_fanout_worker(port, first, count, commands, results))
+
+
+async def _fanout_worker(port: int, first: int, count: int, commands: Any, results: Any) -> None:
+    loop = asyncio.get_running_loop()
+    stats = lk.Stats()
+    tables = []
+    for table in range(first, first + count):
+        seats = []
+        for seat in range(4):
+            client = FanoutClient(stats, table, seat)
+            await loop.create_connection(functools.partial(_same, client), "127.0.0.1", port)
+            seats.append(client)
+        tables.append(seats)
+    await asyncio.sleep(0.5)  # every join read by the server
+    for seats in tables:
+        seats[0].go()
+    quiet_collector()
+    results.put(("ready", os.getpid()))
+    await measure_actors([client for seats in tables for client in seats], stats, commands, results)
 
 
 # -- running a measurement ---------------------------------------------------------------------
@@ -339,6 +493,8 @@ def drive(
         "hands": 0,
         "errors": {},
         "generator_cpu": 0.0,
+        "frames": 0,
+        "frame_bytes": 0,
     }
     done = 0
     while done < len(procs):
@@ -351,6 +507,8 @@ def drive(
         merged["actions_total"] += data["actions_total"]
         merged["hands"] += data["hands"]
         merged["generator_cpu"] += data["cpu"]
+        merged["frames"] += data.get("frames", 0)
+        merged["frame_bytes"] += data.get("frame_bytes", 0)
         for code, n in data["errors"].items():
             merged["errors"][code] = merged["errors"].get(code, 0) + n
     for proc in procs:
@@ -440,6 +598,26 @@ def run_echo(actors: int, seconds: float, procs: int, workdir: Path) -> dict[str
     return summarize(result, actors, seconds)
 
 
+def run_fanout(tables: int, seconds: float, procs: int, workdir: Path, size: int) -> dict[str, Any]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "fanout-server", "--fanout-bytes", str(size)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    port = int(line.strip().rsplit(":", 1)[1])
+    try:
+        shares = [(port, first, count) for first, count in split(tables, min(procs, tables))]
+        result = drive(fanout_worker, shares, seconds, 1.0, server_pid=proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    out = summarize(result, tables, seconds)
+    out["frame_size"] = size
+    return out
+
+
 def summarize(result: dict[str, Any], tables: int, seconds: float) -> dict[str, Any]:
     out = {
         "tables": tables,
@@ -452,6 +630,8 @@ def summarize(result: dict[str, Any], tables: int, seconds: float) -> dict[str, 
         "server_cpu_percent": 100 * result["server_cpu"] / seconds,
         "generator_cpu_percent": 100 * result["generator_cpu"] / seconds,
     }
+    if result["frames"]:
+        out["mean_frame_bytes"] = result["frame_bytes"] / result["frames"]
     if "server_loop_cpu" in result:
         out["server_loop_cpu_percent"] = 100 * result["server_loop_cpu"] / seconds
         out["server_store_cpu_percent"] = 100 * result["server_store_cpu"] / seconds
@@ -480,6 +660,8 @@ def describe(name: str, r: dict[str, Any]) -> str:
             f" (server event loop {r['server_loop_cpu_percent']:.0f}%, "
             f"store thread {r['server_store_cpu_percent']:.0f}%)"
         )
+    if "mean_frame_bytes" in r:
+        text += f"; {r['mean_frame_bytes']:.0f} B a frame received on average"
     if "kib_per_table" in r:
         text += (
             f"; server RSS {r['rss_before_mib']:.1f} -> {r['rss_after_mib']:.1f} MiB "
@@ -517,6 +699,19 @@ def _flat_row(label: str, r: dict[str, Any], echo: dict[str, Any]) -> str:
         f"| {label} | {r['actions_per_second']:,.0f} ({runs}) | "
         f"{100 * r['actions_per_second'] / echo['actions_per_second']:.1f}% | "
         f"{lat['p50']:.1f} ms | {lat['p99']:.1f} ms | {cpu} | {per_action} | "
+        f"{r['generator_cpu_percent']:.0f}% |"
+    )
+
+
+def _fanout_row(r: dict[str, Any], echo: dict[str, Any]) -> str:
+    lat = r["latency_ms"]
+    runs = ", ".join(f"{x:,.0f}" for x in r.get("all_runs", []))
+    return (
+        f"| bare asyncio + msgpack fan-out (the I/O bound: one {r['frame_size']}-byte frame to "
+        f"each of the 4 seats; no game, no disk) | {r['actions_per_second']:,.0f} ({runs}) | "
+        f"{100 * r['actions_per_second'] / echo['actions_per_second']:.1f}% | "
+        f"{lat['p50']:.1f} ms | {lat['p99']:.1f} ms | {r['server_cpu_percent']:.0f}% | "
+        f"{r['server_cpu_percent'] * 1e4 / r['actions_per_second']:.0f} µs | "
         f"{r['generator_cpu_percent']:.0f}% |"
     )
 
@@ -679,6 +874,8 @@ def section(report: dict[str, Any], command: str) -> str:
                 f"{echo['server_cpu_percent'] * 1e4 / echo['actions_per_second']:.0f} µs | "
                 f"{echo['generator_cpu_percent']:.0f}% |",
             ]
+            if "fanout" in size:
+                lines.append(f"| {size['tables']} | " + _fanout_row(size["fanout"], echo)[2:])
         best = max(size["share_percent"] for size in sizes)
         lines += [
             "",
@@ -686,6 +883,13 @@ def section(report: dict[str, Any], command: str) -> str:
             f"**{'met' if best >= 25 else 'not met'}**).",
             "",
         ]
+        if all("fanout" in size for size in sizes):
+            bound = max(size["fanout_share_percent"] for size in sizes)
+            lines += [
+                "The fan-out bound (the I/O of a tonk action and nothing else) reaches at most "
+                f"**{bound:.1f}%** of the ceiling.",
+                "",
+            ]
     lines += [ANALYSIS]
     return "\n".join(lines)
 
@@ -705,7 +909,7 @@ def lr_value(run: dict[str, Any], key: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["paced", "flat", "all", "echo-server"])
+    parser.add_argument("mode", choices=["paced", "flat", "all", "echo-server", "fanout-server"])
     parser.add_argument(
         "--tables",
         type=lambda text: [int(x) for x in text.split(",")],
@@ -726,6 +930,11 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline",
         help="also measure this server command (e.g. an older tonk-server), alternating runs",
     )
+    parser.add_argument(
+        "--fanout-bytes",
+        type=int,
+        help="flat: the fan-out server's frame size (default: the mean frame tonk-server sent)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "--profile", type=Path, help="py-spy the server during each window into this folder"
@@ -734,6 +943,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.mode == "echo-server":
         echo_server_main()
+        return 0
+    if args.mode == "fanout-server":
+        fanout_server_main(args.fanout_bytes or 600)
         return 0
     lk.raise_nofile()
     report: dict[str, Any] = {
@@ -778,6 +990,7 @@ def main(argv: list[str] | None = None) -> int:
             for tables in sizes:
                 runs = {prefix: [] for prefix, _ in programs}
                 echoes = []
+                fanouts = []
                 for _ in range(args.repeat):
                     for prefix, program in programs:
                         result = run_tonk(
@@ -796,8 +1009,18 @@ def main(argv: list[str] | None = None) -> int:
                     echo = run_echo(tables, args.seconds, args.procs, workdir)
                     print(describe("echo ceiling", echo), flush=True)
                     echoes.append(echo)
+                    frame = args.fanout_bytes or round(runs[""][-1].get("mean_frame_bytes", 600))
+                    fanout = run_fanout(tables, args.seconds, args.procs, workdir, frame)
+                    print(describe(f"fan-out bound ({frame} B frames)", fanout), flush=True)
+                    fanouts.append(fanout)
                 size = {"tables": tables}
                 size["echo"] = median_run(echoes, "actions_per_second")
+                size["fanout"] = median_run(fanouts, "actions_per_second")
+                fanout_share = (
+                    100 * size["fanout"]["actions_per_second"] / size["echo"]["actions_per_second"]
+                )
+                size["fanout_share_percent"] = fanout_share
+                print(f"{tables} tables: the fan-out bound is {fanout_share:.1f}% of the ceiling")
                 for prefix, found in runs.items():
                     size[f"{prefix}flat"] = median_run(found, "actions_per_second")
                     share = (

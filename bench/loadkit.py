@@ -221,6 +221,8 @@ class Stats:
     hands: int = 0  # hand_end messages seen by seat 0 of each table
     errors: dict[str, int] = field(default_factory=dict)
     reconnects: int = 0
+    frames: int = 0  # frames received, and their bytes (length prefixes included)
+    frame_bytes: int = 0
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -319,10 +321,13 @@ class BotClient(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         decoder = self.decoder
         decoder.feed(data)
+        stats = self.stats
+        stats.frame_bytes += len(data)
         while True:
             message = decoder.next_message()
             if message is None:
                 return
+            stats.frames += 1
             self.handle(message)
 
     def handle(self, message: dict[str, Any]) -> None:
