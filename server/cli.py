@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tonk.shared.rules import HouseRules, RulesError
 
+from . import audit
 from .app import Limits, ServerConfig, TonkServer, default_db_path
 
 
@@ -21,6 +22,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="tonk-server",
         description="Host Tonk tables on the LAN for tonk-client players.",
+        epilog="Reading the database (safe while a server runs): tonk-server ledger, "
+        "tonk-server audit, tonk-server replay TABLE HAND; each has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
     parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 takes a free one")
@@ -126,6 +129,9 @@ async def run(config: ServerConfig) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in audit.COMMANDS:
+        return audit.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)

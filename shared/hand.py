@@ -81,9 +81,9 @@ class HandRecord:
             actions=tuple(action_from_dict(a) for a in data["actions"]),
         )
 
-    def replay(self) -> Hand:
-        """The hand played again from its deck order and actions."""
-        hand = Hand(
+    def deal(self) -> Hand:
+        """The hand as it was dealt, before any action."""
+        return Hand(
             self.rules,
             self.players,
             self.dealer,
@@ -91,6 +91,10 @@ class HandRecord:
             deck=self.deck,
             multiplier=self.multiplier,
         )
+
+    def replay(self) -> Hand:
+        """The hand played again from its deck order and actions."""
+        hand = self.deal()
         for action in self.actions:
             hand.apply(action)
         return hand

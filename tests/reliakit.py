@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import shutil
 import signal
 import socket
-import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -19,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from netclient import NetClient, ServerClosed
+from tonk.server import audit
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
-from tonk.shared.hand import HandRecord
-from tonk.shared.settlement import Settlement
 
 
 def frame(payload: bytes) -> bytes:
@@ -116,55 +113,17 @@ async def server_process(
 def ledger_problems(
     db: Path, table: int, hand_ends: list[dict[str, Any]] | None = None
 ) -> list[str]:
-    """Everything wrong with a table's ledger in `db`: balances that do not sum to zero or do
-    not match the payments, a settled hand whose record does not replay to its settlement or
-    whose payments are not the settlement's, and `hand_end` messages (as a client received
-    them) that disagree with what was stored."""
-    out: list[str] = []
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        # One read transaction, one snapshot: the server may commit a hand between two SELECTs.
-        conn.execute("BEGIN")
-        balances = dict(
-            conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table,))
-        )
+    """Everything wrong with a table's ledger in `db` (what `tonk-server audit` checks: the
+    balances against the payments, each settled hand replayed against its settlement), and
+    `hand_end` messages (as a client received them) that disagree with what was stored."""
+    with audit.read_only(db) as conn:  # one snapshot: the server may commit between SELECTs
+        out = audit.table_problems(conn, table)
         payments: dict[int, list[list[Any]]] = {}
         for hand, payer, payee, amount in conn.execute(
             "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? ORDER BY rowid",
             (table,),
         ):
             payments.setdefault(hand, []).append([payer, payee, amount])
-        hands = conn.execute(
-            "SELECT number, record, names, settlement FROM hands WHERE table_id = ?"
-            " ORDER BY number",
-            (table,),
-        ).fetchall()
-        played = conn.execute("SELECT hands_played FROM tables WHERE id = ?", (table,)).fetchone()[
-            0
-        ]
-    if sum(balances.values()) != 0:
-        out.append(f"balances sum to {sum(balances.values())}: {balances}")
-    net: dict[str, int] = {}
-    for rows in payments.values():
-        for payer, payee, amount in rows:
-            net[payer] = net.get(payer, 0) - amount
-            net[payee] = net.get(payee, 0) + amount
-    if {k: v for k, v in net.items() if v} != {k: v for k, v in balances.items() if v}:
-        out.append(f"payments net {net} but balances {balances}")
-    settled = 0
-    for number, record, names_text, settlement_text in hands:
-        if settlement_text is None:
-            continue
-        settled += 1
-        names = json.loads(names_text)
-        replayed = HandRecord.from_dict(json.loads(record)).replay()
-        stored = Settlement.from_dict(json.loads(settlement_text))
-        if replayed.settlement != stored:
-            out.append(f"hand {number}: the record does not replay to its settlement")
-        expected = [[names[x.payer], names[x.payee], x.amount] for x in stored.payments]
-        if payments.get(number, []) != expected:
-            out.append(f"hand {number}: payments {payments.get(number)} != {expected}")
-    if settled != played:
-        out.append(f"{settled} hands settled but hands_played is {played}")
     for message in hand_ends or []:
         number = message["hand"]
         if [list(x) for x in message["payments"]] != payments.get(number, []):

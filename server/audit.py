@@ -1,0 +1,305 @@
+"""`tonk-server ledger|audit|replay`: read a server's database, while it runs or not: the
+ledger of every table, a check that every settled hand replays to what was paid, and any hand
+played again move by move. The database is opened read-only; nothing is ever written."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sqlite3
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tonk.shared.actions import Event, IllegalAction
+from tonk.shared.cards import format_cards
+from tonk.shared.hand import HandRecord
+from tonk.shared.rules import HouseRules
+from tonk.shared.settlement import Settlement
+
+from .app import default_db_path
+
+#: The subcommands of `tonk-server` this module answers.
+COMMANDS = ("ledger", "audit", "replay")
+
+
+class AuditError(Exception):
+    """The database cannot be read (missing, not a tonk-server database, no such table/hand)."""
+
+
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """The database opened read-only, in one read transaction: one snapshot of it, even while
+    the server commits (WAL lets readers and the writer work at once)."""
+    if not path.is_file():
+        raise AuditError(f"no database at {path}")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise AuditError(f"cannot open {path}: {exc}") from None
+    try:
+        conn.execute("BEGIN")
+        conn.execute("SELECT id FROM tables LIMIT 1").fetchall()
+        yield conn
+    except sqlite3.DatabaseError as exc:
+        raise AuditError(f"{path} is not a tonk-server database: {exc}") from None
+    finally:
+        conn.close()
+
+
+@dataclass
+class TableLedger:
+    """One table as its ledger stands on disk."""
+
+    id: int
+    name: str
+    state: str
+    hands_played: int
+    unit: str
+    rules: str
+    balances: dict[str, int] = field(default_factory=dict)
+
+
+def ledgers(conn: sqlite3.Connection, tables: Sequence[int] = ()) -> list[TableLedger]:
+    """Every table (or those in `tables`), oldest first, with its balances, highest first."""
+    out = []
+    for id_, name, config_text, state, played in conn.execute(
+        "SELECT id, name, config, state, hands_played FROM tables ORDER BY id"
+    ):
+        if tables and id_ not in tables:
+            continue
+        config = json.loads(config_text)
+        ledger = TableLedger(
+            id=id_,
+            name=name,
+            state=state,
+            hands_played=played,
+            unit=config.get("unit", ""),
+            rules=HouseRules.from_dict(config["rules"]).name,
+        )
+        rows = conn.execute(
+            "SELECT name, balance FROM balances WHERE table_id = ? ORDER BY balance DESC, name",
+            (id_,),
+        )
+        ledger.balances = dict(rows)
+        out.append(ledger)
+    missing = sorted(set(tables) - {ledger.id for ledger in out})
+    if missing:
+        raise AuditError(f"no table {', '.join(map(str, missing))} in this database")
+    return out
+
+
+def table_problems(conn: sqlite3.Connection, table: int) -> list[str]:
+    """Everything wrong with one table's ledger: balances that do not sum to zero or are not
+    the sum of the payments, a settled hand whose record does not replay to its settlement or
+    whose payments are not the settlement's, a count of hands that disagrees."""
+    out: list[str] = []
+    balances = dict(conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table,)))
+    payments: dict[int, list[list[Any]]] = {}
+    for hand, payer, payee, amount in conn.execute(
+        "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? ORDER BY rowid",
+        (table,),
+    ):
+        payments.setdefault(hand, []).append([payer, payee, amount])
+    if sum(balances.values()) != 0:
+        out.append(f"the balances sum to {sum(balances.values())}, not 0: {balances}")
+    net: dict[str, int] = {}
+    for rows in payments.values():
+        for payer, payee, amount in rows:
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+    if {k: v for k, v in net.items() if v} != {k: v for k, v in balances.items() if v}:
+        out.append(f"the payments add up to {net} but the balances are {balances}")
+    settled = 0
+    for number, record, names_text, settlement_text in conn.execute(
+        "SELECT number, record, names, settlement FROM hands WHERE table_id = ? ORDER BY number",
+        (table,),
+    ):
+        if settlement_text is None:
+            continue
+        settled += 1
+        names = json.loads(names_text)
+        stored = Settlement.from_dict(json.loads(settlement_text))
+        try:
+            replayed = HandRecord.from_dict(json.loads(record)).replay().settlement
+        except (IllegalAction, KeyError, ValueError, TypeError) as exc:
+            out.append(f"hand {number}: its record does not replay: {exc}")
+            continue
+        if replayed != stored:
+            out.append(f"hand {number}: its record does not replay to the settlement stored")
+        expected = [[names[x.payer], names[x.payee], x.amount] for x in stored.payments]
+        if payments.get(number, []) != expected:
+            out.append(
+                f"hand {number}: payments {payments.get(number, [])} but the settlement says "
+                f"{expected}"
+            )
+    played = conn.execute("SELECT hands_played FROM tables WHERE id = ?", (table,)).fetchone()
+    if played is None:
+        out.append(f"no table {table}")
+    elif settled != played[0]:
+        out.append(f"{settled} hands are settled but the table counts {played[0]}")
+    return out
+
+
+def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]:
+    """The hand played again from its record, every card shown: the deal, each action with
+    what it did, and the settlement (or where the hand stands, if it is still being played)."""
+    row = conn.execute(
+        "SELECT record, names, settlement FROM hands WHERE table_id = ? AND number = ?",
+        (table, number),
+    ).fetchone()
+    if row is None:
+        raise AuditError(f"table {table} has no hand {number}")
+    data = json.loads(row[0])
+    names: list[str] = json.loads(row[1])
+    (config,) = conn.execute("SELECT config FROM tables WHERE id = ?", (table,)).fetchone()
+    unit = json.loads(config).get("unit", "")
+    if row[2] is None:  # still being played: its actions so far are stored one by one
+        data["actions"] = [
+            json.loads(a)
+            for (a,) in conn.execute(
+                "SELECT action FROM actions WHERE table_id = ? AND hand = ? ORDER BY idx",
+                (table, number),
+            )
+        ]
+    record = HandRecord.from_dict(data)
+    hand = record.deal()
+    lines = [
+        f"Hand {number} at table {table}: {record.rules.name} rules, {record.players} players, "
+        f"{names[record.dealer]} deals"
+        + (f", stakes x{record.multiplier}" if record.multiplier > 1 else ""),
+        f"Deck order: {format_cards(record.deck)}",
+    ]
+    lines += [event_text(event, names) for event in hand.events if event.kind != "turn"]
+    for i, action in enumerate(record.actions, 1):
+        try:
+            events = hand.apply(action)
+        except IllegalAction as exc:
+            raise AuditError(f"hand {number}: action {i} does not replay: {exc}") from None
+        lines.append(f"{i}. " + "; ".join(event_text(e, names) for e in events if e.kind != "turn"))
+    settlement = hand.settlement
+    if settlement is None:
+        lines.append(f"Still being played: {names[hand.turn]} to play.")
+        return lines
+    lines.append(f"Ending: {settlement.ending.value.replace('_', ' ')}")
+    for seat, (count, cards) in enumerate(zip(settlement.counts, settlement.revealed, strict=True)):
+        if cards is not None:
+            lines.append(f"  {names[seat]} shows {format_cards(cards)} (count {count})")
+    for payment in settlement.payments:
+        lines.append(
+            f"  {names[payment.payer]} pays {names[payment.payee]} {payment.amount} {unit}".rstrip()
+        )
+    if not settlement.payments:
+        lines.append("  Nobody pays.")
+    return lines
+
+
+def event_text(event: Event, names: Sequence[str]) -> str:
+    """One event in plain words, with every card shown."""
+    who = names[event.seat] if event.seat is not None else ""
+    cards = format_cards(event.cards)
+    kind = event.kind
+    if kind == "deal":
+        return f"{who} is dealt {cards}"
+    if kind == "up_card":
+        return f"Up card {cards}"
+    if kind == "draw_stock":
+        return f"{who} draws {cards}"
+    if kind == "take_discard":
+        return f"{who} takes {cards} from the pile"
+    if kind == "spread":
+        return f"{who} spreads {cards} (spread {event.spread})"
+    if kind == "hit":
+        return f"{who} hits {cards} on spread {event.spread}"
+    if kind == "discard":
+        return f"{who} discards {cards}"
+    if kind == "drop":
+        return f"{who} drops with {event.count}"
+    if kind == "deal_tonk":
+        return f"{who} tonks on the deal with {event.count}: {cards}"
+    if kind == "tonk_out":
+        return f"{who} tonks out"
+    if kind == "out_on_discard":
+        return f"{who} goes out on the discard"
+    if kind == "stock_out":
+        return f"{who} would draw: the stock is empty"
+    if kind == "hand_end":
+        return "The hand ends"
+    return f"{who} {kind}".strip()
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    db_help = f"the server's SQLite database (default {default_db_path()})"
+    parser = argparse.ArgumentParser(
+        prog="tonk-server",
+        description="Read a tonk-server database (safe while the server runs).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    ledger = commands.add_parser("ledger", help="every table's balances")
+    ledger.add_argument("tables", nargs="*", type=int, metavar="TABLE", help="only these tables")
+    ledger.add_argument("--db", type=Path, default=None, help=db_help)
+    audit = commands.add_parser(
+        "audit", help="check every ledger against its hands, replaying each settled hand"
+    )
+    audit.add_argument("tables", nargs="*", type=int, metavar="TABLE", help="only these tables")
+    audit.add_argument("--db", type=Path, default=None, help=db_help)
+    replay = commands.add_parser("replay", help="play one hand again, every card shown")
+    replay.add_argument("table", type=int, metavar="TABLE")
+    replay.add_argument("hand", type=int, metavar="HAND")
+    replay.add_argument("--db", type=Path, default=None, help=db_help)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Exit status: 0 done (audit: every ledger is sound), 1 an audit found problems, 2 the
+    database or the table asked for cannot be read."""
+    args = parse_args(argv)
+    path: Path = args.db or default_db_path()
+    try:
+        with read_only(path) as conn:
+            if args.command == "ledger":
+                for ledger in ledgers(conn, args.tables):
+                    print(ledger_text(ledger))
+                return 0
+            if args.command == "audit":
+                return audit(conn, args.tables)
+            for line in replay_lines(conn, args.table, args.hand):
+                print(line)
+            return 0
+    except AuditError as exc:
+        print(f"tonk-server {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def ledger_text(ledger: TableLedger) -> str:
+    head = (
+        f"table {ledger.id} {ledger.name!r} ({ledger.rules}, {ledger.state}, "
+        f"{ledger.hands_played} hand{'s' * (ledger.hands_played != 1)})"
+    )
+    if not ledger.balances:
+        return f"{head}: no hand settled"
+    unit = f" {ledger.unit}" if ledger.unit else ""
+    rows = [f"  {name:<24} {balance:+d}{unit}" for name, balance in ledger.balances.items()]
+    return "\n".join([head, *rows])
+
+
+def audit(conn: sqlite3.Connection, tables: Sequence[int]) -> int:
+    bad = 0
+    found = ledgers(conn, tables)
+    for ledger in found:
+        problems = table_problems(conn, ledger.id)
+        if problems:
+            bad += 1
+            print(f"table {ledger.id} {ledger.name!r}: {len(problems)} problem(s)")
+            for problem in problems:
+                print(f"  {problem}")
+        else:
+            print(
+                f"table {ledger.id} {ledger.name!r}: {ledger.hands_played} hands replayed, "
+                "ledger sound"
+            )
+    print(f"{len(found)} table(s) audited, {bad} with problems")
+    return 1 if bad else 0

@@ -1,0 +1,203 @@
+"""`tonk-server ledger`, `audit` and `replay`: an operator reads the database of a server that is
+still playing (the real command, in a subprocess, on the real SQLite file), sees the ledger the
+players were told, finds any tampering, and plays a hand again card by card."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from netclient import NetClient, start_server
+from reliakit import last_hand_end, start_playing_table
+from tonk.shared import protocol as p
+from tonk.shared.hand import HandRecord
+from tonk.shared.settlement import Settlement
+
+
+def tonk_server(*args: str) -> subprocess.CompletedProcess[str]:
+    command = shutil.which("tonk-server")
+    head = [command] if command else [sys.executable, "-m", "tonk.server"]
+    return subprocess.run([*head, *args], capture_output=True, text=True, timeout=60)
+
+
+def ledger_rows(lines: list[str]) -> dict[str, int]:
+    """`  Ada (bot)     +3 chips` lines back into {name: balance}."""
+    rows = [re.fullmatch(r"  (.*?) +([+-]\d+)(?: \S+)?", line) for line in lines]
+    assert all(rows), lines
+    return {row[1]: int(row[2]) for row in rows if row}
+
+
+async def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(tonk_server, *args)
+
+
+@pytest.fixture
+async def played(tmp_path: Path) -> Any:
+    """A bot table that has settled at least three hands on a server still playing it, and the
+    server's database."""
+    async with start_server(tmp_path) as server:
+        playing = await start_playing_table(server.port, name="Friday", seed=7)
+        watcher = playing.watcher
+        await watcher.expect(p.HAND_END, lambda m: m["hand"] >= 3, timeout=30)
+        yield playing, tmp_path / "tonk.db"
+
+
+async def test_ledger_and_audit_read_a_running_servers_database(played):
+    playing, db = played
+    ledger = await run("ledger", "--db", str(db))
+    assert ledger.returncode == 0, ledger.stderr
+    lines = ledger.stdout.splitlines()
+    head = re.fullmatch(
+        rf"table {playing.table} 'Friday' \(classic, playing, (\d+) hands\)", lines[0]
+    )
+    assert head, lines[0]
+    # The server plays on while it is read: the ledger printed is the one after the hands it
+    # counted, which the payments on disk for those hands must add up to.
+    settled = int(head[1])
+    assert settled >= 3
+    net: dict[str, int] = {}
+    with sqlite3.connect(db) as conn:
+        for payer, payee, amount in conn.execute(
+            "SELECT payer, payee, amount FROM payments WHERE table_id = ? AND hand <= ?",
+            (playing.table, settled),
+        ):
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+    printed = ledger_rows(lines[1:])
+    assert sum(printed.values()) == 0 and any(printed.values())
+    assert {k: v for k, v in printed.items() if v} == {k: v for k, v in net.items() if v}
+    audit = await run("audit", "--db", str(db), str(playing.table))
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "ledger sound" in audit.stdout
+    assert "1 table(s) audited, 0 with problems" in audit.stdout
+    # The server played on while it was read.
+    before = last_hand_end(playing.watcher)
+    await playing.watcher.expect(p.HAND_END, lambda m: m["hand"] > before, timeout=30)
+
+
+async def test_the_ledger_printed_is_the_one_the_players_were_told(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.request(
+            {"type": "create_table", "name": "Two", "seats": 2, "seed": 3, "hands": 2}, p.SEATED
+        )
+        await alice.send({"type": "add_bot"})
+        await alice.play_until(lambda m: m["type"] == p.SESSION_END, timeout=30)
+        told = [m for m in alice.received if m["type"] == p.HAND_END][-1]["balances"]
+        await alice.close()
+    ledger = await run("ledger", "--db", str(tmp_path / "tonk.db"))
+    assert ledger.returncode == 0, ledger.stderr
+    head, *rows = ledger.stdout.splitlines()
+    assert head == "table 1 'Two' (classic, finished, 2 hands)"
+    assert ledger_rows(rows) == told
+
+
+async def test_audit_finds_a_changed_balance_a_changed_payment_and_a_forged_record(played):
+    playing, db = played
+    table = playing.table
+    copies = {}
+    for damage in ("balance", "payment", "record"):
+        copy = db.parent / f"{damage}.db"
+        with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
+            source.backup(target)
+        copies[damage] = copy
+    with sqlite3.connect(copies["balance"]) as conn:
+        conn.execute("UPDATE balances SET balance = balance + 1 WHERE rowid = 1")
+    with sqlite3.connect(copies["payment"]) as conn:
+        (paid_hand,) = conn.execute("SELECT hand FROM payments WHERE rowid = 1").fetchone()
+        conn.execute("UPDATE payments SET amount = amount + 1 WHERE rowid = 1")
+    with sqlite3.connect(copies["record"]) as conn:
+        number, text = conn.execute(
+            "SELECT number, record FROM hands WHERE table_id = ? AND settlement IS NOT NULL"
+            " ORDER BY number LIMIT 1",
+            (table,),
+        ).fetchone()
+        record = json.loads(text)
+        record["dealer"] = (record["dealer"] + 1) % record["players"]  # another deal
+        conn.execute(
+            "UPDATE hands SET record = ? WHERE table_id = ? AND number = ?",
+            (json.dumps(record), table, number),
+        )
+    found = {damage: await run("audit", "--db", str(copy)) for damage, copy in copies.items()}
+    for damage, result in found.items():
+        assert result.returncode == 1, (damage, result.stdout)
+        assert "1 table(s) audited, 1 with problems" in result.stdout
+    assert "balances sum to 1" in found["balance"].stdout
+    assert "the payments add up to" in found["payment"].stdout
+    assert f"hand {paid_hand}: payments" in found["payment"].stdout
+    assert f"hand {number}: its record does not replay" in found["record"].stdout
+
+
+async def test_replay_plays_a_settled_hand_again_card_by_card(played):
+    playing, db = played
+    result = await run("replay", str(playing.table), "2", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    with sqlite3.connect(db) as conn:
+        record_text, names_text, settlement_text = conn.execute(
+            "SELECT record, names, settlement FROM hands WHERE table_id = ? AND number = 2",
+            (playing.table,),
+        ).fetchone()
+    record = HandRecord.from_dict(json.loads(record_text))
+    names = json.loads(names_text)
+    settlement = Settlement.from_dict(json.loads(settlement_text))
+    assert lines[0].startswith(f"Hand 2 at table {playing.table}: classic rules, 3 players")
+    assert lines[1] == "Deck order: " + json.loads(record_text)["deck"]
+    for name in names:
+        assert any(line.startswith(f"{name} is dealt ") for line in lines), name
+    numbered = [line for line in lines if line.split(".")[0].isdigit()]
+    assert len(numbered) == len(record.actions)
+    ending = settlement.ending.value.replace("_", " ")
+    assert f"Ending: {ending}" in lines
+    for payment in settlement.payments:
+        line = f"  {names[payment.payer]} pays {names[payment.payee]} {payment.amount} chips"
+        assert line in lines
+
+
+async def test_replay_of_the_hand_in_play_says_whose_turn_it_is(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "Slow", "seats": 2, "seed": 5}, p.SEATED
+        )
+        await alice.send({"type": "add_bot"})
+        update = await alice.expect(p.UPDATE, lambda m: m["view"]["turn"] == m["view"]["seat"])
+        assert update["hand"] == 1
+        result = await run("replay", str(seated["table"]), "1", "--db", str(tmp_path / "tonk.db"))
+        await alice.close()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "Still being played: Alice to play."
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("ledger",), "no database at"),
+        (("audit", "99"), "no table 99"),
+        (("replay", "1", "42"), "table 1 has no hand 42"),
+    ],
+)
+async def test_unreadable_requests_exit_2_with_a_reason(played, args, message):
+    _, db = played
+    target = db.parent / "missing.db" if message == "no database at" else db
+    result = await run(*args, "--db", str(target))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert result.stderr.startswith(f"tonk-server {args[0]}: ")
+
+
+def test_a_file_that_is_not_a_tonk_database_is_refused(tmp_path):
+    junk = tmp_path / "notes.db"
+    junk.write_text("these are my notes, not a database\n" * 50)
+    result = tonk_server("audit", "--db", str(junk))
+    assert result.returncode == 2
+    assert "is not a tonk-server database" in result.stderr
+    assert junk.read_text().startswith("these are my notes")
