@@ -41,7 +41,6 @@ import gc
 import json
 import random
 import shlex
-import sqlite3
 import sys
 import tempfile
 import time
@@ -52,9 +51,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import loadkit as lk
+from tonk.server import audit
 from tonk.shared import protocol as p
-from tonk.shared.hand import HandRecord
-from tonk.shared.settlement import Settlement
 
 #: The memory bound: RSS at the end <= RSS at the start + this slack + this much per hand.
 MEMORY_SLACK_MIB = 16.0
@@ -204,51 +202,18 @@ class Soak:
 
 
 def check_ledgers(db: Path) -> dict[str, Any]:
-    """Audit every table's ledger in the SQLite file: returns the counts and the problems."""
+    """Audit every table's ledger in the SQLite file, as `tonk-server audit` does: returns the
+    counts and the problems."""
     problems: list[str] = []
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        conn.execute("BEGIN")  # one snapshot for every read
-        tables = conn.execute("SELECT id, hands_played FROM tables ORDER BY id").fetchall()
-        hands = 0
-        replayed = 0
-        for table_id, hands_played in tables:
-            balances = dict(
-                conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table_id,))
-            )
-            if sum(balances.values()) != 0:
-                problems.append(f"table {table_id}: balances sum to {sum(balances.values())}")
-            paid: dict[str, int] = {}
-            for payer, payee, amount in conn.execute(
-                "SELECT payer, payee, amount FROM payments WHERE table_id = ?", (table_id,)
-            ):
-                paid[payer] = paid.get(payer, 0) - amount
-                paid[payee] = paid.get(payee, 0) + amount
-            for name in set(balances) | set(paid):
-                if balances.get(name, 0) != paid.get(name, 0):
-                    problems.append(
-                        f"table {table_id}: {name} has {balances.get(name, 0)}, "
-                        f"the payments say {paid.get(name, 0)}"
-                    )
-            settled = conn.execute(
-                "SELECT number, record, settlement FROM hands"
-                " WHERE table_id = ? AND settlement IS NOT NULL ORDER BY number",
-                (table_id,),
-            ).fetchall()
-            if len(settled) != hands_played:
-                problems.append(
-                    f"table {table_id}: {len(settled)} settled hands, hands_played {hands_played}"
-                )
-            hands += len(settled)
-            for number, record, settlement in settled:
-                replay = HandRecord.from_dict(json.loads(record)).replay()
-                stored = Settlement.from_dict(json.loads(settlement))
-                if replay.settlement != stored:
-                    problems.append(f"table {table_id} hand {number}: the replay settles otherwise")
-                replayed += 1
-    finally:
-        conn.close()
-    return {"tables": len(tables), "hands": hands, "replayed": replayed, "problems": problems}
+    with audit.read_only(db) as conn:  # one snapshot for every read
+        tables = conn.execute("SELECT id FROM tables ORDER BY id").fetchall()
+        for (table_id,) in tables:
+            problems += [f"table {table_id}: {x}" for x in audit.table_problems(conn, table_id)]
+        (hands,) = conn.execute(
+            "SELECT COUNT(*) FROM hands WHERE settlement IS NOT NULL"
+        ).fetchone()
+    # Every settled hand is replayed by the audit; any that did not replay is a problem above.
+    return {"tables": len(tables), "hands": hands, "replayed": hands, "problems": problems}
 
 
 def server_log_errors(log: Path) -> list[str]:

@@ -111,7 +111,7 @@ def test_the_audit_catches_balances_that_do_not_match_the_payments(soaked, tmp_p
         "UPDATE payments SET amount = amount + 1 WHERE rowid = (SELECT MIN(rowid) FROM payments)",
     )
     problems = soak.check_ledgers(bad)["problems"]
-    assert any("the payments say" in problem for problem in problems), problems
+    assert any("the payments add up to" in problem for problem in problems), problems
 
 
 def test_the_audit_catches_a_settlement_the_record_does_not_replay_to(soaked, tmp_path):
