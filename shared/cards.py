@@ -97,7 +97,7 @@ class Card:
         return _RANK_TEXT.get(self.rank, str(self.rank))
 
     def __str__(self) -> str:
-        return f"{self.rank_text}{self.suit.value}"
+        return _TEXT[self.suit][self.rank]
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -119,6 +119,13 @@ _SUIT_PARSE = {suit.value: suit for suit in Suit} | {suit.symbol: suit for suit 
 #: The 52 cards in fresh-deck order (spades A-K, hearts, diamonds, clubs); `DECK[card.index]`.
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in range(1, 14))
 _BY_TEXT: dict[str, Card] = {}
+# The text of every card, by suit and rank, worked out once: `10s`, `Qh`. Every view and event
+# sent carries cards as text, several hundred a second per table under load, and formatting
+# each one (an f-string of two properties) was a tenth of the server's event loop.
+_TEXT: dict[Suit, tuple[str, ...]] = {
+    suit: ("", *(f"{_RANK_TEXT.get(rank, str(rank))}{suit.value}" for rank in range(1, 14)))
+    for suit in Suit
+}
 
 
 def parse_card(text: str) -> Card:
@@ -150,7 +157,8 @@ def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
 def format_cards(cards: Iterable[Card], ascii_only: bool | None = None) -> str:
     """`10s 8d 8h`, or with `ascii_only` given, the pretty form of each card."""
     if ascii_only is None:
-        return " ".join(str(card) for card in cards)
+        text = _TEXT  # (a list, not a generator: join makes one from a generator anyway)
+        return " ".join([text[card.suit][card.rank] for card in cards])
     return " ".join(card.pretty(ascii_only) for card in cards)
 
 
