@@ -38,6 +38,7 @@ from tonk.shared.settlement import Settlement
 
 from . import store as st
 from .connection import Connection
+from .updates import UpdateFrames
 
 if TYPE_CHECKING:
     from .app import TonkServer
@@ -273,12 +274,13 @@ class Table:
         }
 
     def send_updates(self, start: int) -> None:
-        frames: dict[int | None, bytes] = {}
+        """Every connection at the table gets its `update_message(seat, start)`, each frame
+        put together from the parts all seats share, packed once (see updates.py)."""
+        hand = self.hand
+        assert hand is not None
+        frames = UpdateFrames(self.id, self.hand_number, hand, start, self.deadline())
         for conn, seat in self.connections():
-            frame = frames.get(seat)
-            if frame is None:
-                frame = frames[seat] = p.encode(self.update_message(seat, start))
-            conn.send_frame(frame)
+            conn.send_frame(frames.frame(seat))
 
     def deadline(self) -> float | None:
         """Seconds until the seat to act is played for (a person's turn timer or grace)."""

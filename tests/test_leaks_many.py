@@ -186,7 +186,14 @@ async def test_the_check_finds_a_leak_planted_in_the_server(tmp_path, monkeypatc
         plant(self, seat, message)
         return message
 
+    def leaky_updates(self: Table, start: int) -> None:
+        # (the updates after each change are put together from packed parts, not from
+        # update_message: planted in the frames sent, as a faulty server would send them)
+        for conn, seat in self.connections():
+            conn.send_frame(p.encode(leaky(self, seat, start)))
+
     monkeypatch.setattr(Table, "update_message", leaky)
+    monkeypatch.setattr(Table, "send_updates", leaky_updates)
     problems, stats = await play_and_check(tmp_path, tables=2, hands=3)
     assert stats["hands"] == 6
     assert problems, "the planted leak went unnoticed"
