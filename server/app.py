@@ -270,9 +270,9 @@ class TonkServer:
                 for message in decoder.messages():
                     # Only whole messages count as signs of life: a frame trickled in a
                     # byte at a time does not keep a connection open.
-                    conn.last_received = loop.time()
+                    now = conn.last_received = loop.time()
                     p.validate_client(message)
-                    if not conn.take_token(loop.time()):
+                    if not conn.take_token(now):
                         conn.error(
                             p.RATE_LIMITED,
                             "too many messages: the limit is "

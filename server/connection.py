@@ -39,6 +39,7 @@ class Connection:
     ) -> None:
         self.reader = reader
         self.writer = writer
+        self.transport = writer.transport  # (StreamWriter.transport is a property)
         self.number = number
         peer = writer.get_extra_info("peername")
         self.address: str = peer[0] if isinstance(peer, tuple) else str(peer)
@@ -91,7 +92,7 @@ class Connection:
     def send_frame(self, frame: bytes) -> None:
         if self.closing:
             return
-        transport = self.writer.transport
+        transport = self.transport
         if not self._queue and not transport.get_write_buffer_size():
             # The socket keeps up: hand the frame to it now. Waking the writer task for
             # every frame costs more than the write (several frames go out per action).
@@ -105,7 +106,7 @@ class Connection:
             return
         if self.max_bytes:
             # Frames queued here and bytes the transport holds: one frame alone always fits.
-            pending = self._queued_bytes + self.writer.transport.get_write_buffer_size()
+            pending = self._queued_bytes + transport.get_write_buffer_size()
             if pending and pending + len(frame) > self.max_bytes:
                 log.warning("connection %s dropped: %d bytes unsent", self.peer, pending)
                 self.abort()

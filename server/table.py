@@ -169,6 +169,9 @@ class Table:
     turn_seat: int | None = None
     unseated_since: float | None = None  # a waiting table with no player: closed after grace
     paused: str | None = None  # why play is paused: the storage cannot be written
+    # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
+    # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.
+    loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -192,7 +195,7 @@ class Table:
 
     @property
     def now(self) -> float:
-        return asyncio.get_running_loop().time()
+        return self.loop.time()
 
     @property
     def rules(self) -> HouseRules:
@@ -279,8 +282,12 @@ class Table:
         hand = self.hand
         assert hand is not None
         frames = UpdateFrames(self.id, self.hand_number, hand, start, self.deadline())
-        for conn, seat in self.connections():
-            conn.send_frame(frames.frame(seat))
+        # (self.connections() spelt out: no list built, on every action)
+        for number, seat in enumerate(self.seats):
+            if seat.conn is not None:
+                seat.conn.send_frame(frames.frame(number))
+        for conn in self.spectators:
+            conn.send_frame(frames.frame(None))
 
     def deadline(self) -> float | None:
         """Seconds until the seat to act is played for (a person's turn timer or grace)."""

@@ -35,18 +35,24 @@ def _pairs(data: Mapping[str, Any]) -> bytes:
     return packed[1:] if len(data) < 16 else packed[3:]
 
 
+_EVENTS, _VIEW, _SEAT, _RULES, _HAND, _DEADLINE = (
+    _pack(key) for key in ("events", "view", "seat", "rules", "hand", "deadline")
+)
+_SPECTATOR = _pack(None)  # a spectator's seat
+_SEATS = [_pack(seat) for seat in range(16)]  # more than any table has
+
 #: The packed rules of each rule set seen (by identity; the rule set is kept so that its id
-#: is not reused): every view carries them, and they are the largest part of it.
-_RULES: dict[int, tuple[object, bytes]] = {}
+#: is not reused): every view carries them.
+_RULES_PACKED: dict[int, tuple[object, bytes]] = {}
 
 
-def _packed_rules(rules: Any, as_dict: Mapping[str, Any]) -> bytes:
-    entry = _RULES.get(id(rules))
+def _packed_rules(rules: object, as_dict: Mapping[str, Any]) -> bytes:
+    entry = _RULES_PACKED.get(id(rules))
     if entry is not None and entry[0] is rules:
         return entry[1]
     packed = _pack(as_dict)
-    if len(_RULES) < 256:
-        _RULES[id(rules)] = (rules, packed)
+    if len(_RULES_PACKED) < 256:
+        _RULES_PACKED[id(rules)] = (rules, packed)
     return packed
 
 
@@ -90,10 +96,8 @@ class UpdateFrames:
         rules = view.pop("rules")
         middle = {key: view.pop(key) for key in keys[2:6]}
         del view["seat"], view["hand"]
-        self._middle = (
-            _pack("rules") + _packed_rules(hand.rules, rules) + _pairs(middle) + _pack("hand")
-        )
-        self._tail = _pairs(view) + _pack("deadline") + _pack(deadline)
+        self._middle = _RULES + _packed_rules(hand.rules, rules) + _pairs(middle) + _HAND
+        self._tail = _pairs(view) + _DEADLINE + _pack(deadline)
         # The events, the view's header and the `seat` key, by whose private events they show:
         # None, the events every seat but their owners sees.
         self._shown: dict[int | None, bytes] = {}
@@ -102,7 +106,10 @@ class UpdateFrames:
     def _before_seat(self, seat: int | None) -> bytes:
         """The frame's start up to the view's `seat` value, with the events as `seat` sees
         them (a private event is shown only to its own seat, as Event.for_seat does)."""
-        shows = seat if any(owner == seat for _, owner, _ in self._private) else None
+        shows = None
+        for _, owner, _ in self._private:
+            if owner == seat:
+                shows = seat
         packed = self._shown.get(shows)
         if packed is None:
             events = list(self._events)
@@ -112,12 +119,12 @@ class UpdateFrames:
             packed = self._shown[shows] = b"".join(
                 (
                     self._head,
-                    _pack("events"),
+                    _EVENTS,
                     _array_header(len(events)),
                     *events,
-                    _pack("view"),
+                    _VIEW,
                     self._view_header,
-                    _pack("seat"),
+                    _SEAT,
                 )
             )
         return packed
@@ -126,11 +133,14 @@ class UpdateFrames:
         frame = self._frames.get(seat)
         if frame is not None:
             return frame
-        cards = () if seat is None else self._hand.view(seat).hand
+        if seat is None:
+            packed_seat, cards = _SPECTATOR, ()
+        else:
+            packed_seat, cards = _SEATS[seat], self._hand.view(seat).hand
         payload = b"".join(
             (
                 self._before_seat(seat),
-                _pack(seat),
+                packed_seat,
                 self._middle,
                 _pack(format_cards(cards)),
                 self._tail,
