@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 from tonk.shared import protocol as p
-from tonk.shared.cards import format_cards
+from tonk.shared.cards import Card, format_cards
 from tonk.shared.hand import Hand
 
 _pack = msgpack.Packer(use_bin_type=True).pack  # (packb builds a new Packer per call)
@@ -133,6 +133,7 @@ class UpdateFrames:
         frame = self._frames.get(seat)
         if frame is not None:
             return frame
+        cards: tuple[Card, ...]
         if seat is None:
             packed_seat, cards = _SPECTATOR, ()
         else:
