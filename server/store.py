@@ -93,6 +93,15 @@ CREATE TABLE IF NOT EXISTS payments (
 MAX_BATCH = 512
 #: Seconds a write waits for a lock held by another process before it fails.
 BUSY_TIMEOUT = 5.0
+#: The page size of a new database file (an existing one keeps its own). Each commit writes
+#: every page it changed to the WAL, and the action of each of many tables changes a page of
+#: its own (in the actions' index): with 4 KiB pages (SQLite's default) most of what a commit
+#: writes is untouched bytes around each row, and the writer thread's CPU per action is about
+#: a third more than with 1 KiB pages.
+PAGE_SIZE = 1024
+#: Bytes of WAL after which a commit copies it back into the database (SQLite's default,
+#: 1,000 pages, is 4 MiB with 4 KiB pages).
+CHECKPOINT_BYTES = 4 * 1024 * 1024
 
 
 class StoreError(Exception):
@@ -179,8 +188,12 @@ class Store:
         )
         try:
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            if create:
+                conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # only while the file is empty
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
+            (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+            conn.execute(f"PRAGMA wal_autocheckpoint={max(1, CHECKPOINT_BYTES // page_size)}")
         except BaseException:
             conn.close()
             raise
