@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 from tonk.shared import protocol as p
-from tonk.shared.cards import Card, format_cards
+from tonk.shared.cards import format_cards
 from tonk.shared.hand import Hand
 
 _pack = msgpack.Packer(use_bin_type=True).pack  # (packb builds a new Packer per call)
@@ -60,13 +60,15 @@ class UpdateFrames:
     """The frames of one change: `frame(seat)` for a seat, `frame(None)` for a spectator."""
 
     __slots__ = (
+        "_common",
         "_events",
-        "_frames",
+        "_fixed",
         "_hand",
         "_head",
         "_middle",
+        "_owners",
         "_private",
-        "_shown",
+        "_spectators",
         "_tail",
         "_view_header",
     )
@@ -98,58 +100,63 @@ class UpdateFrames:
         del view["seat"], view["hand"]
         self._middle = _RULES + _packed_rules(hand.rules, rules) + _pairs(middle) + _HAND
         self._tail = _pairs(view) + _DEADLINE + _pack(deadline)
-        # The events, the view's header and the `seat` key, by whose private events they show:
-        # None, the events every seat but their owners sees.
-        self._shown: dict[int | None, bytes] = {}
-        self._frames: dict[int | None, bytes] = {}
+        # What the frame holds after the seat's cards, and its length with the parts every
+        # seat is sent alike.
+        self._fixed = len(self._middle) + len(self._tail)
+        # The frame's start up to the view's `seat` value, with the events as every seat sees
+        # them that owns none of the private ones; `_owners`: as each owner sees them.
+        self._common = self._start(None)
+        self._owners: dict[int, bytes] = {}
+        self._spectators: bytes | None = None
 
-    def _before_seat(self, seat: int | None) -> bytes:
-        """The frame's start up to the view's `seat` value, with the events as `seat` sees
-        them (a private event is shown only to its own seat, as Event.for_seat does)."""
-        shows = None
-        for _, owner, _ in self._private:
-            if owner == seat:
-                shows = seat
-        packed = self._shown.get(shows)
-        if packed is None:
-            events = list(self._events)
-            for i, owner, public in self._private:
-                if owner == shows:
-                    events[i] = public
-            packed = self._shown[shows] = b"".join(
-                (
-                    self._head,
-                    _EVENTS,
-                    _array_header(len(events)),
-                    *events,
-                    _VIEW,
-                    self._view_header,
-                    _SEAT,
-                )
+    def _start(self, shows: int | None) -> bytes:
+        """The frame's start up to the view's `seat` value, with the private events of seat
+        `shows` shown and every other private event hidden (as Event.for_seat does)."""
+        events = list(self._events)
+        for i, owner, public in self._private:
+            if owner == shows:
+                events[i] = public
+        return b"".join(
+            (
+                self._head,
+                _EVENTS,
+                _array_header(len(events)),
+                *events,
+                _VIEW,
+                self._view_header,
+                _SEAT,
             )
-        return packed
+        )
 
     def frame(self, seat: int | None) -> bytes:
-        frame = self._frames.get(seat)
-        if frame is not None:
-            return frame
-        cards: tuple[Card, ...]
         if seat is None:
-            packed_seat, cards = _SPECTATOR, ()
-        else:
-            packed_seat, cards = _SEATS[seat], self._hand.view(seat).hand
-        payload = b"".join(
+            if self._spectators is None:
+                self._spectators = self._frame(self._common, _SPECTATOR, "")
+            return self._spectators
+        start = self._common
+        for _, owner, _ in self._private:
+            if owner == seat:
+                start = self._owners.get(seat) or self._owners.setdefault(seat, self._start(seat))
+                break
+        # The seat's own cards: all that Hand.view(seat) shows it beyond what a spectator sees
+        # (read here without building the whole view; a test holds every frame to the
+        # update_message of the seat, made from Hand.view(seat)).
+        return self._frame(start, _SEATS[seat], format_cards(self._hand.hands[seat]))
+
+    def _frame(self, start: bytes, packed_seat: bytes, cards: str) -> bytes:
+        held = _pack(cards)
+        size = len(start) + len(packed_seat) + len(held) + self._fixed
+        if size > p.MAX_SERVER_FRAME:
+            raise p.ProtocolError(
+                p.FRAME_TOO_LARGE, f"an update frame of {size} bytes is too large"
+            )
+        return b"".join(
             (
-                self._before_seat(seat),
+                size.to_bytes(p.HEADER_SIZE, "big"),
+                start,
                 packed_seat,
                 self._middle,
-                _pack(format_cards(cards)),
+                held,
                 self._tail,
             )
         )
-        if len(payload) > p.MAX_SERVER_FRAME:
-            raise p.ProtocolError(
-                p.FRAME_TOO_LARGE, f"an update frame of {len(payload)} bytes is too large"
-            )
-        frame = self._frames[seat] = len(payload).to_bytes(p.HEADER_SIZE, "big") + payload
-        return frame
