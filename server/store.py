@@ -192,6 +192,12 @@ class Store:
                 conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # only while the file is empty
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
+            # Statement journals in memory: a commit's merged INSERT is one statement that may
+            # fail halfway, so SQLite keeps the pages it changes to undo that statement alone;
+            # past 64 KiB it spilled them to a new temporary file on disk, on most commits
+            # under load. Only the statement's own undo is there (the WAL is the durable
+            # journal), so nothing durable moves to memory.
+            conn.execute("PRAGMA temp_store=MEMORY")
             (page_size,) = conn.execute("PRAGMA page_size").fetchone()
             conn.execute(f"PRAGMA wal_autocheckpoint={max(1, CHECKPOINT_BYTES // page_size)}")
         except BaseException:
