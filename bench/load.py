@@ -36,7 +36,15 @@ Modes:
 - flat: every seat acts the moment its turn comes; then, in the same run, a bare asyncio +
   msgpack echo server (same framing: one request, one reply) in its own process is driven by as
   many concurrent actors (one per table) from as many generator processes: the ceiling for this
-  machine and this Python. Target: actions/s >= 25% of the echo's round trips/s.
+  machine and this Python. Target: actions/s >= 25% of the echo's round trips/s. Then a
+  fan-out bound: a bare asyncio + msgpack server that, for each action, writes one frame of
+  tonk-server's mean frame size to each of the table's four connections (the I/O the protocol
+  asks of every action, with no game and nothing written to disk), driven by tables of four
+  clients that only read and decode.
+
+`--json` prints the report as JSON; `--from-json FILE --write BENCHMARKS.md` writes the section
+again from a saved report without measuring. `bench/send_cost.py` measures what one loopback
+`send` costs the sender.
 """
 
 from __future__ import annotations
@@ -703,6 +711,34 @@ def _flat_row(label: str, r: dict[str, Any], echo: dict[str, Any]) -> str:
     )
 
 
+def machine_cpu_per_action(r: dict[str, Any]) -> float:
+    """Microseconds of CPU, the server's and the generators' together, per action."""
+    cpu = float(r["server_cpu_percent"] + r["generator_cpu_percent"])
+    return cpu * 1e4 / float(r["actions_per_second"])
+
+
+def budget_table(sizes: list[dict[str, Any]], cpus: int) -> list[str]:
+    """What the machine can spend on an action at the target rate, against what tonk spends
+    and what the protocol's I/O alone costs (server and clients share the machine's cores)."""
+    lines = [
+        f"**The machine's CPU per action** (server and generators together; they share its "
+        f"{cpus} cores). At the target rate the machine has {cpus} cores / the rate to spend on "
+        "each action:",
+        "",
+        "| tables | target: 25% of the ceiling | CPU per action the machine has at the target "
+        "| tonk now | the fan-out bound (the I/O alone) |",
+        "|---|---|---|---|---|",
+    ]
+    for size in sizes:
+        target = size["echo"]["actions_per_second"] / 4
+        lines.append(
+            f"| {size['tables']} | {target:,.0f} actions/s | {cpus * 1e6 / target:.0f} µs | "
+            f"{machine_cpu_per_action(size['flat']):.0f} µs | "
+            f"{machine_cpu_per_action(size['fanout']):.0f} µs |"
+        )
+    return [*lines, ""]
+
+
 def _fanout_row(r: dict[str, Any], echo: dict[str, Any]) -> str:
     lat = r["latency_ms"]
     runs = ", ".join(f"{x:,.0f}" for x in r.get("all_runs", []))
@@ -716,67 +752,63 @@ def _fanout_row(r: dict[str, Any], echo: dict[str, Any]) -> str:
     )
 
 
-#: How to measure the server as it was before the work on it under load (commit 7f964b3).
+#: How to measure the server as it was before the latest work on it (commit 949a682).
 BASELINE = """\
 `--baseline` measures another server command in alternation with this one. The "before" rows
-are tonk-server as it was before the work under load (commit 7f964b3, `server/` and `shared/`
-from then), run from a source tree:
+are tonk-server as it was before the latest work on its speed (commit 949a682, `server/` and
+`shared/` from then), run from a source tree (the rows of the round before that, against commit
+7f964b3, are in this file's history):
 
 ```
-mkdir -p /tmp/before/tonk && git archive 7f964b3 server shared | tar -x -C /tmp/before/tonk
+mkdir -p /tmp/before/tonk && git archive 949a682 server shared | tar -x -C /tmp/before/tonk
 ```
 """
 
 #: What the figures say; kept with the generator so that `--write` keeps it.
 ANALYSIS = """\
-**What was changed in the server, and why** (profiles of the server under load with py-spy:
-`--profile DIR`):
+**What was changed in the server, and why** (profiles under load with py-spy, `--profile DIR`;
+`perf` and `strace` for the kernel's share). Each change was kept only if it paid in runs
+alternating with the server before it.
 
-- A frame goes straight to a socket that keeps up, instead of waking the connection's writer
-  task for every frame (four frames per action, each one a task switch and a `drain`). Frames
-  are queued, with the same bound, only while the socket is backed up.
-- The store commits a batch of writes in as few statements as it can: runs of the same one-row
-  insert become one multi-row insert, and the per-write savepoints are only used to find the
-  failing write when the batch fails. Each SQLite statement hands the GIL from the event loop to
-  the writer thread and back, and under load a handover can wait for the busy loop: fewer
-  statements, shorter commits. It resolves a batch's futures with one wake-up of the event
-  loop (it was one per write), and a write is awaited without `asyncio.shield`.
-- The table's loop is not woken after an action that leaves a connected player to act with no
-  clock running (nothing new falls due); the JSON of records is written by one shared encoder;
-  `HouseRules.to_dict` (in every view sent) is worked out once per rule set.
-- `tonk-server` collects the young generation of objects less often (`gc` thresholds 20,000,
-  5, 10 instead of 700, 10, 10). At 2,000 tables the server tracks about 630,000 objects (each
-  connection's streams, tasks and coroutines, each table's hand); with the default thresholds a
-  full collection of them came every few seconds and stopped every table for 200-400 ms, which
-  was the p99 and the max (measured with `gc.callbacks`). The generators keep their own
-  collections out of the latencies the same way (and freeze their clients once set up).
-- `tonk-server` raises its open-file limit to fit `max_connections` (4,000 connections need
-  4,000 descriptors; the load generators raise their own).
-
-The server's changes alone, against the server before them with today's `shared/` (the core's
-own speed-ups since then are in both; `git archive 7f964b3 server` and `git archive HEAD
-shared` into one tree; `python bench/load.py flat --tables 100 --seconds 15 --repeat 3
---baseline "python bench/run_tree.py /tmp/before-server"`, measured 2026-11-29, before the
-collector was tuned): the event
-loop's CPU per action went from 152-157 µs to 118-121 µs, and the median rate from 4,381 to
-4,952 actions/s (runs 4,222-4,619 against 4,831-6,646).
+- The frames of one change are put together from parts packed once (`server/updates.py`): the
+  events, the view's shared fields and the rules are packed once per change, and only a seat's
+  own cards and private events differ between its frame and the next; byte for byte what
+  packing each seat's whole message gives (a test holds them together over bot hands of every
+  preset). Cards become text through a table made once. Four frames after a discard: 9.7 µs.
+- A new database gets 1 KiB pages (a commit writes every page it changed, and under load each
+  table's action changes a page of its own in an index), with the WAL checkpointed every 4 MiB
+  as SQLite does by default with 4 KiB pages; statement journals stay in memory
+  (`temp_store=MEMORY`: a batch's multi-row insert spilled its undo pages to a new temporary
+  file on most commits). Every commit is still synced in full (`synchronous=FULL`) before anybody
+  is told of the action; the writer thread's CPU per action went from about 25 to 16 µs.
+- Less per action in the event loop: the table keeps its loop (`asyncio.get_running_loop()` is
+  a system call in 3.11), a store write hands back its future, one clock read per message, the
+  JSON of records written by one C encoder.
+- Before that (the round against commit 7f964b3): frames go straight to a socket that keeps up
+  instead of waking a writer task per frame; the store merges a batch's inserts and wakes the
+  loop once per batch; `tonk-server` collects the young generation of objects less often (`gc`
+  thresholds 20,000, 5, 10: with the defaults a full collection of the 630,000 objects of 2,000
+  tables stopped every table for 200-400 ms every few seconds, which was the paced p99).
 
 **Paced** is met with room to spare: at 1,000 tables the server's event loop is busy about a
-fifth of the time, at 2,000 about two fifths. Before, the p99 and the max were the garbage
-collector's full collections (above).
+fifth of the time, at 2,000 about a third.
 
-**Flat out is not met.** The echo server does one `recv` and one `send` per round trip: about
-8 µs of CPU. tonk-server, for each action, reads and checks the frame, applies the action in the
-core, writes it to SQLite and waits for the commit (group commit, `synchronous=FULL`), then
-builds, encodes and sends four views, one per seat (the server CPU per round trip column). The
-four `send`s alone, which carry the kernel's loopback work, take about a third of the event
-loop's time in the profiles; the rest is spread thinly over asyncio's machinery, the views and
-the store. 25% of the ceiling, 20,000-29,000 actions a second here, would leave about 35 µs of
-the event loop per action, less than a third of what it takes now. Getting there would
-take more than one process for the tables, or another event loop implementation, or views that
-are not sent to every seat after every action (the protocol and issue 3 require them); none of
-these was done. With few tables in flight the rate is also bounded by the time to commit: each
-action waits for its fsync.
+**Flat out is not met, and no server can meet it on this machine.** The fan-out row is a bare
+asyncio + msgpack server that does only the I/O the protocol asks of every action (issue 3: a
+view to each connection at the table after every change): it reads the action and writes one
+ready-made frame, of tonk's mean size, to each of the table's four connections; no game, no
+views to build, nothing written. Its clients only read and decode. It reaches 28-47% of the
+echo ceiling, and it uses both cores to do it: the server and the generators share the
+machine, and each `send` carries the kernel's loopback work for the receiver, about 12 µs of
+the sender's CPU for a 360-byte frame to a client asleep in `epoll` and 5 µs to one that is
+busy (`python bench/send_cost.py`). The table above turns this into CPU per action: at 25% of
+the ceiling the machine has 66-94 µs for each action, the protocol's I/O alone takes 48-57 µs
+of it, which leaves 17-46 µs for everything else: the game core, four views, the durable
+commit (the writer thread alone spends about 16 µs an action, the `fdatasync` about 120 µs a
+commit) and the bots' choices. tonk spends 171-213 µs in all. Another process for tables
+would not change the sum on two cores; another event loop implementation would not change the
+kernel's share. The target needs to be restated (for example against the fan-out bound, or as
+a rate on a machine with cores to spare for the clients) before it can be met.
 """
 
 
@@ -889,6 +921,7 @@ def section(report: dict[str, Any], command: str) -> str:
                 "The fan-out bound (the I/O of a tonk action and nothing else) reaches at most "
                 f"**{bound:.1f}%** of the ceiling.",
                 "",
+                *budget_table(sizes, report.get("cpus", 2)),
             ]
     lines += [ANALYSIS]
     return "\n".join(lines)
@@ -937,6 +970,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
+        "--from-json",
+        type=Path,
+        metavar="FILE",
+        help="measure nothing: write the section (--write) from a report saved with --json",
+    )
+    parser.add_argument(
         "--profile", type=Path, help="py-spy the server during each window into this folder"
     )
     parser.add_argument("--write", type=Path, help="replace the '## Server' section of this file")
@@ -947,13 +986,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "fanout-server":
         fanout_server_main(args.fanout_bytes or 600)
         return 0
+    if args.from_json:
+        if not args.write:
+            parser.error("--from-json needs --write")
+        saved = json.loads(args.from_json.read_text())
+        lk.write_section(args.write, "## Server", section(saved, saved["command"]))
+        return 0
     lk.raise_nofile()
+    command = "python bench/load.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     report: dict[str, Any] = {
+        "command": command,
         "machine": lk.machine(),
         "date": time.strftime("%Y-%m-%d"),
         "load_before": lk.load_average(),
         "procs": args.procs,
         "repeat": args.repeat,
+        "cpus": os.cpu_count() or 1,
     }
     baseline = args.baseline.split() if args.baseline else None
     programs: list[tuple[str, list[str] | None]] = [("", None)]
@@ -1034,7 +1082,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     if args.write:
-        command = "python bench/load.py " + shlex.join(argv if argv is not None else sys.argv[1:])
         lk.write_section(args.write, "## Server", section(report, command))
     ran = [size["paced"] for size in report.get("paced_sizes", [])]
     ran += [size["flat"] for size in report.get("flat_sizes", [])]

@@ -54,3 +54,25 @@ def test_flat_out_measures_tonk_the_echo_ceiling_and_the_fanout_bound(tmp_path: 
     assert "## Server" in written
     assert "bare asyncio + msgpack fan-out" in written
     assert "The fan-out bound" in written
+    assert "CPU per action the machine has at the target" in written
+    # The same section is written again from the saved report, without measuring anything.
+    saved = tmp_path / "report.json"
+    saved.write_text(json.dumps(report))
+    again = tmp_path / "AGAIN.md"
+    rerun = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "load.py"),
+            "all",
+            "--from-json",
+            str(saved),
+            "--write",
+            str(again),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert again.read_text() == written
