@@ -12,28 +12,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_flat_out_measures_tonk_the_echo_ceiling_and_the_fanout_bound(tmp_path: Path) -> None:
-    report_file = tmp_path / "BENCHMARKS.md"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "load.py"),
-            "flat",
-            "--tables",
-            "2",
-            "--seconds",
-            "1",
-            "--warmup",
-            "0.5",
-            "--procs",
-            "1",
-            "--json",
-            "--write",
-            str(report_file),
-        ],
+def load_py(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), *args],
         capture_output=True,
         text=True,
         timeout=180,
+        cwd=cwd,
+    )
+
+
+def test_flat_out_measures_tonk_the_echo_ceiling_and_the_fanout_bound(tmp_path: Path) -> None:
+    report_file = tmp_path / "BENCHMARKS.md"
+    run = load_py(
+        "flat",
+        "--tables",
+        "2",
+        "--seconds",
+        "1",
+        "--warmup",
+        "0.5",
+        "--procs",
+        "1",
+        "--json",
+        "--write",
+        str(report_file),
         cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr[-3000:]
@@ -59,20 +62,6 @@ def test_flat_out_measures_tonk_the_echo_ceiling_and_the_fanout_bound(tmp_path: 
     saved = tmp_path / "report.json"
     saved.write_text(json.dumps(report))
     again = tmp_path / "AGAIN.md"
-    rerun = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "load.py"),
-            "all",
-            "--from-json",
-            str(saved),
-            "--write",
-            str(again),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
+    rerun = load_py("all", "--from-json", str(saved), "--write", str(again), cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert again.read_text() == written
