@@ -560,15 +560,19 @@ class Table:
 
     async def back(self, conn: Connection) -> None:
         async with self.lock:
-            number = self.seat_of(conn)
-            if self.seats[number].away:
-                self.seats[number].away = False
-                if self.hand is not None and not self.hand.ended and self.hand.turn == number:
-                    # Back during its own turn: a fresh turn clock, or a timer that ran out
-                    # would make the seat away again at once.
-                    self.turn_started = self.now
-                self.broadcast_table()
-                self.kick()
+            self.welcome_back(self.seat_of(conn))
+
+    def welcome_back(self, number: int) -> None:
+        """The player in seat `number` is back (said so, or acted): no longer away."""
+        if not self.seats[number].away:
+            return
+        self.seats[number].away = False
+        if self.hand is not None and not self.hand.ended and self.hand.turn == number:
+            # Back during its own turn: a fresh turn clock, or a timer that ran out would
+            # make the seat away again at once and play the rest of the turn for it.
+            self.turn_started = self.now
+        self.broadcast_table()
+        self.kick()
 
     # -- play ---------------------------------------------------------------------------------
 
@@ -589,10 +593,7 @@ class Table:
                 action = action_from_dict(data)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
-            seat = self.seats[number]
-            if seat.away:
-                seat.away = False
-                self.broadcast_table()
+            self.welcome_back(number)
             try:
                 await self.apply(action)
             except IllegalAction as exc:
@@ -943,7 +944,13 @@ class Table:
                 seat.away = True
                 seat.disconnected_at = None
                 log.info("table %d: %s is away; playing for them", self.id, seat.name)
-                self.broadcast_table()
+                try:
+                    await self.autoplay(turn)
+                finally:
+                    # The mark goes out after the move made for the player: a client never
+                    # shows the seat away with the view from before that move.
+                    self.broadcast_table()
+                return 0
             await self.autoplay(turn)
             return 0
         wake = min(wake, due)

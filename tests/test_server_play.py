@@ -186,6 +186,40 @@ async def test_the_turn_timer_plays_for_a_slow_player_who_is_away_until_back(tmp
         await alice.expect(p.TABLE, lambda m: m["table"]["players"][1]["status"] == "connected")
 
 
+async def test_a_player_back_by_acting_gets_a_fresh_turn_clock_for_the_rest_of_the_turn(tmp_path):
+    async with start_server(tmp_path) as server:
+        # A 1 s turn clock; once away, each move is made for the player after 10 s.
+        _, bob, _ = await two_players(server, deck=TWO_SEAT_DECK, turn_timer=1.0, bot_pause=10)
+        await bob.expect(p.UPDATE)
+        # Bob lets the clock run out: his first move is made for him, and he is shown away,
+        # the mark coming after the update with that move (never beside the view before it).
+        away = await bob.expect(p.TABLE, lambda m: m["table"]["players"][1]["status"] == "away")
+        index = next(i for i, m in enumerate(bob.received) if m is away)
+        moved = [
+            i
+            for i, m in enumerate(bob.received)
+            if m["type"] == p.UPDATE
+            and any(e["kind"] in ("draw_stock", "take_discard") for e in m["events"])
+        ]
+        assert moved and moved[0] < index
+        # After his turn's clock ran out, Bob acts: he is back, with a fresh clock, and
+        # the rest of the turn is his to play (not played for him at once).
+        await bob.send({"type": "spread", "cards": ["2s", "3s", "4s"]})
+        await bob.expect(
+            p.UPDATE, lambda m: any(e["kind"] == "spread" and e["seat"] == 1 for e in m["events"])
+        )
+        since = len(bob.received)
+        await bob.send({"type": "discard", "card": "Kd"})
+        done = await bob.expect(
+            p.UPDATE, lambda m: any(e["kind"] == "discard" and e["seat"] == 1 for e in m["events"])
+        )
+        assert [e["cards"] for e in done["events"] if e["kind"] == "discard"] == ["Kd"]
+        later = bob.received[since:]
+        assert not [m for m in later if m["type"] == p.ERROR]
+        statuses = [m["table"]["players"][1]["status"] for m in later if m["type"] == p.TABLE]
+        assert "away" not in statuses
+
+
 async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(tmp_path):
     async with start_server(tmp_path, grace=0.2) as server:
         alice, bob, _ = await two_players(server, deck=TWO_SEAT_DECK)
