@@ -115,33 +115,10 @@ def hash_token(token: str) -> str:
 
 #: One encoder for every record (json.dumps with separators builds a new one per call).
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
-# JSONEncoder.encode makes its C encoder anew on each call, through two Python calls: for the
-# small record of each action that is more than half the cost. The same C encoder, made once
-# with the arguments JSONEncoder.iterencode gives it (no check for circular data: records
-# are plain trees), when this Python has it.
-_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-_encode_chunks = (
-    None
-    if _C_ENCODER is None
-    else _C_ENCODER(
-        None,
-        _ENCODER.default,
-        json.encoder.encode_basestring_ascii,
-        None,
-        ":",
-        ",",
-        False,
-        False,
-        True,
-    )
-)
 
 
 def dumps(data: Any) -> str:
-    """`data` as compact JSON text, as `json.dumps(data, separators=(",", ":"))` writes it."""
-    if _encode_chunks is None or isinstance(data, str):
-        return _ENCODER.encode(data)
-    return "".join(_encode_chunks(data, 0))
+    return _ENCODER.encode(data)
 
 
 @dataclass(slots=True)
