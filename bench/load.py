@@ -782,8 +782,9 @@ alternating with the server before it.
   file on most commits). Every commit is still synced in full (`synchronous=FULL`) before anybody
   is told of the action; the writer thread's CPU per action went from about 25 to 16 µs.
 - Less per action in the event loop: the table keeps its loop (`asyncio.get_running_loop()` is
-  a system call in 3.11), a store write hands back its future, one clock read per message, the
-  JSON of records written by one C encoder.
+  a system call in 3.11), a store write hands back its future, one clock read per message. (The
+  figures above were measured with records' JSON written by CPython's internal C encoder, since
+  taken out: an undocumented interface, for about 1 µs an action.)
 - Before that (the round against commit 7f964b3): frames go straight to a socket that keeps up
   instead of waking a writer task per frame; the store merges a batch's inserts and wakes the
   loop once per batch; `tonk-server` collects the young generation of objects less often (`gc`
