@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS seats (
     strategy TEXT,
     token_hash TEXT,
     stake INTEGER NOT NULL,
+    away INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, seat)
 );
 CREATE TABLE IF NOT EXISTS balances (
@@ -129,6 +130,7 @@ class SavedSeat:
     strategy: str | None
     token_hash: str | None
     stake: int
+    away: bool = False  # its seat is played for it until its player is back
 
 
 @dataclass(slots=True)
@@ -226,6 +228,7 @@ class Store:
         conn = self._connect(create=True)
         try:
             conn.executescript(SCHEMA)
+            upgrade(conn)
             tables = self._load(conn)
         finally:
             conn.close()
@@ -253,12 +256,14 @@ class Store:
                 multiplier=row[8],
                 creator=row[9],
             )
-            for seat in conn.execute(
-                "SELECT seat, name, kind, strategy, token_hash, stake FROM seats"
+            for number, name, kind, strategy, token_hash, stake, away in conn.execute(
+                "SELECT seat, name, kind, strategy, token_hash, stake, away FROM seats"
                 " WHERE table_id = ? ORDER BY seat",
                 (table.id,),
             ):
-                table.seats.append(SavedSeat(*seat))
+                table.seats.append(
+                    SavedSeat(number, name, kind, strategy, token_hash, stake, bool(away))
+                )
             table.balances = dict(
                 conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table.id,))
             )
@@ -417,6 +422,13 @@ class Store:
         self._thread = None
 
 
+def upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a database made by an older tonk-server to this schema (columns added since)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(seats)")}
+    if "away" not in columns:
+        conn.execute("ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0")
+
+
 def _resolve_all(resolved: list[tuple[asyncio.Future[None], Exception | None]]) -> None:
     for future, result in resolved:
         if future.done():
@@ -480,9 +492,26 @@ def update_table(table_id: int, **columns: Any) -> Op:
 
 def put_seat(table_id: int, seat: SavedSeat) -> Op:
     return (
-        "INSERT OR REPLACE INTO seats (table_id, seat, name, kind, strategy, token_hash, stake)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (table_id, seat.seat, seat.name, seat.kind, seat.strategy, seat.token_hash, seat.stake),
+        "INSERT OR REPLACE INTO seats"
+        " (table_id, seat, name, kind, strategy, token_hash, stake, away)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            table_id,
+            seat.seat,
+            seat.name,
+            seat.kind,
+            seat.strategy,
+            seat.token_hash,
+            seat.stake,
+            int(seat.away),
+        ),
+    )
+
+
+def set_away(table_id: int, seat: int, away: bool) -> Op:
+    return (
+        "UPDATE seats SET away = ? WHERE table_id = ? AND seat = ?",
+        (int(away), table_id, seat),
     )
 
 

@@ -123,7 +123,7 @@ class Seat:
     def saved(self, number: int) -> st.SavedSeat:
         assert self.name is not None
         return st.SavedSeat(
-            number, self.name, self.kind, self.strategy, self.token_hash, self.stake
+            number, self.name, self.kind, self.strategy, self.token_hash, self.stake, self.away
         )
 
 
@@ -392,7 +392,7 @@ class Table:
                 )
             seat.conn = conn
             seat.disconnected_at = None
-            seat.away = False
+            await self.set_away(number, False)
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
@@ -428,8 +428,8 @@ class Table:
                 if self.state == WAITING and leaving:
                     await self.free_seat(number)
                 elif self.state == PLAYING and leaving:
-                    seat.away = True
                     seat.disconnected_at = None
+                    await self.set_away(number, True)
                 else:
                     seat.disconnected_at = self.now
                 log.info(
@@ -560,13 +560,13 @@ class Table:
 
     async def back(self, conn: Connection) -> None:
         async with self.lock:
-            self.welcome_back(self.seat_of(conn))
+            await self.welcome_back(self.seat_of(conn))
 
-    def welcome_back(self, number: int) -> None:
+    async def welcome_back(self, number: int) -> None:
         """The player in seat `number` is back (said so, or acted): no longer away."""
         if not self.seats[number].away:
             return
-        self.seats[number].away = False
+        await self.set_away(number, False)
         if self.hand is not None and not self.hand.ended and self.hand.turn == number:
             # Back during its own turn: a fresh turn clock, or a timer that ran out would
             # make the seat away again at once and play the rest of the turn for it.
@@ -593,7 +593,7 @@ class Table:
                 action = action_from_dict(data)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
-            self.welcome_back(number)
+            await self.welcome_back(number)
             try:
                 await self.apply(action)
             except IllegalAction as exc:
@@ -625,6 +625,17 @@ class Table:
             ).replay()
             raise
         self.after_change(start, settle)
+
+    async def set_away(self, number: int, away: bool) -> None:
+        """Mark seat `number` away (played for until its player is back) or back, in memory and
+        on disk: after a restart a seat away is played for at once, with no new grace period.
+        If the store fails the table pauses (see `write`) and the mark stays in memory."""
+        seat = self.seats[number]
+        if seat.away == away:
+            return
+        seat.away = away
+        with contextlib.suppress(RequestError):
+            await self.write([st.set_away(self.id, number, away)])
 
     async def write(self, ops: Sequence[st.Op]) -> None:
         """Write `ops` durably. If the store fails, the table pauses (and RequestError)."""
@@ -899,8 +910,8 @@ class Table:
                 self.broadcast_table()
                 return 0
             else:
-                seat.away = True
                 seat.disconnected_at = None
+                await self.set_away(number, True)
                 self.broadcast_table()
         if self.state == WAITING:
             taken = sum(seat.taken for seat in self.seats)
@@ -941,8 +952,8 @@ class Table:
         if now >= due:
             seat = self.seats[turn]
             if seat.kind == "human" and not seat.away:
-                seat.away = True
                 seat.disconnected_at = None
+                await self.set_away(turn, True)
                 log.info("table %d: %s is away; playing for them", self.id, seat.name)
                 try:
                     await self.autoplay(turn)
@@ -1000,7 +1011,10 @@ class Table:
                 strategy=s.strategy,
                 token_hash=s.token_hash,
                 stake=s.stake,
-                disconnected_at=now if s.kind == "human" else None,
+                away=s.away,
+                # Everybody is disconnected after a restart and has the grace period to come
+                # back, but for a seat that was away already: it is played for at once.
+                disconnected_at=now if s.kind == "human" and not s.away else None,
             )
             if saved.state == PLAYING:
                 self.seats.append(seat)

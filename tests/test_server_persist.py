@@ -78,6 +78,40 @@ async def test_restart_in_process_keeps_tables_ledgers_seats_and_the_hand_in_pla
     assert {k: v for k, v in net.items() if v} == {k: v for k, v in balances.items() if v}
 
 
+async def test_a_seat_away_stays_away_after_a_restart_and_is_played_for_at_once(tmp_path):
+    # A grace period longer than the test: a seat that had to wait for it again would stall.
+    async with start_server(tmp_path, grace=600) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 4}, p.SEATED
+        )
+        table, token = seated["table"], alice.token
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": table}, p.SEATED)
+        await bob.expect(p.UPDATE)
+        await bob.request({"type": "leave"}, p.LEFT)  # his seat is played for him from now
+        await alice.expect(p.TABLE, lambda m: m["table"]["players"][1]["status"] == "away")
+        await alice.close()
+        await bob.close()
+    async with start_server(tmp_path, grace=600) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        listed = await alice.request({"type": "list_tables"}, p.TABLES)
+        [summary] = listed["tables"]
+        assert [pl["status"] for pl in summary["players"]] == ["disconnected", "away"]
+        await alice.request({"type": "resume", "table": table, "token": token}, p.SEATED)
+        # Bob's turns are played for him without a grace period: the hand gets to its end.
+        end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=30)
+        assert sum(end["balances"].values()) == 0
+        bob_moves = [
+            e
+            for m in alice.received
+            if m["type"] == p.UPDATE
+            for e in m["events"]
+            if e.get("seat") == 1 and e["kind"] in ("draw_stock", "take_discard", "discard")
+        ]
+        assert bob_moves
+
+
 async def test_every_settled_hand_record_replays_to_its_settlement(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")

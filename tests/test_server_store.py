@@ -45,3 +45,20 @@ async def test_a_write_is_all_or_nothing(tmp_path):
 def test_tokens_are_stored_only_as_hashes():
     token = "secret-token"
     assert st.hash_token(token) != token and len(st.hash_token(token)) == 64
+
+
+async def test_a_database_from_before_away_seats_were_kept_is_brought_up_to_date(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:  # the seats table as an older tonk-server made it
+        conn.execute(
+            "CREATE TABLE seats (table_id INTEGER NOT NULL, seat INTEGER NOT NULL,"
+            " name TEXT NOT NULL, kind TEXT NOT NULL, strategy TEXT, token_hash TEXT,"
+            " stake INTEGER NOT NULL, PRIMARY KEY (table_id, seat))"
+        )
+        conn.execute("INSERT INTO seats VALUES (1, 0, 'Alice', 'human', NULL, 'h', 1)")
+    store = st.Store(path)
+    store.open()
+    await store.write([st.set_away(1, 0, True)])
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT name, away FROM seats").fetchall() == [("Alice", 1)]
