@@ -29,8 +29,8 @@ Checks (any failing makes the exit code 1):
   settled hands is the table's `hands_played`, and every settled hand's record replays, through
   the core, to the settlement that was stored.
 - memory: the server's RSS at the end is at most its RSS at the start (every table seated and
-  playing) plus MEMORY_SLACK_MIB plus MEMORY_PER_HAND_KIB for each hand completed (the session
-  ledger each table keeps in memory grows by one entry per hand).
+  playing) plus MEMORY_SLACK_MIB plus MEMORY_PER_HAND_KIB for each hand completed (each table
+  keeps the newest hands of its ledger in memory, up to 200, one entry per hand).
 """
 
 from __future__ import annotations
@@ -483,8 +483,8 @@ def section(r: dict[str, Any], command: str) -> str:
             "| hands | " + " | ".join(f"{x['hands']:,}" for x in mem["timeline"]) + " |",
             "",
             f"The memory bound: RSS at the end <= RSS at the start + {MEMORY_SLACK_MIB:g} MiB + "
-            f"{MEMORY_PER_HAND_KIB:g} KiB per hand completed (each table keeps its session's "
-            "ledger, one entry per hand, in memory). Checks: "
+            f"{MEMORY_PER_HAND_KIB:g} KiB per hand completed (each table keeps the newest "
+            f"hands of its ledger in memory, up to {p.LEDGER_HANDS}, one entry per hand). Checks: "
             + ", ".join(f"{k}: {'ok' if v else 'FAILED'}" for k, v in r["checks"].items())
             + ".",
         ]

@@ -98,6 +98,7 @@ class ServerConfig:
     bot_pause: float = 0.8  # default seconds a bot thinks before each action
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
+    ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
 
 
 class TonkServer:
@@ -124,7 +125,7 @@ class TonkServer:
     # -- life ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        saved = await asyncio.to_thread(self.store.open)
+        saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
         for data in saved:
             try:

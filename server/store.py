@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tonk.shared.protocol import LEDGER_HANDS
+
 log = logging.getLogger("tonk.server")
 
 Op = tuple[str, tuple[Any, ...]]
@@ -222,14 +224,15 @@ class Store:
         if self._wal_identity is not None and self._stat(f"{self.path}-wal") != self._wal_identity:
             raise StoreError(f"the database's journal {self.path}-wal was removed or replaced")
 
-    def open(self) -> list[SavedTable]:
-        """Create the file and schema if needed; return the tables still open."""
+    def open(self, history: int = LEDGER_HANDS) -> list[SavedTable]:
+        """Create the file and schema if needed; return the tables still open, each with the
+        newest `history` settled hands of its ledger."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = self._connect(create=True)
         try:
             conn.executescript(SCHEMA)
             upgrade(conn)
-            tables = self._load(conn)
+            tables = self._load(conn, history)
         finally:
             conn.close()
         self._identity = self._stat(str(self.path))
@@ -237,7 +240,7 @@ class Store:
         self._thread.start()
         return tables
 
-    def _load(self, conn: sqlite3.Connection) -> list[SavedTable]:
+    def _load(self, conn: sqlite3.Connection, history: int) -> list[SavedTable]:
         out: list[SavedTable] = []
         rows = conn.execute(
             "SELECT id, name, config, state, created, started, hands_played, dealer,"
@@ -267,22 +270,28 @@ class Store:
             table.balances = dict(
                 conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table.id,))
             )
+            # The newest `history` settled hands (what the table keeps of its ledger's hands),
+            # and the last hand, settled or still being played.
+            recent = conn.execute(
+                "SELECT number, settlement FROM hands WHERE table_id = ?"
+                " AND settlement IS NOT NULL ORDER BY number DESC LIMIT ?",
+                (table.id, max(1, history)),
+            ).fetchall()[::-1]
             payments: dict[int, list[tuple[str, str, int]]] = {}
             for hand, payer, payee, amount in conn.execute(
-                "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? ORDER BY rowid",
-                (table.id,),
+                "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? AND hand >= ?"
+                " ORDER BY rowid",
+                (table.id, recent[0][0] if recent else 0),
             ):
                 payments.setdefault(hand, []).append((payer, payee, amount))
-            last: tuple[Any, ...] | None = None
-            for hand_row in conn.execute(
+            for number, settlement in recent:
+                ending = json.loads(settlement)["ending"]
+                table.history.append((number, ending, payments.get(number, [])))
+            last: tuple[Any, ...] | None = conn.execute(
                 "SELECT number, record, names, settlement FROM hands WHERE table_id = ?"
-                " ORDER BY number",
+                " ORDER BY number DESC LIMIT 1",
                 (table.id,),
-            ):
-                last = hand_row
-                if hand_row[3] is not None:
-                    ending = json.loads(hand_row[3])["ending"]
-                    table.history.append((hand_row[0], ending, payments.get(hand_row[0], [])))
+            ).fetchone()
             if last is not None:
                 actions = [
                     json.loads(a)

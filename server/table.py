@@ -397,7 +397,7 @@ class Table:
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
             self.broadcast_table()
-            conn.send(ledger_message(self.id, self.ledger))
+            conn.send(ledger_message(self.id, self.ledger, self.server.config.ledger_hands))
             if self.hand is not None:
                 conn.send(self.update_message(number, 0))
             self.kick()
@@ -410,7 +410,7 @@ class Table:
             conn.table, conn.seat = self, None
             conn.reply({"type": p.WATCHING, "table": self.id})
             self.broadcast_table()
-            conn.send(ledger_message(self.id, self.ledger))
+            conn.send(ledger_message(self.id, self.ledger, self.server.config.ledger_hands))
             if self.hand is not None:
                 conn.send(self.update_message(None, 0))
             self.kick()
@@ -750,6 +750,7 @@ class Table:
 
     def apply_settlement(self, settle: Settle) -> None:
         self.ledger.record(settle.settlement, settle.names)
+        self.ledger.keep_newest(self.server.config.ledger_hands)
         self.hands_played += 1
         self.multiplier = settle.settlement.next_multiplier
         self.hand_settled = True

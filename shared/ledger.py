@@ -43,9 +43,16 @@ class Ledger:
         for payer, payee, amount in payments:
             self.balances[payer] -= amount
             self.balances[payee] += amount
-        entry = LedgerEntry(len(self.history) + 1, settlement.ending.value, payments)
+        number = self.history[-1].hand_number + 1 if self.history else 1
+        entry = LedgerEntry(number, settlement.ending.value, payments)
         self.history.append(entry)
         return entry
+
+    def keep_newest(self, hands: int) -> None:
+        """Forget all but the newest `hands` entries; the balances stay whole (a server keeps
+        a table's recent hands only, since a session may go on for weeks)."""
+        if hands >= 1 and len(self.history) > hands:
+            del self.history[:-hands]
 
     def series(self, player: str) -> list[int]:
         """The player's balance after each hand, from 0: for a sparkline."""

@@ -97,3 +97,17 @@ def test_the_ledger_round_trips_through_plain_data() -> None:
     again = Ledger.from_dict(json.loads(json.dumps(ledger.to_dict())))
     assert again.balances == ledger.balances
     assert again.history == ledger.history
+
+
+def test_keeping_the_newest_hands_forgets_old_entries_but_no_stake() -> None:
+    ledger = Ledger()
+    for _ in range(5):
+        ledger.record(settlement(Ending.TONK_OUT, (1, 0, 2)), ["ann", "bo"])
+    ledger.keep_newest(2)
+    assert [e.hand_number for e in ledger.history] == [4, 5]
+    assert ledger.balances == {"ann": 10, "bo": -10}
+    entry = ledger.record(settlement(Ending.TONK_OUT, (0, 1, 1)), ["ann", "bo"])
+    assert entry.hand_number == 6
+    assert ledger.balances == {"ann": 9, "bo": -9}
+    ledger.keep_newest(0)  # nonsense: keeps what it has
+    assert [e.hand_number for e in ledger.history] == [4, 5, 6]
