@@ -253,6 +253,7 @@ class TonkServer:
             self._tasks.discard(task)
             if conn in self.connections:
                 await self._lost(conn)
+            await conn.linger()
 
     async def _serve(self, conn: Connection) -> None:
         decoder = p.FrameDecoder(self.config.limits.max_frame)

@@ -20,6 +20,9 @@ log = logging.getLogger("tonk.server")
 
 #: Seconds a closing connection gets to flush its last frames before it is cut.
 FLUSH_TIMEOUT = 2.0
+#: After a fatal error, what the client still sends is read and dropped until it closes its
+#: side, or sends nothing for this many seconds (see `linger`).
+LINGER_QUIET = 0.25
 
 
 class Connection:
@@ -57,6 +60,8 @@ class Connection:
         self.closing = False
         self.closed = asyncio.Event()
         self._flush_then_close = False
+        self._linger = False  # half-close after the last frame, and wait for `input_done`
+        self.input_done = asyncio.Event()  # nothing more is read from the client
         loop = asyncio.get_running_loop()
         self.opened = loop.time()
         self.last_received = self.opened
@@ -130,6 +135,12 @@ class Connection:
                     await writer.drain()
                 if self._flush_then_close:
                     break
+            if self._linger and writer.can_write_eof():
+                # Our side is done (the client sees the end after our last frame); closing
+                # while it still sends would answer it with a reset, and a reset can make its
+                # system drop that last frame unread. `linger` reads until it stops sending.
+                writer.write_eof()
+                await self.input_done.wait()
         except (ConnectionError, OSError):
             pass
         finally:
@@ -139,14 +150,17 @@ class Connection:
                 writer.close()
             self.closed.set()
 
-    def close(self, final: Mapping[str, Any] | None = None) -> None:
-        """Send `final` (if any) and whatever is queued, then close."""
+    def close(self, final: Mapping[str, Any] | None = None, *, linger: bool = False) -> None:
+        """Send `final` (if any) and whatever is queued, then close; with `linger`, shut our
+        side first and close once the client has stopped sending (a fatal error: the client
+        may be sending when it comes, and must still get it)."""
         if self.closing:
             return
         if final is not None:
             self.send(final)
         self.closing = True
         self._flush_then_close = True
+        self._linger = linger
         self._wake.set()
         asyncio.get_running_loop().call_later(FLUSH_TIMEOUT, self._give_up)
 
@@ -179,9 +193,22 @@ class Connection:
         data = protocol.error_message(code, message, reply_to=reply_to, detail=detail)
         data.update(extra)
         if data["fatal"]:
-            self.close(data)
+            self.close(data, linger=True)
         else:
             self.send(data)
+
+    async def linger(self) -> None:
+        """Nothing more is taken from this client: read and drop what it still sends until it
+        closes its side or is quiet for LINGER_QUIET seconds (FLUSH_TIMEOUT at most)."""
+        try:
+            if self._linger:
+                async with asyncio.timeout(FLUSH_TIMEOUT):
+                    while await asyncio.wait_for(self.reader.read(65536), LINGER_QUIET):
+                        pass
+        except (TimeoutError, ConnectionError, OSError):
+            pass
+        finally:
+            self.input_done.set()
 
     # -- receiving ----------------------------------------------------------------------------
 

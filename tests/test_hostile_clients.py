@@ -124,6 +124,22 @@ async def test_a_frame_trickled_a_byte_at_a_time_does_not_keep_a_connection(tmp_
         assert (await the_end(slow))["code"] == p.IDLE_TIMEOUT
 
 
+async def test_a_client_still_sending_when_it_is_cut_off_still_reads_why(tmp_path):
+    async with start_server(tmp_path) as server:
+        client = await NetClient.connect(server.port, "Busy")
+        client.writer.write(frame(b"\xc1"))  # never msgpack: the connection is closed
+        # The client goes on writing for a while before it reads, as one busy sending would.
+        # Had the server closed at once, these bytes would be answered with a reset, and the
+        # reset could make the client's system drop the error unread.
+        with contextlib.suppress(ConnectionError):
+            for _ in range(30):
+                client.writer.write(b"\x00" * 1000)
+                await client.writer.drain()
+                await asyncio.sleep(0.01)
+        end = await the_end(client)
+        assert end["code"] == p.BAD_MSGPACK
+
+
 async def test_frames_at_and_over_the_size_limit(tmp_path):
     async with start_server(tmp_path) as server, table_keeps_playing(server):
         limit = server.config.limits.max_frame
