@@ -593,7 +593,8 @@ class Table:
                 action = action_from_dict(data)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
-            await self.welcome_back(number)
+            if self.seats[number].away:  # (not awaited on every action: a coroutine each)
+                await self.welcome_back(number)
             try:
                 await self.apply(action)
             except IllegalAction as exc:

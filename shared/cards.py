@@ -157,7 +157,8 @@ def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
 def format_cards(cards: Iterable[Card], ascii_only: bool | None = None) -> str:
     """`10s 8d 8h`, or with `ascii_only` given, the pretty form of each card."""
     if ascii_only is None:
-        text = _TEXT  # (a list, not a generator: join makes one from a generator anyway)
+        text = _TEXT
+        # A list, not a generator: join makes a list from a generator anyway.
         return " ".join([text[card.suit][card.rank] for card in cards])
     return " ".join(card.pretty(ascii_only) for card in cards)
 
