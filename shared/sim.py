@@ -1,124 +1,175 @@
-"""Bots playing hand after hand at one table, from a seed: the same seed gives the same result."""
+"""Bots playing hand after hand at one table, from a seed: the same seed gives the same result,
+however the hands are shared out between processes.
+
+Each hand is dealt and its bots built from its own seed (the run's seed and the hand's number),
+so hand 731 is the same deal whether it is played first or last, here or in another process, and
+under any rules: that is what lets two rule sets be compared on the same deals. The one thing a
+hand takes from the hand before it, the stake multiplier a `void_double` throw-in leaves, is
+carried across batches by `simulate` (see `_stitch`).
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from .actions import DrawStock, Drop, TakeDiscard
 from .bots import BOT_STRATEGIES, Bot, BotError, make_bot
+from .cards import Card, format_cards
 from .hand import Hand, cut_for_deal
 from .ledger import Ledger
-from .rules import HouseRules
-from .settlement import Ending
+from .rules import HouseRules, StakeMode
+from .settlement import Ending, Settlement
+from .stats import Mean, percentile, rounded, wilson
 
 #: Called with (hands played, hands in all) as the simulation goes.
 Progress = Callable[[int, int], None]
+#: Builds one seat's bot for one hand from that seat's random source.
+BotFactory = Callable[[random.Random], Bot]
+#: Turns a `--bots` entry into a factory: a registry name, or whatever the caller allows.
+BotResolver = Callable[[str], BotFactory]
+
+ENDINGS = tuple(ending.value for ending in Ending)
+_ENDING_CODE = {ending: code for code, ending in enumerate(ENDINGS)}
+#: The kinds of tonk on the deal: one seat's high or low total, or several seats at once.
+TONK_KINDS = ("high", "low", "several")
+#: The actions that open a turn: a turn is counted when one of them is taken.
+_OPENERS = (Drop, DrawStock, TakeDiscard)
+#: Hands are played in batches of this many: the unit of work of a process and of progress.
+BATCH_SIZE = 100
 
 
-@dataclass(frozen=True, slots=True)
-class SimResult:
-    """What a simulation came to: how the hands ended, and each seat's net stakes and wins."""
+def registry_bot(name: str) -> BotFactory:
+    """A factory for a bot of the bot registry (BOT_STRATEGIES). Raises BotError."""
+    if name not in BOT_STRATEGIES:
+        raise BotError(f"unknown bot {name!r}; the bots are {', '.join(BOT_STRATEGIES)}")
 
-    rules: HouseRules
-    players: int
-    seed: int
-    bots: tuple[str, ...]
-    hands: int
-    endings: dict[str, int]
-    net: tuple[int, ...]
-    wins: tuple[int, ...]
-    actions: int
-    first_dealer: int
-    ledger: Ledger
+    def factory(rng: random.Random) -> Bot:
+        return make_bot(name, rng)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "hands": self.hands,
-            "players": self.players,
-            "rules": self.rules.name,
-            "rules_options": self.rules.to_dict(),
-            "seed": self.seed,
-            "endings": dict(self.endings),
-            "seats": [
-                {"seat": seat, "bot": bot, "net": net, "wins": wins}
-                for seat, (bot, net, wins) in enumerate(
-                    zip(self.bots, self.net, self.wins, strict=True)
-                )
-            ],
-            "actions": self.actions,
-            "first_dealer": self.first_dealer,
-        }
+    return factory
 
 
-def seat_bots(bots: Sequence[str], players: int) -> tuple[str, ...]:
+def seat_bots(
+    bots: Sequence[str], players: int, resolve: BotResolver = registry_bot
+) -> tuple[str, ...]:
     """Each seat's bot: a shorter list repeats. Raises BotError for an unknown bot."""
     if not bots:
         raise BotError("name at least one bot")
     for name in bots:
-        if name not in BOT_STRATEGIES:
-            raise BotError(f"unknown bot {name!r}; the bots are {', '.join(BOT_STRATEGIES)}")
+        resolve(name)
     return tuple(bots[seat % len(bots)] for seat in range(players))
 
 
-def simulate(
-    rules: HouseRules,
-    players: int,
-    hands: int,
-    seed: int,
-    bots: Sequence[str] = ("easy",),
-    *,
-    stake: int = 1,
-    progress: Progress | None = None,
-    progress_every: int = 100,
-) -> SimResult:
-    """Play `hands` hands between bots: the first dealer by the cut, the deal passing left,
-    a void_double multiplier carried to the next hand, every settlement into a ledger."""
-    if not 2 <= players <= rules.players:
-        raise ValueError(f"these rules seat 2 to {rules.players} players, not {players}")
-    if hands < 0:
-        raise ValueError("the number of hands cannot be negative")
-    strategies = seat_bots(bots, players)
-    rng = random.Random(seed)
-    first_dealer = cut_for_deal(players, rng).dealer
-    seated: list[Bot] = [make_bot(name, random.Random(rng.getrandbits(64))) for name in strategies]
-    names = [f"seat {seat}" for seat in range(players)]
-    ledger = Ledger()
-    for name in names:
-        ledger.join(name)
-    endings = {ending.value: 0 for ending in Ending}
-    wins = [0] * players
-    stakes = (stake,) * players
-    dealer = first_dealer
-    multiplier = 1
-    actions = 0
-    for number in range(hands):
-        hand = Hand(rules, players, dealer, stakes, rng=rng, multiplier=multiplier)
-        actions += play_hand(hand, seated)
-        settlement = hand.settlement
-        assert settlement is not None
-        ledger.record(settlement, names)
-        endings[settlement.ending.value] += 1
-        for winner in settlement.winners:
-            wins[winner] += 1
-        multiplier = settlement.next_multiplier
-        dealer = (dealer + 1) % players
-        if progress is not None and ((number + 1) % progress_every == 0 or number + 1 == hands):
-            progress(number + 1, hands)
-    return SimResult(
-        rules=rules,
-        players=players,
-        seed=seed,
-        bots=strategies,
-        hands=hands,
-        endings=endings,
-        net=tuple(ledger.balances[name] for name in names),
-        wins=tuple(wins),
-        actions=actions,
-        first_dealer=first_dealer,
-        ledger=ledger,
-    )
+def seat_stakes(rules: HouseRules, players: int, stakes: Sequence[int]) -> tuple[int, ...]:
+    """One stake per seat from one stake, or from one per seat under `stake_mode = seat`.
+    Raises ValueError with a reason."""
+    if any(type(s) is not int or s < 1 for s in stakes):
+        raise ValueError("a stake is a whole number, 1 or more")
+    if len(stakes) not in (1, players):
+        raise ValueError(f"give one stake, or one for each of the {players} seats")
+    if len(set(stakes)) > 1 and rules.stake_mode is not StakeMode.SEAT:
+        raise ValueError(
+            f"one stake for the table under stake_mode = table ({rules.name}); seat stakes "
+            "need stake_mode = seat"
+        )
+    if len(stakes) == 1:
+        return (stakes[0],) * players
+    return tuple(stakes)
+
+
+def position_of(seat: int, dealer: int, players: int) -> int:
+    """A seat's position from the dealer: 0 is the dealer's left (first to act), players - 1
+    the dealer."""
+    return (seat - dealer - 1) % players
+
+
+def position_label(position: int, players: int) -> str:
+    """`1st to act (dealer's left)`, `2nd to act`, ..., `dealer (last to act)`."""
+    if position == players - 1:
+        return "dealer (last to act)"
+    ordinal = {0: "1st", 1: "2nd", 2: "3rd"}.get(position, f"{position + 1}th")
+    return f"{ordinal} to act" + (" (dealer's left)" if position == 0 else "")
+
+
+# -- one hand ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """One simulated hand: its number (from 0), dealer, stake multiplier, the deal, how it was
+    settled, and how long it lasted."""
+
+    number: int
+    dealer: int
+    multiplier: int
+    deal: tuple[tuple[Card, ...], ...]
+    up_card: Card
+    settlement: Settlement
+    turns: int
+    actions: int
+    stock_left: int
+
+    @property
+    def ending(self) -> str:
+        return self.settlement.ending.value
+
+    def tonk_kind(self, rules: HouseRules) -> str | None:
+        """For a hand ended on the deal: `several` seats, one seat's `high` total or its `low`
+        one. None for a hand that was played."""
+        counts = [c for c in self.settlement.counts if c is not None]
+        if self.settlement.ending not in (Ending.DEAL_TONK, Ending.VOID):
+            return None
+        if len(counts) > 1:
+            return "several"
+        return "high" if counts[0] >= rules.deal_tonk_high else "low"
+
+    @property
+    def caught(self) -> int | None:
+        """For a caught drop, how many players were at or below the dropper."""
+        s = self.settlement
+        if s.ending is not Ending.DROP_CAUGHT or s.dropper is None:
+            return None
+        mine = s.counts[s.dropper]
+        assert mine is not None
+        return sum(
+            1
+            for seat, c in enumerate(s.counts)
+            if seat != s.dropper and c is not None and c <= mine
+        )
+
+    @property
+    def drop_turn(self) -> int | None:
+        """The turn (from 1) on which a player dropped, for a hand ended by a drop."""
+        return self.turns if self.settlement.dropper is not None else None
+
+    def record(self, rules: HouseRules, players: int, variant: str) -> dict[str, Any]:
+        """The hand as plain data, one line of the per-hand export."""
+        s = self.settlement
+        return {
+            "variant": variant,
+            "hand": self.number + 1,
+            "dealer": self.dealer,
+            "multiplier": self.multiplier,
+            "deal": [format_cards(cards) for cards in self.deal],
+            "up_card": str(self.up_card),
+            "ending": self.ending,
+            "tonk": self.tonk_kind(rules),
+            "winners": list(s.winners),
+            "dropper": s.dropper,
+            "caught": self.caught,
+            "counts": list(s.counts),
+            "payments": [[p.payer, p.payee, p.amount] for p in s.payments],
+            "net": s.net(players),
+            "turns": self.turns,
+            "drop_turn": self.drop_turn,
+            "actions": self.actions,
+            "stock_left": self.stock_left,
+        }
 
 
 def play_hand(hand: Hand, bots: Sequence[Bot], max_actions: int = 10_000) -> int:
@@ -159,3 +210,411 @@ def play_hand(hand: Hand, bots: Sequence[Bot], max_actions: int = 10_000) -> int
             for other in range(players):
                 bots[other].observe([event.for_seat(other) for event in events])
     return taken
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What every hand of a run shares: the rules, the seats, their bots and stakes, the seed,
+    and the first dealer (found by the cut)."""
+
+    rules: HouseRules
+    players: int
+    seed: int
+    bots: tuple[str, ...]
+    stakes: tuple[int, ...]
+    first_dealer: int
+
+    def dealer(self, number: int) -> int:
+        return (self.first_dealer + number) % self.players
+
+
+def play_numbered_hand(
+    table: Table, factories: Sequence[BotFactory], number: int, multiplier: int
+) -> HandSummary:
+    """Hand `number` of the run, at `multiplier`: its deck and its bots come from its own seed."""
+    rng = random.Random(f"tonk-sim {table.seed} hand {number}")
+    dealer = table.dealer(number)
+    hand = Hand(table.rules, table.players, dealer, table.stakes, rng=rng, multiplier=multiplier)
+    bots = [factory(random.Random(rng.getrandbits(64))) for factory in factories]
+    deal = tuple(tuple(cards) for cards in hand.hands)
+    up_card = hand.discards[0]
+    actions = play_hand(hand, bots)
+    settlement = hand.settlement
+    assert settlement is not None
+    turns = sum(1 for action in hand.actions if isinstance(action, _OPENERS))
+    return HandSummary(
+        number, dealer, multiplier, deal, up_card, settlement, turns, actions, len(hand.stock)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Hands `start` to `stop - 1` of a run, the first played at multiplier 1."""
+
+    table: Table
+    start: int
+    stop: int
+
+
+def play_batch(batch: Batch, factories: Sequence[BotFactory]) -> list[HandSummary]:
+    """Play a batch, each hand at the multiplier the one before it in the batch left; the first
+    at 1 (the caller replays it if the batch before left another)."""
+    summaries = []
+    multiplier = 1
+    for number in range(batch.start, batch.stop):
+        summary = play_numbered_hand(batch.table, factories, number, multiplier)
+        summaries.append(summary)
+        multiplier = summary.settlement.next_multiplier
+    return summaries
+
+
+#: Plays batches and yields their hands, batch by batch, in the order given.
+BatchRunner = Callable[[Sequence[Batch]], Iterable[list[HandSummary]]]
+
+
+# -- adding up -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Tally:
+    """Everything a run's report needs, added up hand by hand; each hand's ending, turns and
+    nets are kept too (compactly), for paired comparisons and pictures."""
+
+    rules: HouseRules
+    players: int
+    hands: int = 0
+    actions: int = 0
+    endings: Counter[str] = field(default_factory=Counter)
+    tonk_kinds: Counter[str] = field(default_factory=Counter)
+    caught: Counter[int] = field(default_factory=Counter)
+    money: Counter[str] = field(default_factory=Counter)
+    turns: Counter[int] = field(default_factory=Counter)
+    drop_turns: Counter[int] = field(default_factory=Counter)
+    stock_low: int = 0
+    seat_net: list[Mean] = field(init=False)
+    seat_wins: list[int] = field(init=False)
+    position_net: list[Mean] = field(init=False)
+    position_wins: list[int] = field(init=False)
+    ending_codes: bytearray = field(default_factory=bytearray)
+    hand_turns: array[int] = field(default_factory=lambda: array("l"))
+    dealers: bytearray = field(default_factory=bytearray)
+    nets: list[array[int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        n = self.players
+        self.seat_net = [Mean() for _ in range(n)]
+        self.seat_wins = [0] * n
+        self.position_net = [Mean() for _ in range(n)]
+        self.position_wins = [0] * n
+        self.nets = [array("q") for _ in range(n)]
+
+    def add(self, hand: HandSummary) -> None:
+        players = self.players
+        s = hand.settlement
+        self.hands += 1
+        self.actions += hand.actions
+        self.endings[hand.ending] += 1
+        kind = hand.tonk_kind(self.rules)
+        if kind is not None:
+            self.tonk_kinds[kind] += 1
+        caught = hand.caught
+        if caught is not None:
+            self.caught[caught] += 1
+        self.money[hand.ending] += sum(p.amount for p in s.payments)
+        self.turns[hand.turns] += 1
+        if hand.drop_turn is not None:
+            self.drop_turns[hand.drop_turn] += 1
+        if hand.turns and hand.stock_left < players:
+            self.stock_low += 1
+        net = s.net(players)
+        for seat in range(players):
+            position = position_of(seat, hand.dealer, players)
+            self.seat_net[seat].add(net[seat])
+            self.position_net[position].add(net[seat])
+            self.nets[seat].append(net[seat])
+        for winner in s.winners:
+            self.seat_wins[winner] += 1
+            self.position_wins[position_of(winner, hand.dealer, players)] += 1
+        self.ending_codes.append(_ENDING_CODE[hand.ending])
+        self.hand_turns.append(hand.turns)
+        self.dealers.append(hand.dealer)
+
+    def position_nets(self, position: int) -> Iterator[int]:
+        """The net of the seat at `position` from the dealer, hand by hand."""
+        players = self.players
+        for number, dealer in enumerate(self.dealers):
+            yield self.nets[(dealer + 1 + position) % players][number]
+
+    def running_net(self, seat: int) -> list[int]:
+        """A seat's balance after each hand, from 0."""
+        balance = 0
+        out = [0]
+        for net in self.nets[seat]:
+            balance += net
+            out.append(balance)
+        return out
+
+
+def _rate(count: int, trials: int) -> dict[str, Any]:
+    return {
+        "hands": count,
+        "rate": round(count / trials, 6) if trials else None,
+        "ci95": rounded(wilson(count, trials), 6),
+    }
+
+
+def _mean(mean: Mean, places: int = 4) -> dict[str, Any]:
+    value = mean.mean
+    return {
+        "mean": None if value is None else round(value, places),
+        "ci95": rounded(mean.ci95(), places),
+    }
+
+
+def distribution(counts: Counter[int]) -> dict[str, Any]:
+    """A distribution held as counts: its mean with interval, percentiles, and the counts."""
+    mean = Mean()
+    for value, n in counts.items():
+        mean.n += n
+        mean.total += value * n
+        mean.squares += value * value * n
+    return {
+        **_mean(mean, 3),
+        **{f"p{q}": percentile(counts, q / 100) for q in (10, 25, 50, 75, 90, 99)},
+        "max": max(counts) if counts else None,
+        "counts": {str(value): counts[value] for value in sorted(counts)},
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    """What a simulation came to: how the hands ended, and each seat's net stakes and wins."""
+
+    rules: HouseRules
+    players: int
+    seed: int
+    bots: tuple[str, ...]
+    hands: int
+    endings: dict[str, int]
+    net: tuple[int, ...]
+    wins: tuple[int, ...]
+    actions: int
+    first_dealer: int
+    ledger: Ledger
+    stakes: tuple[int, ...]
+    tally: Tally
+
+    def to_dict(self) -> dict[str, Any]:
+        tally = self.tally
+        hands = self.hands
+        return {
+            "hands": hands,
+            "players": self.players,
+            "rules": self.rules.name,
+            "rules_options": self.rules.to_dict(),
+            "seed": self.seed,
+            "endings": dict(self.endings),
+            "ending_rates": {e: _rate(self.endings[e], hands) for e in ENDINGS},
+            "deal_tonks": {kind: _rate(tally.tonk_kinds[kind], hands) for kind in TONK_KINDS},
+            "caught_by": {str(k): _rate(tally.caught[k], hands) for k in range(1, self.players)},
+            "money": {
+                e: {
+                    "stakes": tally.money[e],
+                    "per_hand": round(tally.money[e] / hands, 6) if hands else None,
+                }
+                for e in ENDINGS
+            },
+            "seats": [
+                {
+                    "seat": seat,
+                    "bot": bot,
+                    "stake": self.stakes[seat],
+                    "net": net,
+                    "wins": wins,
+                    "net_per_hand": _mean(tally.seat_net[seat])["mean"],
+                    "ci95": _mean(tally.seat_net[seat])["ci95"],
+                    "win_rate": _rate(wins, hands)["rate"],
+                    "win_ci95": _rate(wins, hands)["ci95"],
+                }
+                for seat, (bot, net, wins) in enumerate(
+                    zip(self.bots, self.net, self.wins, strict=True)
+                )
+            ],
+            "by_position": [
+                {
+                    "position": position,
+                    "label": position_label(position, self.players),
+                    "net": int(tally.position_net[position].total),
+                    "net_per_hand": _mean(tally.position_net[position])["mean"],
+                    "ci95": _mean(tally.position_net[position])["ci95"],
+                    "wins": tally.position_wins[position],
+                    "win_rate": _rate(tally.position_wins[position], hands)["rate"],
+                    "win_ci95": _rate(tally.position_wins[position], hands)["ci95"],
+                }
+                for position in range(self.players)
+            ],
+            "hand_turns": distribution(tally.turns),
+            "drop_turns": distribution(tally.drop_turns),
+            "stock_low": {"below": self.players, **_rate(tally.stock_low, hands)},
+            "actions": self.actions,
+            "first_dealer": self.first_dealer,
+        }
+
+
+# -- a run ---------------------------------------------------------------------------------------
+
+
+def simulate(
+    rules: HouseRules,
+    players: int,
+    hands: int,
+    seed: int,
+    bots: Sequence[str] = ("easy",),
+    *,
+    stake: int = 1,
+    stakes: Sequence[int] | None = None,
+    resolve: BotResolver = registry_bot,
+    runner: BatchRunner | None = None,
+    batch_size: int = BATCH_SIZE,
+    progress: Progress | None = None,
+    on_hand: Callable[[HandSummary], None] | None = None,
+) -> SimResult:
+    """Play `hands` hands between bots: the first dealer by the cut, the deal passing left,
+    a void_double multiplier carried to the next hand, every settlement into a ledger.
+
+    `runner` plays the batches (in this process when None); whatever plays them, the result
+    is the same for the same seed. `on_hand` sees every hand, in order."""
+    if not 2 <= players <= rules.players:
+        raise ValueError(f"these rules seat 2 to {rules.players} players, not {players}")
+    if hands < 0:
+        raise ValueError("the number of hands cannot be negative")
+    if batch_size < 1:
+        raise ValueError("a batch has at least one hand")
+    specs = seat_bots(bots, players, resolve)
+    table = Table(
+        rules,
+        players,
+        seed,
+        specs,
+        seat_stakes(rules, players, (stake,) if stakes is None else stakes),
+        cut_for_deal(players, random.Random(seed)).dealer,
+    )
+    factories = [resolve(spec) for spec in specs]
+    batches = [
+        Batch(table, start, min(start + batch_size, hands)) for start in range(0, hands, batch_size)
+    ]
+    if runner is None:
+        played: Iterable[list[HandSummary]] = (play_batch(b, factories) for b in batches)
+    else:
+        played = runner(batches)
+    names = [f"seat {seat}" for seat in range(players)]
+    ledger = Ledger()
+    for name in names:
+        ledger.join(name)
+    tally = Tally(rules, players)
+    wins = [0] * players
+    for done, summary in enumerate(_stitch(table, factories, played), 1):
+        ledger.record(summary.settlement, names)
+        tally.add(summary)
+        for winner in summary.settlement.winners:
+            wins[winner] += 1
+        if on_hand is not None:
+            on_hand(summary)
+        if progress is not None and (done % batch_size == 0 or done == hands):
+            progress(done, hands)
+    return SimResult(
+        rules=rules,
+        players=players,
+        seed=seed,
+        bots=specs,
+        hands=hands,
+        endings={e: tally.endings[e] for e in ENDINGS},
+        net=tuple(ledger.balances[name] for name in names),
+        wins=tuple(wins),
+        actions=tally.actions,
+        first_dealer=table.first_dealer,
+        ledger=ledger,
+        stakes=table.stakes,
+        tally=tally,
+    )
+
+
+def _stitch(
+    table: Table, factories: Sequence[BotFactory], played: Iterable[list[HandSummary]]
+) -> Iterator[HandSummary]:
+    """The hands of the batches in order, each at the multiplier the hand before it left.
+
+    A batch was played from multiplier 1. When the hand before it left another (a void_double
+    throw-in), its first hand is played again at the right one, and so on while the replayed
+    hand leaves a different multiplier from the one the batch's own play had assumed for the
+    next; from the first hand where they agree, the batch's play is the true one."""
+    carry = 1
+    for summaries in played:
+        for summary in summaries:
+            if summary.multiplier != carry:
+                summary = play_numbered_hand(table, factories, summary.number, carry)
+            carry = summary.settlement.next_multiplier
+            yield summary
+
+
+# -- paired comparisons --------------------------------------------------------------------------
+
+
+def _difference(mean: Mean) -> dict[str, Any]:
+    value = mean.mean
+    return {
+        "difference": None if value is None else round(value, 6),
+        "ci95": rounded(mean.ci95(), 6),
+    }
+
+
+def compare(base: SimResult, other: SimResult) -> dict[str, Any]:
+    """`other` less `base`, hand by hand on the same deals, with 95% intervals on the mean
+    difference: each ending's rate, each seat's and each position's net per hand, and the
+    hand's length in turns. Raises ValueError unless both runs played the same deals."""
+    for name in ("seed", "players", "hands", "first_dealer"):
+        if getattr(base, name) != getattr(other, name):
+            raise ValueError(f"the runs differ in {name}: they did not play the same deals")
+    a, b = base.tally, other.tally
+    endings = {}
+    for code, ending in enumerate(ENDINGS):
+        mean = Mean()
+        for x, y in zip(a.ending_codes, b.ending_codes, strict=True):
+            mean.add((y == code) - (x == code))
+        endings[ending] = _difference(mean)
+    seats = []
+    for seat in range(base.players):
+        mean = Mean()
+        mean.extend(y - x for x, y in zip(a.nets[seat], b.nets[seat], strict=True))
+        seats.append({"seat": seat, "net_per_hand": _difference(mean)})
+    positions = []
+    for position in range(base.players):
+        mean = Mean()
+        mean.extend(
+            y - x for x, y in zip(a.position_nets(position), b.position_nets(position), strict=True)
+        )
+        positions.append(
+            {
+                "position": position,
+                "label": position_label(position, base.players),
+                "net_per_hand": _difference(mean),
+            }
+        )
+    turns = Mean()
+    turns.extend(y - x for x, y in zip(a.hand_turns, b.hand_turns, strict=True))
+    same = sum(
+        1
+        for x, y, tx, ty in zip(
+            a.ending_codes, b.ending_codes, a.hand_turns, b.hand_turns, strict=True
+        )
+        if x == y and tx == ty
+    )
+    return {
+        "base": base.rules.to_dict(),
+        "rules": other.rules.to_dict(),
+        "endings": endings,
+        "seats": seats,
+        "by_position": positions,
+        "hand_turns": _difference(turns),
+        "hands_alike": same,
+    }
