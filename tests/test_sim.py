@@ -548,3 +548,17 @@ def test_tonk_sim_draws_pictures_without_colour_into_a_pipe() -> None:
     assert "hands by the turn they ended on" in done.stdout
     assert "each seat's running net" in done.stdout and "seat 3 (easy)" in done.stdout
     assert "\x1b[" not in done.stdout
+
+
+def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**A bot of your own.**", 1)[1]
+    (tmp_path / "mybots.py").write_text(section.split("```python\n", 1)[1].split("```", 1)[0])
+    done = subprocess.run(
+        [*tonk_sim(), "--hands", "60", "--bots", "mybots:Cautious,sharp", "--json", "--jobs", "1"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [s["bot"] for s in data["seats"]][:2] == ["mybots:Cautious", "sharp"]
+    assert sum(data["endings"].values()) == 60
