@@ -231,11 +231,13 @@ class Table:
 def play_numbered_hand(
     table: Table, factories: Sequence[BotFactory], number: int, multiplier: int
 ) -> HandSummary:
-    """Hand `number` of the run, at `multiplier`: its deck and its bots come from its own seed."""
+    """Hand `number` of the run, at `multiplier`: its deck and its bots' choices come from its
+    own seed. (The bots share the hand's random source after the shuffle: seeding a source costs
+    more than a bot's whole turn, and one a seat would add nothing to the reproducibility.)"""
     rng = random.Random(f"tonk-sim {table.seed} hand {number}")
     dealer = table.dealer(number)
     hand = Hand(table.rules, table.players, dealer, table.stakes, rng=rng, multiplier=multiplier)
-    bots = [factory(random.Random(rng.getrandbits(64))) for factory in factories]
+    bots = [factory(rng) for factory in factories]
     deal = tuple(tuple(cards) for cards in hand.hands)
     up_card = hand.discards[0]
     actions = play_hand(hand, bots)
