@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tonk.server.sim import process_runner, record_from_csv
-from tonk.shared.bots import BotError
+from tonk.server.sim import build_parser, process_runner, record_from_csv, resolve_bot
+from tonk.shared.bots import BOT_STRATEGIES, BotError
 from tonk.shared.hand import cut_for_deal
 from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
@@ -562,3 +562,11 @@ def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:
     data = json.loads(done.stdout)
     assert [s["bot"] for s in data["seats"]][:2] == ["mybots:Cautious", "sharp"]
     assert sum(data["endings"].values()) == 60
+
+
+@pytest.mark.parametrize("name", BOT_STRATEGIES)
+def test_every_bot_of_the_registry_plays_in_tonk_sim(name: str) -> None:
+    # tonk-sim takes its bots from the registry: a bot added there is offered here at once.
+    result = simulate(PRESETS["speno"], 3, 12, 1, [name], resolve=resolve_bot)
+    assert result.bots == (name,) * 3 and sum(result.endings.values()) == 12
+    assert name in build_parser().format_help().replace("\n", " ")
