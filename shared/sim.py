@@ -1,11 +1,12 @@
 """Bots playing hand after hand at one table, from a seed: the same seed gives the same result,
 however the hands are shared out between processes.
 
-Each hand is dealt and its bots built from its own seed (the run's seed and the hand's number),
-so hand 731 is the same deal whether it is played first or last, here or in another process, and
-under any rules: that is what lets two rule sets be compared on the same deals. The one thing a
-hand takes from the hand before it, the stake multiplier a `void_double` throw-in leaves, is
-carried across batches by `simulate` (see `_stitch`).
+The hands are played in batches of a fixed size (BATCH_SIZE), and each batch's decks and bots
+draw from random sources seeded by the run's seed and the batch alone (`Batch.stream`), the decks
+from one of their own: so hand 731 is the same deal whether its batch is played first or last,
+here or in another process, and under any rules, which is what lets two rule sets be compared on
+the same deals. The one thing a batch takes from the one before it, the stake multiplier a
+`void_double` throw-in leaves, is carried across by `simulate` (see `_stitch`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import accumulate
+from typing import Any, NamedTuple
 
 from .actions import DrawStock, Drop, TakeDiscard
 from .bots import BOT_STRATEGIES, Bot, BotError, make_bot
 from .cards import Card, format_cards
-from .hand import Hand, cut_for_deal
+from .hand import HAND_SIZE, Hand, cut_for_deal
 from .ledger import Ledger
 from .rules import HouseRules, StakeMode
 from .settlement import Ending, Settlement
@@ -38,7 +40,7 @@ _ENDING_CODE = {ending: code for code, ending in enumerate(ENDINGS)}
 #: The kinds of tonk on the deal: one seat's high or low total, or several seats at once.
 TONK_KINDS = ("high", "low", "several")
 #: The actions that open a turn: a turn is counted when one of them is taken.
-_OPENERS = (Drop, DrawStock, TakeDiscard)
+_OPENERS = frozenset((Drop, DrawStock, TakeDiscard))
 #: Hands are played in batches of this many: the unit of work of a process and of progress.
 BATCH_SIZE = 100
 
@@ -99,20 +101,37 @@ def position_label(position: int, players: int) -> str:
 # -- one hand ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    """One simulated hand: its number (from 0), dealer, stake multiplier, the deal, how it was
-    settled, and how long it lasted."""
+class HandSummary(NamedTuple):
+    """One simulated hand: its number (from 0), dealer, stake multiplier, deck order, how it was
+    settled, and how long it lasted. (A named tuple, not a frozen dataclass: one is made every
+    hand, and a tuple is made several times faster.)"""
 
     number: int
     dealer: int
     multiplier: int
-    deal: tuple[tuple[Card, ...], ...]
-    up_card: Card
+    deck: tuple[Card, ...]
     settlement: Settlement
     turns: int
     actions: int
     stock_left: int
+
+    @property
+    def players(self) -> int:
+        return len(self.settlement.counts)
+
+    @property
+    def deal(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's five cards as dealt, one at a time from the dealer's left."""
+        players = self.players
+        dealt = HAND_SIZE * players
+        return tuple(
+            self.deck[(seat - self.dealer - 1) % players : dealt : players]
+            for seat in range(players)
+        )
+
+    @property
+    def up_card(self) -> Card:
+        return self.deck[HAND_SIZE * self.players]
 
     @property
     def ending(self) -> str:
@@ -121,9 +140,9 @@ class HandSummary:
     def tonk_kind(self, rules: HouseRules) -> str | None:
         """For a hand ended on the deal: `several` seats, one seat's `high` total or its `low`
         one. None for a hand that was played."""
-        counts = [c for c in self.settlement.counts if c is not None]
         if self.settlement.ending not in (Ending.DEAL_TONK, Ending.VOID):
             return None
+        counts = [c for c in self.settlement.counts if c is not None]
         if len(counts) > 1:
             return "several"
         return "high" if counts[0] >= rules.deal_tonk_high else "low"
@@ -228,43 +247,49 @@ class Table:
         return (self.first_dealer + number) % self.players
 
 
-def play_numbered_hand(
-    table: Table, factories: Sequence[BotFactory], number: int, multiplier: int
+def _play_one(
+    table: Table, bots: Sequence[Bot], deck: random.Random, number: int, multiplier: int
 ) -> HandSummary:
-    """Hand `number` of the run, at `multiplier`: its deck and its bots' choices come from its
-    own seed. (The bots share the hand's random source after the shuffle: seeding a source costs
-    more than a bot's whole turn, and one a seat would add nothing to the reproducibility.)"""
-    rng = random.Random(f"tonk-sim {table.seed} hand {number}")
     dealer = table.dealer(number)
-    hand = Hand(table.rules, table.players, dealer, table.stakes, rng=rng, multiplier=multiplier)
-    bots = [factory(rng) for factory in factories]
-    deal = tuple(tuple(cards) for cards in hand.hands)
-    up_card = hand.discards[0]
+    hand = Hand(table.rules, table.players, dealer, table.stakes, rng=deck, multiplier=multiplier)
     actions = play_hand(hand, bots)
     settlement = hand.settlement
     assert settlement is not None
-    turns = sum(1 for action in hand.actions if isinstance(action, _OPENERS))
+    openers = _OPENERS
+    turns = sum([1 for action in hand.actions if type(action) in openers])
     return HandSummary(
-        number, dealer, multiplier, deal, up_card, settlement, turns, actions, len(hand.stock)
+        number, dealer, multiplier, hand.deck_order, settlement, turns, actions, len(hand.stock)
     )
 
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """Hands `start` to `stop - 1` of a run, the first played at multiplier 1."""
+    """Hands `start` to `stop - 1` of a run."""
 
     table: Table
     start: int
     stop: int
 
+    def stream(self, which: int) -> random.Random:
+        """The batch's random source number `which`: 0 shuffles the decks, 1 and on are the
+        seats' bots'. Each is seeded from the run's seed and the batch's first hand alone, so
+        the decks do not depend on how the hands were played (the same deals under any rules)
+        and a batch plays the same wherever it is played."""
+        seed = self.table.seed
+        key = ((abs(seed) * 2 + (seed < 0)) << 40 | self.start) << 3 | which
+        return random.Random(key)
 
-def play_batch(batch: Batch, factories: Sequence[BotFactory]) -> list[HandSummary]:
-    """Play a batch, each hand at the multiplier the one before it in the batch left; the first
-    at 1 (the caller replays it if the batch before left another)."""
+
+def play_batch(
+    batch: Batch, factories: Sequence[BotFactory], multiplier: int = 1
+) -> list[HandSummary]:
+    """Play a batch with bots built for it, its first hand at `multiplier` (what the hand
+    before the batch left), each later one at what the hand before it left."""
+    deck = batch.stream(0)
+    bots = [factory(batch.stream(1 + seat)) for seat, factory in enumerate(factories)]
     summaries = []
-    multiplier = 1
     for number in range(batch.start, batch.stop):
-        summary = play_numbered_hand(batch.table, factories, number, multiplier)
+        summary = _play_one(batch.table, bots, deck, number, multiplier)
         summaries.append(summary)
         multiplier = summary.settlement.next_multiplier
     return summaries
@@ -279,8 +304,9 @@ BatchRunner = Callable[[Sequence[Batch]], Iterable[list[HandSummary]]]
 
 @dataclass(slots=True)
 class Tally:
-    """Everything a run's report needs, added up hand by hand; each hand's ending, turns and
-    nets are kept too (compactly), for paired comparisons and pictures."""
+    """Everything a run's report needs, added up hand by hand. Each hand's ending, dealer,
+    turns and nets are kept (compactly, in arrays): the means and intervals are worked out from
+    them when asked for, and paired comparisons and pictures read them hand by hand."""
 
     rules: HouseRules
     players: int
@@ -293,9 +319,7 @@ class Tally:
     turns: Counter[int] = field(default_factory=Counter)
     drop_turns: Counter[int] = field(default_factory=Counter)
     stock_low: int = 0
-    seat_net: list[Mean] = field(init=False)
     seat_wins: list[int] = field(init=False)
-    position_net: list[Mean] = field(init=False)
     position_wins: list[int] = field(init=False)
     ending_codes: bytearray = field(default_factory=bytearray)
     hand_turns: array[int] = field(default_factory=lambda: array("l"))
@@ -304,57 +328,66 @@ class Tally:
 
     def __post_init__(self) -> None:
         n = self.players
-        self.seat_net = [Mean() for _ in range(n)]
         self.seat_wins = [0] * n
-        self.position_net = [Mean() for _ in range(n)]
         self.position_wins = [0] * n
         self.nets = [array("q") for _ in range(n)]
 
     def add(self, hand: HandSummary) -> None:
+        # (Kept short: it runs once a hand, and a simulated hand takes about 200 microseconds.)
         players = self.players
         s = hand.settlement
+        ending = s.ending.value
         self.hands += 1
         self.actions += hand.actions
-        self.endings[hand.ending] += 1
-        kind = hand.tonk_kind(self.rules)
-        if kind is not None:
+        self.endings[ending] += 1
+        turns = hand.turns
+        if turns == 0:
+            kind = hand.tonk_kind(self.rules)
+            assert kind is not None
             self.tonk_kinds[kind] += 1
-        caught = hand.caught
-        if caught is not None:
-            self.caught[caught] += 1
-        self.money[hand.ending] += sum(p.amount for p in s.payments)
-        self.turns[hand.turns] += 1
-        if hand.drop_turn is not None:
-            self.drop_turns[hand.drop_turn] += 1
-        if hand.turns and hand.stock_left < players:
+        elif s.dropper is not None:
+            self.drop_turns[turns] += 1
+            caught = hand.caught
+            if caught is not None:
+                self.caught[caught] += 1
+        if s.payments:
+            self.money[ending] += sum([p.amount for p in s.payments])
+        self.turns[turns] += 1
+        if turns and hand.stock_left < players:
             self.stock_low += 1
         net = s.net(players)
-        for seat in range(players):
-            position = position_of(seat, hand.dealer, players)
-            self.seat_net[seat].add(net[seat])
-            self.position_net[position].add(net[seat])
-            self.nets[seat].append(net[seat])
+        for seat_nets, value in zip(self.nets, net, strict=True):
+            seat_nets.append(value)
+        dealer = hand.dealer
         for winner in s.winners:
             self.seat_wins[winner] += 1
-            self.position_wins[position_of(winner, hand.dealer, players)] += 1
-        self.ending_codes.append(_ENDING_CODE[hand.ending])
-        self.hand_turns.append(hand.turns)
-        self.dealers.append(hand.dealer)
+            self.position_wins[(winner - dealer - 1) % players] += 1
+        self.ending_codes.append(_ENDING_CODE[ending])
+        self.hand_turns.append(turns)
+        self.dealers.append(dealer)
+
+    def seat_net(self, seat: int) -> Mean:
+        """A seat's net per hand, with its interval."""
+        mean = Mean()
+        mean.extend(self.nets[seat])
+        return mean
+
+    def position_net(self, position: int) -> Mean:
+        """The net per hand of the seat at `position` from the dealer, with its interval."""
+        mean = Mean()
+        mean.extend(self.position_nets(position))
+        return mean
 
     def position_nets(self, position: int) -> Iterator[int]:
         """The net of the seat at `position` from the dealer, hand by hand."""
         players = self.players
+        nets = self.nets
         for number, dealer in enumerate(self.dealers):
-            yield self.nets[(dealer + 1 + position) % players][number]
+            yield nets[(dealer + 1 + position) % players][number]
 
     def running_net(self, seat: int) -> list[int]:
         """A seat's balance after each hand, from 0."""
-        balance = 0
-        out = [0]
-        for net in self.nets[seat]:
-            balance += net
-            out.append(balance)
-        return out
+        return [0, *accumulate(self.nets[seat])]
 
 
 def _rate(count: int, trials: int) -> dict[str, Any]:
@@ -371,6 +404,11 @@ def _mean(mean: Mean, places: int = 4) -> dict[str, Any]:
         "mean": None if value is None else round(value, places),
         "ci95": rounded(mean.ci95(), places),
     }
+
+
+def _net(mean: Mean) -> dict[str, Any]:
+    figures = _mean(mean)
+    return {"net_per_hand": figures["mean"], "ci95": figures["ci95"]}
 
 
 def distribution(counts: Counter[int]) -> dict[str, Any]:
@@ -433,8 +471,7 @@ class SimResult:
                     "stake": self.stakes[seat],
                     "net": net,
                     "wins": wins,
-                    "net_per_hand": _mean(tally.seat_net[seat])["mean"],
-                    "ci95": _mean(tally.seat_net[seat])["ci95"],
+                    **_net(tally.seat_net(seat)),
                     "win_rate": _rate(wins, hands)["rate"],
                     "win_ci95": _rate(wins, hands)["ci95"],
                 }
@@ -446,9 +483,8 @@ class SimResult:
                 {
                     "position": position,
                     "label": position_label(position, self.players),
-                    "net": int(tally.position_net[position].total),
-                    "net_per_hand": _mean(tally.position_net[position])["mean"],
-                    "ci95": _mean(tally.position_net[position])["ci95"],
+                    "net": int(tally.position_net(position).total),
+                    **_net(tally.position_net(position)),
                     "wins": tally.position_wins[position],
                     "win_rate": _rate(tally.position_wins[position], hands)["rate"],
                     "win_ci95": _rate(tally.position_wins[position], hands)["ci95"],
@@ -485,7 +521,7 @@ def simulate(
     a void_double multiplier carried to the next hand, every settlement into a ledger.
 
     `runner` plays the batches (in this process when None); whatever plays them, the result
-    is the same for the same seed. `on_hand` sees every hand, in order."""
+    is the same for the same seed (and `batch_size`). `on_hand` sees every hand, in order."""
     if not 2 <= players <= rules.players:
         raise ValueError(f"these rules seat 2 to {rules.players} players, not {players}")
     if hands < 0:
@@ -515,7 +551,7 @@ def simulate(
         ledger.join(name)
     tally = Tally(rules, players)
     wins = [0] * players
-    for done, summary in enumerate(_stitch(table, factories, played), 1):
+    for done, summary in enumerate(_stitch(batches, factories, played), 1):
         ledger.record(summary.settlement, names)
         tally.add(summary)
         for winner in summary.settlement.winners:
@@ -542,21 +578,20 @@ def simulate(
 
 
 def _stitch(
-    table: Table, factories: Sequence[BotFactory], played: Iterable[list[HandSummary]]
+    batches: Sequence[Batch], factories: Sequence[BotFactory], played: Iterable[list[HandSummary]]
 ) -> Iterator[HandSummary]:
     """The hands of the batches in order, each at the multiplier the hand before it left.
 
-    A batch was played from multiplier 1. When the hand before it left another (a void_double
-    throw-in), its first hand is played again at the right one, and so on while the replayed
-    hand leaves a different multiplier from the one the batch's own play had assumed for the
-    next; from the first hand where they agree, the batch's play is the true one."""
+    Every batch was played from multiplier 1 (it could not wait for the one before it). When
+    the hand before it left another (a void_double throw-in, rare), the batch is played again
+    here from the right one: a batch plays the same from the same multiplier."""
     carry = 1
-    for summaries in played:
-        for summary in summaries:
-            if summary.multiplier != carry:
-                summary = play_numbered_hand(table, factories, summary.number, carry)
-            carry = summary.settlement.next_multiplier
-            yield summary
+    for batch, summaries in zip(batches, played, strict=True):
+        if summaries and summaries[0].multiplier != carry:
+            summaries = play_batch(batch, factories, carry)
+        yield from summaries
+        if summaries:
+            carry = summaries[-1].settlement.next_multiplier
 
 
 # -- paired comparisons --------------------------------------------------------------------------

@@ -22,11 +22,12 @@ from tonk.shared.hand import cut_for_deal
 from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
 from tonk.shared.sim import (
+    Batch,
     HandSummary,
     SimResult,
     Table,
     compare,
-    play_numbered_hand,
+    play_batch,
     registry_bot,
     seat_bots,
     simulate,
@@ -262,30 +263,48 @@ def hands_of(rules: HouseRules, hands: int, **kwargs: Any) -> tuple[SimResult, l
     return result, seen
 
 
-def test_processes_and_batch_sizes_give_the_same_hands_as_one_process() -> None:
-    one, reference = hands_of(DOUBLING, 240)
-    # the test means something only if a doubled hand opens some batch
-    assert any(h.multiplier > 1 and h.number % 7 == 0 for h in reference)
-    assert any(h.multiplier > 2 for h in reference)
-    for kwargs in (
-        {"batch_size": 1},
-        {"batch_size": 7},
-        {"batch_size": 7, "runner": process_runner(2)},
-    ):
-        other, seen = hands_of(DOUBLING, 240, **kwargs)
-        assert seen == reference, kwargs
-        assert other.to_dict() == one.to_dict()
-        assert other.ledger.to_dict() == one.ledger.to_dict()
-
-
-def test_a_doubled_hand_is_the_hand_played_at_its_multiplier() -> None:
-    _, seen = hands_of(DOUBLING, 120, batch_size=9)
-    for before, after in pairwise(seen):
-        assert after.multiplier == before.settlement.next_multiplier
-    table = Table(DOUBLING, 4, 5, ("easy", "sharp", "easy", "sharp"), (1,) * 4, seen[0].dealer)
+def reference(rules: HouseRules, hands: int, batch_size: int) -> list[HandSummary]:
+    """The hands as played one batch after another, each batch from the multiplier the batch
+    before it left: what any runner must come to."""
+    result = simulate(rules, 4, 0, 5)  # the first dealer, by the cut
+    table = Table(rules, 4, 5, ("easy", "sharp") * 2, (1,) * 4, result.first_dealer)
     factories = [registry_bot(name) for name in table.bots]
-    for hand in seen[:40]:
-        assert play_numbered_hand(table, factories, hand.number, hand.multiplier) == hand
+    out: list[HandSummary] = []
+    multiplier = 1
+    for start in range(0, hands, batch_size):
+        batch = Batch(table, start, min(hands, start + batch_size))
+        out += play_batch(batch, factories, multiplier)
+        multiplier = out[-1].settlement.next_multiplier
+    return out
+
+
+def test_processes_give_the_same_hands_as_one_process_and_carry_the_multiplier() -> None:
+    expected = reference(DOUBLING, 240, 7)
+    # the test means something only if a doubled hand opens some batch
+    assert any(h.multiplier > 1 and h.number % 7 == 0 for h in expected)
+    assert any(h.multiplier > 2 for h in expected)
+    for before, after in pairwise(expected):
+        assert after.multiplier == before.settlement.next_multiplier
+    one, seen = hands_of(DOUBLING, 240, batch_size=7)
+    assert seen == expected
+    other, seen = hands_of(DOUBLING, 240, batch_size=7, runner=process_runner(2))
+    assert seen == expected
+    assert other.to_dict() == one.to_dict()
+    assert other.ledger.to_dict() == one.ledger.to_dict()
+
+
+def test_a_batch_deals_the_same_decks_however_its_hands_are_played() -> None:
+    table = Table(PRESETS["classic"], 4, 9, ("easy",) * 4, (1,) * 4, 2)
+    batch = Batch(table, 300, 340)
+    easy = play_batch(batch, [registry_bot("easy")] * 4)
+    sharp = play_batch(batch, [registry_bot("sharp")] * 4)
+    assert [h.deck for h in easy] == [h.deck for h in sharp]
+    assert [h.ending for h in easy] != [h.ending for h in sharp]
+    assert play_batch(batch, [registry_bot("easy")] * 4) == easy
+    assert len({h.deck for h in easy}) == 40
+    # hand 300 is dealt by seat 2 (the first dealer, 2, and 300 deals later): seat 0 is second
+    # from the dealer's left, so gets the second card and every fourth after it
+    assert easy[0].dealer == 2 and easy[0].deal[0] == easy[0].deck[1:20:4]
 
 
 def test_tonk_sim_jobs_give_the_same_report_and_export(tmp_path: Path) -> None:
@@ -414,7 +433,7 @@ def test_rule_sets_are_compared_on_the_same_deals() -> None:
     # would measure it
     for seat in range(4):
         paired = diff["seats"][seat]["net_per_hand"]["ci95"]
-        apart = [r.tally.seat_net[seat] for r in (base, dearer)]
+        apart = [r.tally.seat_net(seat) for r in (base, dearer)]
         unpaired = Z95 * math.sqrt(sum(variance(m) / m.n for m in apart))
         assert paired[1] - paired[0] < unpaired
     with pytest.raises(ValueError, match="same deals"):
