@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tonk-sim",
         description="Play Tonk hands between bots and report how they ended and who won, "
-        "with 95%% confidence intervals.",
+        "with 95% confidence intervals.",
     )
     parser.add_argument(
         "--rules",
@@ -677,7 +677,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         else:
             results, seconds = run_plan(plan)
     except OSError as exc:
-        print(f"tonk-sim: error: {exc}", file=sys.stderr)
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"tonk-sim: error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         # A bot of one's own that breaks (or makes an illegal move) stops the run, said in a line.

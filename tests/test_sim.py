@@ -589,3 +589,10 @@ def test_every_bot_of_the_registry_plays_in_tonk_sim(name: str) -> None:
     result = simulate(PRESETS["speno"], 3, 12, 1, [name], resolve=resolve_bot)
     assert result.bots == (name,) * 3 and sum(result.endings.values()) == 12
     assert name in build_parser().format_help().replace("\n", " ")
+
+
+def test_tonk_sim_says_when_it_cannot_write_the_export(tmp_path: Path) -> None:
+    done = run_sim("--hands", "5", "--export", str(tmp_path / "no" / "such" / "dir.csv"))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("tonk-sim: error: cannot write ") and "dir.csv" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
