@@ -268,10 +268,12 @@ class Table:
     def broadcast_table(self, answer: Connection | None = None) -> None:
         self.broadcast({"type": p.TABLE, "table": self.summary()}, answer)
 
-    def update_message(self, seat: int | None, start: int) -> dict[str, Any]:
+    def update_message(
+        self, seat: int | None, start: int, reply_to: int | None = None
+    ) -> dict[str, Any]:
         hand = self.hand
         assert hand is not None
-        return {
+        message = {
             "type": p.UPDATE,
             "table": self.id,
             "hand": self.hand_number,
@@ -280,17 +282,25 @@ class Table:
             "view": hand.view(seat).to_dict(),
             "deadline": self.deadline(),
         }
+        if reply_to is not None:
+            message["reply_to"] = reply_to
+        return message
 
-    def send_updates(self, start: int) -> None:
+    def send_updates(self, start: int, answer: Connection | None = None) -> None:
         """Every connection at the table gets its `update_message(seat, start)`, each frame
-        put together from the parts all seats share, packed once (see updates.py)."""
+        put together from the parts all seats share, packed once (see updates.py); `answer`,
+        the connection whose action this is, gets its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
         frames = UpdateFrames(self.id, self.hand_number, hand, start, self.deadline())
         # (self.connections() spelt out: no list built, on every action)
         for number, seat in enumerate(self.seats):
-            if seat.conn is not None:
-                seat.conn.send_frame(frames.frame(number))
+            conn = seat.conn
+            if conn is not None:
+                if conn is answer and conn.request_id is not None:
+                    conn.send_frame(frames.answer(number, conn.request_id))
+                else:
+                    conn.send_frame(frames.frame(number))
         for conn in self.spectators:
             conn.send_frame(frames.frame(None))
 
@@ -616,12 +626,13 @@ class Table:
             if self.seats[number].away:  # (not awaited on every action: a coroutine each)
                 await self.welcome_back(number)
             try:
-                await self.apply(action)
+                await self.apply(action, answer=conn)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
 
-    async def apply(self, action: Action) -> None:
-        """Apply one action to the hand, write it durably, then tell everyone."""
+    async def apply(self, action: Action, answer: Connection | None = None) -> None:
+        """Apply one action to the hand, write it durably, then tell everyone (`answer`, the
+        connection that asked for it, with its request's `reply_to`)."""
         hand = self.hand
         assert hand is not None
         start = len(hand.events)
@@ -645,7 +656,7 @@ class Table:
                 record.actions[:-1],
             ).replay()
             raise
-        self.after_change(start, settle)
+        self.after_change(start, settle, answer)
 
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
@@ -735,7 +746,9 @@ class Table:
         ops.append(st.update_table(self.id, **columns))
         return Settle(ops, settlement, names, payments, balances, over)
 
-    def after_change(self, start: int, settle: Settle | None) -> None:
+    def after_change(
+        self, start: int, settle: Settle | None, answer: Connection | None = None
+    ) -> None:
         """The hand changed (and the change is on disk): bots see it, everyone gets a view."""
         hand = self.hand
         assert hand is not None
@@ -751,7 +764,7 @@ class Table:
                 bot.observe(hand.events_for(number, start))
             except Exception:
                 log.exception("table %d: bot in seat %d failed to observe", self.id, number)
-        self.send_updates(start)
+        self.send_updates(start, answer)
         if settle is not None:
             self.apply_settlement(settle)
         seat = None if hand.ended else self.seats[hand.turn]

@@ -424,6 +424,7 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "events": Field("list", True),
         "view": Field("map", True),
         "deadline": _n(0, math.inf, nullable=True),
+        "reply_to": _ID,
     },
     HAND_END: {
         "table": _TABLE_ID,
