@@ -187,3 +187,48 @@ def test_validator_never_fails_but_with_a_protocol_error(kind, fields):
         p.validate_client({**fields, "type": kind})
     except p.ProtocolError as exc:
         assert exc.code in (p.BAD_MESSAGE, p.UNKNOWN_TYPE)
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [msgpack.Timestamp(1), msgpack.Timestamp(1, 5), msgpack.Timestamp(2**34, 5)],  # 4, 8, 12 B
+)
+def test_a_msgpack_timestamp_anywhere_is_not_msgpack_we_take(stamp):
+    for message in ({"type": "chat", "text": stamp}, {"type": "ping", "x": [{"y": stamp}]}):
+        decoder = p.FrameDecoder()
+        decoder.feed(frame(msgpack.packb(message)))
+        with pytest.raises(p.ProtocolError) as caught:
+            list(decoder.messages())
+        assert caught.value.code == p.BAD_MSGPACK
+
+
+def test_an_integer_that_looks_like_a_timestamp_header_is_still_an_integer():
+    message = {"type": "ping", "n": 0xD6FF0000}
+    assert p.decode_payload(msgpack.packb(message)) == message
+
+
+def test_a_fatal_error_never_carries_reply_to():
+    assert "reply_to" not in p.error_message(p.BAD_MESSAGE, "x", reply_to=4)
+    assert "reply_to" not in p.error_message(p.BAD_NAME, "x", reply_to=4, fatal=True)
+    assert p.error_message(p.BAD_TABLE, "x", reply_to=4)["reply_to"] == 4
+
+
+def test_rules_on_the_wire_carry_every_option_and_read_back_equal():
+    from tonk.shared.rules import PRESETS, HouseRules
+
+    for rules in [*PRESETS.values(), PRESETS["speno"].with_options({"hit_lock": 2})]:
+        wire = rules.to_wire()
+        assert set(wire) == {"preset", *rules.options()}
+        assert HouseRules.from_dict(wire) == rules
+        assert HouseRules.from_dict(wire).name == rules.name
+
+
+def test_an_action_message_has_no_seat_and_its_cards_as_one_string():
+    from tonk.shared.actions import LaySpread, action_from_dict, action_message
+    from tonk.shared.cards import parse_cards
+
+    spread = LaySpread(2, parse_cards("10s Js Qs"))
+    message = action_message(spread)
+    assert message == {"type": "spread", "cards": "10s Js Qs"}
+    p.validate_client(message)
+    assert action_from_dict({**message, "seat": 2}) == spread
