@@ -47,6 +47,22 @@ _CANNOT = section("Error codes").split("What a client cannot cause:", 1)[1]
 #: The error codes PROTOCOL.md says a client cannot cause, and the illegal_action details.
 CANNOT_CAUSE = set(re.findall(r"`([a-z_]+)`", _CANNOT.split("and two", 1)[0]))
 CANNOT_DETAILS = set(re.findall(r"`([a-z_]+)` \(", _CANNOT.split("and two", 1)[1]))
+_ILLEGAL = section("Error codes").split("| `illegal_action` |", 1)[1].split("\n", 1)[0]
+#: The `detail`s of `illegal_action` PROTOCOL.md lists.
+DETAILS = set(re.findall(r"`([a-z_]+)`", _ILLEGAL.split("and two", 1)[0].split("(", 1)[1]))
+#: The ones the illegal_action scenario below causes.
+DETAILS_CAUSED = {
+    "not_your_turn",
+    "wrong_phase",
+    "not_in_hand",
+    "not_a_spread",
+    "no_such_spread",
+    "cannot_hit",
+    "bad_action",
+    "must_use",
+    "hit_locked",
+    "no_rediscard",
+}
 
 _ids = itertools.count(1)
 
@@ -685,6 +701,43 @@ async def _illegal_action(tmp_path: Path) -> None:
             "cannot_hit",
             "bad_action",
         ]
+    # The house rules' own refusals: Alice holds 5s to hit Bob's run; the stock gives 5h, Jc.
+    deck = format_cards(
+        stacked_deck(
+            [parse_cards("5s 6c 7d 8h 10d"), parse_cards(BOB_HAND)],
+            0,
+            parse_card("Qc"),
+            parse_cards("5h Jc"),
+        )
+    )
+    for rules, detail in [
+        ({"hit_lock": 1, "discard_must_use": True}, "must_use"),
+        ({"hit_lock": 1}, "hit_locked"),
+        ({"no_rediscard": True}, "no_rediscard"),
+    ]:
+        async with start_server(tmp_path / detail) as server:
+            alice, bob, _table = await pair(server, deck=deck, rules=rules)
+            for message in (
+                {"type": p.DRAW_STOCK},
+                {"type": p.SPREAD, "cards": "2s 3s 4s"},
+                {"type": p.DISCARD, "card": "Kd"},
+            ):
+                assert (await ask(bob, message))["type"] == p.UPDATE
+            if detail == "must_use":  # Alice cannot use the Kd she would take
+                await refused(alice, {"type": p.TAKE_DISCARD}, p.ILLEGAL_ACTION, detail)
+            elif detail == "no_rediscard":  # she takes Kd, and may not throw it back
+                await ask(alice, {"type": p.TAKE_DISCARD})
+                await refused(alice, {"type": p.DISCARD, "card": "Kd"}, p.ILLEGAL_ACTION, detail)
+            else:  # she hits Bob's run: he may not drop on his next turn
+                for message in (
+                    {"type": p.DRAW_STOCK},
+                    {"type": p.HIT, "card": "5s", "spread": 1},
+                    {"type": p.DISCARD, "card": "Jc"},
+                ):
+                    assert (await ask(alice, message))["type"] == p.UPDATE
+                await refused(bob, {"type": p.DROP}, p.ILLEGAL_ACTION, detail)
+        details.append(detail)
+    assert set(details) == DETAILS_CAUSED
 
 
 @causes(p.SEAT_RESUMED_ELSEWHERE)
@@ -703,6 +756,7 @@ async def _seat_resumed_elsewhere(tmp_path: Path) -> None:
 def test_every_documented_code_is_caused_here_or_said_to_be_out_of_reach():
     assert set(CAUSES) | CANNOT_CAUSE == set(ERROR_CODES)
     assert not set(CAUSES) & CANNOT_CAUSE
+    assert DETAILS == DETAILS_CAUSED  # and hand_over, empty_pile: CANNOT_DETAILS
 
 
 @pytest.mark.parametrize("code", sorted(set(ERROR_CODES) - CANNOT_CAUSE))
