@@ -187,7 +187,7 @@ def decode_payload(payload: bytes) -> dict[str, Any]:
         )
     except Exception as exc:  # msgpack raises many kinds; any of them means not msgpack
         raise ProtocolError(BAD_MSGPACK, f"the frame is not one msgpack value: {exc}") from None
-    if any(marker in payload for marker in _TIMESTAMP_MARKERS) and _holds_timestamp(obj):
+    if b"\xff" in payload and _holds_timestamp(obj):
         raise ProtocolError(BAD_MSGPACK, "extension types (the timestamp too) are not allowed")
     if not isinstance(obj, dict):
         raise ProtocolError(BAD_MESSAGE, "a message must be a msgpack map")
@@ -201,13 +201,10 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"extension type {code} is not allowed")
 
 
-#: msgpack decodes its timestamp extension (type -1) itself, never through `ext_hook`: a
-#: payload holding none of its three headers (fixext 4, fixext 8, ext 8 of 12 bytes, each
-#: then type -1) holds no timestamp, and is not searched further.
-_TIMESTAMP_MARKERS = (b"\xd6\xff", b"\xd7\xff", b"\xc7\x0c\xff")
-
-
 def _holds_timestamp(obj: Any) -> bool:
+    """Whether a timestamp is anywhere in `obj`: msgpack decodes its timestamp extension
+    itself, never through `ext_hook`. (Its type byte is -1, 0xff: a payload without that byte
+    holds none, and is not searched.)"""
     stack = [obj]
     while stack:
         item = stack.pop()
