@@ -351,7 +351,8 @@ class TonkServer:
         if kind == p.HELLO or not conn.welcomed:
             if kind != p.HELLO or conn.welcomed:
                 self._hello_first(conn)
-            elif exc.code == p.VERSION_MISMATCH:
+            elif message["version"] != p.PROTOCOL_VERSION:
+                # A client of another version is told that first, whatever else is wrong.
                 self._version_mismatch(conn, message["version"])
             else:
                 conn.error(exc.code, exc.message, detail=exc.field, fatal=True)

@@ -850,7 +850,12 @@ async def test_a_hello_out_of_range_is_refused_and_closed(tmp_path, field, value
     async with start_server(tmp_path) as server:
         client = await NetClient.connect(server.port)
         message = {"type": p.HELLO, "version": V, "name": "Edge", field: value, "id": 1}
-        await cut_off(client, code, frame(message))
+        error = await cut_off(client, code, frame(message))
+        if code != p.VERSION_MISMATCH:
+            assert error["detail"] == field
+        # A client of another version is told that first, whatever else is wrong.
+        older = await NetClient.connect(server.port)
+        await cut_off(older, p.VERSION_MISMATCH, frame({**message, "version": 1}))
 
 
 # -- the limits at their edges ---------------------------------------------------------------
