@@ -901,3 +901,14 @@ async def test_the_limits_in_welcome_are_the_servers(tmp_path):
 # `max_per_address`, `max_connections`, `max_tables`, `max_tables_per_address`,
 # `messages_per_second`/`burst`, `handshake_timeout`, `heartbeat` and `idle_timeout` above,
 # with the error codes they cause.
+
+
+async def test_no_ping_before_hello_even_with_a_heartbeat_shorter_than_the_handshake(tmp_path):
+    limits = {"heartbeat": 0.05, "handshake_timeout": 3.0}
+    async with start_server(tmp_path, limit_changes=limits) as server:
+        late = await NetClient.connect(server.port)
+        await asyncio.sleep(0.6)  # a dozen heartbeats, well inside the handshake timeout
+        welcome = await ask(late, {"type": p.HELLO, "version": V, "name": "Late"})
+        assert welcome["type"] == p.WELCOME
+        assert late.received[0] is welcome  # nothing came before it
+        assert (await late.expect(p.PING, timeout=5))["n"] == 1  # and pings come after
