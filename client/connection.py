@@ -41,6 +41,8 @@ from .tokens import SeatRecord, SeatTokens
 
 CLIENT_NAME = "tonk-client 0.1.0"
 CONNECT_TIMEOUT = 10.0
+#: Requests remembered (by id) for reading the errors that answer them.
+MAX_REQUESTS = 256
 RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
 LOG_KEEP = 300
 
@@ -230,6 +232,10 @@ class Connection:
         if "id" not in message:
             message = {**message, "id": next(self._ids)}
         self._requests[message["id"]] = message["type"]
+        if len(self._requests) > MAX_REQUESTS:
+            # An action that went through is answered by the next update, with no reply_to:
+            # its request is forgotten here when newer ones crowd it out.
+            del self._requests[next(iter(self._requests))]
         self._outbox.put_nowait(message)
         return True
 
@@ -384,6 +390,8 @@ class Connection:
                 f"the server sent a message this client cannot read: {exc.message}"
             ) from None
         kind = message["type"]
+        if kind != p.ERROR and "reply_to" in message:
+            self._requests.pop(message["reply_to"], None)  # answered
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(message)
@@ -395,7 +403,7 @@ class Connection:
         self._outbox.put_nowait(reply)
 
     def _on_goodbye(self, message: dict[str, Any]) -> None:
-        raise LinkDown(f"the server said goodbye: {message['reason']}")
+        raise LinkDown(f"the server said goodbye: {message['message']}")
 
     def _on_error(self, message: dict[str, Any]) -> None:
         code = message["code"]

@@ -137,6 +137,17 @@ class HouseRules:
                 _TO_DICT[self] = data
         return dict(data)
 
+    def to_wire(self) -> dict[str, Any]:
+        """The preset and every option's effective value, as plain data (what `rules` in a
+        view or a table carries: a client need not know the presets); `from_dict` reads it
+        back to an equal rule set."""
+        data = _TO_WIRE.get(self)
+        if data is None:
+            data = {"preset": self.preset, **{k: _plain(v) for k, v in self.options().items()}}
+            if len(_TO_WIRE) < 256:
+                _TO_WIRE[self] = data
+        return dict(data)
+
     @property
     def name(self) -> str:
         """`speno`, or `speno+` when options are overridden."""
@@ -315,6 +326,8 @@ PRESET_TITLES = {
 
 #: HouseRules.to_dict's answers by rule set (the values are plain and immutable).
 _TO_DICT: dict[HouseRules, dict[str, Any]] = {}
+#: HouseRules.to_wire's answers by rule set.
+_TO_WIRE: dict[HouseRules, dict[str, Any]] = {}
 
 PRESETS: dict[str, HouseRules] = {
     "classic": HouseRules(),
