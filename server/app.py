@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from tonk.shared.rules import PRESETS, HouseRules, RulesError
 
 from . import store as st
 from .connection import Connection
+from .door_names import DoorNames
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 
 log = logging.getLogger("tonk.server")
@@ -48,6 +50,12 @@ class Limits:
     handshake_timeout: float = 10.0  # seconds to send hello
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
+    # The SSH door (tonk-server --ssh-port):
+    ssh_sessions: int = 100  # SSH connections in all, each with one table session
+    ssh_per_address: int = 8  # SSH connections from one IP address
+    ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
+    ssh_login_timeout: float = 30.0  # seconds from connecting to being let in
+    ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
 
     def to_wire(self, grace: float) -> dict[str, Any]:
         return {
@@ -112,6 +120,7 @@ class TonkServer:
         self.store = st.Store(config.db_path)
         self.tables: dict[int, Table] = {}
         self.connections: set[Connection] = set()
+        self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
         self._next_table = 1
@@ -127,6 +136,7 @@ class TonkServer:
     async def start(self) -> None:
         saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
+        self.door_names.load(*await asyncio.to_thread(self.store.door_players))
         for data in saved:
             try:
                 table = Table(
@@ -219,7 +229,40 @@ class TonkServer:
 
     # -- connections --------------------------------------------------------------------------
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def open_door_link(
+        self, name: str, address: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection for a player the SSH door has identified by key: the client's end of
+        a socket pair whose server end is served like any connection, except that its hello
+        may use `name` even though that name is claimed, and it counts against `address`
+        (the SSH client's) in the per-address limits."""
+        ours, theirs = socket.socketpair()
+        try:
+            reader, writer = await asyncio.open_connection(sock=ours)
+        except BaseException:
+            ours.close()
+            theirs.close()
+            raise
+        task = asyncio.create_task(
+            self._on_connect(reader, writer, door_name=name, address=address),
+            name=f"door-link-{name}",
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        try:
+            return await asyncio.open_connection(sock=theirs)
+        except BaseException:
+            theirs.close()
+            raise
+
+    async def _on_connect(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        door_name: str | None = None,
+        address: str | None = None,
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
@@ -234,6 +277,9 @@ class TonkServer:
             max_bytes=limits.queue_bytes,
         )
         self._next_conn += 1
+        if address is not None:
+            conn.address, conn.peer = address, f"{address} (ssh)"
+        conn.door_name = door_name
         try:
             if self._closing:
                 conn.close({"type": p.GOODBYE, "reason": "the server is shutting down"})
@@ -367,6 +413,15 @@ class TonkServer:
         if not p.is_printable_text(name) or len(name) > limit:
             conn.error(
                 p.BAD_NAME, f"a name is printable text of 1 to {limit} characters", fatal=True
+            )
+            return
+        claim = self.door_names.owner(name)
+        if claim is not None and conn.door_name != claim.name:
+            conn.error(
+                p.BAD_NAME,
+                f"the name {claim.name} belongs to a player who comes in through this server's "
+                "SSH door with their key: choose another name",
+                fatal=True,
             )
             return
         conn.name = name

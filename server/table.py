@@ -402,6 +402,23 @@ class Table:
                 conn.send(self.update_message(number, 0))
             self.kick()
 
+    def door_token(self, name: str) -> str | None:
+        """A new token for the human seat `name` holds here, or None. The SSH door's players
+        prove who they are with their key, not with a token kept in a file: the door asks
+        for a token when such a player comes back; the seat's old token stops working."""
+        if self.state not in (WAITING, PLAYING):
+            return None
+        for number, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.name == name:
+                token = secrets.token_urlsafe(18)
+                seat.token_hash = st.hash_token(token)
+                written = self.server.store.write(
+                    [st.set_token(self.id, number, name, seat.token_hash)]
+                )
+                written.add_done_callback(_log_failed_write)
+                return token
+        return None
+
     async def watch(self, conn: Connection) -> None:
         async with self.lock:
             if self.state not in (WAITING, PLAYING):
@@ -1076,3 +1093,8 @@ def fallback_action(seat: int, hand: Hand) -> Action:
     if legal.discards:
         return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
     return legal.actions(seat)[0]
+
+
+def _log_failed_write(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a seat's new token was not saved: %s", future.exception())
