@@ -228,6 +228,7 @@ class DoorConnection(asyncssh.SSHServer):
         self.key: asyncssh.SSHKey | None = None
         self.name: str | None = None  # the name this connection plays as, once let in
         self.session: DoorSession | None = None
+        self.let_in = asyncio.Event()  # auth_completed is done (self.name set if let in)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -330,6 +331,12 @@ class DoorConnection(asyncssh.SSHServer):
         return False
 
     async def auth_completed(self) -> None:
+        try:
+            await self._let_in()
+        finally:
+            self.let_in.set()
+
+    async def _let_in(self) -> None:
         assert self.conn is not None and self.key is not None
         key = self.key
         names = self.door.server.door_names
@@ -358,7 +365,9 @@ class DoorConnection(asyncssh.SSHServer):
         self.name = claim.name
         log.info("ssh door: %s in from %s", claim.name, self.address)
 
-    def session_requested(self) -> DoorSession | bool:
+    async def session_requested(self) -> DoorSession | bool:
+        # asyncssh may ask for the session before auth_completed has kept a new claim.
+        await self.let_in.wait()
         if self.name is None or self.session is not None:
             return False
         self.session = DoorSession(self, self.name)

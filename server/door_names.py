@@ -19,9 +19,7 @@ class DoorNames:
         self._names: dict[str, st.SavedName] = {}
         self._seats: dict[str, dict[int, st.SavedDoorSeat]] = {}
 
-    def load(
-        self, names: list[st.SavedName], seats: dict[str, list[st.SavedDoorSeat]]
-    ) -> None:
+    def load(self, names: list[st.SavedName], seats: dict[str, list[st.SavedDoorSeat]]) -> None:
         self._names = {fold(n.name): n for n in names}
         self._seats = {folded: {s.table_id: s for s in rows} for folded, rows in seats.items()}
 
