@@ -403,6 +403,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.charset = "utf-8"
         self.ended = False
         self.gone = False  # the SSH client is gone
+        self.links: list[asyncio.StreamWriter] = []  # the app's links to the game server
         self.app_done = False
         self.last_input = asyncio.get_running_loop().time()
 
@@ -452,8 +453,10 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         server = self.door.server
         address = self.door_conn.address
 
-        def opener() -> Any:
-            return server.open_door_link(self.name, address)
+        async def opener() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+            reader, writer = await server.open_door_link(self.name, address)
+            self.links = [w for w in self.links if not w.is_closing()] + [writer]
+            return reader, writer
 
         tokens = DoorSeats(server.door_names, self.door.open_table, self.door.write, self.name)
         config = door_config(self.name, label, self.terminal, tokens, opener, bots)
@@ -482,6 +485,10 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             status = 1
             app.said.write("tonk: the table app failed; the server's log says why\n")
         finally:
+            # The link to the game server ends with the app, whatever state its worker is in.
+            app.workers.cancel_all()
+            for writer in self.links:
+                writer.close()
             self.app_done = True
             said = app.said.getvalue().strip()
             if said.count("\n") > 2:  # a traceback: for the host, not the player

@@ -1,0 +1,377 @@
+"""The SSH door with asyncssh as the client, against the server and door in this process:
+what the door refuses (no terminal, commands, forwarding, SFTP, passwords), its limits at
+their edges, who may be who (claimed names, authorized keys, the TCP side), and that nothing
+is left running when a connection drops."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pyte
+import pytest
+from tonk.server.app import Limits, ServerConfig, TonkServer
+from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path, parse_command
+from tonk.shared import protocol as p
+
+from tests.netclient import NetClient
+
+
+class Banners(asyncssh.SSHClient):
+    """An asyncssh client that keeps the authentication banners it is shown."""
+
+    def __init__(self) -> None:
+        self.banners: list[str] = []
+
+    def auth_banner_received(self, msg: str, lang: str) -> None:
+        self.banners.append(msg.strip())
+
+
+@contextlib.asynccontextmanager
+async def running_door(
+    directory: Path, authorized_keys: Path | None = None, **limits: Any
+) -> AsyncIterator[tuple[TonkServer, SSHDoor]]:
+    config = ServerConfig(
+        host="127.0.0.1",
+        port=0,
+        db_path=directory / "door.sqlite3",
+        limits=replace(Limits(), **limits),
+        bot_pause=0.05,
+    )
+    server = TonkServer(config)
+    await server.start()
+    door = SSHDoor(server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys))
+    try:
+        await door.start()
+        yield server, door
+    finally:
+        await door.close()
+        await server.close()
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def connect(
+    door: SSHDoor, name: str, key: asyncssh.SSHKey | None, **options: Any
+) -> tuple[asyncssh.SSHClientConnection, Banners]:
+    options.setdefault("client_keys", [key] if key is not None else None)
+    conn, client = await asyncssh.create_connection(
+        Banners,
+        "127.0.0.1",
+        door.port,
+        username=name,
+        known_hosts=None,
+        agent_path=None,
+        config=None,
+        **options,
+    )
+    assert isinstance(client, Banners)
+    return conn, client
+
+
+async def screen_of(
+    process: asyncssh.SSHClientProcess[bytes], pattern: str, timeout: float = 20
+) -> pyte.Screen:
+    """Read the session's output into a screen until it shows `pattern`."""
+    screen = pyte.Screen(100, 30)
+    stream = pyte.ByteStream(screen)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while pattern not in "\n".join(screen.display):
+        left = end - loop.time()
+        if left <= 0:
+            raise AssertionError(f"never saw {pattern!r}:\n" + "\n".join(screen.display))
+        try:
+            data = await asyncio.wait_for(process.stdout.read(65536), left)
+        except TimeoutError:
+            continue
+        if not data:
+            raise AssertionError(f"the session ended before {pattern!r}")
+        stream.feed(data)
+    return screen
+
+
+async def test_the_first_key_claims_a_name_and_a_pty_session_shows_the_lobby(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        key = new_key()
+        conn, _ = await connect(door, "ann", key)
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm-256color", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "playing as ann")
+            claim = server.door_names.owner("ANN")
+            assert claim is not None and claim.name == "ann"
+            assert claim.fingerprint == key.get_fingerprint("sha256")
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait_closed(), 10)
+            assert process.exit_status == 0
+
+
+async def test_a_session_without_a_terminal_is_told_to_use_ssh_t_and_closed(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            result = await asyncio.wait_for(conn.run(), 10)
+    assert result.exit_status == 1
+    assert result.stdout == ""
+    assert (
+        result.stderr
+        == "tonk: the table needs a terminal: connect with ssh -t (or without a command)\r\n"
+    )
+
+
+async def test_a_command_is_refused_with_one_line_even_with_a_terminal(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            result = await asyncio.wait_for(conn.run("cat /etc/passwd", term_type="xterm"), 10)
+    assert result.exit_status == 1
+    assert "root:" not in str(result.stdout)
+    said = str(result.stdout) + str(result.stderr)
+    assert said.strip().splitlines() == [
+        "tonk: this server runs the tonk table, not commands: 'cat /etc/passwd' is not one it "
+        "knows (ssh with no command for the lobby, or practice [BOTS])"
+    ]
+
+
+def test_the_door_knows_only_practice_and_its_bots() -> None:
+    assert parse_command(None) == (None, None)
+    assert parse_command("practice") == (2, None)
+    assert parse_command("practice 4") == (4, None)
+    assert parse_command("practice 5")[1] == "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
+    assert parse_command("bash")[0] is None
+    assert parse_command("practice; bash")[0] is None
+
+
+async def test_port_forwards_both_ways_are_refused(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", server.port)
+            with pytest.raises(asyncssh.ChannelListenError):
+                await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", server.port)
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_unix_connection(asyncssh.SSHUNIXSession, "/tmp/anything")
+        # None of them reached the game server.
+        assert not server.connections
+
+
+async def test_sftp_and_x11_and_agent_forwarding_are_refused(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            with pytest.raises((asyncssh.ChannelOpenError, asyncssh.SFTPError)):
+                await asyncio.wait_for(conn.start_sftp_client(), 10)
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_session(
+                    asyncssh.SSHClientSession, "practice", x11_forwarding=True, term_type="xterm"
+                )
+        assert not door.connections or all(c.session is None for c in door.connections)
+
+
+async def test_a_password_is_never_accepted(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "ann", None, password="hunter2", preferred_auth="password")
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(
+                door, "ann", None, password="hunter2", preferred_auth="keyboard-interactive"
+            )
+        assert server.door_names.owner("ann") is None
+
+
+async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        conn.close()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "Ann", new_key())
+        # The line, as an asyncssh client sees it.
+        client = Banners()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: client,
+                "127.0.0.1",
+                door.port,
+                username="ann",
+                client_keys=[new_key()],
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert client.banners == [
+            "tonk: the name ann belongs to another key on this server: use your own name "
+            "(ssh -p PORT NAME@HOST)"
+        ]
+
+
+async def test_a_name_claimed_over_ssh_is_refused_to_a_tcp_hello(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "ann", new_key())
+        conn.close()
+        for name in ("ann", "ANN"):
+            client = await NetClient.connect(server.port)
+            try:
+                await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": name})
+                reply = await client.recv()
+            finally:
+                await client.close()
+            assert reply["type"] == p.ERROR and reply["code"] == p.BAD_NAME and reply["fatal"]
+            assert "SSH door" in reply["message"]
+        client = await NetClient.connect(server.port)
+        try:
+            await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": "bob"})
+            assert (await client.recv())["type"] == p.WELCOME
+        finally:
+            await client.close()
+
+
+async def test_a_name_in_use_over_tcp_cannot_be_claimed_by_a_key(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        client = await NetClient.connect(server.port)
+        try:
+            await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": "cal"})
+            assert (await client.recv())["type"] == p.WELCOME
+            with pytest.raises(asyncssh.PermissionDenied):
+                await connect(door, "cal", new_key())
+            assert server.door_names.owner("cal") is None
+        finally:
+            await client.close()
+
+
+async def test_names_and_the_host_key_outlive_a_restart(tmp_path: Path) -> None:
+    ann = new_key()
+    async with running_door(tmp_path) as (_, door):
+        first = door.fingerprint
+        conn, _ = await connect(door, "ann", ann)
+        conn.close()
+    assert default_host_key_path(tmp_path / "door.sqlite3").exists()
+    async with running_door(tmp_path) as (server, door):
+        assert door.fingerprint == first
+        assert server.door_names.owner("ann") is not None
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "ann", new_key())
+        conn, _ = await connect(door, "ann", ann)
+        conn.close()
+
+
+async def test_an_authorized_keys_file_admits_only_its_keys(tmp_path: Path) -> None:
+    listed, other = new_key(), new_key()
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(listed.export_public_key("openssh"))
+    async with running_door(tmp_path, authorized_keys=keys) as (server, door):
+        client = Banners()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: client,
+                "127.0.0.1",
+                door.port,
+                username="dee",
+                client_keys=[other],
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert client.banners == ["tonk: this server admits only the keys its host has listed"]
+        assert server.door_names.owner("dee") is None
+        conn, _ = await connect(door, "dee", listed)
+        conn.close()
+        assert server.door_names.owner("dee") is not None
+
+
+async def test_sessions_per_address_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_per_address=2) as (_, door):
+        key = new_key()
+        first, _ = await connect(door, "eve", key)
+        second, _ = await connect(door, "eve", key)
+        with pytest.raises(asyncssh.DisconnectError, match="too many SSH sessions from your"):
+            await connect(door, "eve", key)
+        first.close()
+        await first.wait_closed()
+        await asyncio.sleep(0.2)
+        third, _ = await connect(door, "eve", key)  # a freed place is taken again
+        second.close()
+        third.close()
+
+
+async def test_sessions_in_all_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_sessions=2) as (_, door):
+        first, _ = await connect(door, "fay", new_key())
+        second, _ = await connect(door, "gus", new_key())
+        with pytest.raises(asyncssh.DisconnectError, match="as many SSH sessions as it allows"):
+            await connect(door, "hal", new_key())
+        first.close()
+        second.close()
+
+
+async def test_refused_keys_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_auth_attempts=3) as (_, door):
+        ivy = new_key()
+        conn, _ = await connect(door, "ivy", ivy)
+        conn.close()
+        # Two wrong keys, then the right one: let in.
+        conn, _ = await connect(door, "ivy", None, client_keys=[new_key(), new_key(), ivy])
+        conn.close()
+        # Three wrong keys: cut off before the right one is tried.
+        with pytest.raises(asyncssh.DisconnectError, match="too many keys refused"):
+            await connect(door, "ivy", None, client_keys=[new_key(), new_key(), new_key(), ivy])
+
+
+async def test_an_idle_session_is_closed_with_a_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_idle_timeout=1.0) as (server, door):
+        conn, _ = await connect(door, "jo", new_key())
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "playing as jo")
+            output = await asyncio.wait_for(process.stdout.read(), 15)
+            await process.wait_closed()
+        assert b"tonk: no key pressed for" in output
+        await _nothing_left(server, door)
+
+
+async def _nothing_left(server: TonkServer, door: SSHDoor) -> None:
+    for _ in range(100):
+        tasks = [
+            t
+            for t in asyncio.all_tasks()
+            if t.get_name().startswith(("ssh-", "door-link-")) and t.get_name() != "ssh-idle"
+        ]
+        if not door.connections and not server.connections and not tasks:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(
+        f"left running: {door.connections}, {server.connections}, "
+        f"{[t.get_name() for t in asyncio.all_tasks()]}"
+    )
+
+
+async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "kit", new_key())
+        process = await conn.create_process(
+            "practice", term_type="xterm", term_size=(100, 30), encoding=None
+        )
+        await screen_of(process, "kit's practice")
+        assert len(server.connections) == 1
+        conn.abort()  # the network goes, no goodbye
+        await _nothing_left(server, door)
+        (table,) = server.tables.values()
+        assert [s.name for s in table.seats if s.kind == "human"] == ["kit"]
+        assert server.door_names.seats("kit")[0].table_id == table.id
