@@ -213,6 +213,15 @@ class TonkServer:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def door_seat(self, conn: Connection, table_id: int, *, left: bool) -> None:
+        """A player who came in through the SSH door sat (or sat again) at a table, or left
+        it: kept so that their next session takes the seat back (the key is their proof)."""
+        if conn.door_name is None:
+            return
+        seat = st.SavedDoorSeat(table_id, left, time.time())
+        written = self.store.write([self.door_names.remember_seat(conn.door_name, seat)])
+        written.add_done_callback(_log_failed_write)
+
     def forget_table(self, table: Table) -> None:
         """A table that is over and has nobody at it leaves the lobby (not the database)."""
         if self.tables.get(table.id) is table:
@@ -483,7 +492,10 @@ class TonkServer:
             await self._table(message["table"]).watch(conn)
         elif kind == p.LEAVE:
             table = self._at_table(conn)
+            seated = conn.seat is not None
             await table.detach(conn, leaving=True)
+            if seated:
+                self.door_seat(conn, table.id, left=True)
             conn.reply({"type": p.LEFT, "table": table.id})
         elif kind == p.ADD_BOT:
             await self._at_table(conn).add_bot(
@@ -609,3 +621,8 @@ class TonkServer:
             await table.sit(conn, 0, message.get("stake"))
         else:
             conn.send({"type": p.TABLE, "table": table.summary()})
+
+
+def _log_failed_write(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a door seat was not saved: %s", future.exception())

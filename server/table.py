@@ -365,6 +365,7 @@ class Table:
             self.creator = creator
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s sits in seat %d", self.id, conn.name, number)
             self.broadcast_table()
             self.kick()
@@ -395,6 +396,7 @@ class Table:
             await self.set_away(number, False)
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
             self.broadcast_table()
             conn.send(ledger_message(self.id, self.ledger, self.server.config.ledger_hands))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -331,7 +332,7 @@ async def test_refused_keys_at_the_limit_and_one_past_it(tmp_path: Path) -> None
 
 
 async def test_an_idle_session_is_closed_with_a_line(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_idle_timeout=1.0) as (server, door):
+    async with running_door(tmp_path, ssh_idle_timeout=4.0) as (server, door):
         conn, _ = await connect(door, "jo", new_key())
         async with conn:
             process = await conn.create_process(
@@ -370,8 +371,13 @@ async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
         )
         await screen_of(process, "kit's practice")
         assert len(server.connections) == 1
+        (door_conn,) = door.connections
+        assert door_conn.session is not None and door_conn.session.child is not None
+        child = door_conn.session.child.pid
         conn.abort()  # the network goes, no goodbye
         await _nothing_left(server, door)
+        with pytest.raises(ProcessLookupError):  # the session's app is gone, and reaped
+            os.kill(child, 0)
         (table,) = server.tables.values()
         assert [s.name for s in table.seats if s.kind == "human"] == ["kit"]
         assert server.door_names.seats("kit")[0].table_id == table.id

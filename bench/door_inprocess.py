@@ -1,15 +1,13 @@
-"""The table app on an SSH channel: tonk-client's Textual App run in the server's process,
-drawn through a Textual driver that writes to the channel and reads the keys it receives, at
-the terminal type, size and character set the SSH client reported."""
+"""The other design of the SSH door, kept to measure it (bench/ssh_door.py): tonk-client's
+Textual App run in the server's own process and event loop, drawn through a Textual driver that
+writes to the SSH channel and reads the keys it receives. `InProcessSession` replaces the door's
+session class (bench/door_server.py --sessions inprocess)."""
 
 from __future__ import annotations
 
 import asyncio
 import codecs
 import io
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,10 +21,9 @@ from textual.message import Message
 from tonk.client import app as client_app
 from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.render import CardStyle
-from tonk.client.tokens import SeatRecord, SeatTokens
-
-from . import store as st
-from .door_names import DoorNames
+from tonk.client.tokens import SeatTokens
+from tonk.server.door import DoorSession, TerminalInfo
+from tonk.server.door_child import HeldSeats, read_seats
 
 #: Seconds the input parser waits after a lone ESC before taking it as the escape key.
 ESCAPE_WAIT = 0.1
@@ -36,51 +33,6 @@ class Screen(Protocol):
     """Where the driver writes: the SSH session (bytes in the terminal's character set)."""
 
     def write_screen(self, text: str) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TerminalInfo:
-    """What the SSH client said about its terminal: `TERM`, its size, and its environment
-    as sent (OpenSSH sends LANG and LC_* where its config says SendEnv)."""
-
-    term: str
-    width: int
-    height: int
-    environ: Mapping[str, str]
-
-    @property
-    def charset(self) -> str:
-        """The terminal's character set: LC_ALL, LC_CTYPE or LANG's codeset (UTF-8 when
-        none is said, which is what nearly every terminal is)."""
-        for name in ("LC_ALL", "LC_CTYPE", "LANG"):
-            value = self.environ.get(name, "")
-            if value:
-                if value in ("C", "POSIX"):
-                    return "ascii"
-                _, _, codeset = value.partition(".")
-                codeset = codeset.partition("@")[0]
-                if not codeset:
-                    return "utf-8"
-                try:
-                    return codecs.lookup(codeset).name
-                except LookupError:
-                    return "ascii"
-        return "utf-8"
-
-    @property
-    def utf8(self) -> bool:
-        return self.charset == "utf-8"
-
-    @property
-    def colour(self) -> bool:
-        return "NO_COLOR" not in self.environ and self.term not in ("dumb", "unknown")
-
-    def console_environ(self) -> dict[str, str]:
-        """The environment Rich decides the colours from (TERM, COLORTERM)."""
-        environ = {"TERM": self.term}
-        if "COLORTERM" in self.environ:
-            environ["COLORTERM"] = self.environ["COLORTERM"]
-        return environ
 
 
 class ChannelDriver(Driver):
@@ -195,7 +147,7 @@ class DoorApp(TonkApp):
             highlight=False,
             emoji=False,
             legacy_windows=False,
-            _environ=terminal.console_environ(),
+            _environ={"TERM": terminal.term},
             force_terminal=True,
             safe_box=False,
             soft_wrap=False,
@@ -205,56 +157,6 @@ class DoorApp(TonkApp):
 
     def driver_ready(self, driver: ChannelDriver) -> None:
         self.door_driver = driver
-
-
-class DoorSeats(SeatTokens):
-    """The seat tokens of a player at the door: not a file but the seats their name holds.
-    The tables where they sat through the door are in the database; each token is a new
-    one the table makes for the seat when asked (the key proved who is asking)."""
-
-    def __init__(
-        self,
-        names: DoorNames,
-        tables: Callable[[int], Any],
-        write: Callable[[list[st.Op]], Any],
-        name: str,
-    ) -> None:
-        super().__init__()
-        self._names = names
-        self._tables = tables
-        self._save = write
-        self._name = name
-        self._tokens: dict[int, str] = {}
-
-    def seats(self, server: str) -> list[SeatRecord]:
-        records = []
-        for saved in self._names.seats(self._name):
-            token = self._tokens.get(saved.table_id)
-            if token is None:
-                table = self._tables(saved.table_id)
-                token = table.door_token(self._name) if table is not None else None
-                if token is None:
-                    continue
-                self._tokens[saved.table_id] = token
-            records.append(SeatRecord(saved.table_id, token, self._name, saved.left))
-        return records
-
-    def remember(self, server: str, record: SeatRecord) -> None:
-        self._tokens[record.table] = record.token
-        seat = st.SavedDoorSeat(record.table, record.left, time.time())
-        self._save([self._names.remember_seat(self._name, seat)])
-
-    def mark_left(self, server: str, table: int) -> None:
-        for saved in self._names.seats(self._name):
-            if saved.table_id == table and not saved.left:
-                seat = st.SavedDoorSeat(table, True, saved.taken)
-                self._save([self._names.remember_seat(self._name, seat)])
-
-    def forget(self, server: str, table: int) -> None:
-        self._tokens.pop(table, None)
-        op = self._names.forget_seat(self._name, table)
-        if op is not None:
-            self._save([op])
 
 
 def door_config(
@@ -277,3 +179,78 @@ def door_config(
         practice = ClientConfig(name=name, bots=practice_bots, table_name=f"{name}'s practice"[:32])
         config.table = practice_request(practice)
     return config
+
+
+class InProcessSession(DoorSession):
+    """A door session whose app runs in the server's event loop (the prototype)."""
+
+    app: DoorApp | None = None
+    app_done = False
+
+    def start(self, bots: int | None) -> None:
+        assert self.terminal is not None
+        self.encoding = self.terminal.charset
+        self.decoder = codecs.getincrementaldecoder(self.encoding)("replace").decode
+        self.links: list[asyncio.StreamWriter] = []
+        server = self.door.server
+        address = self.door_conn.address
+
+        async def opener() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+            reader, writer = await server.open_door_link(self.name, address)
+            self.links.append(writer)
+            return reader, writer
+
+        import json
+        import os
+
+        seats_in, seats_out = os.pipe()
+        os.write(seats_out, json.dumps(self._held_seats()).encode())
+        os.close(seats_out)
+        tokens = HeldSeats(read_seats(seats_in, self.name))
+        config = door_config(self.name, self._label(), self.terminal, tokens, opener, bots)
+        self.app = DoorApp(config, self, self.terminal)
+        self.task = asyncio.create_task(self._run_app(), name=f"ssh-{self.name}")
+
+    async def _run_app(self) -> None:
+        app = self.app
+        terminal = self.terminal
+        assert app is not None and terminal is not None
+        status = 0
+        try:
+            await app.run_async(size=(terminal.width, terminal.height), mouse=True)
+            status = app.return_code or 0
+        finally:
+            app.workers.cancel_all()
+            for writer in self.links:
+                writer.close()
+            self.app_done = True
+            self._finish(self.farewell, None if self.gone else status)
+
+    def write_screen(self, text: str) -> None:
+        chan = self.chan
+        if self.ended or self.gone or chan is None:
+            return
+        chan.write(text.encode(self.encoding, "replace"))
+
+    def data_received(self, data: bytes, datatype: int | None) -> None:
+        self.last_input = asyncio.get_running_loop().time()
+        app = self.app
+        if app is not None and app.door_driver is not None:
+            app.door_driver.feed(self.decoder(data))
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        app = self.app
+        if app is not None and app.door_driver is not None and width and height:
+            app.door_driver.resize(width, height)
+
+    def end(self, line: str | None, status: int | None) -> None:
+        if self.ended:
+            return
+        if status is None:
+            self.gone = True
+        else:
+            self.farewell = line
+        if self.app is not None and not self.app_done:
+            self.app.exit(return_code=status or 0)
+            return
+        self._finish(line, status)

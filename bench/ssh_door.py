@@ -1,0 +1,371 @@
+"""The SSH door's two designs, measured: each session's tonk-client App in a child process on
+a pseudo-terminal the door feeds (the door as shipped), and the App in the server's own process
+with a Textual driver on the SSH channel (bench/door_inprocess.py, the prototype).
+
+    python bench/ssh_door.py --write BENCHMARKS.md
+    python bench/ssh_door.py --sessions 20 --tables 200 --seconds 20 --rounds 10
+
+For each design, against a real server (bench/door_server.py, which is tonk-server with the
+door and, for the prototype, another session class):
+
+- memory per session: the server's VmRSS (plus its children's, for the prototype) after 1 and
+  after N sessions sit in the lobby, less the VmRSS before the first, divided by the sessions;
+- handshake to lobby: from opening the TCP connection (SSH handshake, key authentication,
+  pty, shell) to the lobby drawn on the session's screen (pyte), each session opened alone;
+- key to screen: from sending `?` to the help screen drawn, and `?` again to it gone, with 1
+  session and with N sessions pressing at once (`--rounds` presses each);
+- the paced game benchmark (bench/load.py's paced mode, `--tables` tables of 4 bot clients
+  over TCP) with no SSH sessions, and with N sessions each opening and closing the help screen
+  (about one key a second each) all through the window: its p99.
+
+The SSH clients are asyncssh in this process, each session's output read into a pyte screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pyte
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import load
+import loadkit as lk
+
+DOOR_SERVER = Path(__file__).resolve().parent / "door_server.py"
+DESIGNS = ("process", "inprocess")
+
+
+def children_rss_kib(pid: int) -> int:
+    total = 0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0
+    for child in children:
+        with contextlib.suppress(OSError, ValueError):
+            total += lk.rss_kib(int(child)) + children_rss_kib(int(child))
+    return total
+
+
+class Session:
+    """One asyncssh session on a pty, its output drawn on a pyte screen."""
+
+    def __init__(self, port: int, name: str) -> None:
+        self.port = port
+        self.name = name
+        self.screen = pyte.Screen(100, 30)
+        self.stream = pyte.ByteStream(self.screen)
+        self.conn: asyncssh.SSHClientConnection | None = None
+        self.process: asyncssh.SSHClientProcess[bytes] | None = None
+        self.changed = asyncio.Event()
+        self.reader: asyncio.Task[None] | None = None
+
+    async def open(self) -> float:
+        """Connect and wait for the lobby; returns the seconds that took."""
+        started = time.perf_counter()
+        self.conn = await asyncssh.connect(
+            "127.0.0.1",
+            self.port,
+            username=self.name,
+            client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+            known_hosts=None,
+            agent_path=None,
+            config=None,
+        )
+        self.process = await self.conn.create_process(
+            term_type="xterm-256color", term_size=(100, 30), encoding=None
+        )
+        self.reader = asyncio.create_task(self._read())
+        await self.wait(lambda text: "playing as" in text)
+        return time.perf_counter() - started
+
+    async def _read(self) -> None:
+        assert self.process is not None
+        while True:
+            data = await self.process.stdout.read(65536)
+            if not data:
+                return
+            self.stream.feed(data)
+            self.changed.set()
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    async def wait(self, ready: Any, timeout: float = 60) -> None:
+        async with asyncio.timeout(timeout):
+            while not ready(self.text()):
+                self.changed.clear()
+                await self.changed.wait()
+
+    async def key_to_screen(self) -> tuple[float, float]:
+        """(seconds from `?` to the help drawn, from `?` again to it gone)."""
+        assert self.process is not None
+        started = time.perf_counter()
+        self.process.stdin.write(b"?")
+        await self.wait(lambda text: "Keys" in text)
+        opened = time.perf_counter() - started
+        started = time.perf_counter()
+        self.process.stdin.write(b"?")
+        await self.wait(lambda text: "Keys" not in text)
+        return opened, time.perf_counter() - started
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            with contextlib.suppress(Exception):
+                await self.conn.wait_closed()
+        if self.reader is not None:
+            self.reader.cancel()
+
+
+def start(design: str, workdir: Path, tables: int) -> tuple[lk.ServerProcess, int]:
+    run = Path(tempfile.mkdtemp(prefix=f"{design}-", dir=workdir))
+    limits = load.server_limits(max(tables, 1), False)
+    limits.update({"ssh_sessions": 200, "ssh_per_address": 200})
+    server = lk.start_server(
+        run / "tonk.db",
+        limits,
+        ["--log-level", "warning", "--ssh-port", "0"],
+        log=run / "server.log",
+        program=[sys.executable, str(DOOR_SERVER), "--sessions", design],
+    )
+    assert server.proc.stdout is not None
+    line = server.proc.stdout.readline()
+    match = re.search(r"ssh on .*:(\d+) \(", line)
+    if match is None:
+        server.stop()
+        raise RuntimeError(f"no ssh line: {line!r}")
+    return server, int(match.group(1))
+
+
+def rss(server: lk.ServerProcess) -> int:
+    return lk.rss_kib(server.pid) + children_rss_kib(server.pid)
+
+
+async def keys(sessions: list[Session], rounds: int) -> list[float]:
+    samples: list[float] = []
+
+    async def one(session: Session) -> None:
+        for _ in range(rounds):
+            await asyncio.sleep(random.uniform(0.2, 0.6))
+            samples.extend(await session.key_to_screen())
+
+    await asyncio.gather(*(one(s) for s in sessions))
+    return samples
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "count": len(ordered),
+        "p50": lk.percentile(ordered, 50) * 1000,
+        "p90": lk.percentile(ordered, 90) * 1000,
+        "p99": lk.percentile(ordered, 99) * 1000,
+        "max": ordered[-1] * 1000 if ordered else float("nan"),
+    }
+
+
+async def measure_design(design: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    server, port = start(design, workdir, args.tables)
+    result: dict[str, Any] = {"design": design}
+    sessions: list[Session] = []
+    try:
+        await asyncio.sleep(1.0)
+        before = rss(server)
+        first = Session(port, "p0")
+        handshakes = [await first.open()]
+        sessions.append(first)
+        await asyncio.sleep(1.0)
+        result["rss_per_session_1"] = rss(server) - before
+        result["keys_1"] = summary(await keys(sessions, args.rounds))
+        for n in range(1, args.sessions):
+            session = Session(port, f"p{n}")
+            handshakes.append(await session.open())
+            sessions.append(session)
+        await asyncio.sleep(2.0)
+        result["rss_per_session_n"] = (rss(server) - before) / len(sessions)
+        result["handshake_to_lobby"] = summary(handshakes)
+        result["keys_n"] = summary(await keys(sessions, args.rounds))
+        if args.tables:
+            result["paced"] = await paced_with(server, sessions, args)
+    finally:
+        for session in sessions:
+            await session.close()
+        result["server_exit"] = server.stop()
+    return result
+
+
+async def paced_with(
+    server: lk.ServerProcess, sessions: list[Session], args: argparse.Namespace
+) -> dict[str, Any]:
+    """The paced benchmark against `server` while `sessions` press keys all along."""
+    shares = [
+        (server.port, first, count, load.PACE, 1)
+        for first, count in load.split(args.tables, min(2, args.tables))
+    ]
+    stop = asyncio.Event()
+    pressed: list[float] = []
+
+    async def press(session: Session) -> None:
+        while not stop.is_set():
+            await asyncio.sleep(random.uniform(0.5, 1.0))
+            pressed.extend(await session.key_to_screen())
+
+    pressing = [asyncio.create_task(press(s)) for s in sessions]
+    try:
+        result = await asyncio.to_thread(
+            load.drive, load.tonk_worker, shares, args.seconds, args.warmup, None, 600, server.pid
+        )
+    finally:
+        stop.set()
+        await asyncio.gather(*pressing, return_exceptions=True)
+    summary_ = load.summarize(result, args.tables, args.seconds)
+    summary_["keys_meanwhile"] = summary(pressed)
+    return summary_
+
+
+def row(s: dict[str, float]) -> str:
+    return f"{s['p50']:.0f} / {s['p99']:.0f} ms ({s['count']})"
+
+
+def mib(kib: float) -> str:
+    return f"{kib / 1024:.1f} MiB"
+
+
+LABELS = {"process": "child processes (shipped)", "inprocess": "app in the server (prototype)"}
+
+
+def section(report: dict[str, Any]) -> str:
+    n = report["sessions"]
+    by = {r["design"]: r for r in report["designs"]}
+    designs = [d for d in ("process", "inprocess") if d in by]
+    lines = [
+        "The SSH door's two designs, each against a real server (bench/door_server.py: "
+        "tonk-server with the door, `--sessions process` as shipped, `--sessions inprocess` "
+        "the prototype in bench/door_inprocess.py). Clients: asyncssh in the measuring "
+        "process, a pty of 100x30, each session's output drawn on a pyte screen; every "
+        "session sits in the lobby. Key to screen: `?` until the help screen is drawn, and "
+        "`?` again until it is gone.",
+        "",
+        f"Measured {report['date']} on {report['machine']} (load before: "
+        f"{report['load_before']}), by `{report['command']}`. The machine is shared by "
+        "other work: figures move by tens of percent from run to run.",
+        "",
+        "| | " + " | ".join(LABELS[d] for d in designs) + " |",
+        "|---|" + "---|" * len(designs),
+    ]
+    rows: list[tuple[str, Any]] = [
+        ("memory per session, 1 session", lambda r: mib(r["rss_per_session_1"])),
+        (f"memory per session, {n} sessions", lambda r: mib(r["rss_per_session_n"])),
+        ("handshake to lobby, p50 / p99", lambda r: row(r["handshake_to_lobby"])),
+        ("key to screen, 1 session, p50 / p99", lambda r: row(r["keys_1"])),
+        (f"key to screen, {n} sessions at once, p50 / p99", lambda r: row(r["keys_n"])),
+    ]
+    for label, fmt in rows:
+        lines.append(f"| {label} | " + " | ".join(fmt(by[d]) for d in designs) + " |")
+    if report.get("tables"):
+        lines += [
+            "",
+            f"The paced game benchmark (bench/load.py's paced mode: {report['tables']} tables "
+            "of 4 bot clients over TCP, each acting 0.5-1.5 s after its turn comes; "
+            f"{report['seconds']:g} s window after {report['warmup']:g} s warm-up) with no "
+            f"SSH session, and with {n} sessions each opening and closing the help screen "
+            "about once a second all through the window. Server CPU is the server process's "
+            "alone (the children's is not in it).",
+            "",
+            "| server | actions/s | p50 | p99 | max | server CPU | key to screen meanwhile |",
+            "|---|---|---|---|---|---|---|",
+        ]
+
+        def paced_row(label: str, r: dict[str, Any]) -> str:
+            lat = r["latency_ms"]
+            keys = r.get("keys_meanwhile")
+            return (
+                f"| {label} | {r['actions_per_second']:.0f} | {lat['p50']:.1f} ms | "
+                f"{lat['p99']:.1f} ms | {lat['max']:.0f} ms | "
+                f"{r['server_cpu_percent']:.0f}% | {row(keys) if keys and keys['count'] else '-'} |"
+            )
+
+        if report.get("baseline_paced") is not None:
+            lines.append(paced_row("no SSH session", report["baseline_paced"]))
+        for design in designs:
+            paced = by[design].get("paced")
+            if paced is not None:
+                lines.append(paced_row(f"{n} sessions, {LABELS[design]}", paced))
+    return "\n".join(lines)
+
+
+async def main_async(args: argparse.Namespace, command: str) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "command": command,
+        "machine": lk.machine(),
+        "date": time.strftime("%Y-%m-%d"),
+        "load_before": lk.load_average(),
+        "sessions": args.sessions,
+        "tables": args.tables,
+        "seconds": args.seconds,
+        "warmup": args.warmup,
+        "designs": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="tonk-door-") as tmp:
+        workdir = Path(tmp)
+        if args.tables:
+            server, _ = start("process", workdir, args.tables)
+            try:
+                report["baseline_paced"] = await paced_with(server, [], args)
+            finally:
+                server.stop()
+            print("paced, no sessions:", load.describe("paced", report["baseline_paced"]))
+        for design in args.designs:
+            result = await measure_design(design, args, workdir)
+            print(json.dumps(result, indent=1), flush=True)
+            report["designs"].append(result)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=20, help="sessions at once (N)")
+    parser.add_argument("--rounds", type=int, default=10, help="key presses per session")
+    parser.add_argument(
+        "--tables", type=int, default=200, help="paced benchmark tables (0: leave it out)"
+    )
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--designs", default=",".join(DESIGNS))
+    parser.add_argument("--json", type=Path, help="save the report as JSON here")
+    parser.add_argument("--from-json", type=Path, help="write the section from a saved report")
+    parser.add_argument("--write", type=Path, help="replace the '## SSH door' section of this file")
+    args = parser.parse_args(argv)
+    args.designs = [d for d in args.designs.split(",") if d]
+    if args.from_json:
+        report = json.loads(args.from_json.read_text())
+    else:
+        lk.raise_nofile()
+        command = "python bench/ssh_door.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        report = asyncio.run(main_async(args, command))
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1))
+    text = section(report)
+    print(text)
+    if args.write:
+        lk.write_section(args.write, "## SSH door", text)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
