@@ -51,7 +51,7 @@ class Limits:
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
     # The SSH door (tonk-server --ssh-port):
-    ssh_sessions: int = 100  # SSH connections in all, each with one table session
+    ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
     ssh_per_address: int = 8  # SSH connections from one IP address
     ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
     ssh_login_timeout: float = 30.0  # seconds from connecting to being let in

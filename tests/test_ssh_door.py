@@ -381,3 +381,77 @@ async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
         (table,) = server.tables.values()
         assert [s.name for s in table.seats if s.kind == "human"] == ["kit"]
         assert server.door_names.seats("kit")[0].table_id == table.id
+
+
+async def test_a_name_that_cannot_be_one_is_refused_with_a_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        for bad in ("x" * 25, "  "):
+            client = Banners()
+            with pytest.raises(asyncssh.PermissionDenied):
+                await asyncssh.create_connection(
+                    lambda client=client: client,
+                    "127.0.0.1",
+                    door.port,
+                    username=bad,
+                    client_keys=[new_key()],
+                    known_hosts=None,
+                    agent_path=None,
+                    config=None,
+                )
+            assert len(client.banners) == 1
+            assert (
+                "cannot be a name here: a name is printable text of 1 to 24" in (client.banners[0])
+            )
+        assert len(server.door_names) == 0
+
+
+async def test_the_host_key_is_private_to_the_server_and_its_fingerprint_is_printed(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (_, door):
+        path = default_host_key_path(tmp_path / "door.sqlite3")
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert asyncssh.read_private_key(str(path)).get_fingerprint("sha256") == door.fingerprint
+        seen = await asyncssh.get_server_host_key("127.0.0.1", door.port)
+        assert seen is not None and seen.get_fingerprint("sha256") == door.fingerprint
+
+
+def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tonk.server import cli
+
+    bad = tmp_path / "hostkey"
+    bad.write_text("not a key\n")
+    code = cli.main(
+        [
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "t.db"),
+            "--ssh-port",
+            "0",
+            "--ssh-host-key",
+            str(bad),
+        ]
+    )
+    assert code == 1
+    assert f"cannot read the SSH host key {bad}" in capsys.readouterr().err
+
+
+def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
+    from tonk.server.door import TerminalInfo
+
+    def charset(**environ: str) -> str:
+        return TerminalInfo("xterm", 80, 24, environ).charset
+
+    assert charset() == "utf-8"
+    assert charset(LANG="en_GB.UTF-8") == "utf-8"
+    assert charset(LANG="de_DE.ISO-8859-1") == "iso8859-1"
+    assert charset(LANG="en_GB.UTF-8", LC_ALL="C") == "ascii"
+    assert charset(LC_CTYPE="fr_FR@euro", LANG="C") == "utf-8"
+    assert not TerminalInfo("dumb", 80, 24, {}).colour
+    assert not TerminalInfo("xterm", 80, 24, {"NO_COLOR": "1"}).colour
+    assert TerminalInfo("xterm", 80, 24, {}).child_environ()["TERM"] == "xterm"
