@@ -455,3 +455,40 @@ def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
     assert not TerminalInfo("dumb", 80, 24, {}).colour
     assert not TerminalInfo("xterm", 80, 24, {"NO_COLOR": "1"}).colour
     assert TerminalInfo("xterm", 80, 24, {}).child_environ()["TERM"] == "xterm"
+
+
+async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        key = new_key()
+        conn, _ = await connect(door, "lou", key)
+        async with conn:
+            process = await conn.create_process(
+                "practice", term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "lou's practice")
+            process.stdin.write(b"q")  # leave the table (a hand is on: asked first)
+            await asyncio.sleep(0.5)
+            process.stdin.write(b"y")
+            await screen_of(process, "playing as lou")
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait_closed(), 10)
+        (table,) = server.tables.values()
+        assert [s.left for s in server.door_names.seats("lou")] == [True]
+        conn, _ = await connect(door, "lou", key)
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            # Left on purpose: the lobby first, not the table.
+            await screen_of(process, "playing as lou")
+            process.stdin.write(b"\r")  # sit at the (only) table: the seat is lou's again
+            await screen_of(process, "lou's practice")
+            for _ in range(100):
+                if server.door_names.seats("lou")[0].left is False:
+                    break
+                await asyncio.sleep(0.05)
+            assert [s.left for s in server.door_names.seats("lou")] == [False]
+            lou = next(s for s in table.seats if s.name == "lou")
+            assert lou.conn is not None and lou.conn.door_name == "lou"
