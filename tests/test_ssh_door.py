@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -492,3 +493,27 @@ async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
             assert [s.left for s in server.door_names.seats("lou")] == [False]
             lou = next(s for s in table.seats if s.name == "lou")
             assert lou.conn is not None and lou.conn.door_name == "lou"
+
+
+async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "max", new_key())
+        async with conn:
+            process = await conn.create_process(
+                "practice",
+                term_type="xterm",
+                term_size=(100, 30),
+                encoding=None,
+                env={"LANG": "de_DE.ISO-8859-1"},
+            )
+            received = b""
+            while b"Your turn" not in received and b"to play" not in received:
+                data = await asyncio.wait_for(process.stdout.read(65536), 30)
+                assert data, "the session ended"
+                received += data
+            process.stdin.write(b"\x03")
+        # Latin-1 all through: no UTF-8 sequence (box lines, suit symbols) reached it, and
+        # the cards are written in ASCII (the app was started with --ascii).
+        assert b"\xe2" not in received
+        received.decode("iso8859-1")
+        assert re.search(rb"\b(10|[2-9AKQJ])[SHDC]\b", received)
