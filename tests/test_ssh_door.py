@@ -171,7 +171,7 @@ async def test_port_forwards_both_ways_are_refused(tmp_path: Path) -> None:
         assert not server.connections
 
 
-async def test_sftp_and_x11_and_agent_forwarding_are_refused(tmp_path: Path) -> None:
+async def test_sftp_and_x11_forwarding_are_refused(tmp_path: Path) -> None:
     async with running_door(tmp_path) as (_, door):
         conn, _ = await connect(door, "ann", new_key())
         async with conn:
@@ -517,3 +517,17 @@ async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: 
         assert b"\xe2" not in received
         received.decode("iso8859-1")
         assert re.search(rb"\b(10|[2-9AKQJ])[SHDC]\b", received)
+
+
+async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_login_timeout=1.0) as (_, door):
+        reader, writer = await asyncio.open_connection("127.0.0.1", door.port)
+        try:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            while await asyncio.wait_for(reader.read(65536), 10):
+                pass  # the server's version line and key exchange, then nothing
+            assert loop.time() - started < 8
+            assert not door.connections
+        finally:
+            writer.close()
