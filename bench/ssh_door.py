@@ -92,8 +92,9 @@ class Session:
         self.mark()
         self.reader = asyncio.create_task(self._read())
         await self.wait(b"playing as")
+        took = time.perf_counter() - started
         await asyncio.sleep(0.5)  # the rest of the first screen
-        return time.perf_counter() - started
+        return took
 
     def mark(self) -> None:
         self.received.clear()
@@ -298,8 +299,9 @@ def section(report: dict[str, Any]) -> str:
             "of 4 bot clients over TCP, each acting 0.5-1.5 s after its turn comes; "
             f"{report['seconds']:g} s window after {report['warmup']:g} s warm-up) with no "
             f"SSH session, and with {n} sessions each opening and closing the help screen "
-            "about once a second all through the window. Server CPU is the server process's "
-            "alone (the children's is not in it).",
+            "(`?`, then `?` again 0.3 s after it is drawn, then 0.5-1 s of rest) all through "
+            "the window: keys pressed per session per second in the last column's brackets. "
+            "Server CPU is the server process's alone (the children's is not in it).",
             "",
             "| server | actions/s | p50 | p99 | max | server CPU | key to screen meanwhile |",
             "|---|---|---|---|---|---|---|",
@@ -308,10 +310,12 @@ def section(report: dict[str, Any]) -> str:
         def paced_row(label: str, r: dict[str, Any]) -> str:
             lat = r["latency_ms"]
             keys = r.get("keys_meanwhile")
+            rate = keys["count"] / n / r["seconds"] if keys and keys["count"] else 0
             return (
                 f"| {label} | {r['actions_per_second']:.0f} | {lat['p50']:.1f} ms | "
                 f"{lat['p99']:.1f} ms | {lat['max']:.0f} ms | "
-                f"{r['server_cpu_percent']:.0f}% | {row(keys) if keys and keys['count'] else '-'} |"
+                f"{r['server_cpu_percent']:.0f}% | "
+                + (f"{keys['p50']:.0f} / {keys['p99']:.0f} ms ({rate:.1f}/s) |" if rate else "- |")
             )
 
         if report.get("baseline_paced") is not None:

@@ -1,5 +1,6 @@
 """The SSH door (`tonk-server --ssh-port`): `ssh -p PORT NAME@HOST` and the table app runs on
-the player's terminal, in this process, beside the game server it talks to.
+the player's terminal: tonk-client's App in a child process on a pseudo-terminal that the door
+feeds, talking to this server over a socket pair.
 
 Only public keys are accepted; the first key that comes under a name claims it. A session gets
 a terminal app and nothing else: no shell, no forwarding, no subsystems.
@@ -254,8 +255,9 @@ class SSHDoor:
             for door_conn in list(self.connections):
                 session = door_conn.session
                 if session is not None and now - session.last_input > self.limits.ssh_idle_timeout:
-                    minutes = self.limits.ssh_idle_timeout / 60
-                    session.end(f"tonk: no key pressed for {minutes:g} minutes: goodbye", 0)
+                    idle = self.limits.ssh_idle_timeout
+                    said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
+                    session.end(f"tonk: no key pressed for {said}: goodbye", 0)
 
     # -- who is who ---------------------------------------------------------------------------
 

@@ -22,6 +22,9 @@ from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
 
+#: How much lower a session's app runs than the server (nice(1)).
+NICENESS = 10
+
 
 class HeldSeats(SeatTokens):
     """The seats the door found for this player, in memory: the server itself keeps which
@@ -84,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The pty is this session's controlling terminal: its size changes reach us as SIGWINCH.
     with contextlib.suppress(OSError):
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # Drawing screens yields to the games: when the machine is busy, the server's tables
+    # (everybody's, over TCP too) come first and a session's screen waits.
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     app = TonkApp(config_for(args))
     app.run()
     return app.return_code or 0
