@@ -17,6 +17,7 @@ import logging
 import os
 import pty
 import shlex
+import signal
 import struct
 import sys
 import tempfile
@@ -605,7 +606,12 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 stdout=slave,
                 stderr=slave,
                 pass_fds=(link, seats_in),
-                start_new_session=True,
+                # A process group of its own (no signal from the server's terminal reaches
+                # it) but the server's session: Linux shares CPU between sessions first
+                # (autogroups), so a session each would let 20 players' screens take 20/21
+                # of the CPU from the games, and the app's lower priority would count for
+                # nothing.
+                process_group=0,
                 env=terminal.child_environ(),
             )
         except BaseException:
@@ -698,7 +704,12 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if self.master >= 0 and width and height:
-            _set_size(self.master, width, height)  # the kernel tells the child (SIGWINCH)
+            _set_size(self.master, width, height)
+            child = self.child
+            if child is not None and child.returncode is None:
+                # Not the app's controlling terminal: the kernel does not tell it, we do.
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.pid, signal.SIGWINCH)
 
     def _close_master(self) -> None:
         if self.master >= 0:

@@ -1,6 +1,6 @@
 """One SSH door session's table app: tonk-client's App in a process of its own, started by the
-door on a pseudo-terminal (its controlling terminal: resizes arrive as SIGWINCH) and handed its
-link to the server as an open socket, and the seats its player holds through a pipe.
+door on a pseudo-terminal (the door sends SIGWINCH when it is resized) and handed its link to
+the server as an open socket, and the seats its player holds through a pipe.
 
     python -m tonk.server.door_child --link FD --seats FD --name NAME [--bots N] [--ascii]
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import fcntl
+import ctypes
 import json
 import os
+import signal
 import socket
 import sys
-import termios
 from collections.abc import Sequence
 
 from tonk.client.app import ClientConfig, TonkApp, practice_request
@@ -24,6 +24,8 @@ from tonk.client.tokens import SeatRecord, SeatTokens
 
 #: How much lower a session's app runs than the server (nice(1)).
 NICENESS = 10
+#: prctl(2)'s option for a signal on the parent's death.
+PR_SET_PDEATHSIG = 1
 
 
 class HeldSeats(SeatTokens):
@@ -75,6 +77,15 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
     return config
 
 
+def stop_with_the_server() -> None:
+    """Linux: be sent SIGTERM if the server dies (killed, say, with no time to stop us)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() == 1:  # it died before we asked
+        sys.exit(1)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tonk-door-session")
     parser.add_argument("--link", type=int, required=True)
@@ -84,9 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)
-    # The pty is this session's controlling terminal: its size changes reach us as SIGWINCH.
-    with contextlib.suppress(OSError):
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    stop_with_the_server()
     # Drawing screens yields to the games: when the machine is busy, the server's tables
     # (everybody's, over TCP too) come first and a session's screen waits.
     with contextlib.suppress(OSError):
