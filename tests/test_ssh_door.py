@@ -18,7 +18,8 @@ import asyncssh
 import pyte
 import pytest
 from tonk.server.app import Limits, ServerConfig, TonkServer
-from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path, parse_command
+from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
+from tonk.server.door_session import parse_command
 from tonk.shared import protocol as p
 
 from tests.netclient import NetClient
@@ -446,7 +447,7 @@ def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
 
 
 def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
-    from tonk.server.door import TerminalInfo
+    from tonk.server.door_session import TerminalInfo
 
     def charset(**environ: str) -> str:
         return TerminalInfo("xterm", 80, 24, environ).charset
