@@ -534,3 +534,23 @@ async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Pat
             assert not door.connections
         finally:
             writer.close()
+
+
+async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ned", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as ned")
+        (door_conn,) = door.connections
+        assert door_conn.session is not None and door_conn.session.child is not None
+        child = door_conn.session.child.pid
+        closing = asyncio.create_task(door.close())
+        output = await asyncio.wait_for(process.stdout.read(), 15)
+        await asyncio.wait_for(process.wait_closed(), 15)
+        await closing
+        conn.close()
+    # The terminal is given back as it was (alternate screen left, cursor shown), then told.
+    assert output.endswith(b"\x1b[?1049l\x1b[?25htonk: the server is shutting down\r\n")
+    assert process.exit_status == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
