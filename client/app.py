@@ -12,7 +12,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from tonk.shared import protocol as p
 
-from .connection import Connection, TableRequest
+from .connection import Connection, Opener, TableRequest
 from .dialogs import EndOfHandModal, StandingsScreen
 from .messages import (
     Connected,
@@ -59,6 +59,10 @@ class ClientConfig:
     # test's); and, for tests, options for the embedded server's ServerConfig.
     table: TableRequest | None = None
     server_options: dict[str, Any] = field(default_factory=dict)
+    # Another way to reach the server than TCP to host:port, and another keeper of seat
+    # tokens than the file in state_dir (the SSH door gives both).
+    opener: Opener | None = None
+    tokens: SeatTokens | None = None
 
     @property
     def practice(self) -> bool:
@@ -128,7 +132,7 @@ class TonkApp(App[None]):
         else:
             assert config.host is not None
             host, port = config.host, config.port
-            tokens = SeatTokens(config.state_dir)
+            tokens = config.tokens or SeatTokens(config.state_dir)
         self.connection = Connection(
             host,
             port,
@@ -137,6 +141,7 @@ class TonkApp(App[None]):
             tokens=tokens,
             create=create,
             style=config.style,
+            opener=None if config.practice else config.opener,
         )
         try:
             await self.connection.run()

@@ -10,7 +10,7 @@ import errno
 import itertools
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,10 @@ class Fatal(Exception):
 
 class LinkDown(Exception):
     """The connection dropped or the server said goodbye: try again."""
+
+
+#: Opens the link to the server in place of a TCP connection to host:port (the SSH door's).
+Opener = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
 
 
 @dataclass
@@ -126,8 +130,10 @@ class Connection:
         create: TableRequest | None = None,
         style: CardStyle | None = None,
         clock: Callable[[], float] | None = None,
+        opener: Opener | None = None,
     ) -> None:
         self.host = host
+        self.opener = opener
         self.port = port
         self.name = name
         self.post = post
@@ -163,9 +169,12 @@ class Connection:
         attempt = 0
         while not self.stopping():
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(self.host, self.port), CONNECT_TIMEOUT
+                opening = (
+                    asyncio.open_connection(self.host, self.port)
+                    if self.opener is None
+                    else self.opener()
                 )
+                reader, writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
                 reason = describe_os_error(exc, self.address)
                 if not ever_connected:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
 
 from . import store as st
 from .connection import Connection
+from .door_names import DoorNames
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 
 log = logging.getLogger("tonk.server")
@@ -48,6 +50,12 @@ class Limits:
     handshake_timeout: float = 10.0  # seconds to send hello
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
+    # The SSH door (tonk-server --ssh-port):
+    ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
+    ssh_per_address: int = 8  # SSH connections from one IP address
+    ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
+    ssh_login_timeout: float = 30.0  # seconds from connecting to being let in
+    ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
 
     def to_wire(self, grace: float) -> dict[str, Any]:
         return {
@@ -112,6 +120,7 @@ class TonkServer:
         self.store = st.Store(config.db_path)
         self.tables: dict[int, Table] = {}
         self.connections: set[Connection] = set()
+        self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
         self._next_table = 1
@@ -127,6 +136,7 @@ class TonkServer:
     async def start(self) -> None:
         saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
+        self.door_names.load(*await asyncio.to_thread(self.store.door_players))
         for data in saved:
             try:
                 table = Table(
@@ -203,6 +213,15 @@ class TonkServer:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def door_seat(self, conn: Connection, table_id: int, *, left: bool) -> None:
+        """A player who came in through the SSH door sat (or sat again) at a table, or left
+        it: kept so that their next session takes the seat back (the key is their proof)."""
+        if conn.door_name is None:
+            return
+        seat = st.SavedDoorSeat(table_id, left, time.time())
+        written = self.store.write([self.door_names.remember_seat(conn.door_name, seat)])
+        written.add_done_callback(_log_failed_write)
+
     def forget_table(self, table: Table) -> None:
         """A table that is over and has nobody at it leaves the lobby (not the database)."""
         if self.tables.get(table.id) is table:
@@ -219,7 +238,40 @@ class TonkServer:
 
     # -- connections --------------------------------------------------------------------------
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def open_door_link(
+        self, name: str, address: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection for a player the SSH door has identified by key: the client's end of
+        a socket pair whose server end is served like any connection, except that its hello
+        may use `name` even though that name is claimed, and it counts against `address`
+        (the SSH client's) in the per-address limits."""
+        ours, theirs = socket.socketpair()
+        try:
+            reader, writer = await asyncio.open_connection(sock=ours)
+        except BaseException:
+            ours.close()
+            theirs.close()
+            raise
+        task = asyncio.create_task(
+            self._on_connect(reader, writer, door_name=name, address=address),
+            name=f"door-link-{name}",
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        try:
+            return await asyncio.open_connection(sock=theirs)
+        except BaseException:
+            theirs.close()
+            raise
+
+    async def _on_connect(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        door_name: str | None = None,
+        address: str | None = None,
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
@@ -234,6 +286,9 @@ class TonkServer:
             max_bytes=limits.queue_bytes,
         )
         self._next_conn += 1
+        if address is not None:
+            conn.address, conn.peer = address, f"{address} (ssh)"
+        conn.door_name = door_name
         try:
             if self._closing:
                 conn.close(goodbye("the server is shutting down"))
@@ -407,6 +462,15 @@ class TonkServer:
                 p.BAD_NAME, f"a name is printable text of 1 to {limit} characters", fatal=True
             )
             return
+        claim = self.door_names.owner(name)
+        if claim is not None and conn.door_name != claim.name:
+            conn.error(
+                p.BAD_NAME,
+                f"the name {claim.name} belongs to a player who comes in through this server's "
+                "SSH door with their key: choose another name",
+                fatal=True,
+            )
+            return
         conn.name = name
         conn.welcomed = True
         log.info("connection #%d is %s", conn.number, name)
@@ -467,7 +531,10 @@ class TonkServer:
             await self._table(message["table"]).watch(conn)
         elif kind == p.LEAVE:
             table = self._at_table(conn)
+            seated = conn.seat is not None
             await table.detach(conn, leaving=True)
+            if seated:
+                self.door_seat(conn, table.id, left=True)
             conn.reply({"type": p.LEFT, "table": table.id})
         elif kind == p.ADD_BOT:
             await self._at_table(conn).add_bot(
@@ -606,3 +673,8 @@ def goodbye(message: str) -> dict[str, Any]:
     """What every connection is sent when the server stops: the reason as a code (the only
     one is `server_shutting_down`), and words for a person."""
     return {"type": p.GOODBYE, "reason": p.SERVER_SHUTTING_DOWN, "message": message}
+
+
+def _log_failed_write(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a door seat was not saved: %s", future.exception())

@@ -48,6 +48,8 @@ class Connection:
         self.address: str = peer[0] if isinstance(peer, tuple) else str(peer)
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.name: str | None = None
+        # The name the SSH door proved with a key (a connection it opened), else None.
+        self.door_name: str | None = None
         self.welcomed = False
         self.table: Table | None = None
         self.seat: int | None = None  # the seat held at `table`; None for a spectator

@@ -389,6 +389,7 @@ class Table:
             self.creator = creator
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s sits in seat %d", self.id, conn.name, number)
             self.broadcast_table()
             self.kick()
@@ -419,12 +420,30 @@ class Table:
             await self.set_away(number, False)
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
             self.broadcast_table()
             conn.send(ledger_message(self.id, self.ledger, self.server.config.ledger_hands))
             if self.hand is not None:
                 conn.send(self.update_message(number, 0))
             self.kick()
+
+    def door_token(self, name: str) -> str | None:
+        """A new token for the human seat `name` holds here, or None. The SSH door's players
+        prove who they are with their key, not with a token kept in a file: the door asks
+        for a token when such a player comes back; the seat's old token stops working."""
+        if self.state not in (WAITING, PLAYING):
+            return None
+        for number, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.name == name:
+                token = secrets.token_urlsafe(18)
+                seat.token_hash = st.hash_token(token)
+                written = self.server.store.write(
+                    [st.set_token(self.id, number, name, seat.token_hash)]
+                )
+                written.add_done_callback(_log_failed_write)
+                return token
+        return None
 
     async def watch(self, conn: Connection) -> None:
         async with self.lock:
@@ -1109,3 +1128,8 @@ def fallback_action(seat: int, hand: Hand) -> Action:
     if legal.discards:
         return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
     return legal.actions(seat)[0]
+
+
+def _log_failed_write(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a seat's new token was not saved: %s", future.exception())
