@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import msgpack
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
@@ -22,6 +21,7 @@ from tonk.shared.rules import PRESETS, HouseRules, RulesError
 
 from . import store as st
 from .connection import Connection
+from .lobby import Lobby
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 
 log = logging.getLogger("tonk.server")
@@ -40,6 +40,8 @@ class Limits:
     max_tables_per_address: int = 32  # open tables created from one IP address
     messages_per_second: float = 20.0  # sustained rate per connection
     burst: float = 40.0  # messages a connection may send at once
+    pages_per_second: float = 5.0  # `tables` pages sent to one connection, sustained
+    page_burst: float = 20.0  # `tables` pages sent to one connection at once
     max_name: int = 24  # characters in a player's name
     max_table_name: int = 32  # characters in a table's name
     max_chat: int = 200  # characters in a chat line
@@ -58,6 +60,8 @@ class Limits:
             "max_table_name": self.max_table_name,
             "messages_per_second": self.messages_per_second,
             "burst": self.burst,
+            "pages_per_second": self.pages_per_second,
+            "page_burst": self.page_burst,
             "heartbeat": self.heartbeat,
             "idle_timeout": self.idle_timeout,
             "grace": grace,
@@ -99,6 +103,7 @@ class ServerConfig:
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
     ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
+    lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection
 
 
 class TonkServer:
@@ -111,6 +116,7 @@ class TonkServer:
         self.config = config
         self.store = st.Store(config.db_path)
         self.tables: dict[int, Table] = {}
+        self.lobby = Lobby(self, config.lobby_interval)
         self.connections: set[Connection] = set()
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
@@ -141,6 +147,7 @@ class TonkServer:
                 log.exception("table %d could not be restored; it is left out", data.id)
                 continue
             self.tables[table.id] = table
+            self.lobby.changed(table.id)
             table.begin()
         if saved:
             log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
@@ -173,6 +180,7 @@ class TonkServer:
             self._server.close()
         if self._housekeeper is not None:
             self._housekeeper.cancel()
+        self.lobby.close()
         for table in list(self.tables.values()):
             await table.stop()
         for conn in list(self.connections):
@@ -207,6 +215,7 @@ class TonkServer:
         """A table that is over and has nobody at it leaves the lobby (not the database)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+            self.lobby.changed(table.id)
             if table.task is not None and table.task is not asyncio.current_task():
                 table.task.cancel()
 
@@ -232,6 +241,8 @@ class TonkServer:
             rate=limits.messages_per_second,
             burst=limits.burst,
             max_bytes=limits.queue_bytes,
+            page_rate=limits.pages_per_second,
+            page_burst=limits.page_burst,
         )
         self._next_conn += 1
         try:
@@ -292,6 +303,7 @@ class TonkServer:
 
     async def _lost(self, conn: Connection) -> None:
         self.connections.discard(conn)
+        self.lobby.members.discard(conn)
         count = self._per_address.get(conn.address, 1) - 1
         if count > 0:
             self._per_address[conn.address] = count
@@ -340,17 +352,20 @@ class TonkServer:
                 conn.error(p.HELLO_FIRST, "send hello first")
                 return
             self._hello(conn, message)
-            return
-        conn.request_id = reply_to
-        try:
-            await self._request(conn, kind, message, reply_to)
-        except RequestError as exc:
-            conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
-        except Exception:
-            log.exception("connection #%d: error handling %s", conn.number, kind)
-            conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
-        finally:
-            conn.request_id = None
+        else:
+            conn.request_id = reply_to
+            try:
+                await self._request(conn, kind, message, reply_to)
+            except RequestError as exc:
+                conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
+            except Exception:
+                log.exception("connection #%d: error handling %s", conn.number, kind)
+                conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
+            finally:
+                conn.request_id = None
+        if self.lobby.follow(conn):
+            # Arrived in the lobby (welcomed, or left its table): the list, then its changes.
+            await self.lobby.welcome(conn)
 
     def _hello(self, conn: Connection, message: dict[str, Any]) -> None:
         version = message["version"]
@@ -408,7 +423,12 @@ class TonkServer:
         elif kind == p.PONG:
             pass
         elif kind == p.LIST_TABLES:
-            conn.send_frame(self.tables_frame())
+            await self.lobby.pace(conn)
+            conn.send_frame(
+                self.lobby.page(
+                    message.get("after", 0), message.get("limit", p.PAGE_SIZE), reply_to
+                )
+            )
         elif kind == p.CREATE_TABLE:
             self._in_lobby(conn)
             await self._create_table(conn, message)
@@ -448,24 +468,6 @@ class TonkServer:
             conn.error(p.HELLO_FIRST, "hello was already said")
         else:  # pragma: no cover - the validator knows every type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
-
-    def tables_frame(self) -> bytes:
-        """The lobby's `tables` answer: every open table, or as many as fit in one frame (in
-        id order) when there are too many to send at once."""
-        tables = [t.summary() for _, t in sorted(self.tables.items())]
-        try:
-            return p.encode({"type": p.TABLES, "tables": tables})
-        except p.ProtocolError:
-            pass
-        budget = p.MAX_SERVER_FRAME - 64  # the envelope and the list's own header
-        fitting = 0
-        for summary in tables:
-            budget -= len(msgpack.packb(summary, use_bin_type=True))
-            if budget < 0:
-                break
-            fitting += 1
-        log.warning("list_tables: %d of %d tables fit in a frame", fitting, len(tables))
-        return p.encode({"type": p.TABLES, "tables": tables[:fitting]})
 
     def table_config(self, message: dict[str, Any]) -> TableConfig:
         """The table options of a create_table message, checked; RequestError if not allowed."""
@@ -554,3 +556,4 @@ class TonkServer:
             await table.sit(conn, 0, message.get("stake"))
         else:
             conn.send({"type": p.TABLE, "table": table.summary()})
+            self.lobby.changed(table_id)

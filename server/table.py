@@ -212,6 +212,11 @@ class Table:
         out.extend((conn, None) for conn in self.spectators)
         return out
 
+    @property
+    def listed(self) -> bool:
+        """In the lobby's list: waiting, playing, or finished with somebody still at it."""
+        return self.state != CLOSED and self.server.tables.get(self.id) is self
+
     def attached(self) -> bool:
         return bool(self.spectators) or any(seat.conn is not None for seat in self.seats)
 
@@ -261,7 +266,9 @@ class Table:
             conn.send_frame(frame)
 
     def broadcast_table(self) -> None:
+        """Everybody at the table gets its summary; the lobby's list shows it too."""
         self.broadcast({"type": p.TABLE, "table": self.summary()})
+        self.server.lobby.changed(self.id)
 
     def update_message(self, seat: int | None, start: int) -> dict[str, Any]:
         hand = self.hand
@@ -390,6 +397,7 @@ class Table:
                     p.SEAT_RESUMED_ELSEWHERE,
                     "your seat was taken back with its token from another connection",
                 )
+                self.server.lobby.arrived(old)
             seat.conn = conn
             seat.disconnected_at = None
             await self.set_away(number, False)
@@ -472,11 +480,13 @@ class Table:
         """The table is closed (already so in the database): it leaves the lobby."""
         self.state = CLOSED
         log.info("table %d closed: %s", self.id, why)
-        for conn in list(self.spectators):
-            conn.table = None
-            conn.send({"type": p.LEFT, "table": self.id})
+        spectators = list(self.spectators)
         self.spectators.clear()
         self.server.forget_table(self)
+        for conn in spectators:
+            conn.table = None
+            conn.send({"type": p.LEFT, "table": self.id})
+            self.server.lobby.arrived(conn)
 
     async def add_bot(
         self, conn: Connection, strategy: str, seat: int | None, stake: int | None
@@ -753,6 +763,7 @@ class Table:
         self.ledger.record(settle.settlement, settle.names)
         self.ledger.keep_newest(self.server.config.ledger_hands)
         self.hands_played += 1
+        self.server.lobby.changed(self.id)  # the hands played and the balances
         self.multiplier = settle.settlement.next_multiplier
         self.hand_settled = True
         self.turn_seat = None
@@ -837,6 +848,7 @@ class Table:
             self.hand, self.hand_number = previous
             raise
         self.dealer = dealer
+        self.server.lobby.changed(self.id)
         self.hand_settled = False
         self.next_hand_at = None
         self.turn_seat = None

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgpack
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 #: The largest frame a client may send (the length prefix not included).
 MAX_CLIENT_FRAME = 16 * 1024
@@ -35,6 +35,8 @@ MAX_ID = 2**31 - 1
 MAX_STAKE = 1_000_000
 #: The `ledger` message carries at most this many settled hands (the newest).
 LEDGER_HANDS = 200
+#: A `tables` page holds at most this many tables (and this many unless `limit` says fewer).
+PAGE_SIZE = 100
 
 # -- message types, client to server ---------------------------------------------------------
 HELLO = "hello"
@@ -75,6 +77,7 @@ UPDATE = "update"
 HAND_END = "hand_end"
 SESSION_END = "session_end"
 LEDGER = "ledger"
+LOBBY = "lobby"
 # CHAT, PING and PONG go both ways.
 GOODBYE = "goodbye"
 
@@ -279,7 +282,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "name": _s(MAX_NAME_LEN, required=True),
         "client": _s(64),
     },
-    LIST_TABLES: {},
+    LIST_TABLES: {"after": _i(0, MAX_ID), "limit": _i(1, PAGE_SIZE)},
     CREATE_TABLE: {
         "name": _s(MAX_TABLE_NAME_LEN, required=True),
         "rules": Field("options", max_len=MAX_RULE_OPTIONS),
@@ -333,7 +336,14 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "reply_to": _ID,
         "version": _i(0, MAX_ID),
     },
-    TABLES: {"tables": Field("list", True)},
+    TABLES: {
+        "tables": Field("list", True),
+        "after": _i(0, MAX_ID, required=True),
+        "more": Field("bool", True),
+        "total": _i(0, MAX_ID, required=True),
+        "reply_to": _ID,
+    },
+    LOBBY: {"tables": Field("list", True), "removed": Field("list", True)},
     TABLE: {"table": Field("map", True)},
     SEATED: {
         "table": _TABLE_ID,

@@ -385,7 +385,9 @@ async def test_thousands_of_idle_connections_meet_the_limits_and_the_table_plays
         # Half of those let in say hello and go quiet; the rest never say a word.
         for i, (_, _, writer) in enumerate(opened):
             if i % 2 == 0:
-                writer.write(p.encode({"type": "hello", "version": 1, "name": f"Idle{i}"}))
+                writer.write(
+                    p.encode({"type": "hello", "version": p.PROTOCOL_VERSION, "name": f"Idle{i}"})
+                )
         answers = await asyncio.gather(*(told(r, 2.0) for _, r, _ in opened))
         refused = [opened[i][0] for i, code in enumerate(answers) if code is not None]
         assert set(answers) == {None, p.TOO_MANY_CONNECTIONS}

@@ -91,7 +91,9 @@ async def test_a_client_of_another_version_is_told_clearly(tmp_path):
         await client.send({"type": "hello", "version": 99, "name": "Future"})
         error = await client.expect_error(p.VERSION_MISMATCH)
         assert error["version"] == p.PROTOCOL_VERSION
-        assert "version 1" in error["message"] and "version 99" in error["message"]
+        assert (
+            f"version {p.PROTOCOL_VERSION}" in error["message"] and "version 99" in error["message"]
+        )
         await client.expect_closed()
 
 
@@ -99,7 +101,7 @@ async def test_a_client_of_another_version_is_told_clearly(tmp_path):
 async def test_bad_names_are_refused(tmp_path, name):
     async with start_server(tmp_path) as server:
         client = await NetClient.connect(server.port)
-        await client.send({"type": "hello", "version": 1, "name": name})
+        await client.send({"type": "hello", "version": p.PROTOCOL_VERSION, "name": name})
         await client.expect_error(p.BAD_NAME)
         await client.expect_closed()
 
