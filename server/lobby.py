@@ -88,7 +88,7 @@ class Lobby:
         changed = sorted(self._unsent)
         self._unsent.clear()
         packed = self._packed
-        frames = _lobby_frames(
+        frames = lobby_frames(
             [packed[t] for t in changed if t in packed], [t for t in changed if t not in packed]
         )
         for conn in list(self.members):
@@ -178,7 +178,7 @@ class Lobby:
             await asyncio.sleep(wait)
 
 
-def _lobby_frames(summaries: list[bytes], removed: list[int]) -> list[bytes]:
+def lobby_frames(summaries: list[bytes], removed: list[int]) -> list[bytes]:
     """`lobby` frames of these summaries and removed ids: one, unless they do not fit."""
     frames = []
     budget = p.MAX_SERVER_FRAME - _ENVELOPE - 10 * len(removed)
@@ -186,15 +186,15 @@ def _lobby_frames(summaries: list[bytes], removed: list[int]) -> list[bytes]:
     size = 0
     for summary in summaries:
         if chunk and size + len(summary) > budget:
-            frames.append(_lobby_frame(chunk, removed))
+            frames.append(lobby_frame(chunk, removed))
             chunk, size, removed = [], 0, []
         chunk.append(summary)
         size += len(summary)
-    frames.append(_lobby_frame(chunk, removed))
+    frames.append(lobby_frame(chunk, removed))
     return frames
 
 
-def _lobby_frame(summaries: list[bytes], removed: list[int]) -> bytes:
+def lobby_frame(summaries: list[bytes], removed: list[int]) -> bytes:
     payload = b"".join(
         (
             _LOBBY_HEAD,

@@ -8,8 +8,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 from netclient import NetClient, start_server
+from tonk.server.lobby import lobby_frames
 from tonk.server.table import Table
 from tonk.shared import protocol as p
 
@@ -253,3 +255,18 @@ async def test_pages_are_paced_per_connection(tmp_path: Path) -> None:
         # The connection was not cut for asking.
         await reader.request({"type": "ping", "n": 3}, p.PONG)
         await reader.close()
+
+
+def test_changes_that_do_not_fit_in_one_frame_go_in_several() -> None:
+    summary = msgpack.packb({"name": "x" * 5000})
+    frames = lobby_frames([summary] * 500, [7, 8])
+    assert len(frames) == 3
+    decoder = p.FrameDecoder(p.MAX_SERVER_FRAME)
+    for frame in frames:
+        assert len(frame) <= p.MAX_SERVER_FRAME + p.HEADER_SIZE
+        decoder.feed(frame)
+    messages = list(decoder.messages())
+    for message in messages:
+        p.validate_server(message)
+    assert sum(len(m["tables"]) for m in messages) == 500
+    assert [m["removed"] for m in messages] == [[7, 8], [], []]
