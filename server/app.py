@@ -295,6 +295,10 @@ class TonkServer:
                     await self._dispatch(conn, message)
                     if conn.is_closing():
                         return
+                    if self.lobby.follow(conn):
+                        # In the lobby now (welcomed, or left its table): the list, then
+                        # its changes.
+                        await self.lobby.welcome(conn)
         except p.ProtocolError as exc:
             log.info("connection #%d: %s: %s", conn.number, exc.code, exc.message)
             conn.error(exc.code, exc.message)
@@ -352,20 +356,17 @@ class TonkServer:
                 conn.error(p.HELLO_FIRST, "send hello first")
                 return
             self._hello(conn, message)
-        else:
-            conn.request_id = reply_to
-            try:
-                await self._request(conn, kind, message, reply_to)
-            except RequestError as exc:
-                conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
-            except Exception:
-                log.exception("connection #%d: error handling %s", conn.number, kind)
-                conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
-            finally:
-                conn.request_id = None
-        if self.lobby.follow(conn):
-            # Arrived in the lobby (welcomed, or left its table): the list, then its changes.
-            await self.lobby.welcome(conn)
+            return
+        conn.request_id = reply_to
+        try:
+            await self._request(conn, kind, message, reply_to)
+        except RequestError as exc:
+            conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
+        except Exception:
+            log.exception("connection #%d: error handling %s", conn.number, kind)
+            conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
+        finally:
+            conn.request_id = None
 
     def _hello(self, conn: Connection, message: dict[str, Any]) -> None:
         version = message["version"]
