@@ -220,11 +220,9 @@ class TonkServer:
                 table.task.cancel()
 
     def open_tables(self, address: str | None = None) -> int:
-        """Tables waiting or playing; with `address`, only those created from it."""
-        return sum(
-            t.state not in (FINISHED, CLOSED) and (address is None or t.creator_address == address)
-            for t in self.tables.values()
-        )
+        """Tables waiting or playing; with `address`, only those created from it (kept
+        counted as tables change, not counted again on every request)."""
+        return self.lobby.open_tables(address)
 
     # -- connections --------------------------------------------------------------------------
 
@@ -542,6 +540,7 @@ class TonkServer:
         table = Table(self, table_id, name, config, created)
         table.creator_address = conn.address
         self.tables[table_id] = table
+        self.lobby.changed(table_id)  # (counted among the open tables at once)
         table.begin()
         log.info(
             "table %d created by %s: %r, %s, %d seats, stake %d %s",
@@ -557,4 +556,3 @@ class TonkServer:
             await table.sit(conn, 0, message.get("stake"))
         else:
             conn.send({"type": p.TABLE, "table": table.summary()})
-            self.lobby.changed(table_id)

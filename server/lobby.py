@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 from bisect import bisect_right, insort
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from tonk.shared import protocol as p
@@ -43,6 +44,10 @@ class Lobby:
         self._stale: set[int] = set()  # tables whose summary is to be packed again
         self._unsent: set[int] = set()  # tables changed since the last `lobby` message
         self._pages: dict[tuple[int, int], tuple[bytes, int]] = {}
+        # The open tables (waiting or playing), each with the address it was created from,
+        # and how many were created from each address: the table limits, counted by change.
+        self._open: dict[int, str | None] = {}
+        self._open_from: Counter[str] = Counter()
         self._timer: asyncio.TimerHandle | None = None
         self._last_sent = -math.inf
 
@@ -70,6 +75,14 @@ class Lobby:
         tables = self.server.tables
         for table_id in self._stale:
             table = tables.get(table_id)
+            if table_id in self._open:
+                address = self._open.pop(table_id)
+                if address is not None:
+                    self._open_from[address] -= 1
+            if table is not None and table.open:
+                self._open[table_id] = table.creator_address
+                if table.creator_address is not None:
+                    self._open_from[table.creator_address] += 1
             if table is not None and table.listed:
                 if table_id not in self._packed:
                     insort(self._ids, table_id)
@@ -77,6 +90,11 @@ class Lobby:
             elif self._packed.pop(table_id, None) is not None:
                 del self._ids[bisect_right(self._ids, table_id) - 1]
         self._stale.clear()
+
+    def open_tables(self, address: str | None = None) -> int:
+        """Tables waiting or playing; with `address`, only those created from it."""
+        self._repack()
+        return len(self._open) if address is None else self._open_from[address]
 
     def flush(self) -> None:
         """Send everybody in the lobby the tables changed since the last time, packed once."""

@@ -217,6 +217,11 @@ class Table:
         """In the lobby's list: waiting, playing, or finished with somebody still at it."""
         return self.state != CLOSED and self.server.tables.get(self.id) is self
 
+    @property
+    def open(self) -> bool:
+        """Waiting or playing (what the server's table limits count)."""
+        return self.state in (WAITING, PLAYING) and self.server.tables.get(self.id) is self
+
     def attached(self) -> bool:
         return bool(self.spectators) or any(seat.conn is not None for seat in self.seats)
 

@@ -270,3 +270,50 @@ def test_changes_that_do_not_fit_in_one_frame_go_in_several() -> None:
         p.validate_server(message)
     assert sum(len(m["tables"]) for m in messages) == 500
     assert [m["removed"] for m in messages] == [[7, 8], [], []]
+
+
+class WalkedDict(dict[int, Table]):
+    """The server's tables, noting every walk through all of them."""
+
+    walks = 0
+
+    def values(self) -> Any:
+        WalkedDict.walks += 1
+        return super().values()
+
+    def items(self) -> Any:
+        WalkedDict.walks += 1
+        return super().items()
+
+    def __iter__(self) -> Any:
+        WalkedDict.walks += 1
+        return super().__iter__()
+
+
+async def test_the_table_limits_are_kept_counted_not_counted_on_every_request(
+    tmp_path: Path,
+) -> None:
+    limits = {"max_tables": 40, "max_tables_per_address": 40}
+    async with start_server(tmp_path, lobby_interval=0.05, limit_changes=limits) as server:
+        maker = await NetClient.connect(server.port, "Maker")
+        for i in range(39):
+            await maker.send({"type": "create_table", "name": f"T{i}", "sit": False})
+        await maker.expect(p.TABLE, lambda m: m["table"]["name"] == "T38")
+        server.tables = WalkedDict(server.tables)
+        WalkedDict.walks = 0
+        # The 40th is allowed, the next ones are refused: no request walks every table.
+        await maker.request({"type": "create_table", "name": "T39", "sit": False}, p.TABLE)
+        for i in range(20):
+            await maker.send({"type": "create_table", "name": f"X{i}", "id": i})
+            error = await maker.expect(p.ERROR)
+            assert (error["code"], error["reply_to"]) == (p.TOO_MANY_TABLES, i)
+        assert WalkedDict.walks == 0
+        assert server.open_tables() == 40 and server.open_tables("127.0.0.1") == 40
+        # A table that closes is counted out: another may be made.
+        closer = await NetClient.connect(server.port, "Closer")
+        await closer.request({"type": "sit", "table": 1}, p.SEATED)
+        await closer.request({"type": "leave"}, p.LEFT)
+        assert server.open_tables() == 39
+        await maker.request({"type": "create_table", "name": "Again", "sit": False}, p.TABLE)
+        await maker.close()
+        await closer.close()
