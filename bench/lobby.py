@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
 import loadkit as lk
+from tonk.server.app import ServerConfig
 from tonk.shared import protocol as p
 
 HONEST_PACE = (0.01, 0.01)
@@ -220,12 +221,15 @@ async def _lobby_worker(
         clients.append(client)
     load.quiet_collector()
     results.put(("ready", os.getpid()))
+    began, cpu = time.monotonic(), time.process_time()
     command = await loop.run_in_executor(None, commands.get)
     assert command == "stop"
+    cpu_percent = 100 * (time.process_time() - cpu) / (time.monotonic() - began)
     for client in clients:
         if client.transport is not None:
             client.transport.close()
-    results.put(("done", {"counts": counts, "welcomed": sum(c.welcomed for c in clients)}))
+    welcomed = sum(c.welcomed for c in clients)
+    results.put(("done", {"counts": counts, "welcomed": welcomed, "cpu_percent": cpu_percent}))
 
 
 def start(target: Any, args: tuple[Any, ...], results: Any) -> tuple[Any, Any]:
@@ -327,6 +331,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "server_rss_mib": rss / 1024,
         "errors": errors,
         "lobby_welcomed": lobby_data["welcomed"],
+        "lobby_generator_cpu_percent": lobby_data["cpu_percent"],
         "windows": {},
     }
     counts = lobby_data["counts"]
@@ -411,9 +416,10 @@ def section(report: dict[str, Any], command: str) -> str:
             f"{report['lobby']} lobby connections that each keep two `list_tables` in flight "
             "(paging through the whole list, over and over) and receive every `lobby` message: "
             "as fast as the server's documented limits let them (pages are paced at "
-            "`pages_per_second` 5 after a `page_burst` of 20; changes come at most every "
-            "`lobby_interval`, 0.25 s). Only the connection and table counts are raised, since "
-            "every client comes from 127.0.0.1. Three windows of "
+            f"`pages_per_second` {report['pages_per_second']:g} after a `page_burst` of "
+            f"{report['page_burst']:g}; changes come at most every `lobby_interval`, "
+            f"{report['lobby_interval']:g} s). Only the connection and table counts are "
+            "raised, since every client comes from 127.0.0.1. Three windows of "
             f"{report['seconds']:g} s in one run: before the lobby connections come, while "
             "they ask, and after they have gone. Latency: from writing an action to the "
             "arrival of that connection's next `update` (the paced tables).",
@@ -434,7 +440,9 @@ def section(report: dict[str, Any], command: str) -> str:
             f"{lobby['lobby_changes_per_second']:,.0f} `lobby` messages a second "
             f"({lobby['lobby_changes_per_second'] / report['lobby']:.1f} each), "
             f"{lobby['lobby_mib_per_second']:.1f} MiB/s; errors: {lobby['lobby_errors']} "
-            f"(table clients: {sum(report['errors'].values())}).",
+            f"(table clients: {sum(report['errors'].values())}). Reading that took the lobby "
+            f"connections' generator process {report['lobby_generator_cpu_percent']:.0f}% of a "
+            "core, on the same machine.",
             "",
             f"Targets: the honest tables' longest gap between updates under 100 ms: "
             f"**{gap_max:.0f} ms, {'met' if gap_max < 100 else 'not met'}**; p99 latency with "
@@ -454,13 +462,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--write", type=Path, help="replace the '## Lobby' section of this file")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        metavar="FILE",
+        help="measure nothing: write the section (--write) from the output of a --json run",
+    )
     args = parser.parse_args(argv)
+    if args.from_json:
+        if not args.write:
+            parser.error("--from-json needs --write")
+        text = args.from_json.read_text()
+        saved = json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
+        lk.write_section(args.write, "## Lobby", section(saved, saved["command"]))
+        return 0
     lk.raise_nofile()
     command = "python bench/lobby.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     load_before = lk.load_average()
     with tempfile.TemporaryDirectory(prefix="tonk-lobby-") as tmp:
         report = run(args, Path(tmp))
+    defaults = ServerConfig()
     report.update(
+        pages_per_second=defaults.limits.pages_per_second,
+        page_burst=defaults.limits.page_burst,
+        lobby_interval=defaults.lobby_interval,
         command=command,
         machine=lk.machine(),
         date=time.strftime("%Y-%m-%d"),

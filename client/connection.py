@@ -448,6 +448,7 @@ class Connection:
     def _on_tables(self, message: dict[str, Any]) -> None:
         """A page of the list: every table with an id above `after`, up to its last one (to
         the end when there are no `more`); what we knew of that stretch is replaced."""
+        self._requests.pop(message.get("reply_to", -1), None)
         after = message["after"]
         self._asked_after.discard(after)
         page = [table_info(t) for t in message["tables"]]

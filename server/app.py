@@ -40,7 +40,7 @@ class Limits:
     max_tables_per_address: int = 32  # open tables created from one IP address
     messages_per_second: float = 20.0  # sustained rate per connection
     burst: float = 40.0  # messages a connection may send at once
-    pages_per_second: float = 5.0  # `tables` pages sent to one connection, sustained
+    pages_per_second: float = 2.0  # `tables` pages sent to one connection, sustained
     page_burst: float = 20.0  # `tables` pages sent to one connection at once
     max_name: int = 24  # characters in a player's name
     max_table_name: int = 32  # characters in a table's name

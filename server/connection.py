@@ -39,7 +39,7 @@ class Connection:
         rate: float,
         burst: float,
         max_bytes: int = 0,
-        page_rate: float = 5.0,
+        page_rate: float = 2.0,
         page_burst: float = 20.0,
     ) -> None:
         self.reader = reader

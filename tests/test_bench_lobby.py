@@ -38,3 +38,19 @@ def test_the_lobby_benchmark_drives_tables_and_lobby_connections(tmp_path: Path)
     assert lobby["lobby_pages_per_second"] > 0 and lobby["lobby_errors"] == 0
     written = report_file.read_text()
     assert "## Lobby" in written and "honest gap max" in written
+    # The same section is written again from the saved output, without measuring anything.
+    saved = tmp_path / "run.txt"
+    saved.write_text(run.stdout)
+    again = tmp_path / "AGAIN.md"
+    rerun = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "lobby.py")),
+            *("--from-json", str(saved), "--write", str(again)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert again.read_text() == written
