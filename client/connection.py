@@ -273,6 +273,9 @@ class Connection:
         self._after_welcome()
         writing = asyncio.create_task(self._write_loop(writer))
         try:
+            # What came with the welcome (the lobby's first page, sent right after it).
+            for message in decoder.messages():
+                self._handle(message)
             while True:
                 # The server pings a silent connection every heartbeat: hearing nothing for
                 # well over that means the link is dead even if TCP has not noticed.

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.coordinate import Coordinate
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from tonk.shared import protocol as p
@@ -126,6 +127,9 @@ class LobbyScreen(Screen[None]):
         self._ready = True
         self.show(self.tables)
 
+    def on_unmount(self) -> None:
+        self._ready = False
+
     def set_identity(self, server: str, player: str) -> None:
         self.server, self.player = server, player
         if self._ready:
@@ -139,7 +143,10 @@ class LobbyScreen(Screen[None]):
         self.tables = tables
         if not self._ready:
             return
-        table = self.query_one("#tables", DataTable)
+        try:
+            table = self.query_one("#tables", DataTable)
+        except NoMatches:
+            return  # the screen is being taken down (the list keeps coming till the end)
         rows = {info.table_id: lobby_row(info) for info in tables}
         shown = self._rows
         for key in [key for key in shown if key not in rows]:
@@ -175,7 +182,10 @@ class LobbyScreen(Screen[None]):
         """The table under the cursor."""
         if not self._ready or not self.tables:
             return None
-        table = self.query_one("#tables", DataTable)
+        try:
+            table = self.query_one("#tables", DataTable)
+        except NoMatches:
+            return None
         if not table.row_count or table.cursor_row < 0:
             return None
         key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value

@@ -3,6 +3,7 @@ the client's keys against a real server on loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from textual.widgets import DataTable, Input, Select
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
+from tonk.shared import protocol as p
 
 
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
@@ -316,3 +318,50 @@ async def test_a_spectator_cannot_pass_for_a_seated_player_in_the_chat(tmp_path:
             lines = [line.text.plain for line in table_state(app).log if line.chat]  # type: ignore[union-attr]
             assert lines == ["[Bob, watching] I am Bob", "<Bob> No, I am"]
             await bob.close()
+
+
+async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: Path) -> None:
+    """The first page arrives right behind `welcome`, often in the same read: it is shown
+    without waiting for anything more from the server. A scripted server writes the two in
+    one write, and then nothing (no ping) until the client hangs up."""
+    summary = {
+        "id": 3,
+        "name": "Early",
+        "rules": {"preset": "classic"},
+        "rules_name": "classic",
+        "stake": 1,
+        "unit": "chips",
+        "seats": 4,
+        "taken": 1,
+        "free": 3,
+        "state": "waiting",
+        "spectators": 0,
+        "players": [],
+    }
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = p.FrameDecoder()
+        while (hello := decoder.next_message()) is None:
+            decoder.feed(await reader.read(4096))
+        welcome = {
+            "type": p.WELCOME,
+            "version": p.PROTOCOL_VERSION,
+            "server": "scripted",
+            "name": hello["name"],
+            "limits": {"heartbeat": 3600.0},
+            "dev": False,
+        }
+        page = {"type": p.TABLES, "tables": [summary], "after": 0, "more": False, "total": 1}
+        writer.write(p.encode(welcome) + p.encode(page))
+        await writer.drain()
+        while await reader.read(4096):
+            pass
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        app = joined_app(port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert [t.name for t in app.lobby.tables] == ["Early"]
