@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 
 #: Room kept in a frame for the envelope around the summaries (type, after, more, total, ...).
 _ENVELOPE = 256
-#: Pages kept ready to send again until a summary changes.
-_PAGES_KEPT = 256
+#: Pages kept ready to send again until a summary changes (a whole list of 3,200 tables).
+_PAGES_KEPT = 32
+#: The fields of a `tables` page besides `reply_to`: type, after, more, total, tables.
+_PAGE_FIELDS = 5
 
 _TABLES_KEY, _REMOVED_KEY, _REPLY_TO_KEY = (_pack(key) for key in ("tables", "removed", "reply_to"))
 _LOBBY_HEAD = _map_header(3) + _pairs({"type": p.LOBBY})
@@ -43,7 +45,7 @@ class Lobby:
         self._packed: dict[int, bytes] = {}  # each listed table's summary, packed
         self._stale: set[int] = set()  # tables whose summary is to be packed again
         self._unsent: set[int] = set()  # tables changed since the last `lobby` message
-        self._pages: dict[tuple[int, int], tuple[bytes, int]] = {}
+        self._pages: dict[tuple[int, int], bytes] = {}  # pages' fields but reply_to, packed
         # The open tables (waiting or playing), each with the address it was created from,
         # and how many were created from each address: the table limits, counted by change.
         self._open: dict[int, str | None] = {}
@@ -79,6 +81,8 @@ class Lobby:
                 address = self._open.pop(table_id)
                 if address is not None:
                     self._open_from[address] -= 1
+                    if not self._open_from[address]:
+                        del self._open_from[address]
             if table is not None and table.open:
                 self._open[table_id] = table.creator_address
                 if table.creator_address is not None:
@@ -128,8 +132,8 @@ class Lobby:
         in id order (fewer if they would not fit in a frame: `more` says there are others)."""
         self._repack()
         key = (after, limit)
-        cached = self._pages.get(key)
-        if cached is None:
+        body = self._pages.get(key)
+        if body is None:
             start = bisect_right(self._ids, after)
             budget = p.MAX_SERVER_FRAME - _ENVELOPE
             parts: list[bytes] = []
@@ -150,12 +154,13 @@ class Lobby:
             )
             if len(self._pages) >= _PAGES_KEPT:
                 self._pages.clear()
-            cached = self._pages[key] = (body, 5)
-        body, fields = cached
+            self._pages[key] = body
         if reply_to is None:
-            payload = _map_header(fields) + body
+            payload = _map_header(_PAGE_FIELDS) + body
         else:
-            payload = b"".join((_map_header(fields + 1), body, _REPLY_TO_KEY, _pack(reply_to)))
+            payload = b"".join(
+                (_map_header(_PAGE_FIELDS + 1), body, _REPLY_TO_KEY, _pack(reply_to))
+            )
         return len(payload).to_bytes(p.HEADER_SIZE, "big") + payload
 
     # -- connections --------------------------------------------------------------------------
