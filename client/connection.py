@@ -499,6 +499,7 @@ class Connection:
                 self._send({"type": p.ADD_BOT, "strategy": strategy})
 
     def _on_watching(self, message: dict[str, Any]) -> None:
+        self._requests.pop(message.get("reply_to", -1), None)
         self.joining = False
         table_id = message["table"]
         if self.table is None or self.table.table_id != table_id:
@@ -507,6 +508,7 @@ class Connection:
         self.token = None
 
     def _on_left(self, message: dict[str, Any]) -> None:
+        self._requests.pop(message.get("reply_to", -1), None)
         self.table = None
         self.token = None
         self.post(LeftTable())
