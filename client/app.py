@@ -178,7 +178,7 @@ class TonkApp(App[None]):
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.lobby.show(message.tables)
-        if self.current_mode == "connecting":
+        if self.current_mode == "connecting" and message.show:
             self.switch_mode("lobby")
 
     def on_table_changed(self, message: TableChanged) -> None:

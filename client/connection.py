@@ -146,6 +146,11 @@ class Connection:
         self.connected = False
         self.closing = False
         self.tables: tuple[TableInfo, ...] = ()
+        self._lobby: dict[int, TableInfo] = {}  # the server's tables as far as we know them
+        self._asked_after: set[int] = set()  # pages of the list asked for and not yet come
+        # Asked the server for a table (to resume, watch or create) and not yet answered: the
+        # lobby's list is kept, but the lobby screen is not to be shown for it.
+        self.joining = False
         self.table: _Table | None = None
         self.token: str | None = None
         self._pending_bots: tuple[int, str] | None = None
@@ -284,6 +289,9 @@ class Connection:
         self._after_welcome()
         writing = asyncio.create_task(self._write_loop(writer))
         try:
+            # What came with the welcome (the lobby's first page, sent right after it).
+            for message in decoder.messages():
+                self._handle(message)
             while True:
                 # The server pings a silent connection every heartbeat: hearing nothing for
                 # well over that means the link is dead even if TCP has not noticed.
@@ -342,6 +350,10 @@ class Connection:
         """Where to go once connected: back to our table, or the table to create, or a seat
         we held before this client started, or the lobby."""
         table = self.table
+        # (In the lobby the server sends the list of tables by itself, and then its changes.)
+        self._lobby.clear()
+        self._asked_after.clear()
+        self.joining = True
         if table is not None and table.seat is not None and self.token:
             self._send({"type": p.RESUME, "table": table.table_id, "token": self.token})
             return
@@ -362,7 +374,7 @@ class Connection:
                 self.token = record.token
                 self._send({"type": p.RESUME, "table": record.table, "token": record.token})
                 return
-        self._send({"type": p.LIST_TABLES})
+        self.joining = False
 
     def _send(self, message: dict[str, Any]) -> None:
         self.send(message)
@@ -435,15 +447,18 @@ class Connection:
                         self.tokens.forget(self.address, record.table)
             self.table = None
             self.token = None
+            self.joining = False
             self.post(LeftTable(f"Your seat could not be taken back: {text}"))
-            self._send({"type": p.LIST_TABLES})
+            self._post_lobby()
             return
         if code == p.SEAT_RESUMED_ELSEWHERE:
             self.table = None
             self.token = None
             self.post(LeftTable("Your seat was taken back from another terminal."))
-            self._send({"type": p.LIST_TABLES})
             return
+        if request in (p.CREATE_TABLE, p.WATCH, p.SIT) and self.joining:
+            self.joining = False
+            self._post_lobby()
         if request == p.CREATE_TABLE:
             self._pending_bots = None
         if self.table is not None:
@@ -452,11 +467,40 @@ class Connection:
         self.post(ServerRefused(code, text, message.get("detail", "")))
 
     def _on_tables(self, message: dict[str, Any]) -> None:
-        self.tables = tuple(table_info(t) for t in message["tables"])
-        self.post(LobbyChanged(self.tables))
+        """A page of the list: every table with an id above `after`, up to its last one (to
+        the end when there are no `more`); what we knew of that stretch is replaced."""
+        self._requests.pop(message.get("reply_to", -1), None)
+        after = message["after"]
+        self._asked_after.discard(after)
+        page = [table_info(t) for t in message["tables"]]
+        last = page[-1].number if page and message["more"] else None
+        for number in list(self._lobby):
+            if number > after and (last is None or number <= last):
+                del self._lobby[number]
+        for info in page:
+            self._lobby[info.number] = info
+        if last is not None and last not in self._asked_after:
+            # The next page: the server paces them, so a long list comes in a few steps.
+            self._asked_after.add(last)
+            self._send({"type": p.LIST_TABLES, "after": last})
+        self._post_lobby()
+
+    def _on_lobby(self, message: dict[str, Any]) -> None:
+        """The tables changed since the last `lobby` message."""
+        for data in message["tables"]:
+            info = table_info(data)
+            self._lobby[info.number] = info
+        for number in message["removed"]:
+            self._lobby.pop(number, None)
+        self._post_lobby()
+
+    def _post_lobby(self) -> None:
+        self.tables = tuple(info for _, info in sorted(self._lobby.items()))
+        self.post(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
     def _on_seated(self, message: dict[str, Any]) -> None:
         self._requests.pop(message.get("reply_to", -1), None)
+        self.joining = False
         table_id = message["table"]
         self.token = message["token"]
         if self.table is None or self.table.table_id != table_id:
@@ -473,6 +517,8 @@ class Connection:
                 self._send({"type": p.ADD_BOT, "strategy": strategy})
 
     def _on_watching(self, message: dict[str, Any]) -> None:
+        self._requests.pop(message.get("reply_to", -1), None)
+        self.joining = False
         table_id = message["table"]
         if self.table is None or self.table.table_id != table_id:
             self.table = _Table(table_id, None)
@@ -480,15 +526,19 @@ class Connection:
         self.token = None
 
     def _on_left(self, message: dict[str, Any]) -> None:
+        self._requests.pop(message.get("reply_to", -1), None)
         self.table = None
         self.token = None
         self.post(LeftTable())
-        self._send({"type": p.LIST_TABLES})
 
     def _on_table(self, message: dict[str, Any]) -> None:
         info = message["table"]
         table = self.table
         if table is None or info.get("id") != table.table_id:
+            if table is None and self.joining:
+                # The table created without sitting: we are still in the lobby.
+                self.joining = False
+                self._post_lobby()
             return
         first = not table.info
         if self._back_on_my_turn(table.info, info):
@@ -632,10 +682,7 @@ class Connection:
         table = self.table
         if table is None or message["table"] != table.table_id:
             return
-        line = Text()
-        line.append(f"<{message['name']}> ", style="bold cyan")
-        line.append(message["text"])
-        self._add_log(line, chat=True)
+        self._add_log(chat_line(message["name"], message["seat"], message["text"]), chat=True)
         self._publish()
 
     # -- helpers ---------------------------------------------------------------------------
@@ -764,6 +811,20 @@ def table_info(data: Mapping[str, Any]) -> TableInfo:
         players=players,
         state=str(data.get("state", "")),
     )
+
+
+def chat_line(name: str, seat: int | None, text: str) -> Text:
+    """A chat line in the log. A player's name is unique among the seats, but somebody
+    watching may have any name, a player's too: a spectator's line is marked as one, so that
+    nobody watching can pass for a player (`<Bob> hi` is Bob in his seat; `[Bob, watching] hi`
+    is somebody watching who goes by Bob)."""
+    line = Text()
+    if seat is None:
+        line.append(f"[{name}, watching] ", style="italic magenta")
+    else:
+        line.append(f"<{name}> ", style="bold cyan")
+    line.append(text)
+    return line
 
 
 def stake_text(info: TableInfo) -> str:

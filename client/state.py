@@ -27,6 +27,11 @@ class TableInfo:
     players: tuple[str, ...] = ()
     state: str = ""
 
+    @property
+    def number(self) -> int:
+        """The table's id as the server numbers it."""
+        return int(self.table_id)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerInfo:

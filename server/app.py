@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import msgpack
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
@@ -24,6 +23,7 @@ from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
 from . import store as st
 from .connection import Connection
 from .door_names import DoorNames
+from .lobby import Lobby
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 
 log = logging.getLogger("tonk.server")
@@ -42,6 +42,8 @@ class Limits:
     max_tables_per_address: int = 32  # open tables created from one IP address
     messages_per_second: float = 20.0  # sustained rate per connection
     burst: float = 40.0  # messages a connection may send at once
+    pages_per_second: float = 2.0  # `tables` pages sent to one connection, sustained
+    page_burst: float = 20.0  # `tables` pages sent to one connection at once
     max_name: int = 24  # characters in a player's name
     max_table_name: int = 32  # characters in a table's name
     max_chat: int = 200  # characters in a chat line
@@ -66,6 +68,8 @@ class Limits:
             "max_table_name": self.max_table_name,
             "messages_per_second": self.messages_per_second,
             "burst": self.burst,
+            "pages_per_second": self.pages_per_second,
+            "page_burst": self.page_burst,
             "heartbeat": self.heartbeat,
             "idle_timeout": self.idle_timeout,
             "grace": grace,
@@ -107,6 +111,7 @@ class ServerConfig:
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
     ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
+    lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection
 
 
 class TonkServer:
@@ -119,6 +124,7 @@ class TonkServer:
         self.config = config
         self.store = st.Store(config.db_path)
         self.tables: dict[int, Table] = {}
+        self.lobby = Lobby(self, config.lobby_interval)
         self.connections: set[Connection] = set()
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
@@ -151,6 +157,7 @@ class TonkServer:
                 log.exception("table %d could not be restored; it is left out", data.id)
                 continue
             self.tables[table.id] = table
+            self.lobby.changed(table.id)
             table.begin()
         if saved:
             log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
@@ -183,6 +190,7 @@ class TonkServer:
             self._server.close()
         if self._housekeeper is not None:
             self._housekeeper.cancel()
+        self.lobby.close()
         for table in list(self.tables.values()):
             await table.stop()
         for conn in list(self.connections):
@@ -226,15 +234,14 @@ class TonkServer:
         """A table that is over and has nobody at it leaves the lobby (not the database)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+            self.lobby.changed(table.id)
             if table.task is not None and table.task is not asyncio.current_task():
                 table.task.cancel()
 
     def open_tables(self, address: str | None = None) -> int:
-        """Tables waiting or playing; with `address`, only those created from it."""
-        return sum(
-            t.state not in (FINISHED, CLOSED) and (address is None or t.creator_address == address)
-            for t in self.tables.values()
-        )
+        """Tables waiting or playing; with `address`, only those created from it (kept
+        counted as tables change, not counted again on every request)."""
+        return self.lobby.open_tables(address)
 
     # -- connections --------------------------------------------------------------------------
 
@@ -284,6 +291,8 @@ class TonkServer:
             rate=limits.messages_per_second,
             burst=limits.burst,
             max_bytes=limits.queue_bytes,
+            page_rate=limits.pages_per_second,
+            page_burst=limits.page_burst,
         )
         self._next_conn += 1
         if address is not None:
@@ -347,6 +356,10 @@ class TonkServer:
                         self._refuse(conn, message, out_of_range)
                     if conn.is_closing():
                         return
+                    if self.lobby.follow(conn):
+                        # In the lobby now (welcomed, or left its table): the list, then
+                        # its changes.
+                        await self.lobby.welcome(conn)
         except p.ProtocolError as exc:
             log.info("connection #%d: %s: %s", conn.number, exc.code, exc.message)
             conn.error(exc.code, exc.message)
@@ -355,6 +368,7 @@ class TonkServer:
 
     async def _lost(self, conn: Connection) -> None:
         self.connections.discard(conn)
+        self.lobby.members.discard(conn)
         count = self._per_address.get(conn.address, 1) - 1
         if count > 0:
             self._per_address[conn.address] = count
@@ -511,7 +525,12 @@ class TonkServer:
         elif kind == p.PONG:
             pass
         elif kind == p.LIST_TABLES:
-            conn.send_frame(self.tables_frame())
+            await self.lobby.pace(conn)
+            conn.send_frame(
+                self.lobby.page(
+                    message.get("after", 0), message.get("limit", p.PAGE_SIZE), reply_to
+                )
+            )
         elif kind == p.CREATE_TABLE:
             self._in_lobby(conn)
             await self._create_table(conn, message)
@@ -554,24 +573,6 @@ class TonkServer:
             self._hello_first(conn)
         else:  # pragma: no cover - the validator knows every type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
-
-    def tables_frame(self) -> bytes:
-        """The lobby's `tables` answer: every open table, or as many as fit in one frame (in
-        id order) when there are too many to send at once."""
-        tables = [t.summary() for _, t in sorted(self.tables.items())]
-        try:
-            return p.encode({"type": p.TABLES, "tables": tables})
-        except p.ProtocolError:
-            pass
-        budget = p.MAX_SERVER_FRAME - 64  # the envelope and the list's own header
-        fitting = 0
-        for summary in tables:
-            budget -= len(msgpack.packb(summary, use_bin_type=True))
-            if budget < 0:
-                break
-            fitting += 1
-        log.warning("list_tables: %d of %d tables fit in a frame", fitting, len(tables))
-        return p.encode({"type": p.TABLES, "tables": tables[:fitting]})
 
     def table_config(self, message: dict[str, Any]) -> TableConfig:
         """The table options of a create_table message, checked; RequestError if not allowed."""
@@ -649,6 +650,7 @@ class TonkServer:
         table = Table(self, table_id, name, config, created)
         table.creator_address = conn.address
         self.tables[table_id] = table
+        self.lobby.changed(table_id)  # (counted among the open tables at once)
         table.begin()
         log.info(
             "table %d created by %s: %r, %s, %d seats, stake %d %s",

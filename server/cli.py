@@ -74,6 +74,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="admit only the public keys in FILE (OpenSSH's authorized_keys format)",
     )
     parser.add_argument(
+        "--lobby-interval",
+        type=float,
+        default=0.25,
+        help="seconds between two messages of the lobby's changes to a connection",
+    )
+    parser.add_argument(
         "--limit",
         action="append",
         default=[],
@@ -89,6 +95,8 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         rules = HouseRules.load(args.rules)
     except RulesError as exc:
         raise ValueError(f"--rules: {exc}") from None
+    if not args.lobby_interval > 0:
+        raise ValueError("--lobby-interval must be above 0")
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -102,6 +110,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         grace=args.grace,
         bot_pause=args.bot_pause,
         next_hand_delay=args.next_hand_delay,
+        lobby_interval=args.lobby_interval,
     )
 
 

@@ -212,6 +212,16 @@ class Table:
         out.extend((conn, None) for conn in self.spectators)
         return out
 
+    @property
+    def listed(self) -> bool:
+        """In the lobby's list: waiting, playing, or finished with somebody still at it."""
+        return self.state != CLOSED and self.server.tables.get(self.id) is self
+
+    @property
+    def open(self) -> bool:
+        """Waiting or playing (what the server's table limits count)."""
+        return self.state in (WAITING, PLAYING) and self.server.tables.get(self.id) is self
+
     def attached(self) -> bool:
         return bool(self.spectators) or any(seat.conn is not None for seat in self.seats)
 
@@ -266,7 +276,10 @@ class Table:
                 conn.send_frame(frame)
 
     def broadcast_table(self, answer: Connection | None = None) -> None:
+        """Everybody at the table gets its summary (`answer`'s copy answers its request); the
+        lobby's list shows it too."""
         self.broadcast({"type": p.TABLE, "table": self.summary()}, answer)
+        self.server.lobby.changed(self.id)
 
     def update_message(
         self, seat: int | None, start: int, reply_to: int | None = None
@@ -415,6 +428,7 @@ class Table:
                     p.SEAT_RESUMED_ELSEWHERE,
                     "your seat was taken back with its token from another connection",
                 )
+                self.server.lobby.arrived(old)
             seat.conn = conn
             seat.disconnected_at = None
             await self.set_away(number, False)
@@ -515,11 +529,13 @@ class Table:
         """The table is closed (already so in the database): it leaves the lobby."""
         self.state = CLOSED
         log.info("table %d closed: %s", self.id, why)
-        for conn in list(self.spectators):
-            conn.table = None
-            conn.send({"type": p.LEFT, "table": self.id})
+        spectators = list(self.spectators)
         self.spectators.clear()
         self.server.forget_table(self)
+        for conn in spectators:
+            conn.table = None
+            conn.send({"type": p.LEFT, "table": self.id})
+            self.server.lobby.arrived(conn)
 
     async def add_bot(
         self, conn: Connection, strategy: str, seat: int | None, stake: int | None
@@ -805,6 +821,7 @@ class Table:
         self.ledger.record(settle.settlement, settle.names)
         self.ledger.keep_newest(self.server.config.ledger_hands)
         self.hands_played += 1
+        self.server.lobby.changed(self.id)  # the hands played and the balances
         self.multiplier = settle.settlement.next_multiplier
         self.hand_settled = True
         self.turn_seat = None
@@ -889,6 +906,7 @@ class Table:
             self.hand, self.hand_number = previous
             raise
         self.dealer = dealer
+        self.server.lobby.changed(self.id)
         self.hand_settled = False
         self.next_hand_at = None
         self.turn_seat = None

@@ -16,7 +16,8 @@ import msgpack
 #: Version 2 (from 1): a spread's `cards` is one string like every other list of cards; every
 #: value of the right type but out of its range is a non-fatal error naming the field; `rules`
 #: in a view or a table carries every option; `goodbye` has a `reason` code and a `message`;
-#: more answers carry `reply_to` (see PROTOCOL.md, "Versions").
+#: more answers carry `reply_to`; the lobby is live (`tables` in pages, `lobby` changes) (see
+#: PROTOCOL.md, "Versions").
 PROTOCOL_VERSION = 2
 
 #: The largest frame a client may send (the length prefix not included).
@@ -39,6 +40,8 @@ MAX_ID = 2**31 - 1
 MAX_STAKE = 1_000_000
 #: The `ledger` message carries at most this many settled hands (the newest).
 LEDGER_HANDS = 200
+#: A `tables` page holds at most this many tables (and this many unless `limit` says fewer).
+PAGE_SIZE = 100
 
 # -- message types, client to server ---------------------------------------------------------
 HELLO = "hello"
@@ -79,6 +82,7 @@ UPDATE = "update"
 HAND_END = "hand_end"
 SESSION_END = "session_end"
 LEDGER = "ledger"
+LOBBY = "lobby"
 # CHAT, PING and PONG go both ways.
 GOODBYE = "goodbye"
 
@@ -344,7 +348,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "name": _s(MAX_NAME_LEN, required=True, code=BAD_NAME),
         "client": _s(64, code=BAD_MESSAGE),
     },
-    LIST_TABLES: {},
+    LIST_TABLES: {"after": _i(0, MAX_ID), "limit": _i(1, PAGE_SIZE)},
     CREATE_TABLE: {
         "name": _s(MAX_TABLE_NAME_LEN, required=True, code=BAD_TABLE),
         "rules": Field("options", max_len=MAX_RULE_OPTIONS, code=BAD_RULES),
@@ -399,7 +403,14 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "reply_to": _ID,
         "version": _i(0, MAX_ID),
     },
-    TABLES: {"tables": Field("list", True)},
+    TABLES: {
+        "tables": Field("list", True),
+        "after": _i(0, MAX_ID, required=True),
+        "more": Field("bool", True),
+        "total": _i(0, MAX_ID, required=True),
+        "reply_to": _ID,
+    },
+    LOBBY: {"tables": Field("list", True), "removed": Field("list", True)},
     TABLE: {"table": Field("map", True), "reply_to": _ID},
     SEATED: {
         "table": _TABLE_ID,

@@ -768,6 +768,7 @@ async def test_a_client_can_cause_each_error_code(tmp_path, code):
 
 #: A valid message of each type that has a field with a range (before `hello` is said: none).
 VALID: dict[str, dict[str, Any]] = {
+    p.LIST_TABLES: {},
     p.CREATE_TABLE: {"name": "t", "rules": {"preset": "speno"}},
     p.SIT: {"table": 1},
     p.RESUME: {"table": 1, "token": "x"},
