@@ -121,10 +121,13 @@ class TonkServer:
         self._closing = False
         self._closed = asyncio.Event()
         self.port = 0
+        #: Why the database cannot be written now (every open table is paused), or None.
+        self.storage_fault: str | None = None
 
     # -- life ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self.store.watch(asyncio.get_running_loop(), self._storage_changed)
         saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
         for data in saved:
@@ -216,6 +219,28 @@ class TonkServer:
             t.state not in (FINISHED, CLOSED) and (address is None or t.creator_address == address)
             for t in self.tables.values()
         )
+
+    def _storage_changed(self, reason: str | None) -> None:
+        """The store met a storage fault (`reason`), or it is over (None): every open table
+        is paused, or carries on; each is told once (the store logged it once)."""
+        if reason is not None:
+            self.storage_fault = reason
+            for table in list(self.tables.values()):
+                table.pause(reason)
+            return
+        self.storage_fault = None
+        for table in list(self.tables.values()):
+            table.unpause()
+
+    def require_storage(self) -> None:
+        """Refuse at once a request that must be saved while the database cannot be written
+        (it would wait for the fault to end)."""
+        if self.storage_fault is not None:
+            raise RequestError(
+                p.STORAGE_ERROR,
+                f"the server cannot save anything now ({self.storage_fault}); nothing was "
+                "changed: try again when play carries on",
+            )
 
     # -- connections --------------------------------------------------------------------------
 
@@ -411,9 +436,11 @@ class TonkServer:
             conn.send_frame(self.tables_frame())
         elif kind == p.CREATE_TABLE:
             self._in_lobby(conn)
+            self.require_storage()
             await self._create_table(conn, message)
         elif kind == p.SIT:
             self._in_lobby(conn)
+            self.require_storage()
             await self._table(message["table"]).sit(conn, message.get("seat"), message.get("stake"))
         elif kind == p.RESUME:
             # Resuming the seat this connection holds sends the whole view again (a client
@@ -431,12 +458,15 @@ class TonkServer:
             await table.detach(conn, leaving=True)
             conn.reply({"type": p.LEFT, "table": table.id})
         elif kind == p.ADD_BOT:
+            self.require_storage()
             await self._at_table(conn).add_bot(
                 conn, message.get("strategy", "easy"), message.get("seat"), message.get("stake")
             )
         elif kind == p.REMOVE_BOT:
+            self.require_storage()
             await self._at_table(conn).remove_bot(conn, message["seat"])
         elif kind == p.START:
+            self.require_storage()
             await self._at_table(conn).start(conn)
         elif kind == p.CHAT:
             await self._at_table(conn).chat(conn, message["text"])

@@ -16,6 +16,7 @@ from tonk.shared.rules import HouseRules, RulesError
 
 from . import audit
 from .app import Limits, ServerConfig, TonkServer, default_db_path
+from .store import DatabaseRefused
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -157,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     try:
         asyncio.run(run(config))
+    except DatabaseRefused as exc:
+        print(f"tonk-server: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1
