@@ -473,3 +473,73 @@ async def test_a_moved_or_replaced_database_pauses_play_until_it_is_back(tmp_pat
         ports.append(server.port)
         f = await through_a_fault(server, make_fault, heal, "removed or replaced")
         await nothing_lost(db, f)
+
+
+async def start_another(db: Path) -> tuple[int, list[str], bytes]:
+    """`tonk-server` started on `db`: its exit status, its stderr's lines and its stdout (it is
+    expected to refuse; killed after 20 s if it does not)."""
+    proc = await asyncio.create_subprocess_exec(
+        *server_command(),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), 20)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode is not None
+    return proc.returncode, err.decode().splitlines(), out
+
+
+async def test_a_second_server_on_the_same_database_refuses_to_start_in_one_line(tmp_path):
+    db = tmp_path / "tonk.db"
+    async with server_process(db) as first:
+        table, players = await two_players(first.port)
+        status, lines, out = await start_another(db)
+        assert status == 1 and out == b""
+        assert lines == [
+            f"tonk-server: the database {db} is in use by another tonk-server "
+            f"(pid {first.proc.pid}); stop it first, or give this one another --db"
+        ]
+        # The first plays on, untouched.
+        await act_once(players)
+        acked = last_view(players[0])
+        first.kill()
+        await first.wait()
+    # Once the first is gone (even killed), the database is free again.
+    async with server_process(db) as again:
+        players, fulls = await take_seats_back(again.port, table, players)
+        assert fulls[0]["view"] == acked
+
+
+async def test_a_restart_beside_an_orphaned_wal_refuses_and_keeps_the_wal(tmp_path):
+    db = tmp_path / "tonk.db"
+    wal = Path(f"{db}-wal")
+    async with server_process(db) as server:
+        table, players = await two_players(server.port)
+        db.unlink()  # deleted while the server runs: what it saved since is only in the WAL
+        actor = to_act(players)
+        await actor.play_turn_if_mine()
+        await wait_for_all(players, told_paused, "the table told it is paused")
+        assert "removed or replaced" in pause_notices(players[0])[0]["message"]
+        server.kill()
+        await server.wait()
+    kept = wal.read_bytes()
+    assert kept
+    status, lines, out = await start_another(db)
+    assert status == 1 and out == b""
+    assert lines == [
+        f"tonk-server: found the write-ahead log {wal} ({len(kept)} bytes) but no database "
+        f"{db}: the database file was removed while a server was using it; put it back (or "
+        "move the log away to start afresh)"
+    ]
+    assert not db.exists() and wal.read_bytes() == kept
+    assert table == 1
