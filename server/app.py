@@ -27,6 +27,11 @@ from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 log = logging.getLogger("tonk.server")
 
 SERVER_NAME = "tonk-server 0.1.0"
+#: Seconds between looks at the clock, to notice the server did not run (see `catch_up`).
+CLOCK_TICK = 0.1
+#: A look at the clock this late means the server lost the time: it was stopped (SIGSTOP, a
+#: paused virtual machine, a suspended laptop) or too busy to run.
+STALL = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +128,10 @@ class TonkServer:
         self.port = 0
         #: Why the database cannot be written now (every open table is paused), or None.
         self.storage_fault: str | None = None
+        self._alive = 0.0  # loop time the server was last seen running
+        self._clock: asyncio.Task[None] | None = None
+        self.stalls = 0
+        self.lost = 0.0  # seconds lost to stalls in all
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -153,6 +162,8 @@ class TonkServer:
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port
         self._housekeeper = asyncio.create_task(self._housekeep(), name="housekeeping")
+        self._alive = asyncio.get_running_loop().time()
+        self._clock = asyncio.create_task(self._watch_clock(), name="clock")
 
     @property
     def address(self) -> str:
@@ -176,6 +187,8 @@ class TonkServer:
             self._server.close()
         if self._housekeeper is not None:
             self._housekeeper.cancel()
+        if self._clock is not None:
+            self._clock.cancel()
         for table in list(self.tables.values()):
             await table.stop()
         for conn in list(self.connections):
@@ -242,6 +255,35 @@ class TonkServer:
                 "changed: try again when play carries on",
             )
 
+    # -- time the server lost -------------------------------------------------------------------
+
+    async def _watch_clock(self) -> None:
+        while True:
+            await asyncio.sleep(CLOCK_TICK)
+            self.catch_up()
+
+    def catch_up(self, now: float | None = None) -> None:
+        """Called before anything is decided by the clock (timers, idle checks, the rate
+        limit): if the server has not run for a while, the time it lost is nobody's. Every
+        deadline moves on by as much (turn timers, grace periods, idle and handshake timeouts),
+        and what the clients sent meanwhile is judged by when it arrived, not by when it is
+        read."""
+        if now is None:
+            now = asyncio.get_running_loop().time()
+        gap = now - self._alive
+        self._alive = now
+        if gap <= STALL:
+            return
+        lost = gap - CLOCK_TICK
+        since = now - lost
+        self.stalls += 1
+        self.lost += lost
+        log.warning("the server did not run for %.1f s: every deadline moves on by as much", lost)
+        for table in list(self.tables.values()):
+            table.shift(lost)
+        for conn in list(self.connections):
+            conn.stalled(since, lost)
+
     # -- connections --------------------------------------------------------------------------
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -286,6 +328,7 @@ class TonkServer:
         try:
             while not conn.closing:
                 data = await conn.reader.read(65536)
+                conn.fed += len(data)
                 if not data:
                     if decoder.buffered:
                         # The client shut its side inside a frame; it may still read.
@@ -297,16 +340,30 @@ class TonkServer:
                 for message in decoder.messages():
                     # Only whole messages count as signs of life: a frame trickled in a
                     # byte at a time does not keep a connection open.
-                    now = conn.last_received = loop.time()
+                    now = loop.time()
+                    if now - self._alive > STALL:
+                        self.catch_up(now)
+                    conn.last_received = now
+                    end = conn.fed - decoder.buffered
                     p.validate_client(message)
-                    if not conn.take_token(now):
+                    # The rate is judged by when each message arrived (after a stall, not
+                    # when it could be read).
+                    if not conn.take_token(conn.arrival(end, now)):
                         conn.error(
                             p.RATE_LIMITED,
                             "too many messages: the limit is "
                             f"{self.config.limits.messages_per_second:g} a second",
                         )
                         return
-                    await self._dispatch(conn, message)
+                    conn.busy = True
+                    try:
+                        await self._dispatch(conn, message)
+                    finally:
+                        conn.busy = False
+                    # Nothing was read from it while the request was handled (a write that
+                    # waits for the storage may take long): its silence counts from now.
+                    conn.last_received = loop.time()
+                    conn.handled = end
                     if conn.is_closing():
                         return
         except p.ProtocolError as exc:
@@ -339,9 +396,10 @@ class TonkServer:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(tick)
+            self.catch_up()
             now = loop.time()
             for conn in list(self.connections):
-                if conn.closing:
+                if conn.closing or conn.busy:
                     continue
                 if not conn.welcomed and now - conn.opened > limits.handshake_timeout:
                     conn.error(p.HANDSHAKE_TIMEOUT, "no hello: the handshake took too long")

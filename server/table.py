@@ -678,6 +678,19 @@ class Table:
         )
         self.broadcast_table()
 
+    def shift(self, lost: float) -> None:
+        """The server did not run for `lost` seconds: every deadline moves on by as much."""
+        self.turn_started += lost
+        self.last_change += lost
+        self.paused_at += lost
+        if self.next_hand_at is not None:
+            self.next_hand_at += lost
+        if self.unseated_since is not None:
+            self.unseated_since += lost
+        for seat in self.seats:
+            if seat.disconnected_at is not None:
+                seat.disconnected_at += lost
+
     def unpause(self) -> None:
         """The store writes again: play carries on, with a fresh turn clock; a disconnected
         player's grace period is not charged the time the table was paused."""
@@ -914,6 +927,7 @@ class Table:
             return None
         if self.paused is not None:
             return None  # nothing falls due while paused; `unpause` kicks the loop
+        self.server.catch_up()  # time the server lost is not charged to anybody
         now = self.now
         grace = self.server.config.grace
         wake = float("inf")

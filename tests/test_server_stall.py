@@ -1,0 +1,103 @@
+"""A stalled server does not charge the players: the real `tonk-server` stopped (SIGSTOP, as a
+paused virtual machine or a closed laptop lid would) for longer than a turn timer and the idle
+timeout, then continued. What the clients sent meanwhile is read before any timer acts, every
+deadline moves on by the time the server lost, and the rate limit judges messages by when they
+arrived, not by when the server could read them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from typing import Any
+
+from reliakit import LiveClient, server_process, wait_until
+from tonk.shared import protocol as p
+
+TURN_TIMER = 3.0
+STALL = 5.0  # longer than the turn timer and the idle timeout
+RATE = 18  # messages a second each chatty client sends: under the limit of 20
+
+
+async def test_a_stalled_server_charges_nobody_for_the_time_it_lost(tmp_path):
+    limits = ["heartbeat=1", "idle_timeout=4", "messages_per_second=20", "burst=40"]
+    extra = [arg for limit in limits for arg in ("--limit", limit)]
+    async with server_process(tmp_path / "tonk.db", *extra) as server:
+        port = server.port
+        alice = await LiveClient.connect(port, "Alice")
+        seated = await alice.request(
+            {
+                "type": "create_table",
+                "name": "timed",
+                "seats": 2,
+                "seed": 4,
+                "turn_timer": TURN_TIMER,
+            },
+            p.SEATED,
+        )
+        bob = await LiveClient.connect(port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        chatty = [await LiveClient.connect(port, f"Chatty{i}") for i in range(8)]
+        silent = await LiveClient.connect(port, "Silent")
+        players = [alice, bob]
+        for client in players:
+            await client.expect(p.UPDATE)
+        for client in [*players, *chatty, silent]:
+            client.pump()
+        actor = next(c for c in players if c.seat_view().my_turn)
+        count = actor.seat_view().event_count
+
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(0.3)
+            # The player to act acts a moment into a turn the server no longer times.
+            assert await actor.play_turn_if_mine()
+
+            async def chat(client: LiveClient) -> None:
+                for n in range(int(STALL * RATE)):
+                    await client.send({"type": p.PING, "n": n})
+                    await asyncio.sleep(1 / RATE)
+
+            await asyncio.gather(*(chat(c) for c in chatty))
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+
+        # The move is the player's own, not one made for them after the timer.
+        def moved(client: LiveClient) -> list[dict[str, Any]]:
+            return [
+                m
+                for m in client.received
+                if m["type"] == p.UPDATE and m["view"]["event_count"] > count
+            ]
+
+        await wait_until(lambda: all(moved(c) for c in players), "the move shown", 20)
+        for client in players:
+            first = moved(client)[0]
+            events = first["events"]
+            assert events[0]["seat"] == actor.seat and events[0]["kind"] == "draw_stock", events
+            away = [
+                pl
+                for m in client.received
+                if m["type"] == p.TABLE
+                for pl in m["table"]["players"]
+                if pl["status"] == "away"
+            ]
+            assert away == [], away
+        # Every chatty client had every ping answered, and nobody was cut or refused anything.
+        expected = list(range(int(STALL * RATE)))
+        await wait_until(
+            lambda: all(
+                [m["n"] for m in c.received if m["type"] == p.PONG] == expected for c in chatty
+            ),
+            "every ping answered",
+            20,
+        )
+        await asyncio.sleep(1.5)  # past a heartbeat: still connected, answering pings
+        for client in [*players, *chatty, silent]:
+            errors = [m for m in client.received if m["type"] == p.ERROR]
+            assert errors == [] and not client.eof, (client.name, errors)
+        assert any(m["type"] == p.PING for m in silent.received)
+        stalls = [line for line in server.stderr if "did not run for" in line]
+        assert len(stalls) == 1, stalls
+        for client in [*players, *chatty, silent]:
+            await client.unpump()
