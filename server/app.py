@@ -278,7 +278,11 @@ class TonkServer:
         since = now - lost
         self.stalls += 1
         self.lost += lost
-        log.warning("the server did not run for %.1f s: every deadline moves on by as much", lost)
+        log.log(
+            logging.WARNING if lost >= 1.0 else logging.INFO,
+            "the server did not run for %.1f s: every deadline moves on by as much",
+            lost,
+        )
         for table in list(self.tables.values()):
             table.shift(lost)
         for conn in list(self.connections):

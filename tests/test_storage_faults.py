@@ -543,3 +543,28 @@ async def test_a_restart_beside_an_orphaned_wal_refuses_and_keeps_the_wal(tmp_pa
     ]
     assert not db.exists() and wal.read_bytes() == kept
     assert table == 1
+
+
+async def test_a_server_stops_in_good_time_while_the_database_cannot_be_written(tmp_path):
+    """The writes that wait for the storage are given up at shutdown (nobody was told they
+    were saved), instead of keeping the server from stopping."""
+    import sqlite3
+
+    from netclient import start_server
+
+    async with start_server(tmp_path) as server:
+        bots = await start_playing_table(server.port, "bots")
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            await wait_for_all([bots.watcher], told_paused, "the table told it is paused")
+            assert server.storage_fault is not None
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await asyncio.wait_for(server.close(), 20)
+            assert loop.time() - started < 10
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+    hand_ends = [m for m in bots.watcher.received if m["type"] == p.HAND_END]
+    assert ledger_problems(server.config.db_path, bots.table, hand_ends) == []
