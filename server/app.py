@@ -136,8 +136,16 @@ class TonkServer:
     # -- life ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.store.watch(asyncio.get_running_loop(), self._storage_changed)
-        saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
+        loop = asyncio.get_running_loop()
+        # The clock first: the tables restored below look at it from their first step.
+        self._alive = loop.time()
+        self._clock = asyncio.create_task(self._watch_clock(), name="clock")
+        self.store.watch(loop, self._storage_changed)
+        try:
+            saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
+        except BaseException:
+            self._clock.cancel()
+            raise
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
         for data in saved:
             try:
@@ -162,8 +170,6 @@ class TonkServer:
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port
         self._housekeeper = asyncio.create_task(self._housekeep(), name="housekeeping")
-        self._alive = asyncio.get_running_loop().time()
-        self._clock = asyncio.create_task(self._watch_clock(), name="clock")
 
     @property
     def address(self) -> str:

@@ -11,6 +11,7 @@ import os
 import signal
 from typing import Any
 
+from netclient import NetClient, start_server
 from reliakit import LiveClient, server_process, wait_until
 from tonk.shared import protocol as p
 
@@ -101,3 +102,24 @@ async def test_a_stalled_server_charges_nobody_for_the_time_it_lost(tmp_path):
         assert len(stalls) == 1, stalls
         for client in [*players, *chatty, silent]:
             await client.unpump()
+
+
+async def test_a_restart_is_not_taken_for_a_stall_and_restored_deadlines_hold(tmp_path):
+    """The time before a server starts is not time it lost: a seat restored disconnected is
+    played for once its grace period is over, as it would be without the restart."""
+    async with start_server(tmp_path, grace=600) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "t", "seats": 2, "seed": 3}, p.SEATED
+        )
+        await alice.send({"type": "add_bot"})
+        await alice.expect(p.UPDATE)
+    async with start_server(tmp_path, grace=0.5) as server:
+        watcher = await NetClient.connect(server.port, "Watcher")
+        await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+        await watcher.expect(
+            p.TABLE,
+            lambda m: any(pl["status"] == "away" for pl in m["table"]["players"]),
+            timeout=10,
+        )
+        assert server.stalls == 0 and server.lost == 0.0
