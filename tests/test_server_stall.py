@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 from typing import Any
 
@@ -93,13 +94,17 @@ async def test_a_stalled_server_charges_nobody_for_the_time_it_lost(tmp_path):
             "every ping answered",
             20,
         )
-        await asyncio.sleep(1.5)  # past a heartbeat: still connected, answering pings
+        # The silent client is pinged a heartbeat after the time the server lost, and answers.
+        await wait_until(
+            lambda: any(m["type"] == p.PING for m in silent.received), "a heartbeat ping", 20
+        )
+        await asyncio.sleep(0.5)
         for client in [*players, *chatty, silent]:
             errors = [m for m in client.received if m["type"] == p.ERROR]
             assert errors == [] and not client.eof, (client.name, errors)
-        assert any(m["type"] == p.PING for m in silent.received)
-        stalls = [line for line in server.stderr if "did not run for" in line]
-        assert len(stalls) == 1, stalls
+        # The stall is logged once (a loaded machine may add short ones of its own).
+        lost = [float(x) for x in re.findall(r"did not run for ([\d.]+) s", "".join(server.stderr))]
+        assert len([x for x in lost if x >= STALL - 1]) == 1, lost
         for client in [*players, *chatty, silent]:
             await client.unpump()
 

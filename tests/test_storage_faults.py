@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,29 +58,20 @@ async def two_players(port: int, seed: int = 4) -> tuple[int, list[NetClient]]:
     return seated["table"], players
 
 
-async def seen(client: NetClient, kind: str, predicate: Any) -> dict[str, Any]:
-    """The last message of `kind` matching `predicate` that `client` got, waiting if none."""
-    for message in reversed(client.received):
-        if message["type"] == kind and predicate(message):
-            return message
-    return await client.expect(kind, predicate)
-
-
 def to_act(players: list[NetClient]) -> NetClient:
     return next(c for c in players if c.seat_view().my_turn)
 
 
-async def try_to_act(client: NetClient, request_id: int) -> dict[str, Any]:
-    """Send a legal action (a draw if it may, else the first one that is not a drop) and
-    return the error that answers it."""
+def an_action(client: NetClient) -> dict[str, Any]:
+    """A legal action for `client` to send: a draw if it may, else the first that is not a
+    drop."""
     view = client.seat_view()
     actions = view.legal().actions(view.turn)
     choice = next((a for a in actions if a.kind == "draw_stock"), None)
     choice = choice or next(a for a in actions if a.kind != "drop")
     data = action_to_dict(choice)
     del data["seat"]
-    await client.send({**data, "id": request_id})
-    return await client.expect(p.ERROR, lambda m: m.get("reply_to") == request_id)
+    return data
 
 
 def paused_states(client: NetClient) -> list[str | None]:
@@ -130,7 +121,6 @@ class Floor:
     others: list[NetClient]
     bots: PlayingTable
     lobby: NetClient
-    clients: list[NetClient] = field(default_factory=list)
 
     @property
     def at_tables(self) -> list[NetClient]:
@@ -179,13 +169,7 @@ async def through_a_fault(
     await make_fault()
     # The player to act acts: the write either waits for the storage (answered by the update
     # once it is saved) or, the table being paused already, is refused at once.
-    view = actor.seat_view()
-    actions = view.legal().actions(view.turn)
-    choice = next((a for a in actions if a.kind == "draw_stock"), None)
-    choice = choice or next(a for a in actions if a.kind != "drop")
-    data = action_to_dict(choice)
-    del data["seat"]
-    await actor.send({**data, "id": 1})
+    await actor.send({**an_action(actor), "id": 1})
     everybody = [*f.at_tables, f.lobby]
     await wait_for_all(f.at_tables, told_paused, "every table told it is paused")
     for client in f.at_tables:
@@ -198,7 +182,7 @@ async def through_a_fault(
     # would have to be saved are refused at once (not kept waiting).
     counts = {id(c): len(c.received) for c in everybody}
     other = to_act(f.others)
-    await other.send({"type": "draw_stock", "id": 2})
+    await other.send({**an_action(other), "id": 2})
     refused = await other.expect(p.ERROR, lambda m: m.get("reply_to") == 2)
     assert refused["code"] == p.STORAGE_ERROR and "paused" in refused["message"], refused
     await f.lobby.send({"type": "create_table", "name": "new", "id": 3})
