@@ -552,3 +552,56 @@ async def test_a_server_stops_in_good_time_while_the_database_cannot_be_written(
             locker.close()
     hand_ends = [m for m in bots.watcher.received if m["type"] == p.HAND_END]
     assert ledger_problems(server.config.db_path, bots.table, hand_ends) == []
+
+
+async def test_a_player_whose_move_waits_for_the_storage_is_not_cut_for_silence(tmp_path):
+    """The server reads nothing more from a connection while its request waits for the
+    storage: that silence is the server's, and an idle timeout shorter than the fault does not
+    cut the player; the move is saved and shown once the lock is released."""
+    db = tmp_path / "tonk.db"
+    limits = ["--limit", "heartbeat=0.5", "--limit", "idle_timeout=2"]
+    async with server_process(db, *limits) as server:
+        alice = await LiveClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "t", "seats": 2, "seed": 4}, p.SEATED
+        )
+        bob = await LiveClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        players = [alice, bob]
+        for client in players:
+            await client.expect(p.UPDATE)
+            client.pump()
+        actor = to_act(players)
+        count = actor.seat_view().event_count
+        locker = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            LOCKER,
+            str(db),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert locker.stdout is not None and locker.stdin is not None
+            assert await locker.stdout.readline() == b"locked\n"
+            await actor.send(an_action(actor))  # its write waits for the lock
+            await wait_until(lambda: all(told_paused(c) for c in players), "told paused", 20)
+            await asyncio.sleep(3)  # longer than the idle timeout
+        finally:
+            if locker.stdin is not None:
+                locker.stdin.close()
+            await locker.wait()
+        await wait_until(
+            lambda: all(
+                any(m["type"] == p.UPDATE and m["view"]["event_count"] > count for m in c.received)
+                for c in players
+            ),
+            "the move shown",
+            20,
+        )
+        await asyncio.sleep(1)
+        for client in players:
+            await client.unpump()
+            notices = pause_notices(client)
+            errors = [m for m in client.received if m["type"] == p.ERROR and m not in notices]
+            assert len(notices) == 1 and errors == [] and not client.eof, (client.name, errors)
