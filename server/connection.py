@@ -262,8 +262,9 @@ class Connection:
 
     def take_token(self, now: float) -> bool:
         """Rate limit: a token bucket of `burst` messages refilled at `rate` a second."""
-        self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
-        self._refilled = now
+        if now > self._refilled:  # the bucket never goes back in time
+            self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
+            self._refilled = now
         if self._tokens < 1:
             return False
         self._tokens -= 1
