@@ -690,6 +690,16 @@ class Table:
         for seat in self.seats:
             if seat.disconnected_at is not None:
                 seat.disconnected_at += lost
+        self.refresh_deadline()
+
+    def refresh_deadline(self) -> None:
+        """Everybody at the table is sent the running deadline again, in an `update` with no
+        events: the one they have is wrong once the server lost time or play was paused."""
+        hand = self.hand
+        if self.state != PLAYING or self.paused is not None or hand is None or hand.ended:
+            return
+        if self.deadline() is not None:
+            self.send_updates(len(hand.events))
 
     def unpause(self) -> None:
         """The store writes again: play carries on, with a fresh turn clock; a disconnected
@@ -707,6 +717,7 @@ class Table:
         if self.unseated_since is not None:
             self.unseated_since += lost
         self.broadcast_table()
+        self.refresh_deadline()
         self.kick()
 
     def settle(self, hand: Hand) -> Settle:

@@ -73,6 +73,16 @@ async def test_a_stalled_server_charges_nobody_for_the_time_it_lost(tmp_path):
             ]
 
         await wait_until(lambda: all(moved(c) for c in players), "the move shown", 20)
+        # Each player was sent the turn's deadline again, moved on by the time lost: an update
+        # with no events (the one they had ran out during the stall).
+        for client in players:
+            refreshed = [
+                m
+                for m in client.received
+                if m["type"] == p.UPDATE and m["events"] == [] and m["from"] == count
+            ]
+            assert refreshed, [m for m in client.received if m["type"] == p.UPDATE]
+            assert 0 < refreshed[0]["deadline"] <= TURN_TIMER, refreshed
         for client in players:
             first = moved(client)[0]
             events = first["events"]
