@@ -29,6 +29,11 @@ from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 log = logging.getLogger("tonk.server")
 
 SERVER_NAME = "tonk-server 0.1.0"
+#: Seconds between looks at the clock, to notice the server did not run (see `catch_up`).
+CLOCK_TICK = 0.1
+#: A look at the clock this late means the server lost the time: it was stopped (SIGSTOP, a
+#: paused virtual machine, a suspended laptop) or too busy to run.
+STALL = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +141,26 @@ class TonkServer:
         self._closing = False
         self._closed = asyncio.Event()
         self.port = 0
+        #: Why the database cannot be written now (every open table is paused), or None.
+        self.storage_fault: str | None = None
+        self._alive = 0.0  # loop time the server was last seen running
+        self._clock: asyncio.Task[None] | None = None
+        self.stalls = 0
+        self.lost = 0.0  # seconds lost to stalls in all
 
     # -- life ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
+        loop = asyncio.get_running_loop()
+        # The clock first: the tables restored below look at it from their first step.
+        self._alive = loop.time()
+        self._clock = asyncio.create_task(self._watch_clock(), name="clock")
+        self.store.watch(loop, self._storage_changed)
+        try:
+            saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
+        except BaseException:
+            self._clock.cancel()
+            raise
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
         self.door_names.load(*await asyncio.to_thread(self.store.door_players))
         for data in saved:
@@ -191,6 +211,8 @@ class TonkServer:
         if self._housekeeper is not None:
             self._housekeeper.cancel()
         self.lobby.close()
+        if self._clock is not None:
+            self._clock.cancel()
         for table in list(self.tables.values()):
             await table.stop()
         for conn in list(self.connections):
@@ -242,6 +264,61 @@ class TonkServer:
         """Tables waiting or playing; with `address`, only those created from it (kept
         counted as tables change, not counted again on every request)."""
         return self.lobby.open_tables(address)
+
+    def _storage_changed(self, reason: str | None) -> None:
+        """The store met a storage fault (`reason`), or it is over (None): every open table
+        is paused, or carries on; each is told once (the store logged it once)."""
+        if reason is not None:
+            self.storage_fault = reason
+            for table in list(self.tables.values()):
+                table.pause(reason)
+            return
+        self.storage_fault = None
+        for table in list(self.tables.values()):
+            table.unpause()
+
+    def require_storage(self) -> None:
+        """Refuse at once a request that must be saved while the database cannot be written
+        (it would wait for the fault to end)."""
+        if self.storage_fault is not None:
+            raise RequestError(
+                p.STORAGE_ERROR,
+                f"the server cannot save anything now ({self.storage_fault}); nothing was "
+                "changed: try again when play carries on",
+            )
+
+    # -- time the server lost -------------------------------------------------------------------
+
+    async def _watch_clock(self) -> None:
+        while True:
+            await asyncio.sleep(CLOCK_TICK)
+            self.catch_up()
+
+    def catch_up(self, now: float | None = None) -> None:
+        """Called before anything is decided by the clock (timers, idle checks, the rate
+        limit): if the server has not run for a while, the time it lost is nobody's. Every
+        deadline moves on by as much (turn timers, grace periods, idle and handshake timeouts),
+        and what the clients sent meanwhile is judged by when it arrived, not by when it is
+        read."""
+        if now is None:
+            now = asyncio.get_running_loop().time()
+        gap = now - self._alive
+        self._alive = now
+        if gap <= STALL:
+            return
+        lost = gap - CLOCK_TICK
+        since = now - lost
+        self.stalls += 1
+        self.lost += lost
+        log.log(
+            logging.WARNING if lost >= 1.0 else logging.INFO,
+            "the server did not run for %.1f s: every deadline moves on by as much",
+            lost,
+        )
+        for table in list(self.tables.values()):
+            table.shift(lost)
+        for conn in list(self.connections):
+            conn.stalled(since, lost)
 
     # -- connections --------------------------------------------------------------------------
 
@@ -325,6 +402,7 @@ class TonkServer:
         try:
             while not conn.closing:
                 data = await conn.reader.read(65536)
+                conn.fed += len(data)
                 if not data:
                     if decoder.buffered:
                         # The client shut its side inside a frame; it may still read.
@@ -336,24 +414,38 @@ class TonkServer:
                 for message in decoder.messages():
                     # Only whole messages count as signs of life: a frame trickled in a
                     # byte at a time does not keep a connection open.
-                    now = conn.last_received = loop.time()
+                    now = loop.time()
+                    if now - self._alive > STALL:
+                        self.catch_up(now)
+                    conn.last_received = now
+                    end = conn.fed - decoder.buffered
                     out_of_range: p.OutOfRange | None = None
                     try:
                         p.validate_client(message)  # ProtocolError (fatal): handled below
                     except p.OutOfRange as exc:
                         out_of_range = exc
-                    # Every whole message counts against the rate limit, hello included.
-                    if not conn.take_token(now):
+                    # Every whole message counts against the rate limit, hello included; the
+                    # rate is judged by when each message arrived (after a stall, not when it
+                    # could be read).
+                    if not conn.take_token(conn.arrival(end, now)):
                         conn.error(
                             p.RATE_LIMITED,
                             "too many messages: the limit is "
                             f"{self.config.limits.messages_per_second:g} a second",
                         )
                         return
-                    if out_of_range is None:
-                        await self._dispatch(conn, message)
-                    else:
-                        self._refuse(conn, message, out_of_range)
+                    conn.busy = True
+                    try:
+                        if out_of_range is None:
+                            await self._dispatch(conn, message)
+                        else:
+                            self._refuse(conn, message, out_of_range)
+                    finally:
+                        conn.busy = False
+                    # Nothing was read from it while the request was handled (a write that
+                    # waits for the storage may take long): its silence counts from now.
+                    conn.last_received = loop.time()
+                    conn.handled = end
                     if conn.is_closing():
                         return
                     if self.lobby.follow(conn):
@@ -391,9 +483,10 @@ class TonkServer:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(tick)
+            self.catch_up()
             now = loop.time()
             for conn in list(self.connections):
-                if conn.closing:
+                if conn.closing or conn.busy:
                     continue
                 if not conn.welcomed and now - conn.opened > limits.handshake_timeout:
                     conn.error(p.HANDSHAKE_TIMEOUT, "no hello: the handshake took too long")
@@ -533,9 +626,11 @@ class TonkServer:
             )
         elif kind == p.CREATE_TABLE:
             self._in_lobby(conn)
+            self.require_storage()
             await self._create_table(conn, message)
         elif kind == p.SIT:
             self._in_lobby(conn)
+            self.require_storage()
             await self._table(message["table"]).sit(conn, message.get("seat"), message.get("stake"))
         elif kind == p.RESUME:
             # Resuming the seat this connection holds sends the whole view again (a client
@@ -556,12 +651,15 @@ class TonkServer:
                 self.door_seat(conn, table.id, left=True)
             conn.reply({"type": p.LEFT, "table": table.id})
         elif kind == p.ADD_BOT:
+            self.require_storage()
             await self._at_table(conn).add_bot(
                 conn, message.get("strategy", "easy"), message.get("seat"), message.get("stake")
             )
         elif kind == p.REMOVE_BOT:
+            self.require_storage()
             await self._at_table(conn).remove_bot(conn, message["seat"])
         elif kind == p.START:
+            self.require_storage()
             await self._at_table(conn).start(conn)
         elif kind == p.CHAT:
             await self._at_table(conn).chat(conn, message["text"])

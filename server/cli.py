@@ -17,6 +17,7 @@ from tonk.shared.rules import HouseRules, RulesError
 from . import audit
 from .app import Limits, ServerConfig, TonkServer, default_db_path
 from .door import DoorConfig, SSHDoor
+from .store import DatabaseRefused
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -220,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     try:
         asyncio.run(run(config, door_config))
-    except ValueError as exc:  # the door's host key or authorized keys
+    except (ValueError, DatabaseRefused) as exc:  # the door's keys; a database in use
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:

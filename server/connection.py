@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
+import sys
+import termios
 from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -56,6 +59,7 @@ class Connection:
         self.table: Table | None = None
         self.seat: int | None = None  # the seat held at `table`; None for a spectator
         self.request_id: int | None = None  # the "id" of the request being handled
+        self.busy = False  # a request of it is being handled (nothing more is read meanwhile)
         self.max_queue = max_queue
         self.max_bytes = max_bytes  # 0: no limit in bytes
         self._queue: deque[bytes] = deque()
@@ -80,6 +84,13 @@ class Connection:
         self._pages = page_burst
         self._pages_refilled = self.opened
         self.sent_frames = 0
+        # Bytes of the client's stream: read from the socket so far, and up to the end of the
+        # last message handled (see `arrival`).
+        self.fed = 0
+        self.handled = 0
+        # After a stall: the stream's bytes from `_backlog[0]` to `_backlog[1]` were waiting
+        # when the server came back; they arrived from `_backlog[2]` over `_backlog[3]` s.
+        self._backlog: tuple[int, int, float, float] | None = None
         self.writer_task = asyncio.create_task(self._write_loop(), name=f"conn-{number}-writer")
 
     def __repr__(self) -> str:
@@ -222,10 +233,48 @@ class Connection:
 
     # -- receiving ----------------------------------------------------------------------------
 
+    def waiting_bytes(self) -> int:
+        """Bytes the client sent that the server has not handled yet: in the kernel's
+        receive buffer, in the stream reader's and read but not yet handled."""
+        waiting = self.fed - self.handled
+        buffer = getattr(self.reader, "_buffer", None)  # asyncio's StreamReader keeps it there
+        if buffer is not None:
+            waiting += len(buffer)
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError, ValueError):
+                raw = fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0")
+                waiting += int.from_bytes(raw, sys.byteorder)
+        return waiting
+
+    def stalled(self, since: float, lost: float) -> None:
+        """The server did not run from `since` for `lost` seconds: what waits to be handled
+        arrived meanwhile; its silence is not held against it."""
+        self.last_received += lost
+        self.last_ping += lost
+        self.opened += lost
+        waiting = self.waiting_bytes()
+        if waiting > 0:
+            self._backlog = (self.handled, self.handled + waiting, since, lost)
+
+    def arrival(self, end: int, now: float) -> float:
+        """When the message ending at byte `end` of the stream arrived, as well as the server
+        knows: `now`, unless it was waiting when the server came back from a stall; then a
+        time in the stall, in proportion to its place among the bytes that waited."""
+        backlog = self._backlog
+        if backlog is None:
+            return now
+        start, stop, since, lost = backlog
+        if end > stop:
+            self._backlog = None
+            return now
+        return since + lost * (end - start) / (stop - start)
+
     def take_token(self, now: float) -> bool:
         """Rate limit: a token bucket of `burst` messages refilled at `rate` a second."""
-        self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
-        self._refilled = now
+        if now > self._refilled:  # the bucket never goes back in time
+            self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
+            self._refilled = now
         if self._tokens < 1:
             return False
         self._tokens -= 1

@@ -3,9 +3,10 @@
 Every change happens under the table's lock, is written to the store, and only then is anybody
 told of it. The table asks the core about every rule; it decides none itself.
 
-When the store cannot write (a locked or full disk, a removed database file), the table pauses:
-everybody at it is told why, actions are refused, and the table loop tries a small write every
-STORAGE_RETRY seconds; once one goes through, play carries on from the last change saved.
+When the store cannot write (a locked or full disk, a removed database file), every table
+pauses: everybody at it is told once why, new actions are refused, timers stop, and a change
+already on its way to the disk waits there (the store tries that same write again until it goes
+through). Once it does, everybody is told once that play carries on, from the last change saved.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ log = logging.getLogger("tonk.server")
 
 BOT_NAMES = ("Ada", "Bix", "Cleo", "Dot", "Eli", "Fay", "Gus")
 WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
-#: Seconds between tries of a paused table's storage.
+#: Seconds before the table loop tries again after a write of its own failed alone.
 STORAGE_RETRY = 1.0
 
 
@@ -169,6 +170,7 @@ class Table:
     turn_seat: int | None = None
     unseated_since: float | None = None  # a waiting table with no player: closed after grace
     paused: str | None = None  # why play is paused: the storage cannot be written
+    paused_at: float = 0.0  # loop time the pause started
     # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
     # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -642,16 +644,15 @@ class Table:
     # -- play ---------------------------------------------------------------------------------
 
     async def act(self, conn: Connection, message: dict[str, Any]) -> None:
+        if self.paused is not None:  # at once: the lock may be held by a write that waits
+            self.refuse_paused()
         async with self.lock:
             number = self.seat_of(conn)
             hand = self.hand
             if self.state != PLAYING or hand is None or hand.ended:
                 raise RequestError(p.NO_HAND, "no hand is being played at this table")
             if self.paused is not None:
-                raise RequestError(
-                    p.STORAGE_ERROR,
-                    f"play is paused: the server cannot save the game ({self.paused})",
-                )
+                self.refuse_paused()
             data = {k: v for k, v in message.items() if k != "id"}
             data["seat"] = number
             try:
@@ -701,29 +702,39 @@ class Table:
         if seat.away == away:
             return
         seat.away = away
+        ops = [st.set_away(self.id, number, away)]
+        if self.paused is not None:
+            # Queued behind the writes that wait for the storage, not waited for: the mark
+            # reaches the disk when they do, and who comes back is not kept waiting.
+            self.server.store.write(ops).add_done_callback(_ignore_result)
+            return
         with contextlib.suppress(RequestError):
-            await self.write([st.set_away(self.id, number, away)])
+            await self.write(ops)
 
     async def write(self, ops: Sequence[st.Op]) -> None:
-        """Write `ops` durably. If the store fails, the table pauses (and RequestError)."""
+        """Write `ops` durably. Through a storage fault this waits (the table is paused
+        meanwhile); RequestError if the write itself fails, or the server stops first."""
         try:
             await self.server.store.write(ops)
         except st.StoreError as exc:
             log.error("table %d: storage error: %s", self.id, exc)
-            self.pause(str(exc))
             raise RequestError(
                 p.STORAGE_ERROR, f"the server could not save that ({exc}); nothing was changed"
             ) from None
-        if self.paused is not None:
-            self.unpause()
+
+    def refuse_paused(self) -> None:
+        raise RequestError(
+            p.STORAGE_ERROR,
+            f"play is paused: the server cannot save the game ({self.paused}); nothing was changed",
+        )
 
     def pause(self, reason: str) -> None:
-        """The store cannot write: stop play and tell everybody at the table why."""
-        first = self.paused is None
-        self.paused = reason
-        if not first:
+        """The store cannot write: stop play and tell everybody at the table why, once."""
+        if self.paused is not None or self.state in (FINISHED, CLOSED):
             return
-        log.error("table %d: paused: the game cannot be saved (%s)", self.id, reason)
+        self.paused = reason
+        self.paused_at = self.now
+        log.debug("table %d: paused: the game cannot be saved (%s)", self.id, reason)
         self.broadcast(
             p.error_message(
                 p.STORAGE_ERROR,
@@ -732,14 +743,47 @@ class Table:
             )
         )
         self.broadcast_table()
-        self.kick()  # the table loop tries the storage again
+
+    def shift(self, lost: float) -> None:
+        """The server did not run for `lost` seconds: every deadline moves on by as much."""
+        self.turn_started += lost
+        self.last_change += lost
+        self.paused_at += lost
+        if self.next_hand_at is not None:
+            self.next_hand_at += lost
+        if self.unseated_since is not None:
+            self.unseated_since += lost
+        for seat in self.seats:
+            if seat.disconnected_at is not None:
+                seat.disconnected_at += lost
+        self.refresh_deadline()
+
+    def refresh_deadline(self) -> None:
+        """Everybody at the table is sent the running deadline again, in an `update` with no
+        events: the one they have is wrong once the server lost time or play was paused."""
+        hand = self.hand
+        if self.state != PLAYING or self.paused is not None or hand is None or hand.ended:
+            return
+        if self.deadline() is not None:
+            self.send_updates(len(hand.events))
 
     def unpause(self) -> None:
-        """The store writes again: play carries on, with a fresh turn clock."""
+        """The store writes again: play carries on, with a fresh turn clock; a disconnected
+        player's grace period is not charged the time the table was paused."""
+        if self.paused is None:
+            return
         self.paused = None
-        log.info("table %d: the game can be saved again; play carries on", self.id)
-        self.turn_started = self.last_change = self.now
+        now = self.now
+        lost = now - self.paused_at
+        log.debug("table %d: the game can be saved again; play carries on", self.id)
+        self.turn_started = self.last_change = now
+        for seat in self.seats:
+            if seat.disconnected_at is not None:
+                seat.disconnected_at += lost
+        if self.unseated_since is not None:
+            self.unseated_since += lost
         self.broadcast_table()
+        self.refresh_deadline()
         self.kick()
 
     def settle(self, hand: Hand) -> Settle:
@@ -963,8 +1007,8 @@ class Table:
         if self.state in (FINISHED, CLOSED):
             return None
         if self.paused is not None:
-            # Try a small real write; RequestError (still failing): the loop tries again.
-            await self.write([st.update_table(self.id, state=self.state)])
+            return None  # nothing falls due while paused; `unpause` kicks the loop
+        self.server.catch_up()  # time the server lost is not charged to anybody
         now = self.now
         grace = self.server.config.grace
         wake = float("inf")
@@ -1136,6 +1180,11 @@ def ledger_message(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -
         ],
         "balances": {name: ledger.balances.get(name, 0) for name in names},
     }
+
+
+def _ignore_result(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved: a failure here is already logged by the store
 
 
 def fallback_action(seat: int, hand: Hand) -> Action:

@@ -1,29 +1,43 @@
-"""Storage faults, real ones: a full disk (the server's file size limit lowered under it, which
-root hits too), a database locked by another process, the database file moved away or replaced.
-Each time the table stops taking actions and says why, loses nothing that was acknowledged, and
-carries on when the fault is gone."""
+"""Storage faults, real ones, against the real `tonk-server` through real sockets: a full disk
+(a small tmpfs filled up, and the server's file size limit lowered), a nearly full one, a
+database made immutable, a database locked by another process, the database file moved away or
+replaced, two servers on one database, the database deleted under a running server.
+
+Under each: every open table is told once that play is paused and once that it carries on,
+nothing acknowledged is lost, the write that met the fault is the one tried again (and goes
+through), the log says it once, and `tonk-server audit` passes afterwards."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import os
 import resource
 import shutil
-import sqlite3
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import netclient
+import pytest
 from netclient import NetClient
 from reliakit import (
+    LiveClient,
+    PlayingTable,
+    ServerProcess,
     act_once,
+    last_hand_end,
     last_view,
     ledger_problems,
+    server_command,
     server_process,
     start_playing_table,
     take_seats_back,
+    wait_until,
 )
-from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
 from tonk.shared.actions import action_message
 
@@ -44,137 +58,372 @@ async def two_players(port: int, seed: int = 4) -> tuple[int, list[NetClient]]:
     return seated["table"], players
 
 
-async def seen(client: NetClient, kind: str, predicate: Any) -> dict[str, Any]:
-    """The last message of `kind` matching `predicate` that `client` got, waiting if none."""
-    for message in reversed(client.received):
-        if message["type"] == kind and predicate(message):
-            return message
-    return await client.expect(kind, predicate)
-
-
 def to_act(players: list[NetClient]) -> NetClient:
     return next(c for c in players if c.seat_view().my_turn)
 
 
-async def try_to_act(client: NetClient, request_id: int) -> dict[str, Any]:
-    """Send a legal action (a draw if it may, else the first one that is not a drop) and
-    return the error that answers it."""
+def an_action(client: NetClient) -> dict[str, Any]:
+    """A legal action for `client` to send: a draw if it may, else the first that is not a
+    drop."""
     view = client.seat_view()
     actions = view.legal().actions(view.turn)
     choice = next((a for a in actions if a.kind == "draw_stock"), None)
     choice = choice or next(a for a in actions if a.kind != "drop")
-    data = action_message(choice)
-    await client.send({**data, "id": request_id})
-    return await client.expect(p.ERROR, lambda m: m.get("reply_to") == request_id)
+    return action_message(choice)
 
 
-async def refused_while_faulty(
-    players: list[NetClient], reason: str, lobby: NetClient
-) -> dict[str, Any]:
-    """The player to act is refused with storage_error; everybody at the table is told the
-    game is paused and why; the lobby shows the table paused; nothing changed."""
-    before = last_view(players[0])
-    actor = to_act(players)
-    error = await try_to_act(actor, 1)
-    assert error["code"] == p.STORAGE_ERROR and error["fatal"] is False
-    assert reason in error["message"]
-    for client in players:
-        notice = await seen(client, p.TABLE, lambda m: m["table"]["paused"] is not None)
-        assert reason in notice["table"]["paused"]
-        told = [m for m in client.received if m["type"] == p.ERROR and "reply_to" not in m]
-        assert any("paused" in m["message"] and reason in m["message"] for m in told), told
-    listed = await lobby.request({"type": "list_tables"}, p.TABLES)
-    paused = {t["id"]: t["paused"] for t in listed["tables"]}
-    assert any(v and reason in v for v in paused.values()), paused
-    # While paused, an action is refused at once and changes nothing.
-    error = await try_to_act(actor, 2)
-    assert error["code"] == p.STORAGE_ERROR and "paused" in error["message"]
-    assert (
-        last_view(players[0]) == before
-        and last_view(players[1])["event_count"] == (before["event_count"])
+def paused_states(client: NetClient) -> list[str | None]:
+    """The `paused` of each `table` message `client` got, repeats folded: [None, "why", None]
+    is one pause and one resume."""
+    out: list[str | None] = []
+    for message in client.received:
+        if message["type"] == p.TABLE:
+            paused = message["table"]["paused"]
+            if not out or (paused is None) != (out[-1] is None):
+                out.append(paused)
+    return out
+
+
+def pause_notices(client: NetClient) -> list[dict[str, Any]]:
+    return [
+        m
+        for m in client.received
+        if m["type"] == p.ERROR and "reply_to" not in m and "paused" in m["message"]
+    ]
+
+
+def told_paused(client: NetClient) -> bool:
+    states = paused_states(client)
+    return bool(states) and states[-1] is not None and bool(pause_notices(client))
+
+
+def told_resumed(client: NetClient) -> bool:
+    states = paused_states(client)
+    return len(states) >= 2 and states[-1] is None and states[-2] is not None
+
+
+def log_lines(server: ServerProcess, text: str) -> list[str]:
+    return [line for line in server.stderr if text in line]
+
+
+@dataclass
+class Floor:
+    """What plays on a server while a fault is made: Alice and Bob a few actions into a hand,
+    Carol and Dan at a table of their own where nothing is happening, a bot table watched (its
+    watcher reads all the time), and a client in the lobby."""
+
+    server: ServerProcess
+    table: int
+    players: list[NetClient]
+    quiet: int
+    others: list[NetClient]
+    bots: PlayingTable
+    lobby: NetClient
+
+    @property
+    def at_tables(self) -> list[NetClient]:
+        return [*self.players, *self.others, self.bots.watcher]
+
+
+async def floor(server: ServerProcess) -> Floor:
+    table, players = await two_players(server.port)
+    carol = await NetClient.connect(server.port, "Carol")
+    seated = await carol.request(
+        {"type": "create_table", "name": "quiet", "seats": 2, "seed": 9}, p.SEATED
     )
-    return before
+    dan = await NetClient.connect(server.port, "Dan")
+    await dan.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+    for client in (carol, dan):
+        await client.expect(p.UPDATE)
+    bots = await start_playing_table(server.port, "bots", live=True)
+    lobby = await NetClient.connect(server.port, "Lobby")
+    return Floor(server, table, players, seated["table"], [carol, dan], bots, lobby)
 
 
-async def carries_on(players: list[NetClient], before: dict[str, Any]) -> None:
-    """The fault is gone: the table says so, and the same action now goes through."""
-    for client in players:
-        tables = [m for m in client.received if m["type"] == p.TABLE]
-        last = max(i for i, m in enumerate(tables) if m["table"]["paused"] is not None)
-        if not any(m["table"]["paused"] is None for m in tables[last + 1 :]):
-            old = {id(m) for m in tables}
+async def read_all(clients: list[NetClient], seconds: float) -> None:
+    """Take in what arrives for `seconds` (LiveClients read by themselves)."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    while (left := until - loop.time()) > 0:
+        for client in clients:
+            if isinstance(client, LiveClient):
+                continue
+            with contextlib.suppress(TimeoutError):
+                await client._read_more(min(left, 0.05))
+
+
+async def through_a_fault(
+    server: ServerProcess,
+    make_fault: Callable[[], Awaitable[None]],
+    heal: Callable[[], Awaitable[None]],
+    reason: str,
+    hold: float = 1.5,
+) -> Floor:
+    """Play, make the fault, check what everybody is told while it lasts, heal it, check play
+    carries on; return the floor (the server still running)."""
+    f = await floor(server)
+    actor = to_act(f.players)
+    before = last_view(actor)
+    await make_fault()
+    # The player to act acts: the write either waits for the storage (answered by the update
+    # once it is saved) or, the table being paused already, is refused at once.
+    await actor.send({**an_action(actor), "id": 1})
+    everybody = [*f.at_tables, f.lobby]
+    await wait_for_all(f.at_tables, told_paused, "every table told it is paused")
+    for client in f.at_tables:
+        assert reason in pause_notices(client)[0]["message"], pause_notices(client)
+        states = paused_states(client)
+        assert states[-1] is not None and reason in states[-1], states
+    listed = await f.lobby.request({"type": "list_tables"}, p.TABLES)
+    assert {t["id"] for t in listed["tables"] if t["paused"]} == {f.table, f.quiet, f.bots.table}
+    # While it lasts: nothing played anywhere, nobody told anything more, and requests that
+    # would have to be saved are refused at once (not kept waiting).
+    counts = {id(c): len(c.received) for c in everybody}
+    other = to_act(f.others)
+    await other.send({**an_action(other), "id": 2})
+    refused = await other.expect(p.ERROR, lambda m: m.get("reply_to") == 2)
+    assert refused["code"] == p.STORAGE_ERROR and "paused" in refused["message"], refused
+    await f.lobby.send({"type": "create_table", "name": "new", "id": 3})
+    refused = await f.lobby.expect(p.ERROR, lambda m: m.get("reply_to") == 3)
+    assert refused["code"] == p.STORAGE_ERROR, refused
+    await read_all(everybody, hold)
+    for client in everybody:
+        new = client.received[counts[id(client)] :]
+        assert not [m for m in new if m["type"] in (p.UPDATE, p.HAND_END, p.TABLE)], new
+    assert len(log_lines(server, "storage fault:")) == 1, server.stderr
+    await heal()
+    await wait_for_all(f.at_tables, told_resumed, "every table told play carries on", 30)
+    for client in f.at_tables:
+        states = paused_states(client)
+        assert len(states) == 3 and states[0] is None and states[2] is None, states
+        assert len(pause_notices(client)) == 1, pause_notices(client)
+    # The action sent into the fault: saved and shown now, or refused (then it is played now).
+    # (Since protocol 2 the actor's update answers the action too: only an error refuses it.)
+    answer = next((m for m in actor.received if m.get("reply_to") == 1), None)
+    if answer is None or answer["type"] == p.UPDATE:
+        for client in f.players:
             await client.expect(
-                p.TABLE,
-                lambda m, old=old: id(m) not in old and m["table"]["paused"] is None,
-                timeout=20,
+                p.UPDATE, lambda m: m["view"]["event_count"] > before["event_count"]
             )
-    for client in players:
-        client.view_fresh = True
-    acked = await act_once(players)
-    assert acked["event_count"] > before["event_count"]
+    else:
+        assert answer["code"] == p.STORAGE_ERROR, answer
+        for client in f.players:
+            client.view_fresh = True
+        await act_once(f.players)
+    await act_once(f.players)
+    await act_once(f.others)
+    hands = max(m["hand"] for m in f.bots.watcher.received if m["type"] == p.HAND_END)
+    await wait_until(
+        lambda: any(
+            m["type"] == p.HAND_END and m["hand"] > hands + 1 for m in f.bots.watcher.received
+        ),
+        "the bot table plays on",
+        30,
+    )
+    assert len(log_lines(server, "storage fault:")) == 1, server.stderr
+    assert len(log_lines(server, "storage fault over")) == 1, server.stderr
+    return f
 
 
-async def test_a_full_disk_pauses_play_and_it_carries_on_when_there_is_room(tmp_path):
+async def wait_for_all(
+    clients: list[NetClient], check: Callable[[NetClient], bool], what: str, limit: float = 20
+) -> None:
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + limit
+    while not all(check(c) for c in clients):
+        if loop.time() > give_up:
+            raise AssertionError(
+                f"gave up waiting for {what}: {[paused_states(c) for c in clients]}"
+            )
+        await read_all(clients, 0.05)
+
+
+async def nothing_lost(db: Path, f: Floor) -> None:
+    """Restarted on the same database: every seat's view is what it was last shown; then the
+    audit of every ledger passes."""
+    acked = {c.name: last_view(c) for c in [*f.players, *f.others]}
+    f.server.kill()
+    await f.server.wait()
+    async with server_process(db) as server:
+        for table, clients in ((f.table, f.players), (f.quiet, f.others)):
+            again, fulls = await take_seats_back(server.port, table, clients)
+            for client, full in zip(again, fulls, strict=True):
+                assert full["view"] == acked[client.name]
+    hand_ends = [m for m in f.bots.watcher.received if m["type"] == p.HAND_END]
+    assert ledger_problems(db, f.bots.table, hand_ends) == []
+    audit = subprocess.run(
+        [*server_command(), "audit", "--db", str(db)], capture_output=True, text=True
+    )
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+# -- a small real filesystem -----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def small_disk(path: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` mounted at `path` (skips where that cannot be done)."""
+    if os.geteuid() != 0:
+        pytest.skip("a small real filesystem (tmpfs) needs root to mount")
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command (apt-get install mount)")
+    path.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill(directory: Path) -> Path:
+    """Fill the filesystem of `directory` to its last byte; returns the filler file."""
+    filler = directory / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        for chunk in (65536, 4096, 512, 1):
+            try:
+                while os.write(fd, b"\0" * chunk):
+                    pass
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler
+
+
+# -- the faults ------------------------------------------------------------------------------
+
+
+async def test_a_full_disk_pauses_every_table_once_and_play_carries_on_once_there_is_room(
+    tmp_path,
+):
+    with small_disk(tmp_path / "disk", "8m") as disk:
+        db = disk / "tonk.db"
+        filler: list[Path] = []
+
+        async def make_fault() -> None:
+            filler.append(await asyncio.to_thread(fill, disk))
+
+        async def heal() -> None:
+            filler[0].unlink()
+
+        async with server_process(db) as server:
+            f = await through_a_fault(server, make_fault, heal, "full")
+            await nothing_lost(db, f)
+
+
+async def test_a_nearly_full_disk_is_not_filled_for_good_by_the_journal(tmp_path):
+    """With less room than the WAL grows to before it is copied back into the database
+    (4 MiB), the WAL would fill the disk: here it is copied back sooner, and three tables play
+    hand after hand on a 3 MiB disk, writing far more than it holds, and are never paused."""
+    with small_disk(tmp_path / "disk", "3m") as disk:
+        db = disk / "tonk.db"
+        async with server_process(db) as server:
+            tables = [await start_playing_table(server.port, f"b{i}", live=True) for i in range(3)]
+            for table in tables:
+                await wait_until(
+                    lambda table=table: last_hand_end(table.watcher) >= 40, "hands played", 120
+                )
+            for table in tables:
+                await table.watcher.unpump()
+                assert not told_paused(table.watcher), paused_states(table.watcher)
+            assert not log_lines(server, "storage fault"), server.stderr
+            server.kill()
+            await server.wait()
+        for table in tables:
+            hand_ends = [m for m in table.watcher.received if m["type"] == p.HAND_END]
+            assert ledger_problems(db, table.table, hand_ends) == []
+
+
+async def test_a_lowered_file_size_limit_pauses_play_and_it_carries_on(tmp_path):
     db = tmp_path / "tonk.db"
     async with server_process(db) as server:
-        table, players = await two_players(server.port)
-        bots = await start_playing_table(server.port, "bots")
-        lobby = await NetClient.connect(server.port, "Lobby")
         pid = server.proc.pid
         limits = resource.prlimit(pid, resource.RLIMIT_FSIZE)
-        # The disk is "full": no file of the server may grow past 1 KB (EFBIG), root or not.
-        resource.prlimit(pid, resource.RLIMIT_FSIZE, (1024, limits[1]))
-        try:
-            before = await refused_while_faulty(players, "disk I/O error", lobby)
-            # The bot table is paused as well, and its watcher is told why.
-            await seen(bots.watcher, p.TABLE, lambda m: m["table"]["paused"] is not None)
-            paused_at = bots.watcher.received[-1]
-            await asyncio.sleep(1.5)  # the server tries again meanwhile, and fails
-            assert bots.watcher.received[-1] is paused_at  # nothing played while paused
-        finally:
+
+        async def make_fault() -> None:
+            # No file of the server may grow past 1 KB (EFBIG), root or not.
+            resource.prlimit(pid, resource.RLIMIT_FSIZE, (1024, limits[1]))
+
+        async def heal() -> None:
             resource.prlimit(pid, resource.RLIMIT_FSIZE, limits)
-        await carries_on(players, before)
-        hands = max(m["hand"] for m in bots.watcher.received if m["type"] == p.HAND_END)
-        await bots.watcher.expect(p.HAND_END, lambda m: m["hand"] > hands, timeout=20)
-        acked = last_view(players[0])
-        server.kill()
-        await server.wait()
-    # Nothing acknowledged was lost, and the refused actions left no trace.
+
+        f = await through_a_fault(server, make_fault, heal, "disk I/O error")
+        await nothing_lost(db, f)
+
+
+async def test_an_immutable_database_pauses_play_until_it_is_writable_again(tmp_path):
+    """The database and its WAL made immutable (chattr +i: not even root may write them) for a
+    while: a connection opened meanwhile is silently read-only, and must not stay so."""
+    if shutil.which("chattr") is None:
+        pytest.skip("no chattr (apt-get install e2fsprogs)")
+    if os.geteuid() != 0:
+        pytest.skip("making a file immutable needs root")
+    db = tmp_path / "tonk.db"
+    files = [str(db), f"{db}-wal"]
+
+    async def chattr(flag: str) -> None:
+        done = await asyncio.to_thread(
+            subprocess.run, ["chattr", flag, *files], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            pytest.skip(f"chattr {flag} does not work here: {done.stderr.strip()}")
+
     async with server_process(db) as server:
-        players, fulls = await take_seats_back(server.port, table, players)
-        assert [f["view"] for f in fulls] == [last_view(c) for c in players]
-        assert fulls[0]["view"]["event_count"] == acked["event_count"]
-    for number in (table, bots.table):
-        ends = [m for m in bots.watcher.received if m["type"] == p.HAND_END]
-        assert ledger_problems(db, number, ends if number == bots.table else []) == []
-
-
-async def test_a_locked_database_pauses_play_until_the_lock_is_released(tmp_path):
-    server = TonkServer(netclient.test_config(tmp_path))
-    server.store.busy_timeout = 0.3  # how long a write waits for the lock before failing
-    await server.start()
-    try:
-        table, players = await two_players(server.port)
-        lobby = await NetClient.connect(server.port, "Lobby")
-        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
-        locker.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
         try:
-            before = await refused_while_faulty(players, "database is locked", lobby)
-            await asyncio.sleep(1.2)  # a retry or two, still locked
-            assert server.tables[table].paused is not None
+            f = await through_a_fault(server, lambda: chattr("+i"), lambda: chattr("-i"), "")
         finally:
-            locker.execute("ROLLBACK")
-            locker.close()
-        await carries_on(players, before)
-        acked = last_view(players[0])
-    finally:
-        await server.close()
-    with sqlite3.connect(server.config.db_path) as conn:
-        (stored,) = conn.execute(
-            "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table,)
-        ).fetchone()
-    assert stored == 4  # three actions before the lock, one after: none of the refused ones
-    assert acked["event_count"] > before["event_count"]
+            subprocess.run(["chattr", "-i", *files], capture_output=True)
+        await nothing_lost(db, f)
+
+
+LOCKER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.read()
+conn.execute("ROLLBACK")
+"""
+
+
+async def test_a_database_locked_by_another_program_pauses_every_table_until_released(tmp_path):
+    db = tmp_path / "tonk.db"
+    locker: list[asyncio.subprocess.Process] = []
+
+    async def make_fault() -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            LOCKER,
+            str(db),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        assert await proc.stdout.readline() == b"locked\n"
+        locker.append(proc)
+
+    async def heal() -> None:
+        proc = locker[0]
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert await proc.wait() == 0
+
+    async with server_process(db) as server:
+        try:
+            f = await through_a_fault(server, make_fault, heal, "locked")
+        finally:
+            for proc in locker:
+                if proc.returncode is None:
+                    proc.kill()
+        await nothing_lost(db, f)
 
 
 async def move_db(src: Path, dst: Path) -> None:
@@ -184,28 +433,174 @@ async def move_db(src: Path, dst: Path) -> None:
 
 
 async def test_a_moved_or_replaced_database_pauses_play_until_it_is_back(tmp_path):
-    async with server_process(tmp_path / "tonk.db") as server:
-        db = tmp_path / "tonk.db"
-        aside = tmp_path / "moved.db"
-        table, players = await two_players(server.port)
-        lobby = await NetClient.connect(server.port, "Lobby")
+    db = tmp_path / "tonk.db"
+    aside = tmp_path / "moved.db"
+    ports: list[int] = []
+
+    async def make_fault() -> None:
         await move_db(db, aside)
-        before = await refused_while_faulty(players, "removed or replaced", lobby)
-        await asyncio.sleep(1.2)
+
+    async def heal() -> None:
         assert not db.exists()  # the server did not start a new, empty database
         # A different file in its place (an old copy, say) is not taken for it either.
         shutil.copy(aside, db)
         await asyncio.sleep(1.2)
-        notices = [m for m in players[0].received if m["type"] == p.TABLE]
-        assert notices[-1]["table"]["paused"] is not None
+        lobby = await NetClient.connect(ports[0], "Looker")
+        listed = await lobby.request({"type": "list_tables"}, p.TABLES)
+        assert all(t["paused"] for t in listed["tables"]), listed
+        await lobby.close()
         db.unlink()
         await move_db(aside, db)
-        await carries_on(players, before)
+
+    async with server_process(db) as server:
+        ports.append(server.port)
+        f = await through_a_fault(server, make_fault, heal, "removed or replaced")
+        await nothing_lost(db, f)
+
+
+async def start_another(db: Path) -> tuple[int, list[str], bytes]:
+    """`tonk-server` started on `db`: its exit status, its stderr's lines and its stdout (it is
+    expected to refuse; killed after 20 s if it does not)."""
+    proc = await asyncio.create_subprocess_exec(
+        *server_command(),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), 20)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode is not None
+    return proc.returncode, err.decode().splitlines(), out
+
+
+async def test_a_second_server_on_the_same_database_refuses_to_start_in_one_line(tmp_path):
+    db = tmp_path / "tonk.db"
+    async with server_process(db) as first:
+        table, players = await two_players(first.port)
+        status, lines, out = await start_another(db)
+        assert status == 1 and out == b""
+        assert lines == [
+            f"tonk-server: the database {db} is in use by another tonk-server "
+            f"(pid {first.proc.pid}); stop it first, or give this one another --db"
+        ]
+        # The first plays on, untouched.
+        await act_once(players)
         acked = last_view(players[0])
+        first.kill()
+        await first.wait()
+    # Once the first is gone (even killed), the database is free again.
+    async with server_process(db) as again:
+        players, fulls = await take_seats_back(again.port, table, players)
+        assert fulls[0]["view"] == acked
+
+
+async def test_a_restart_beside_an_orphaned_wal_refuses_and_keeps_the_wal(tmp_path):
+    db = tmp_path / "tonk.db"
+    wal = Path(f"{db}-wal")
+    async with server_process(db) as server:
+        table, players = await two_players(server.port)
+        db.unlink()  # deleted while the server runs: what it saved since is only in the WAL
+        actor = to_act(players)
+        await actor.play_turn_if_mine()
+        await wait_for_all(players, told_paused, "the table told it is paused")
+        assert "removed or replaced" in pause_notices(players[0])[0]["message"]
         server.kill()
         await server.wait()
-    async with server_process(db) as server:
-        players, fulls = await take_seats_back(server.port, table, players)
-        assert fulls[0]["view"]["event_count"] == acked["event_count"]
-        assert fulls[0]["view"] == last_view(players[0])
-    assert ledger_problems(db, table) == []
+    kept = wal.read_bytes()
+    assert kept
+    status, lines, out = await start_another(db)
+    assert status == 1 and out == b""
+    assert lines == [
+        f"tonk-server: found the write-ahead log {wal} ({len(kept)} bytes) but no database "
+        f"{db}: the database file was removed while a server was using it; put it back (or "
+        "move the log away to start afresh)"
+    ]
+    assert not db.exists() and wal.read_bytes() == kept
+    assert table == 1
+
+
+async def test_a_server_stops_in_good_time_while_the_database_cannot_be_written(tmp_path):
+    """The writes that wait for the storage are given up at shutdown (nobody was told they
+    were saved), instead of keeping the server from stopping."""
+    import sqlite3
+
+    from netclient import start_server
+
+    async with start_server(tmp_path) as server:
+        bots = await start_playing_table(server.port, "bots")
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            await wait_for_all([bots.watcher], told_paused, "the table told it is paused")
+            assert server.storage_fault is not None
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await asyncio.wait_for(server.close(), 20)
+            assert loop.time() - started < 10
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+    hand_ends = [m for m in bots.watcher.received if m["type"] == p.HAND_END]
+    assert ledger_problems(server.config.db_path, bots.table, hand_ends) == []
+
+
+async def test_a_player_whose_move_waits_for_the_storage_is_not_cut_for_silence(tmp_path):
+    """The server reads nothing more from a connection while its request waits for the
+    storage: that silence is the server's, and an idle timeout shorter than the fault does not
+    cut the player; the move is saved and shown once the lock is released."""
+    db = tmp_path / "tonk.db"
+    limits = ["--limit", "heartbeat=0.5", "--limit", "idle_timeout=2"]
+    async with server_process(db, *limits) as server:
+        alice = await LiveClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "t", "seats": 2, "seed": 4}, p.SEATED
+        )
+        bob = await LiveClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        players = [alice, bob]
+        for client in players:
+            await client.expect(p.UPDATE)
+            client.pump()
+        actor = to_act(players)
+        count = actor.seat_view().event_count
+        locker = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            LOCKER,
+            str(db),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert locker.stdout is not None and locker.stdin is not None
+            assert await locker.stdout.readline() == b"locked\n"
+            await actor.send(an_action(actor))  # its write waits for the lock
+            await wait_until(lambda: all(told_paused(c) for c in players), "told paused", 20)
+            await asyncio.sleep(3)  # longer than the idle timeout
+        finally:
+            if locker.stdin is not None:
+                locker.stdin.close()
+            await locker.wait()
+        await wait_until(
+            lambda: all(
+                any(m["type"] == p.UPDATE and m["view"]["event_count"] > count for m in c.received)
+                for c in players
+            ),
+            "the move shown",
+            20,
+        )
+        await asyncio.sleep(1)
+        for client in players:
+            await client.unpump()
+            notices = pause_notices(client)
+            errors = [m for m in client.received if m["type"] == p.ERROR and m not in notices]
+            assert len(notices) == 1 and errors == [] and not client.eof, (client.name, errors)
