@@ -118,6 +118,8 @@ class LobbyScreen(Screen[None]):
         table.clear()
         for info in tables:
             state = info.state or ("playing" if info.playing else "waiting")
+            if info.mine:
+                state = f"{state}, your seat"
             table.add_row(
                 info.name,
                 info.rules,

@@ -90,6 +90,10 @@ CREATE TABLE IF NOT EXISTS payments (
     payee TEXT NOT NULL,
     amount INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 #: Commits are grouped: at most this many writes share one transaction.
@@ -310,6 +314,15 @@ class Store:
             out.append(table)
         return out
 
+    def setting(self, name: str) -> str | None:
+        """A server setting kept in the database (`port`: where its server listened last)."""
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+            return None if row is None else str(row[0])
+        finally:
+            conn.close()
+
     def max_table_id(self) -> int:
         conn = self._connect()
         try:
@@ -488,6 +501,10 @@ def insert_table(
         " VALUES (?, ?, ?, 'waiting', ?, ?)",
         (table_id, name, dumps(config), created, creator),
     )
+
+
+def put_setting(name: str, value: str) -> Op:
+    return ("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (name, value))
 
 
 def update_table(table_id: int, **columns: Any) -> Op:
