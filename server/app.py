@@ -148,7 +148,7 @@ class TonkServer:
         self._server = await self._listen()
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port
-        if self.config.port == 0 and self.port != self._remembered_port:
+        if self.port != self._remembered_port:
             try:
                 await self.store.write([st.put_setting("port", str(self.port))])
             except st.StoreError as exc:
@@ -160,10 +160,10 @@ class TonkServer:
         listened on last (where its players' clients look for it after a restart), or a free
         one the first time or if that one is taken now."""
         host, port = self.config.host, self.config.port
-        if port == 0:
-            remembered = await asyncio.to_thread(self.store.setting, "port")
-            if remembered is not None and remembered.isdigit() and 0 < int(remembered) < 65536:
-                self._remembered_port = int(remembered)
+        remembered = await asyncio.to_thread(self.store.setting, "port")
+        if remembered is not None and remembered.isdigit() and 0 < int(remembered) < 65536:
+            self._remembered_port = int(remembered)
+            if port == 0:
                 try:
                     return await asyncio.start_server(self._on_connect, host, self._remembered_port)
                 except OSError as exc:
