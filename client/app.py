@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -177,7 +178,7 @@ class TonkApp(App[None]):
         self._key_target = self.focused or self.screen
         self._key_serial += 1
         self._key_busy = True
-        self._key_timer = self.set_timer(KEY_WAIT, self._key_handled)
+        self._key_timer = self.set_timer(KEY_WAIT, partial(self._key_handled, self._key_serial))
         await super().on_event(key)
         self._key_target.post_message(KeyDone(self._key_serial))
 
@@ -195,9 +196,11 @@ class TonkApp(App[None]):
                 target = self.screen
             target.post_message(KeyDone(message.serial, message.stage + 1))
             return
-        self.call_later(self._key_handled)
+        self.call_later(self._key_handled, message.serial)
 
-    async def _key_handled(self) -> None:
+    async def _key_handled(self, serial: int) -> None:
+        if serial != self._key_serial or not self._key_busy:
+            return  # that key was done with already
         if self._key_timer is not None:
             self._key_timer.stop()
             self._key_timer = None
