@@ -35,6 +35,7 @@ from .messages import (
     TableChanged,
 )
 from .render import CardStyle, amount_text, card_text, ending_line, event_line
+from .seatnews import seat_news
 from .state import LogLine, PlayerInfo, TableInfo, TableState
 from .tokens import SeatRecord, SeatTokens
 
@@ -486,6 +487,11 @@ class Connection:
             # Back during our own turn: the server starts the turn clock again.
             timer = info.get("turn_timer")
             table.deadline = self.now() + float(timer) if timer else table.deadline
+        if not first:
+            for line in seat_news(
+                table.info.get("players", []), info.get("players", []), table.seat
+            ):
+                self._add_log(Text(line))
         table.info = info
         for player in info.get("players", []):
             name = player.get("name")
