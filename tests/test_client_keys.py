@@ -52,8 +52,14 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(tmp_path: Pat
         assert "You drew 8♠" in screen
         assert "Select the cards" not in screen and "Not allowed" not in screen
 
-        # Select the 8s, hit, and choose spread 1 in the window the h opened.
-        term.write("1h1")
+        # Select the 8s, hit, and choose spread 2 in the window the h opened: there is no
+        # spread 2, and it says so; escape cancels, with the 8s still selected.
+        term.write("1h2")
+        await term.wait_for("There is no spread 2")
+        term.keys("Escape")
+        await term.wait_gone("onto which spread?")
+        # Hit again and choose spread 1, in one write.
+        term.write("h1")
         screen = await term.wait_for("You hit 8♠ on your own run")
         assert "1 Your run: 5♠ 6♠ 7♠ 8♠" in screen
         assert "Select the one card" not in screen and "onto which spread?" not in screen

@@ -112,3 +112,27 @@ async def test_a_restarted_server_is_found_again_and_seats_survive(tmp_path: Pat
             assert "Your hand" in screen and "playing as" not in screen
     finally:
         tester.close()
+
+
+async def test_a_started_table_where_you_hold_no_seat_says_what_you_can_do(
+    tmp_path: Path,
+) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0") as port:
+        alice = await NetClient.connect(port, "Alice")
+        carol = await NetClient.connect(port, "Carol")
+        tester = client(tmp_path, port, "Tester")
+        try:
+            table = await create_kitchen(alice, seats=2)
+            await carol.request({"type": "sit", "table": table}, "seated")  # it starts
+            await tester.wait_for("Kitchen")
+            tester.keys("r")  # the lobby as it is now: playing
+            await tester.wait_for("playing")
+            tester.keys("Enter")
+            screen = await tester.wait_for("game has started: w")
+            assert "watches it" in screen and "resume your seat" not in screen
+            tester.keys("w")
+            await tester.wait_for("Watching")
+        finally:
+            tester.close()
+            await alice.close()
+            await carol.close()
