@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.keys import _character_to_key
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -54,6 +55,8 @@ DEFAULT_PORT = 7777
 #: trip).
 KEY_WAIT = 3.0
 MOVE_WAIT = 3.0
+#: A paste at the table is typed key by key, as far as this many characters.
+MAX_PASTE_KEYS = 200
 
 #: Windows that only show something: a key they do not use closes them and goes on to the
 #: table under them.
@@ -166,7 +169,32 @@ class TonkApp(App[None]):
             self._keys.append(event)
             await self._next_key()
             return
+        if isinstance(event, events.Paste) and not event.is_forwarded and self._paste_as_keys():
+            self._paste_keys(event.text)
+            await self._next_key()
+            return
         await super().on_event(event)
+
+    def _paste_as_keys(self) -> bool:
+        """A paste is typed key by key, except into a text field with nothing before it."""
+        waiting = self._key_busy or self._move_sent is not None or bool(self._keys)
+        text_field = isinstance(self.focused, Input) or isinstance(self.screen, CreateTableScreen)
+        return waiting or not text_field
+
+    def _paste_keys(self, text: str) -> None:
+        if len(text) > MAX_PASTE_KEYS:
+            self.notify(
+                f"Only the first {MAX_PASTE_KEYS} of the {len(text)} characters pasted were "
+                "used as keys.",
+                severity="warning",
+            )
+        for char in text[:MAX_PASTE_KEYS]:
+            if char in "\r\n":
+                self._keys.append(events.Key("enter", "\r"))
+            elif char == "\t":
+                self._keys.append(events.Key("tab", "\t"))
+            elif char.isprintable():
+                self._keys.append(events.Key(_character_to_key(char), char))
 
     async def _next_key(self) -> None:
         if self._key_busy or self._move_sent is not None or not self._keys:
@@ -228,7 +256,10 @@ class TonkApp(App[None]):
         ):
             return
         hint = next((h for kind, h in KEY_HINTS if isinstance(screen, kind)), "? shows the keys")
-        self.notify(f"{event.character} is not a key here: {hint}.")
+        char = event.character or event.key
+        if char != char.lower() and char.lower() in screen.active_bindings:
+            hint = f"is caps lock on? The keys are lower case ({char.lower()}, not {char})"
+        self.notify(f"{char} is not a key here: {hint}.")
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def run_connection(self) -> None:

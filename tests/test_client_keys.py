@@ -85,6 +85,20 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(tmp_path: Pat
         term.close()
 
 
+async def test_keys_pasted_at_the_table_are_played_in_order(tmp_path: Path) -> None:
+    """A terminal sends a paste between bracketed-paste marks, which Textual hands on as one
+    Paste event: at the table, it is the keys it holds."""
+    term = Term(80, 24)
+    try:
+        practice(term, tmp_path)
+        await term.wait_for("Your turn: d draw")
+        term.write("\x1b[200~d123s\x1b[201~")
+        screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+        assert "You drew 8♠" in screen
+    finally:
+        term.close()
+
+
 async def test_a_key_that_means_nothing_here_says_so(tmp_path: Path) -> None:
     term = Term(80, 24)
     try:
@@ -92,6 +106,8 @@ async def test_a_key_that_means_nothing_here_says_so(tmp_path: Path) -> None:
         await term.wait_for("Your turn: d draw")
         term.write("z")
         await term.wait_for("z is not a key here")
+        term.write("D")  # caps lock on
+        await term.wait_for("is caps lock")
     finally:
         term.close()
 
