@@ -128,7 +128,8 @@ class TonkApp(App[None]):
         self.failure: str | None = None  # why the client gave up, said on exit
         # Keys waiting their turn (see on_event), the one being handled, and the table's
         # (hand, events) when a move went to the server and is not answered yet.
-        self._keys: deque[events.Key] = deque()
+        self._keys: deque[tuple[int, events.Key]] = deque()  # (arrival number, key)
+        self._keys_arrived = 0
         self._key_serial = 0
         self._key_busy = False
         self._key_target: Widget | None = None
@@ -166,7 +167,7 @@ class TonkApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self._keys.append(event)
+            self._queue_key(event)
             await self._next_key()
             return
         if isinstance(event, events.Paste) and not event.is_forwarded and self._paste_as_keys():
@@ -190,18 +191,28 @@ class TonkApp(App[None]):
             )
         for char in text[:MAX_PASTE_KEYS]:
             if char in "\r\n":
-                self._keys.append(events.Key("enter", "\r"))
+                self._queue_key(events.Key("enter", "\r"))
             elif char == "\t":
-                self._keys.append(events.Key("tab", "\t"))
+                self._queue_key(events.Key("tab", "\t"))
             elif char.isprintable():
-                self._keys.append(events.Key(_character_to_key(char), char))
+                self._queue_key(events.Key(_character_to_key(char), char))
+
+    def _queue_key(self, key: events.Key) -> None:
+        self._keys_arrived += 1
+        self._keys.append((self._keys_arrived, key))
 
     async def _next_key(self) -> None:
         if self._key_busy or self._move_sent is not None or not self._keys:
             return
-        key = self._keys.popleft()
+        arrival, key = self._keys.popleft()
         top = self.screen
         if isinstance(top, PASS_THROUGH) and key.key not in top.active_bindings:
+            if isinstance(top, EndOfHandModal) and arrival <= top.keys_before:
+                # Typed during the hand, and held until the move before it was answered,
+                # which ended the hand: it is for a hand that is over.
+                self.notify(f"The hand was over before {key.character or key.key}: not used.")
+                await self._next_key()
+                return
             top.dismiss(None)  # out of the way: the key is for the table under it
         self._key_target = self.focused or self.screen
         self._key_serial += 1
@@ -331,8 +342,11 @@ class TonkApp(App[None]):
             self.switch_mode("lobby")
 
     def on_table_changed(self, message: TableChanged) -> None:
-        self.last_table_state = message.state
-        if self._move_sent is not None and self._move_sent != progress(message.state):
+        self.last_table_state = state = message.state
+        # A move that ended the hand is answered by the end-of-hand window (the hand_end
+        # that follows): the keys after it find the window up (see _next_key).
+        ended = state.view is not None and state.view.settlement is not None
+        if self._move_sent is not None and self._move_sent != progress(state) and not ended:
             self._move_answered()
         # The end-of-hand window gets out of the way when the next hand is dealt.
         top = self.screen
@@ -369,11 +383,13 @@ class TonkApp(App[None]):
             self.card_style,
             message.balances,
         )
+        modal.keys_before = self._keys_arrived
         if self.current_mode == "table":
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
             self.push_screen(modal, lambda _: self._show_standings())
+        self._move_answered()
 
     def on_session_ended(self, message: SessionEnded) -> None:
         self._standings = message

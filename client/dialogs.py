@@ -227,6 +227,7 @@ class EndOfHandModal(ModalScreen[None]):
         self.unit = unit
         self.card_style = style
         self.balances = list(balances)
+        self.keys_before = 0  # how many keys had arrived when it was shown (the App says)
 
     def compose(self) -> ComposeResult:
         s = self.settlement

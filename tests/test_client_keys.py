@@ -128,9 +128,9 @@ async def start_kitchen(port: int, alice: NetClient) -> None:
     await alice.expect("seated")
 
 
-async def end_the_first_hand(term: Term, tmp_path: Path, port: int) -> None:
+async def end_the_first_hand(term: Term, tmp_path: Path, port: int, keys: str = "k") -> None:
     """The client takes the other seat from the lobby and drops at once (36 against Alice's
-    35: caught), which ends the hand."""
+    35: caught), which ends the hand; `keys` are written in one write."""
     term.start(
         [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"],
         client_env(tmp_path),
@@ -138,7 +138,7 @@ async def end_the_first_hand(term: Term, tmp_path: Path, port: int) -> None:
     await term.wait_for("Kitchen")
     term.keys("Enter")
     await term.wait_for("Your turn: d draw")
-    term.keys("k")
+    term.write(keys)
     await term.wait_for("Hand 1 is over")
 
 
@@ -170,6 +170,22 @@ async def test_a_game_key_pressed_over_the_end_of_hand_window_goes_to_the_table(
             term.write("o")  # show the hand by rank
             await term.wait_gone("Hand 1 is over")
             await term.wait_for("by rank (o)")
+        finally:
+            term.close()
+            await alice.close()
+
+
+async def test_a_key_typed_before_the_hand_ended_leaves_the_window_up(tmp_path: Path) -> None:
+    """ "kx" in one write: the x waits for the drop to be answered, and the drop ended the
+    hand, so the x is for a hand that is over: it says so, and the window stays."""
+    with tonk_server(tmp_path, "--next-hand-delay", "600") as port:
+        alice = await NetClient.connect(port, "Alice")
+        term = Term(80, 24)
+        try:
+            await start_kitchen(port, alice)
+            await end_the_first_hand(term, tmp_path, port, keys="kx")
+            screen = await term.wait_for("The hand was over before x")
+            assert "Hand 1 is over" in screen
         finally:
             term.close()
             await alice.close()
