@@ -3,20 +3,14 @@ server), routes what the connection reports to the screens, and sends what the s
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, work
-from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.keys import _character_to_key
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Input
 from tonk.shared import protocol as p
 
 from .connection import Connection, TableRequest
@@ -28,11 +22,11 @@ from .dialogs import (
     HitChooser,
     StandingsScreen,
 )
+from .keys import KeyedApp
 from .messages import (
     Connected,
     ConnectFailed,
     HandEnded,
-    KeyDone,
     LeftTable,
     LinkLost,
     LobbyChanged,
@@ -49,26 +43,6 @@ from .tokens import SeatTokens
 from .widgets import TooSmall
 
 DEFAULT_PORT = 7777
-
-#: Seconds a key waits at most for the one before it to be handled (a safety net: it is
-#: normally a few milliseconds), and for the server's answer to a move (normally one round
-#: trip).
-KEY_WAIT = 3.0
-MOVE_WAIT = 3.0
-#: A paste at the table is typed key by key, as far as this many characters.
-MAX_PASTE_KEYS = 200
-
-#: Windows that only show something: a key they do not use closes them and goes on to the
-#: table under them.
-PASS_THROUGH: tuple[type[Screen[Any]], ...] = (EndOfHandModal, HelpScreen)
-
-#: What to press instead, said when a key means nothing where it was pressed.
-KEY_HINTS: tuple[tuple[type[Screen[Any]], str], ...] = (
-    (ConfirmModal, "y answers yes, n or escape no"),
-    (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
-    (StandingsScreen, "enter goes back, q quits"),
-    (ConnectingScreen, "q quits"),
-)
 
 
 @dataclass
@@ -100,7 +74,7 @@ class ClientConfig:
         return self.host is None
 
 
-class TonkApp(App[None]):
+class TonkApp(KeyedApp):
     """Tonk at a terminal."""
 
     CSS_PATH = "tonk.tcss"
@@ -108,6 +82,15 @@ class TonkApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    PASS_THROUGH: ClassVar[tuple[type[Screen[Any]], ...]] = (EndOfHandModal, HelpScreen)
+    LATE_KEY = "The hand was over before {key}: not used."
+    KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = (
+        (ConfirmModal, "y answers yes, n or escape no"),
+        (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
+        (StandingsScreen, "enter goes back, q quits"),
+        (ConnectingScreen, "q quits"),
+    )
+    FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
 
     def __init__(self, config: ClientConfig) -> None:
         super().__init__()
@@ -126,16 +109,6 @@ class TonkApp(App[None]):
         self.last_table_state: TableState | None = None
         self._standings: SessionEnded | None = None
         self.failure: str | None = None  # why the client gave up, said on exit
-        # Keys waiting their turn (see on_event), the one being handled, and the table's
-        # (hand, events) when a move went to the server and is not answered yet.
-        self._keys: deque[tuple[int, events.Key]] = deque()  # (arrival number, key)
-        self._keys_arrived = 0
-        self._key_serial = 0
-        self._key_busy = False
-        self._key_target: Widget | None = None
-        self._key_timer: Timer | None = None
-        self._move_sent: tuple[int, int] | None = None
-        self._move_timer: Timer | None = None
 
     def on_mount(self) -> None:
         if self.config.theme:
@@ -153,124 +126,9 @@ class TonkApp(App[None]):
         self.set_class(width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT, "-too-small")
         self.table_screen.refresh_keys()
 
-    # -- keys, one at a time -------------------------------------------------------------------
-    #
-    # Textual handles a key in two steps: it forwards the key to the focused widget (or the
-    # screen), and runs the key's bindings only when the key has bubbled back up to the App.
-    # Keys that arrive in one read (typed fast, pasted, bunched by SSH) are all forwarded
-    # before the first one's binding has run, so the second key goes where focus was before
-    # the first (into the table, not the chat line the first opened), and a key the screen
-    # answers itself (a greyed-out one, explained) overtakes the bindings of the keys before
-    # it ("123s" spread nothing: the s was answered before 1, 2 and 3 selected). So each key
-    # is let in only when the one before it is handled to its end, and, after a move, when
-    # the server has answered it: "dx" discards after the draw, as it would typed slowly.
-
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            self._queue_key(event)
-            await self._next_key()
-            return
-        if isinstance(event, events.Paste) and not event.is_forwarded and self._paste_as_keys():
-            self._paste_keys(event.text)
-            await self._next_key()
-            return
-        await super().on_event(event)
-
-    def _paste_as_keys(self) -> bool:
-        """A paste is typed key by key, except into a text field with nothing before it."""
-        waiting = self._key_busy or self._move_sent is not None or bool(self._keys)
-        text_field = isinstance(self.focused, Input) or isinstance(self.screen, CreateTableScreen)
-        return waiting or not text_field
-
-    def _paste_keys(self, text: str) -> None:
-        if len(text) > MAX_PASTE_KEYS:
-            self.notify(
-                f"Only the first {MAX_PASTE_KEYS} of the {len(text)} characters pasted were "
-                "used as keys.",
-                severity="warning",
-            )
-        for char in text[:MAX_PASTE_KEYS]:
-            if char in "\r\n":
-                self._queue_key(events.Key("enter", "\r"))
-            elif char == "\t":
-                self._queue_key(events.Key("tab", "\t"))
-            elif char.isprintable():
-                self._queue_key(events.Key(_character_to_key(char), char))
-
-    def _queue_key(self, key: events.Key) -> None:
-        self._keys_arrived += 1
-        self._keys.append((self._keys_arrived, key))
-
-    async def _next_key(self) -> None:
-        if self._key_busy or self._move_sent is not None or not self._keys:
-            return
-        arrival, key = self._keys.popleft()
-        top = self.screen
-        if isinstance(top, PASS_THROUGH) and key.key not in top.active_bindings:
-            if isinstance(top, EndOfHandModal) and arrival <= top.keys_before:
-                # Typed during the hand, and held until the move before it was answered,
-                # which ended the hand: it is for a hand that is over.
-                self.notify(f"The hand was over before {key.character or key.key}: not used.")
-                await self._next_key()
-                return
-            top.dismiss(None)  # out of the way: the key is for the table under it
-        self._key_target = self.focused or self.screen
-        self._key_serial += 1
-        self._key_busy = True
-        self._key_timer = self.set_timer(KEY_WAIT, partial(self._key_handled, self._key_serial))
-        await super().on_event(key)
-        self._key_target.post_message(KeyDone(self._key_serial))
-
-    def on_key_done(self, message: KeyDone) -> None:
-        """A key's marker back at the App. It goes the key's way twice more: after the
-        key's bindings (which ran when the key came back) from where the key went, so what
-        they posted there (the chat line's text sent, say) is handled first; then through
-        the table, so a move its handlers asked for reaches the App (and holds the keys
-        after it) before the next key is let in."""
-        if message.serial != self._key_serial or not self._key_busy:
-            return  # late: the key was given up on
-        if message.stage < 3:
-            target = self._key_target if message.stage == 1 else self.table_screen
-            if target is None or not (target.is_attached and target.is_running):
-                target = self.screen
-            target.post_message(KeyDone(message.serial, message.stage + 1))
-            return
-        self.call_later(self._key_handled, message.serial)
-
-    async def _key_handled(self, serial: int) -> None:
-        if serial != self._key_serial or not self._key_busy:
-            return  # that key was done with already
-        if self._key_timer is not None:
-            self._key_timer.stop()
-            self._key_timer = None
-        self._key_busy = False
-        await self._next_key()
-
-    def _move_answered(self) -> None:
-        """The server answered the move the keys were waiting on (or never will)."""
-        if self._move_timer is not None:
-            self._move_timer.stop()
-            self._move_timer = None
-        if self._move_sent is not None:
-            self._move_sent = None
-            self.call_later(self._next_key)
-
-    def on_key(self, event: events.Key) -> None:
-        """A key back at the App, just before its bindings run: a printable key that means
-        nothing here says so (and what to press), never silently nothing."""
-        screen = self.screen
-        if (
-            not event.is_printable
-            or event.key in screen.active_bindings
-            or isinstance(screen, CreateTableScreen)
-            or isinstance(self.focused, Input)
-        ):
-            return
-        hint = next((h for kind, h in KEY_HINTS if isinstance(screen, kind)), "? shows the keys")
-        char = event.character or event.key
-        if char != char.lower() and char.lower() in screen.active_bindings:
-            hint = f"is caps lock on? The keys are lower case ({char.lower()}, not {char})"
-        self.notify(f"{char} is not a key here: {hint}.")
+    def key_route(self) -> Widget:
+        """The table posts the moves the keys ask for (see KeyedApp.on_key_done)."""
+        return self.table_screen if self.table_screen.is_running else self.screen
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def run_connection(self) -> None:
@@ -324,7 +182,7 @@ class TonkApp(App[None]):
             self.notify("Connected again.", title="Connection")
 
     def on_link_lost(self, message: LinkLost) -> None:
-        self._move_answered()
+        self.move_answered()
         note = f"Connection lost: reconnecting (attempt {message.attempt})"
         self.table_screen.set_link_note(note)
         if message.attempt == 1 or message.attempt % 10 == 0:
@@ -344,10 +202,9 @@ class TonkApp(App[None]):
     def on_table_changed(self, message: TableChanged) -> None:
         self.last_table_state = state = message.state
         # A move that ended the hand is answered by the end-of-hand window (the hand_end
-        # that follows): the keys after it find the window up (see _next_key).
-        ended = state.view is not None and state.view.settlement is not None
-        if self._move_sent is not None and self._move_sent != progress(state) and not ended:
-            self._move_answered()
+        # that follows): the keys after it find the window up (see KeyedApp._next_key).
+        if state.view is None or state.view.settlement is None:
+            self.table_moved(progress(state))
         # The end-of-hand window gets out of the way when the next hand is dealt.
         top = self.screen
         if (
@@ -361,7 +218,7 @@ class TonkApp(App[None]):
             self.switch_mode("table")
 
     def on_left_table(self, message: LeftTable) -> None:
-        self._move_answered()
+        self.move_answered()
         if message.reason:
             self.notify(message.reason, severity="warning")
         if self.config.practice:
@@ -383,13 +240,13 @@ class TonkApp(App[None]):
             self.card_style,
             message.balances,
         )
-        modal.keys_before = self._keys_arrived
+        modal.keys_before = self.keys_arrived
         if self.current_mode == "table":
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
             self.push_screen(modal, lambda _: self._show_standings())
-        self._move_answered()
+        self.move_answered()
 
     def on_session_ended(self, message: SessionEnded) -> None:
         self._standings = message
@@ -414,7 +271,7 @@ class TonkApp(App[None]):
         )
 
     def on_server_refused(self, message: ServerRefused) -> None:
-        self._move_answered()
+        self.move_answered()
         title = "Not allowed" if message.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(message.message, title=title, severity="warning")
 
@@ -433,12 +290,9 @@ class TonkApp(App[None]):
         elif kind == p.SIT:
             connection.sit(int(request["table"]))
         elif connection.send(request) and kind in p.ACTION_TYPES:
-            # The keys after a move wait for its answer (see on_event).
+            # The keys after a move wait for its answer (see KeyedApp).
             state = self.last_table_state
-            self._move_sent = progress(state) if state is not None else (0, 0)
-            if self._move_timer is not None:
-                self._move_timer.stop()
-            self._move_timer = self.set_timer(MOVE_WAIT, self._move_answered)
+            self.move_sent(progress(state) if state is not None else (0, 0))
 
 
 def progress(state: TableState) -> tuple[int, int]:

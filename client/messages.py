@@ -101,13 +101,3 @@ class Request(Message):
     """A screen asks the App to send a message to the server (a play, a chat, a seat...)."""
 
     message: dict[str, Any]
-
-
-@dataclass
-class KeyDone(Message):
-    """Posted after a key to the widget it went to, and then once more through the screen:
-    when it is back at the App, the key (number `serial`) and what it posted are handled.
-    `stage` 1 is the first pass, 2 the second."""
-
-    serial: int
-    stage: int = 1
