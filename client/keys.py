@@ -196,7 +196,7 @@ class KeyedApp(App[None]):
         hint = next(
             (h for kind, h in self.KEY_HINTS if isinstance(screen, kind)), "? shows the keys"
         )
-        char = event.character or event.key
+        char = event.character if event.character and not event.character.isspace() else event.key
         if char != char.lower() and char.lower() in screen.active_bindings:
             hint = f"is caps lock on? The keys are lower case ({char.lower()}, not {char})"
         self.notify(f"{char} is not a key here: {hint}.")
