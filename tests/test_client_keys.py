@@ -4,39 +4,41 @@ are each handled in order, and the end-of-hand window never holds up the next ha
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from clientkit import BOTS, MINE, deck_text
 from netclient import NetClient
 from ptyterm import Term
-from termkit import command_path, tonk_server
+from termkit import command_path, ssh_command, sshd, tonk_server
 
 
 def client_env(tmp_path: Path) -> dict[str, str]:
     return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
-def practice(term: Term, tmp_path: Path) -> None:
+def practice_command() -> list[str]:
     """A practice table against one bot that moves at once, dealt from the stacked deck: you
     hold 5s 6s 7s 9h 9d (shown by suit) and play first; the stock starts 8s 4c."""
-    term.start(
-        [
-            command_path("tonk-client"),
-            "--name",
-            "Tester",
-            "--bots",
-            "1",
-            "--bot-pause",
-            "0",
-            "--seed",
-            "11",
-            "--deck",
-            deck_text(dealer=1),
-            "--dealer",
-            "1",
-        ],
-        client_env(tmp_path),
-    )
+    return [
+        command_path("tonk-client"),
+        "--name",
+        "Tester",
+        "--bots",
+        "1",
+        "--bot-pause",
+        "0",
+        "--seed",
+        "11",
+        "--deck",
+        deck_text(dealer=1),
+        "--dealer",
+        "1",
+    ]
+
+
+def practice(term: Term, tmp_path: Path) -> None:
+    term.start(practice_command(), client_env(tmp_path))
 
 
 async def test_keys_written_in_one_burst_are_each_handled_in_order(tmp_path: Path) -> None:
@@ -83,6 +85,22 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(tmp_path: Pat
         await term.wait_for("by rank (o)")
     finally:
         term.close()
+
+
+async def test_a_burst_of_keys_over_ssh_is_handled_in_order(tmp_path: Path) -> None:
+    """The same burst through a real SSH session, which carries keys typed fast together."""
+    with sshd(tmp_path) as (ssh_port, key):
+        term = Term(80, 24)
+        try:
+            state = f"XDG_STATE_HOME={tmp_path / 'remote-state'}"
+            remote = shlex.join(["env", "LANG=C.UTF-8", state, *practice_command()])
+            term.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
+            await term.wait_for("Your turn: d draw")
+            term.write("d123s")
+            screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+            assert "You drew 8♠" in screen and "Select the cards" not in screen
+        finally:
+            term.close()
 
 
 async def test_keys_pasted_at_the_table_are_played_in_order(tmp_path: Path) -> None:
