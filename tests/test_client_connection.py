@@ -233,3 +233,8 @@ def test_a_tokens_file_of_the_old_layout_is_read_and_rewritten(tmp_path: Path) -
     assert set(data) == {"version", "servers"}
     assert set(data["servers"]["a:1"]) == {"Ann", "Bo", "Cy"}
     assert [r.token for r in tokens.seats("a:1")] == ["c3", "t5", "t3"]
+    # An older client adds its entries beside the new layout: they are read too.
+    data["b:2"] = {"7": {"token": "d7", "name": "Di", "order": 1, "left": False}}
+    (tmp_path / "seats.json").write_text(json.dumps(data))
+    assert tokens.seats("b:2", "Di") == [SeatRecord(7, "d7", "Di")]
+    assert [r.token for r in tokens.seats("a:1")] == ["c3", "t5", "t3"]
