@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from tonk.shared import protocol as p
 
-from .connection import Connection, TableRequest
+from .connection import Connection, Opener, TableRequest
 from .dialogs import (
     ConfirmModal,
     CreateTableScreen,
@@ -68,6 +68,10 @@ class ClientConfig:
     # test's); and, for tests, options for the embedded server's ServerConfig.
     table: TableRequest | None = None
     server_options: dict[str, Any] = field(default_factory=dict)
+    # Another way to reach the server than TCP to host:port, and another keeper of seat
+    # tokens than the file in state_dir (the SSH door gives both).
+    opener: Opener | None = None
+    tokens: SeatTokens | None = None
 
     @property
     def practice(self) -> bool:
@@ -150,7 +154,7 @@ class TonkApp(KeyedApp):
         else:
             assert config.host is not None
             host, port = config.host, config.port
-            tokens = SeatTokens(config.state_dir)
+            tokens = config.tokens or SeatTokens(config.state_dir)
         self.connection = Connection(
             host,
             port,
@@ -159,6 +163,7 @@ class TonkApp(KeyedApp):
             tokens=tokens,
             create=create,
             style=config.style,
+            opener=None if config.practice else config.opener,
         )
         try:
             await self.connection.run()
@@ -196,7 +201,7 @@ class TonkApp(KeyedApp):
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.lobby.show(message.tables)
-        if self.current_mode == "connecting":
+        if self.current_mode == "connecting" and message.show:
             self.switch_mode("lobby")
 
     def on_table_changed(self, message: TableChanged) -> None:

@@ -10,8 +10,8 @@ import errno
 import itertools
 import socket
 import time
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rich.text import Text
@@ -41,6 +41,8 @@ from .tokens import SeatRecord, SeatTokens
 
 CLIENT_NAME = "tonk-client 0.1.0"
 CONNECT_TIMEOUT = 10.0
+#: Requests remembered (by id) for reading the errors that answer them.
+MAX_REQUESTS = 256
 RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
 LOG_KEEP = 300
 
@@ -54,6 +56,10 @@ class Fatal(Exception):
 
 class LinkDown(Exception):
     """The connection dropped or the server said goodbye: try again."""
+
+
+#: Opens the link to the server in place of a TCP connection to host:port (the SSH door's).
+Opener = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
 
 
 @dataclass
@@ -124,8 +130,10 @@ class Connection:
         create: TableRequest | None = None,
         style: CardStyle | None = None,
         clock: Callable[[], float] | None = None,
+        opener: Opener | None = None,
     ) -> None:
         self.host = host
+        self.opener = opener
         self.port = port
         self.name = name
         self.post = post
@@ -138,6 +146,11 @@ class Connection:
         self.connected = False
         self.closing = False
         self.tables: tuple[TableInfo, ...] = ()
+        self._lobby: dict[int, TableInfo] = {}  # the server's tables as far as we know them
+        self._asked_after: set[int] = set()  # pages of the list asked for and not yet come
+        # Asked the server for a table (to resume, watch or create) and not yet answered: the
+        # lobby's list is kept, but the lobby screen is not to be shown for it.
+        self.joining = False
         self.table: _Table | None = None
         self.token: str | None = None
         self._pending_bots: tuple[int, str] | None = None
@@ -161,9 +174,12 @@ class Connection:
         attempt = 0
         while not self.stopping():
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(self.host, self.port), CONNECT_TIMEOUT
+                opening = (
+                    asyncio.open_connection(self.host, self.port)
+                    if self.opener is None
+                    else self.opener()
                 )
+                reader, writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
                 reason = describe_os_error(exc, self.address)
                 if not ever_connected:
@@ -230,6 +246,10 @@ class Connection:
         if "id" not in message:
             message = {**message, "id": next(self._ids)}
         self._requests[message["id"]] = message["type"]
+        if len(self._requests) > MAX_REQUESTS:
+            # An action that went through is answered by the next update, with no reply_to:
+            # its request is forgotten here when newer ones crowd it out.
+            del self._requests[next(iter(self._requests))]
         self._outbox.put_nowait(message)
         return True
 
@@ -269,6 +289,9 @@ class Connection:
         self._after_welcome()
         writing = asyncio.create_task(self._write_loop(writer))
         try:
+            # What came with the welcome (the lobby's first page, sent right after it).
+            for message in decoder.messages():
+                self._handle(message)
             while True:
                 # The server pings a silent connection every heartbeat: hearing nothing for
                 # well over that means the link is dead even if TCP has not noticed.
@@ -327,6 +350,10 @@ class Connection:
         """Where to go once connected: back to our table, or the table to create, or a seat
         we held before this client started, or the lobby."""
         table = self.table
+        # (In the lobby the server sends the list of tables by itself, and then its changes.)
+        self._lobby.clear()
+        self._asked_after.clear()
+        self.joining = True
         if table is not None and table.seat is not None and self.token:
             self._send({"type": p.RESUME, "table": table.table_id, "token": self.token})
             return
@@ -345,7 +372,7 @@ class Connection:
                 self.token = record.token
                 self._send({"type": p.RESUME, "table": record.table, "token": record.token})
                 return
-        self._send({"type": p.LIST_TABLES})
+        self.joining = False
 
     def _send(self, message: dict[str, Any]) -> None:
         self.send(message)
@@ -382,6 +409,8 @@ class Connection:
                 f"the server sent a message this client cannot read: {exc.message}"
             ) from None
         kind = message["type"]
+        if kind != p.ERROR and "reply_to" in message:
+            self._requests.pop(message["reply_to"], None)  # answered
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(message)
@@ -393,7 +422,7 @@ class Connection:
         self._outbox.put_nowait(reply)
 
     def _on_goodbye(self, message: dict[str, Any]) -> None:
-        raise LinkDown(f"the server said goodbye: {message['reason']}")
+        raise LinkDown(f"the server said goodbye: {message['message']}")
 
     def _on_error(self, message: dict[str, Any]) -> None:
         code = message["code"]
@@ -416,15 +445,18 @@ class Connection:
                         self.tokens.forget(self.address, record.table, self.name)
             self.table = None
             self.token = None
+            self.joining = False
             self.post(LeftTable(f"Your seat could not be taken back: {text}"))
-            self._send({"type": p.LIST_TABLES})
+            self._post_lobby()
             return
         if code == p.SEAT_RESUMED_ELSEWHERE:
             self.table = None
             self.token = None
             self.post(LeftTable("Your seat was taken back from another terminal."))
-            self._send({"type": p.LIST_TABLES})
             return
+        if request in (p.CREATE_TABLE, p.WATCH, p.SIT) and self.joining:
+            self.joining = False
+            self._post_lobby()
         if request == p.CREATE_TABLE:
             self._pending_bots = None
         if request == p.SIT and code == p.ALREADY_STARTED:
@@ -439,16 +471,47 @@ class Connection:
         self.post(ServerRefused(code, text, message.get("detail", "")))
 
     def _on_tables(self, message: dict[str, Any]) -> None:
+        """A page of the list: every table with an id above `after`, up to its last one (to
+        the end when there are no `more`); what we knew of that stretch is replaced."""
+        self._requests.pop(message.get("reply_to", -1), None)
+        after = message["after"]
+        self._asked_after.discard(after)
+        page = [table_info(t) for t in message["tables"]]
+        last = page[-1].number if page and message["more"] else None
+        for number in list(self._lobby):
+            if number > after and (last is None or number <= last):
+                del self._lobby[number]
+        for info in page:
+            self._lobby[info.number] = info
+        if last is not None and last not in self._asked_after:
+            # The next page: the server paces them, so a long list comes in a few steps.
+            self._asked_after.add(last)
+            self._send({"type": p.LIST_TABLES, "after": last})
+        self._post_lobby()
+
+    def _on_lobby(self, message: dict[str, Any]) -> None:
+        """The tables changed since the last `lobby` message."""
+        for data in message["tables"]:
+            info = table_info(data)
+            self._lobby[info.number] = info
+        for number in message["removed"]:
+            self._lobby.pop(number, None)
+        self._post_lobby()
+
+    def _post_lobby(self) -> None:
         held = (
             {record.table for record in self.tokens.seats(self.address, self.name)}
             if self.tokens is not None
             else set()
         )
-        self.tables = tuple(table_info(t, held) for t in message["tables"])
-        self.post(LobbyChanged(self.tables))
+        self.tables = tuple(
+            replace(info, mine=info.number in held) for _, info in sorted(self._lobby.items())
+        )
+        self.post(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
     def _on_seated(self, message: dict[str, Any]) -> None:
         self._requests.pop(message.get("reply_to", -1), None)
+        self.joining = False
         table_id = message["table"]
         self.token = message["token"]
         if self.table is None or self.table.table_id != table_id:
@@ -465,6 +528,8 @@ class Connection:
                 self._send({"type": p.ADD_BOT, "strategy": strategy})
 
     def _on_watching(self, message: dict[str, Any]) -> None:
+        self._requests.pop(message.get("reply_to", -1), None)
+        self.joining = False
         table_id = message["table"]
         if self.table is None or self.table.table_id != table_id:
             self.table = _Table(table_id, None)
@@ -472,15 +537,19 @@ class Connection:
         self.token = None
 
     def _on_left(self, message: dict[str, Any]) -> None:
+        self._requests.pop(message.get("reply_to", -1), None)
         self.table = None
         self.token = None
         self.post(LeftTable())
-        self._send({"type": p.LIST_TABLES})
 
     def _on_table(self, message: dict[str, Any]) -> None:
         info = message["table"]
         table = self.table
         if table is None or info.get("id") != table.table_id:
+            if table is None and self.joining:
+                # The table created without sitting: we are still in the lobby.
+                self.joining = False
+                self._post_lobby()
             return
         first = not table.info
         if self._back_on_my_turn(table.info, info):
@@ -624,10 +693,7 @@ class Connection:
         table = self.table
         if table is None or message["table"] != table.table_id:
             return
-        line = Text()
-        line.append(f"<{message['name']}> ", style="bold cyan")
-        line.append(message["text"])
-        self._add_log(line, chat=True)
+        self._add_log(chat_line(message["name"], message["seat"], message["text"]), chat=True)
         self._publish()
 
     # -- helpers ---------------------------------------------------------------------------
@@ -735,8 +801,8 @@ class Connection:
             self.post(TableChanged(state))
 
 
-def table_info(data: Mapping[str, Any], held: Collection[int] = ()) -> TableInfo:
-    """A lobby line from the server's table map; `held`, the tables where we hold a seat."""
+def table_info(data: Mapping[str, Any]) -> TableInfo:
+    """A lobby line from the server's table map."""
     players = tuple(
         str(player["name"])
         for player in data.get("players", [])
@@ -755,8 +821,21 @@ def table_info(data: Mapping[str, Any], held: Collection[int] = ()) -> TableInfo
         spectators=int(data.get("spectators", 0)),
         players=players,
         state=str(data.get("state", "")),
-        mine=data.get("id") in held,
     )
+
+
+def chat_line(name: str, seat: int | None, text: str) -> Text:
+    """A chat line in the log. A player's name is unique among the seats, but somebody
+    watching may have any name, a player's too: a spectator's line is marked as one, so that
+    nobody watching can pass for a player (`<Bob> hi` is Bob in his seat; `[Bob, watching] hi`
+    is somebody watching who goes by Bob)."""
+    line = Text()
+    if seat is None:
+        line.append(f"[{name}, watching] ", style="italic magenta")
+    else:
+        line.append(f"<{name}> ", style="bold cyan")
+    line.append(text)
+    return line
 
 
 def stake_text(info: TableInfo) -> str:

@@ -45,7 +45,11 @@ class ConnectFailed(Message):
 
 @dataclass
 class LobbyChanged(Message):
+    """The server's list of tables changed; `show`: the lobby is where we are (not on our
+    way to a table we asked for on connecting)."""
+
     tables: tuple[TableInfo, ...]
+    show: bool = True
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LobbyChanged)

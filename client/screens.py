@@ -10,9 +10,12 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.coordinate import Coordinate
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from tonk.shared import protocol as p
+from tonk.shared.cards import format_cards
 from tonk.shared.view import NO_ACTIONS, LegalActions
 
 from .dialogs import ConfirmModal, CreateTableScreen, HelpScreen, HitChooser
@@ -57,14 +60,40 @@ class ConnectingScreen(Screen[None]):
         self.query_one("#connecting", Static).update(text)
 
 
+#: The lobby's columns: (key, heading).
+LOBBY_COLUMNS = (
+    ("name", "Table"),
+    ("rules", "Rules"),
+    ("stake", "Stake"),
+    ("seats", "Seats"),
+    ("state", "State"),
+    ("watching", "Watching"),
+    ("players", "Players"),
+)
+
+
+def lobby_row(info: TableInfo) -> tuple[str, ...]:
+    """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
+    state = info.state or ("playing" if info.playing else "waiting")
+    return (
+        info.name,
+        info.rules,
+        amount_text(info.stake, info.unit),
+        f"{info.seats_taken}/{info.seats}",
+        f"{state}, your seat" if info.mine else state,
+        str(info.spectators),
+        ", ".join(info.players),
+    )
+
+
 class LobbyScreen(Screen[None]):
-    """The server's tables; keys to create one, take a seat, watch, and refresh."""
+    """The server's tables, kept up to date by the server; keys to create one, take a seat,
+    and watch."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "create", "New table"),
         Binding("enter,j", "sit", "Take a seat"),
         Binding("w", "watch", "Watch"),
-        Binding("r", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -74,6 +103,7 @@ class LobbyScreen(Screen[None]):
         self.server = server
         self.player = player
         self.tables: tuple[TableInfo, ...] = ()
+        self._rows: dict[str, tuple[str, ...]] = {}  # the rows shown, by table id, in order
         self._ready = False  # the table's columns exist
 
     def compose(self) -> ComposeResult:
@@ -94,15 +124,13 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_column("Table", key="name")
-        table.add_column("Rules", key="rules")
-        table.add_column("Stake", key="stake")
-        table.add_column("Seats", key="seats")
-        table.add_column("State", key="state")
-        table.add_column("Watching", key="watching")
-        table.add_column("Players", key="players")
+        for key, heading in LOBBY_COLUMNS:
+            table.add_column(heading, key=key)
         self._ready = True
         self.show(self.tables)
+
+    def on_unmount(self) -> None:
+        self._ready = False
 
     def set_identity(self, server: str, player: str) -> None:
         self.server, self.player = server, player
@@ -110,38 +138,60 @@ class LobbyScreen(Screen[None]):
             self.query_one("#lobby-title", Static).update(self._title())
 
     def show(self, tables: tuple[TableInfo, ...]) -> None:
+        """Show `tables` (in id order), changing only the rows that changed: the list is
+        updated by the server as tables come, fill up, play and go, and the cursor stays on
+        the table it is on."""
+        chosen = self.selected()
         self.tables = tables
         if not self._ready:
             return
-        table = self.query_one("#tables", DataTable)
-        current = table.cursor_row
-        table.clear()
-        for info in tables:
-            state = info.state or ("playing" if info.playing else "waiting")
-            if info.mine:
-                state = f"{state}, your seat"
-            table.add_row(
-                info.name,
-                info.rules,
-                amount_text(info.stake, info.unit),
-                f"{info.seats_taken}/{info.seats}",
-                state,
-                str(info.spectators),
-                ", ".join(info.players),
-                key=info.table_id,
-            )
-        if tables:
-            table.move_cursor(row=min(current, len(tables) - 1))
+        try:
+            table = self.query_one("#tables", DataTable)
+        except NoMatches:
+            return  # the screen is being taken down (the list keeps coming till the end)
+        rows = {info.table_id: lobby_row(info) for info in tables}
+        shown = self._rows
+        for key in [key for key in shown if key not in rows]:
+            table.remove_row(key)
+            del shown[key]
+        kept = [key for key in rows if key in shown]
+        added = [key for key in rows if key not in shown]
+        if kept != list(shown) or (kept and added and int(added[0]) < int(kept[-1])):
+            # Out of order (cannot happen with ids that only grow): draw it all again.
+            table.clear()
+            shown.clear()
+            added = list(rows)
+        for key in rows:
+            cells = rows[key]
+            old = shown.get(key)
+            if old is None:
+                continue
+            for (column, _), before, after in zip(LOBBY_COLUMNS, old, cells, strict=True):
+                if before != after:
+                    table.update_cell(key, column, after)
+            shown[key] = cells
+        for key in added:
+            table.add_row(*rows[key], key=key)
+            shown[key] = rows[key]
+        if chosen is not None and chosen.table_id in shown:
+            table.move_cursor(row=table.get_row_index(chosen.table_id))
         self.query_one("#lobby-empty", Label).update(
             "" if tables else "No tables yet: press n to create one."
         )
         self.refresh_bindings()
 
     def selected(self) -> TableInfo | None:
-        table = self.query_one("#tables", DataTable)
-        if not self.tables or table.cursor_row < 0:
+        """The table under the cursor."""
+        if not self._ready or not self.tables:
             return None
-        return self.tables[min(table.cursor_row, len(self.tables) - 1)]
+        try:
+            table = self.query_one("#tables", DataTable)
+        except NoMatches:
+            return None
+        if not table.row_count or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
+        return next((info for info in self.tables if info.table_id == key), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("sit", "watch"):
@@ -173,9 +223,6 @@ class LobbyScreen(Screen[None]):
             self.notify("There is no table to watch.")
             return
         self.post_message(Request({"type": p.WATCH, "table": int(info.table_id)}))
-
-    def action_refresh(self) -> None:
-        self.post_message(Request({"type": p.LIST_TABLES}))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(None))
@@ -472,7 +519,7 @@ class TableScreen(Screen[None]):
                     severity="warning",
                 )
                 return None
-            return {"type": p.SPREAD, "cards": [str(c) for c in cards]}
+            return {"type": p.SPREAD, "cards": format_cards(cards)}
         if action == "hit":
             cards = hand.selected_cards()
             if len(cards) != 1:

@@ -28,6 +28,11 @@ class TableInfo:
     state: str = ""
     mine: bool = False  # we hold a seat there (enter takes it back)
 
+    @property
+    def number(self) -> int:
+        """The table's id as the server numbers it."""
+        return int(self.table_id)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerInfo:

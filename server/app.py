@@ -9,19 +9,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import msgpack
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
-from tonk.shared.rules import PRESETS, HouseRules, RulesError
+from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
 
 from . import store as st
 from .connection import Connection
+from .door_names import DoorNames
+from .lobby import Lobby
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 
 log = logging.getLogger("tonk.server")
@@ -40,6 +42,8 @@ class Limits:
     max_tables_per_address: int = 32  # open tables created from one IP address
     messages_per_second: float = 20.0  # sustained rate per connection
     burst: float = 40.0  # messages a connection may send at once
+    pages_per_second: float = 2.0  # `tables` pages sent to one connection, sustained
+    page_burst: float = 20.0  # `tables` pages sent to one connection at once
     max_name: int = 24  # characters in a player's name
     max_table_name: int = 32  # characters in a table's name
     max_chat: int = 200  # characters in a chat line
@@ -48,6 +52,12 @@ class Limits:
     handshake_timeout: float = 10.0  # seconds to send hello
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
+    # The SSH door (tonk-server --ssh-port):
+    ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
+    ssh_per_address: int = 8  # SSH connections from one IP address
+    ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
+    ssh_login_timeout: float = 30.0  # seconds from connecting to being let in
+    ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
 
     def to_wire(self, grace: float) -> dict[str, Any]:
         return {
@@ -58,6 +68,8 @@ class Limits:
             "max_table_name": self.max_table_name,
             "messages_per_second": self.messages_per_second,
             "burst": self.burst,
+            "pages_per_second": self.pages_per_second,
+            "page_burst": self.page_burst,
             "heartbeat": self.heartbeat,
             "idle_timeout": self.idle_timeout,
             "grace": grace,
@@ -99,6 +111,7 @@ class ServerConfig:
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
     ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
+    lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection
 
 
 class TonkServer:
@@ -111,7 +124,9 @@ class TonkServer:
         self.config = config
         self.store = st.Store(config.db_path)
         self.tables: dict[int, Table] = {}
+        self.lobby = Lobby(self, config.lobby_interval)
         self.connections: set[Connection] = set()
+        self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
         self._next_table = 1
@@ -128,6 +143,7 @@ class TonkServer:
     async def start(self) -> None:
         saved = await asyncio.to_thread(self.store.open, self.config.ledger_hands)
         self._next_table = await asyncio.to_thread(self.store.max_table_id) + 1
+        self.door_names.load(*await asyncio.to_thread(self.store.door_players))
         for data in saved:
             try:
                 table = Table(
@@ -142,6 +158,7 @@ class TonkServer:
                 log.exception("table %d could not be restored; it is left out", data.id)
                 continue
             self.tables[table.id] = table
+            self.lobby.changed(table.id)
             table.begin()
         if saved:
             log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
@@ -186,7 +203,7 @@ class TonkServer:
             await self.start()
         await self._closed.wait()
 
-    async def close(self, reason: str = "the server is shutting down") -> None:
+    async def close(self, message: str = "the server is shutting down") -> None:
         """Stop: no new connections; every client gets `goodbye`; requests being handled
         finish; every queued write reaches the disk; then everything is closed."""
         if self._closing:
@@ -198,10 +215,11 @@ class TonkServer:
             self._server.close()
         if self._housekeeper is not None:
             self._housekeeper.cancel()
+        self.lobby.close()
         for table in list(self.tables.values()):
             await table.stop()
         for conn in list(self.connections):
-            conn.close({"type": p.GOODBYE, "reason": reason})
+            conn.close(goodbye(message))
             conn.reader.feed_eof()  # the reading loop ends after the request in hand
         if self._tasks:
             _, late = await asyncio.wait(list(self._tasks), timeout=3)
@@ -228,23 +246,64 @@ class TonkServer:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def door_seat(self, conn: Connection, table_id: int, *, left: bool) -> None:
+        """A player who came in through the SSH door sat (or sat again) at a table, or left
+        it: kept so that their next session takes the seat back (the key is their proof)."""
+        if conn.door_name is None:
+            return
+        seat = st.SavedDoorSeat(table_id, left, time.time())
+        written = self.store.write([self.door_names.remember_seat(conn.door_name, seat)])
+        written.add_done_callback(_log_failed_write)
+
     def forget_table(self, table: Table) -> None:
         """A table that is over and has nobody at it leaves the lobby (not the database)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+            self.lobby.changed(table.id)
             if table.task is not None and table.task is not asyncio.current_task():
                 table.task.cancel()
 
     def open_tables(self, address: str | None = None) -> int:
-        """Tables waiting or playing; with `address`, only those created from it."""
-        return sum(
-            t.state not in (FINISHED, CLOSED) and (address is None or t.creator_address == address)
-            for t in self.tables.values()
-        )
+        """Tables waiting or playing; with `address`, only those created from it (kept
+        counted as tables change, not counted again on every request)."""
+        return self.lobby.open_tables(address)
 
     # -- connections --------------------------------------------------------------------------
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def open_door_link(
+        self, name: str, address: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection for a player the SSH door has identified by key: the client's end of
+        a socket pair whose server end is served like any connection, except that its hello
+        may use `name` even though that name is claimed, and it counts against `address`
+        (the SSH client's) in the per-address limits."""
+        ours, theirs = socket.socketpair()
+        try:
+            reader, writer = await asyncio.open_connection(sock=ours)
+        except BaseException:
+            ours.close()
+            theirs.close()
+            raise
+        task = asyncio.create_task(
+            self._on_connect(reader, writer, door_name=name, address=address),
+            name=f"door-link-{name}",
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        try:
+            return await asyncio.open_connection(sock=theirs)
+        except BaseException:
+            theirs.close()
+            raise
+
+    async def _on_connect(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        door_name: str | None = None,
+        address: str | None = None,
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
@@ -257,11 +316,16 @@ class TonkServer:
             rate=limits.messages_per_second,
             burst=limits.burst,
             max_bytes=limits.queue_bytes,
+            page_rate=limits.pages_per_second,
+            page_burst=limits.page_burst,
         )
         self._next_conn += 1
+        if address is not None:
+            conn.address, conn.peer = address, f"{address} (ssh)"
+        conn.door_name = door_name
         try:
             if self._closing:
-                conn.close({"type": p.GOODBYE, "reason": "the server is shutting down"})
+                conn.close(goodbye("the server is shutting down"))
                 return
             if len(self.connections) >= limits.max_connections:
                 conn.error(p.TOO_MANY_CONNECTIONS, "the server has too many connections")
@@ -298,7 +362,12 @@ class TonkServer:
                     # Only whole messages count as signs of life: a frame trickled in a
                     # byte at a time does not keep a connection open.
                     now = conn.last_received = loop.time()
-                    p.validate_client(message)
+                    out_of_range: p.OutOfRange | None = None
+                    try:
+                        p.validate_client(message)  # ProtocolError (fatal): handled below
+                    except p.OutOfRange as exc:
+                        out_of_range = exc
+                    # Every whole message counts against the rate limit, hello included.
                     if not conn.take_token(now):
                         conn.error(
                             p.RATE_LIMITED,
@@ -306,9 +375,16 @@ class TonkServer:
                             f"{self.config.limits.messages_per_second:g} a second",
                         )
                         return
-                    await self._dispatch(conn, message)
+                    if out_of_range is None:
+                        await self._dispatch(conn, message)
+                    else:
+                        self._refuse(conn, message, out_of_range)
                     if conn.is_closing():
                         return
+                    if self.lobby.follow(conn):
+                        # In the lobby now (welcomed, or left its table): the list, then
+                        # its changes.
+                        await self.lobby.welcome(conn)
         except p.ProtocolError as exc:
             log.info("connection #%d: %s: %s", conn.number, exc.code, exc.message)
             conn.error(exc.code, exc.message)
@@ -317,6 +393,7 @@ class TonkServer:
 
     async def _lost(self, conn: Connection) -> None:
         self.connections.discard(conn)
+        self.lobby.members.discard(conn)
         count = self._per_address.get(conn.address, 1) - 1
         if count > 0:
             self._per_address[conn.address] = count
@@ -350,21 +427,56 @@ class TonkServer:
                 if silent > limits.idle_timeout:
                     log.info("connection #%d: idle for %.0f s", conn.number, silent)
                     conn.error(p.IDLE_TIMEOUT, f"nothing received for {silent:.0f} s")
-                elif silent > limits.heartbeat and now - conn.last_ping > limits.heartbeat:
+                elif (
+                    conn.welcomed  # never before hello: the handshake timeout governs that
+                    and silent > limits.heartbeat
+                    and now - conn.last_ping > limits.heartbeat
+                ):
                     conn.pings += 1
                     conn.last_ping = now
                     conn.send({"type": p.PING, "n": conn.pings})
 
     # -- requests -----------------------------------------------------------------------------
 
+    def _refuse(self, conn: Connection, message: dict[str, Any], exc: p.OutOfRange) -> None:
+        """A message whose only fault is a value out of its range: a non-fatal error naming
+        the field (`detail`) and its range; in the handshake, the handshake's fatal error."""
+        kind = message["type"]
+        if kind == p.HELLO or not conn.welcomed:
+            if kind != p.HELLO or conn.welcomed:
+                self._hello_first(conn)
+            elif message["version"] != p.PROTOCOL_VERSION:
+                # A client of another version is told that first, whatever else is wrong.
+                self._version_mismatch(conn, message["version"])
+            else:
+                conn.error(exc.code, exc.message, detail=exc.field, fatal=True)
+            return
+        conn.error(exc.code, exc.message, reply_to=p.valid_id(message), detail=exc.field)
+
+    def _hello_first(self, conn: Connection) -> None:
+        if conn.welcomed:
+            conn.error(p.HELLO_FIRST, "hello was already said")
+        else:
+            conn.error(p.HELLO_FIRST, "send hello first")
+
+    def _version_mismatch(self, conn: Connection, version: int) -> None:
+        age = "an older" if version < p.PROTOCOL_VERSION else "a newer"
+        conn.error(
+            p.VERSION_MISMATCH,
+            f"this server speaks tonk protocol version {p.PROTOCOL_VERSION}, and your client "
+            f"speaks version {version}, {age} one: use a client of version "
+            f"{p.PROTOCOL_VERSION}",
+            version=p.PROTOCOL_VERSION,
+        )
+
     async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:
         kind = message["type"]
-        reply_to = message.get("id")
+        reply_to = p.valid_id(message)
         if not conn.welcomed:
             if kind != p.HELLO:
-                conn.error(p.HELLO_FIRST, "send hello first")
+                self._hello_first(conn)
                 return
-            self._hello(conn, message)
+            self._hello(conn, message, reply_to)
             return
         conn.request_id = reply_to
         try:
@@ -377,15 +489,10 @@ class TonkServer:
         finally:
             conn.request_id = None
 
-    def _hello(self, conn: Connection, message: dict[str, Any]) -> None:
+    def _hello(self, conn: Connection, message: dict[str, Any], reply_to: int | None) -> None:
         version = message["version"]
         if version != p.PROTOCOL_VERSION:
-            conn.error(
-                p.VERSION_MISMATCH,
-                f"this server speaks protocol version {p.PROTOCOL_VERSION}, and your client "
-                f"speaks version {version}: use a client of the same version",
-                version=p.PROTOCOL_VERSION,
-            )
+            self._version_mismatch(conn, version)
             return
         name = message["name"].strip()
         limit = self.config.limits.max_name
@@ -394,19 +501,29 @@ class TonkServer:
                 p.BAD_NAME, f"a name is printable text of 1 to {limit} characters", fatal=True
             )
             return
+        claim = self.door_names.owner(name)
+        if claim is not None and conn.door_name != claim.name:
+            conn.error(
+                p.BAD_NAME,
+                f"the name {claim.name} belongs to a player who comes in through this server's "
+                "SSH door with their key: choose another name",
+                fatal=True,
+            )
+            return
         conn.name = name
         conn.welcomed = True
         log.info("connection #%d is %s", conn.number, name)
-        conn.send(
-            {
-                "type": p.WELCOME,
-                "version": p.PROTOCOL_VERSION,
-                "server": SERVER_NAME,
-                "name": name,
-                "limits": self.config.limits.to_wire(self.config.grace),
-                "dev": self.config.dev,
-            }
-        )
+        welcome = {
+            "type": p.WELCOME,
+            "version": p.PROTOCOL_VERSION,
+            "server": SERVER_NAME,
+            "name": name,
+            "limits": self.config.limits.to_wire(self.config.grace),
+            "dev": self.config.dev,
+        }
+        if reply_to is not None:
+            welcome["reply_to"] = reply_to
+        conn.send(welcome)
 
     def _table(self, table_id: int) -> Table:
         table = self.tables.get(table_id)
@@ -429,11 +546,16 @@ class TonkServer:
         if kind in p.ACTION_TYPES:
             await self._at_table(conn).act(conn, message)
         elif kind == p.PING:
-            conn.send({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
+            conn.reply({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
         elif kind == p.PONG:
             pass
         elif kind == p.LIST_TABLES:
-            conn.send_frame(self.tables_frame())
+            await self.lobby.pace(conn)
+            conn.send_frame(
+                self.lobby.page(
+                    message.get("after", 0), message.get("limit", p.PAGE_SIZE), reply_to
+                )
+            )
         elif kind == p.CREATE_TABLE:
             self._in_lobby(conn)
             await self._create_table(conn, message)
@@ -453,7 +575,10 @@ class TonkServer:
             await self._table(message["table"]).watch(conn)
         elif kind == p.LEAVE:
             table = self._at_table(conn)
+            seated = conn.seat is not None
             await table.detach(conn, leaving=True)
+            if seated:
+                self.door_seat(conn, table.id, left=True)
             conn.reply({"type": p.LEFT, "table": table.id})
         elif kind == p.ADD_BOT:
             await self._at_table(conn).add_bot(
@@ -470,27 +595,9 @@ class TonkServer:
         elif kind == p.BYE:
             conn.close()
         elif kind == p.HELLO:
-            conn.error(p.HELLO_FIRST, "hello was already said")
+            self._hello_first(conn)
         else:  # pragma: no cover - the validator knows every type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
-
-    def tables_frame(self) -> bytes:
-        """The lobby's `tables` answer: every open table, or as many as fit in one frame (in
-        id order) when there are too many to send at once."""
-        tables = [t.summary() for _, t in sorted(self.tables.items())]
-        try:
-            return p.encode({"type": p.TABLES, "tables": tables})
-        except p.ProtocolError:
-            pass
-        budget = p.MAX_SERVER_FRAME - 64  # the envelope and the list's own header
-        fitting = 0
-        for summary in tables:
-            budget -= len(msgpack.packb(summary, use_bin_type=True))
-            if budget < 0:
-                break
-            fitting += 1
-        log.warning("list_tables: %d of %d tables fit in a frame", fitting, len(tables))
-        return p.encode({"type": p.TABLES, "tables": tables[:fitting]})
 
     def table_config(self, message: dict[str, Any]) -> TableConfig:
         """The table options of a create_table message, checked; RequestError if not allowed."""
@@ -512,19 +619,21 @@ class TonkServer:
             raise RequestError(p.BAD_RULES, str(exc)) from None
         seats = message.get("seats") or rules.players
         if not 2 <= seats <= rules.players:
-            raise RequestError(p.BAD_TABLE, f"these rules seat 2 to {rules.players} players")
+            raise RequestError(
+                p.BAD_TABLE, f"seats: these rules seat 2 to {rules.players} players", "seats"
+            )
         unit = message.get("unit", "chips")
         if unit and not p.is_printable_text(unit):
-            raise RequestError(p.BAD_TABLE, "the stake's unit must be printable text")
+            raise RequestError(p.BAD_TABLE, "unit: the stake's unit must be printable", "unit")
         deck = message.get("deck")
         if deck is not None:
             try:
                 validate_deck(parse_cards(deck))
             except CardError as exc:
-                raise RequestError(p.BAD_TABLE, f"deck: {exc}") from None
+                raise RequestError(p.BAD_TABLE, f"deck: {exc}", "deck") from None
         dealer = message.get("dealer")
         if dealer is not None and dealer >= seats:
-            raise RequestError(p.BAD_TABLE, f"there is no seat {dealer} to deal")
+            raise RequestError(p.BAD_TABLE, f"dealer: there is no seat {dealer} to deal", "dealer")
         timer = message.get("turn_timer") or None
         return TableConfig(
             rules=rules,
@@ -544,7 +653,9 @@ class TonkServer:
         name = message["name"].strip()
         limit = self.config.limits.max_table_name
         if not p.is_printable_text(name) or len(name) > limit:
-            raise RequestError(p.BAD_TABLE, f"a table name is printable, 1 to {limit} characters")
+            raise RequestError(
+                p.BAD_TABLE, f"name: a table name is printable, 1 to {limit} characters", "name"
+            )
         config = self.table_config(message)
         if self.open_tables() >= self.config.limits.max_tables:
             raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
@@ -564,6 +675,7 @@ class TonkServer:
         table = Table(self, table_id, name, config, created)
         table.creator_address = conn.address
         self.tables[table_id] = table
+        self.lobby.changed(table_id)  # (counted among the open tables at once)
         table.begin()
         log.info(
             "table %d created by %s: %r, %s, %d seats, stake %d %s",
@@ -576,6 +688,20 @@ class TonkServer:
             config.unit,
         )
         if message.get("sit", True):
-            await table.sit(conn, 0, message.get("stake"))
+            # The table's stake is the creator's own under stake_mode seat; at a table where
+            # every seat plays for the table's stake, a seat is given none of its own.
+            own = message.get("stake") if config.rules.stake_mode is StakeMode.SEAT else None
+            await table.sit(conn, 0, own)
         else:
-            conn.send({"type": p.TABLE, "table": table.summary()})
+            conn.reply({"type": p.TABLE, "table": table.summary()})
+
+
+def goodbye(message: str) -> dict[str, Any]:
+    """What every connection is sent when the server stops: the reason as a code (the only
+    one is `server_shutting_down`), and words for a person."""
+    return {"type": p.GOODBYE, "reason": p.SERVER_SHUTTING_DOWN, "message": message}
+
+
+def _log_failed_write(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a door seat was not saved: %s", future.exception())

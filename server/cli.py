@@ -16,6 +16,7 @@ from tonk.shared.rules import HouseRules, RulesError
 
 from . import audit
 from .app import Limits, ServerConfig, TonkServer, default_db_path
+from .door import DoorConfig, SSHDoor
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -54,6 +55,35 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--bot-pause", type=float, default=0.8, help="seconds a bot thinks before each action"
     )
     parser.add_argument("--next-hand-delay", type=float, default=3.0, help="seconds between hands")
+    door = parser.add_argument_group("the SSH door (ssh -p PORT NAME@HOST opens the table)")
+    door.add_argument(
+        "--ssh-port",
+        type=int,
+        default=None,
+        metavar="P",
+        help="open the SSH door on this port (0 takes a free one; off when not given)",
+    )
+    door.add_argument(
+        "--ssh-host-key",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the door's host key (default: an ed25519 key made on first start beside the "
+        "database)",
+    )
+    door.add_argument(
+        "--ssh-authorized-keys",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="admit only the public keys in FILE (OpenSSH's authorized_keys format)",
+    )
+    parser.add_argument(
+        "--lobby-interval",
+        type=float,
+        default=0.25,
+        help="seconds between two messages of the lobby's changes to a connection",
+    )
     parser.add_argument(
         "--limit",
         action="append",
@@ -70,6 +100,8 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         rules = HouseRules.load(args.rules)
     except RulesError as exc:
         raise ValueError(f"--rules: {exc}") from None
+    if not args.lobby_interval > 0:
+        raise ValueError("--lobby-interval must be above 0")
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -83,6 +115,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         grace=args.grace,
         bot_pause=args.bot_pause,
         next_hand_delay=args.next_hand_delay,
+        lobby_interval=args.lobby_interval,
     )
 
 
@@ -116,17 +149,34 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-async def run(config: ServerConfig) -> None:
+async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> None:
     tune_garbage_collector()
     server = TonkServer(config)
     await server.start()
     print(f"tonk-server listening on {config.host}:{server.port}", flush=True)
+    door: SSHDoor | None = None
+    if door_config is not None:
+        try:
+            door = SSHDoor(server, door_config)
+            await door.start()
+        except BaseException:
+            await server.close()
+            raise
+        print(
+            f"tonk-server ssh on {door_config.host}:{door.port} (host key {door.fingerprint})",
+            flush=True,
+        )
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 
+    async def close() -> None:
+        if door is not None:
+            await door.close()
+        await server.close()
+
     def stop() -> None:
         if not stopping:
-            stopping.append(asyncio.create_task(server.close()))
+            stopping.append(asyncio.create_task(close()))
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop)
@@ -148,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
+    if args.log_level != "debug":  # asyncssh says a few lines per connection at info
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
     files = raise_open_file_limit(config)
     if files < config.limits.max_connections + 16:
         logging.getLogger("tonk.server").warning(
@@ -160,8 +212,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("tonk.server").warning(
             "--dev: tables may use fixed seeds and deck orders; do not play for stakes"
         )
+    door_config = None
+    if args.ssh_port is not None:
+        if not 0 <= args.ssh_port <= 65535:
+            print("tonk-server: --ssh-port takes 0 to 65535", file=sys.stderr)
+            return 2
+        door_config = DoorConfig(
+            host=config.host,
+            port=args.ssh_port,
+            host_key=args.ssh_host_key,
+            authorized_keys=args.ssh_authorized_keys,
+        )
     try:
-        asyncio.run(run(config))
+        asyncio.run(run(config, door_config))
+    except ValueError as exc:  # the door's host key or authorized keys
+        print(f"tonk-server: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1

@@ -39,6 +39,8 @@ class Connection:
         rate: float,
         burst: float,
         max_bytes: int = 0,
+        page_rate: float = 2.0,
+        page_burst: float = 20.0,
     ) -> None:
         self.reader = reader
         self.writer = writer
@@ -48,6 +50,8 @@ class Connection:
         self.address: str = peer[0] if isinstance(peer, tuple) else str(peer)
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.name: str | None = None
+        # The name the SSH door proved with a key (a connection it opened), else None.
+        self.door_name: str | None = None
         self.welcomed = False
         self.table: Table | None = None
         self.seat: int | None = None  # the seat held at `table`; None for a spectator
@@ -71,6 +75,10 @@ class Connection:
         self._burst = burst
         self._tokens = burst
         self._refilled = self.opened
+        self._page_rate = page_rate
+        self._page_burst = page_burst
+        self._pages = page_burst
+        self._pages_refilled = self.opened
         self.sent_frames = 0
         self.writer_task = asyncio.create_task(self._write_loop(), name=f"conn-{number}-writer")
 
@@ -187,10 +195,12 @@ class Connection:
         *,
         reply_to: int | None = None,
         detail: str | None = None,
+        fatal: bool | None = None,
         **extra: Any,
     ) -> None:
-        """Send an error; a fatal one closes the connection after it."""
-        data = protocol.error_message(code, message, reply_to=reply_to, detail=detail)
+        """Send an error; a fatal one (by its code, or `fatal`) closes the connection after
+        it, and carries no `reply_to`."""
+        data = protocol.error_message(code, message, reply_to=reply_to, detail=detail, fatal=fatal)
         data.update(extra)
         if data["fatal"]:
             self.close(data, linger=True)
@@ -220,3 +230,12 @@ class Connection:
             return False
         self._tokens -= 1
         return True
+
+    def take_page(self, now: float) -> float:
+        """Pace of the lobby's `tables` pages: a bucket of `page_burst` pages refilled at
+        `page_rate` a second. Takes one; returns the seconds to wait before sending it."""
+        refill = (now - self._pages_refilled) * self._page_rate
+        self._pages = min(self._page_burst, self._pages + refill)
+        self._pages_refilled = now
+        self._pages -= 1
+        return -self._pages / self._page_rate if self._pages < 0 else 0.0

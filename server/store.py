@@ -90,6 +90,20 @@ CREATE TABLE IF NOT EXISTS payments (
     payee TEXT NOT NULL,
     amount INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ssh_names (
+    folded TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    claimed REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ssh_seats (
+    folded TEXT NOT NULL,
+    table_id INTEGER NOT NULL,
+    left_table INTEGER NOT NULL DEFAULT 0,
+    taken REAL NOT NULL,
+    PRIMARY KEY (folded, table_id)
+);
 CREATE TABLE IF NOT EXISTS settings (
     name TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -164,6 +178,26 @@ class SavedTable:
     balances: dict[str, int] = field(default_factory=dict)
     history: list[tuple[int, str, list[tuple[str, str, int]]]] = field(default_factory=list)
     hand: SavedHand | None = None  # the last hand dealt (in play, or the one just settled)
+
+
+@dataclass(frozen=True, slots=True)
+class SavedName:
+    """A name claimed through the SSH door by the first key that came under it."""
+
+    name: str
+    public_key: str  # OpenSSH's one-line form, without a comment
+    fingerprint: str  # SHA256:...
+    claimed: float
+
+
+@dataclass(frozen=True, slots=True)
+class SavedDoorSeat:
+    """A table at which a name claimed over SSH took a seat through the door (no token: the
+    key is the player's proof, and a copy of the database must give nobody a seat)."""
+
+    table_id: int
+    left: bool
+    taken: float
 
 
 class Store:
@@ -328,6 +362,25 @@ class Store:
         try:
             row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM tables").fetchone()
             return int(row[0])
+        finally:
+            conn.close()
+
+    def door_players(self) -> tuple[list[SavedName], dict[str, list[SavedDoorSeat]]]:
+        """The names claimed over SSH and, by folded name, the tables where each sat."""
+        conn = self._connect()
+        try:
+            names = [
+                SavedName(*row)
+                for row in conn.execute(
+                    "SELECT name, public_key, fingerprint, claimed FROM ssh_names ORDER BY claimed"
+                )
+            ]
+            seats: dict[str, list[SavedDoorSeat]] = {}
+            for folded, table_id, left, taken in conn.execute(
+                "SELECT folded, table_id, left_table, taken FROM ssh_seats ORDER BY taken"
+            ):
+                seats.setdefault(folded, []).append(SavedDoorSeat(table_id, bool(left), taken))
+            return names, seats
         finally:
             conn.close()
 
@@ -541,6 +594,14 @@ def set_away(table_id: int, seat: int, away: bool) -> Op:
     )
 
 
+def set_token(table_id: int, seat: int, name: str, token_hash: str) -> Op:
+    """A new token for a seat still held under `name` (nothing if it was given up since)."""
+    return (
+        "UPDATE seats SET token_hash = ? WHERE table_id = ? AND seat = ? AND name = ?",
+        (token_hash, table_id, seat, name),
+    )
+
+
 def delete_seat(table_id: int, seat: int) -> Op:
     return ("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
 
@@ -598,3 +659,23 @@ def settle_hand(
         for name, balance in balances.items()
     )
     return ops
+
+
+def claim_name(folded: str, name: SavedName) -> Op:
+    return (
+        "INSERT INTO ssh_names (folded, name, public_key, fingerprint, claimed)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (folded, name.name, name.public_key, name.fingerprint, name.claimed),
+    )
+
+
+def put_door_seat(folded: str, seat: SavedDoorSeat) -> Op:
+    return (
+        "INSERT OR REPLACE INTO ssh_seats (folded, table_id, left_table, taken)"
+        " VALUES (?, ?, ?, ?)",
+        (folded, seat.table_id, int(seat.left), seat.taken),
+    )
+
+
+def delete_door_seat(folded: str, table_id: int) -> Op:
+    return ("DELETE FROM ssh_seats WHERE folded = ? AND table_id = ?", (folded, table_id))

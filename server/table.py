@@ -212,6 +212,16 @@ class Table:
         out.extend((conn, None) for conn in self.spectators)
         return out
 
+    @property
+    def listed(self) -> bool:
+        """In the lobby's list: waiting, playing, or finished with somebody still at it."""
+        return self.state != CLOSED and self.server.tables.get(self.id) is self
+
+    @property
+    def open(self) -> bool:
+        """Waiting or playing (what the server's table limits count)."""
+        return self.state in (WAITING, PLAYING) and self.server.tables.get(self.id) is self
+
     def attached(self) -> bool:
         return bool(self.spectators) or any(seat.conn is not None for seat in self.seats)
 
@@ -224,7 +234,7 @@ class Table:
         return {
             "id": self.id,
             "name": self.name,
-            "rules": self.rules.to_dict(),
+            "rules": self.rules.to_wire(),
             "rules_name": self.rules.name,
             "stake": config.stake,
             "unit": config.unit,
@@ -255,18 +265,28 @@ class Table:
             ],
         }
 
-    def broadcast(self, message: dict[str, Any]) -> None:
+    def broadcast(self, message: dict[str, Any], answer: Connection | None = None) -> None:
+        """Send `message` to everybody at the table; `answer`, the connection whose request
+        this answers, gets its copy with the request's `reply_to`."""
         frame = p.encode(message)
         for conn, _ in self.connections():
-            conn.send_frame(frame)
+            if conn is answer and conn.request_id is not None:
+                conn.reply(dict(message))
+            else:
+                conn.send_frame(frame)
 
-    def broadcast_table(self) -> None:
-        self.broadcast({"type": p.TABLE, "table": self.summary()})
+    def broadcast_table(self, answer: Connection | None = None) -> None:
+        """Everybody at the table gets its summary (`answer`'s copy answers its request); the
+        lobby's list shows it too."""
+        self.broadcast({"type": p.TABLE, "table": self.summary()}, answer)
+        self.server.lobby.changed(self.id)
 
-    def update_message(self, seat: int | None, start: int) -> dict[str, Any]:
+    def update_message(
+        self, seat: int | None, start: int, reply_to: int | None = None
+    ) -> dict[str, Any]:
         hand = self.hand
         assert hand is not None
-        return {
+        message = {
             "type": p.UPDATE,
             "table": self.id,
             "hand": self.hand_number,
@@ -275,17 +295,25 @@ class Table:
             "view": hand.view(seat).to_dict(),
             "deadline": self.deadline(),
         }
+        if reply_to is not None:
+            message["reply_to"] = reply_to
+        return message
 
-    def send_updates(self, start: int) -> None:
+    def send_updates(self, start: int, answer: Connection | None = None) -> None:
         """Every connection at the table gets its `update_message(seat, start)`, each frame
-        put together from the parts all seats share, packed once (see updates.py)."""
+        put together from the parts all seats share, packed once (see updates.py); `answer`,
+        the connection whose action this is, gets its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
         frames = UpdateFrames(self.id, self.hand_number, hand, start, self.deadline())
         # (self.connections() spelt out: no list built, on every action)
         for number, seat in enumerate(self.seats):
-            if seat.conn is not None:
-                seat.conn.send_frame(frames.frame(number))
+            conn = seat.conn
+            if conn is not None:
+                if conn is answer and conn.request_id is not None:
+                    conn.send_frame(frames.answer(number, conn.request_id))
+                else:
+                    conn.send_frame(frames.frame(number))
         for conn in self.spectators:
             conn.send_frame(frames.frame(None))
 
@@ -331,9 +359,18 @@ class Table:
         return seat
 
     def check_stake(self, stake: int | None) -> int:
-        if self.rules.stake_mode is StakeMode.SEAT and stake is not None:
+        """A new seat's stake: its own under stake_mode seat (the table's if none is given);
+        at a table where every seat plays for the table's stake, none may be given."""
+        if stake is None:
+            return self.config.stake
+        if self.rules.stake_mode is StakeMode.SEAT:
             return stake
-        return self.config.stake
+        raise RequestError(
+            p.BAD_VALUE,
+            f"stake: every seat at this table plays for its stake of {self.config.stake} "
+            f"{self.config.unit}; a seat has a stake of its own only under stake_mode seat",
+            "stake",
+        )
 
     async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
         async with self.lock:
@@ -365,6 +402,7 @@ class Table:
             self.creator = creator
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s sits in seat %d", self.id, conn.name, number)
             self.broadcast_table()
             self.kick()
@@ -390,17 +428,36 @@ class Table:
                     p.SEAT_RESUMED_ELSEWHERE,
                     "your seat was taken back with its token from another connection",
                 )
+                self.server.lobby.arrived(old)
             seat.conn = conn
             seat.disconnected_at = None
             await self.set_away(number, False)
             conn.table, conn.seat = self, number
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
+            self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
             self.broadcast_table()
             conn.send(ledger_message(self.id, self.ledger, self.server.config.ledger_hands))
             if self.hand is not None:
                 conn.send(self.update_message(number, 0))
             self.kick()
+
+    def door_token(self, name: str) -> str | None:
+        """A new token for the human seat `name` holds here, or None. The SSH door's players
+        prove who they are with their key, not with a token kept in a file: the door asks
+        for a token when such a player comes back; the seat's old token stops working."""
+        if self.state not in (WAITING, PLAYING):
+            return None
+        for number, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.name == name:
+                token = secrets.token_urlsafe(18)
+                seat.token_hash = st.hash_token(token)
+                written = self.server.store.write(
+                    [st.set_token(self.id, number, name, seat.token_hash)]
+                )
+                written.add_done_callback(_log_failed_write)
+                return token
+        return None
 
     async def watch(self, conn: Connection) -> None:
         async with self.lock:
@@ -472,11 +529,13 @@ class Table:
         """The table is closed (already so in the database): it leaves the lobby."""
         self.state = CLOSED
         log.info("table %d closed: %s", self.id, why)
-        for conn in list(self.spectators):
-            conn.table = None
-            conn.send({"type": p.LEFT, "table": self.id})
+        spectators = list(self.spectators)
         self.spectators.clear()
         self.server.forget_table(self)
+        for conn in spectators:
+            conn.table = None
+            conn.send({"type": p.LEFT, "table": self.id})
+            self.server.lobby.arrived(conn)
 
     async def add_bot(
         self, conn: Connection, strategy: str, seat: int | None, stake: int | None
@@ -495,7 +554,7 @@ class Table:
             await self.write([st.put_seat(self.id, new.saved(number))])
             self.seats[number] = new
             log.info("table %d: %s bot %s in seat %d", self.id, strategy, name, number)
-            self.broadcast_table()
+            self.broadcast_table(answer=conn)
             self.kick()
 
     async def remove_bot(self, conn: Connection, seat: int) -> None:
@@ -508,15 +567,15 @@ class Table:
                 raise RequestError(p.BAD_BOT, f"seat {seat} is not a bot")
             await self.write([st.delete_seat(self.id, seat)])
             self.seats[seat] = Seat(stake=self.config.stake)
-            self.broadcast_table()
+            self.broadcast_table(answer=conn)
 
     async def start(self, conn: Connection) -> None:
         async with self.lock:
             self.require_creator(conn)
             self.require_waiting()
-            await self.start_session()
+            await self.start_session(answer=conn)
 
-    async def start_session(self) -> None:
+    async def start_session(self, answer: Connection | None = None) -> None:
         """Remove the empty seats, renumber the rest in order, and start playing."""
         taken = [seat for seat in self.seats if seat.taken]
         if len(taken) < 2:
@@ -543,7 +602,7 @@ class Table:
         self.started = started
         self.next_hand_at = self.now
         log.info("table %d: session starts with %s", self.id, ", ".join(self.names()))
-        self.broadcast_table()
+        self.broadcast_table(answer)
         self.kick()
 
     async def chat(self, conn: Connection, text: str) -> None:
@@ -555,14 +614,20 @@ class Table:
         seat = conn.seat
         name = self.seats[seat].name if seat is not None else conn.name
         self.broadcast(
-            {"type": p.CHAT, "table": self.id, "name": name or "", "seat": seat, "text": text}
+            {"type": p.CHAT, "table": self.id, "name": name or "", "seat": seat, "text": text},
+            answer=conn,
         )
 
     async def back(self, conn: Connection) -> None:
+        """Answered by a `table` (every connection's, if the seat was away; else this one's)."""
         async with self.lock:
-            await self.welcome_back(self.seat_of(conn))
+            number = self.seat_of(conn)
+            if self.seats[number].away:
+                await self.welcome_back(number, answer=conn)
+            else:
+                conn.reply({"type": p.TABLE, "table": self.summary()})
 
-    async def welcome_back(self, number: int) -> None:
+    async def welcome_back(self, number: int, answer: Connection | None = None) -> None:
         """The player in seat `number` is back (said so, or acted): no longer away."""
         if not self.seats[number].away:
             return
@@ -571,7 +636,7 @@ class Table:
             # Back during its own turn: a fresh turn clock, or a timer that ran out would
             # make the seat away again at once and play the rest of the turn for it.
             self.turn_started = self.now
-        self.broadcast_table()
+        self.broadcast_table(answer)
         self.kick()
 
     # -- play ---------------------------------------------------------------------------------
@@ -596,12 +661,13 @@ class Table:
             if self.seats[number].away:  # (not awaited on every action: a coroutine each)
                 await self.welcome_back(number)
             try:
-                await self.apply(action)
+                await self.apply(action, answer=conn)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
 
-    async def apply(self, action: Action) -> None:
-        """Apply one action to the hand, write it durably, then tell everyone."""
+    async def apply(self, action: Action, answer: Connection | None = None) -> None:
+        """Apply one action to the hand, write it durably, then tell everyone (`answer`, the
+        connection that asked for it, with its request's `reply_to`)."""
         hand = self.hand
         assert hand is not None
         start = len(hand.events)
@@ -625,7 +691,7 @@ class Table:
                 record.actions[:-1],
             ).replay()
             raise
-        self.after_change(start, settle)
+        self.after_change(start, settle, answer)
 
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
@@ -715,7 +781,9 @@ class Table:
         ops.append(st.update_table(self.id, **columns))
         return Settle(ops, settlement, names, payments, balances, over)
 
-    def after_change(self, start: int, settle: Settle | None) -> None:
+    def after_change(
+        self, start: int, settle: Settle | None, answer: Connection | None = None
+    ) -> None:
         """The hand changed (and the change is on disk): bots see it, everyone gets a view."""
         hand = self.hand
         assert hand is not None
@@ -731,7 +799,7 @@ class Table:
                 bot.observe(hand.events_for(number, start))
             except Exception:
                 log.exception("table %d: bot in seat %d failed to observe", self.id, number)
-        self.send_updates(start)
+        self.send_updates(start, answer)
         if settle is not None:
             self.apply_settlement(settle)
         seat = None if hand.ended else self.seats[hand.turn]
@@ -753,6 +821,7 @@ class Table:
         self.ledger.record(settle.settlement, settle.names)
         self.ledger.keep_newest(self.server.config.ledger_hands)
         self.hands_played += 1
+        self.server.lobby.changed(self.id)  # the hands played and the balances
         self.multiplier = settle.settlement.next_multiplier
         self.hand_settled = True
         self.turn_seat = None
@@ -837,6 +906,7 @@ class Table:
             self.hand, self.hand_number = previous
             raise
         self.dealer = dealer
+        self.server.lobby.changed(self.id)
         self.hand_settled = False
         self.next_hand_at = None
         self.turn_seat = None
@@ -1076,3 +1146,8 @@ def fallback_action(seat: int, hand: Hand) -> Action:
     if legal.discards:
         return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
     return legal.actions(seat)[0]
+
+
+def _log_failed_write(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a seat's new token was not saved: %s", future.exception())

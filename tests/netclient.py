@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -17,16 +18,24 @@ from typing import Any
 
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_to_dict
+from tonk.shared.actions import action_message
 from tonk.shared.view import SeatView
 
 TIMEOUT = 10.0
+#: The answers that carry the `reply_to` of the request they answer.
+ANSWERS = frozenset({p.SEATED, p.WATCHING, p.LEFT, p.TABLES})
+_request_ids = itertools.count(1_000_000)
 
 
 def test_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
     """A config for a loopback test server: free port, a db in tmp_path, fast bots."""
     limits = overrides.pop("limits", None) or Limits()
-    limit_changes = {"messages_per_second": 10_000.0, "burst": 10_000.0}
+    limit_changes = {
+        "messages_per_second": 10_000.0,
+        "burst": 10_000.0,
+        "pages_per_second": 10_000.0,
+        "page_burst": 10_000.0,
+    }
     limit_changes.update(overrides.pop("limit_changes", {}))
     base = ServerConfig(
         host="127.0.0.1",
@@ -165,11 +174,16 @@ class NetClient:
         assert self.eof or self.reader.at_eof()
 
     async def request(self, message: dict[str, Any], reply: str) -> dict[str, Any]:
-        """Send `message` and wait for `reply` (or fail on an error answering it)."""
+        """Send `message` and wait for `reply` (or fail on an error answering it). A reply
+        that carries `reply_to` must answer this message (the request is given an `id`): a
+        `tables` the lobby sent by itself is not the answer to a `list_tables`."""
+        if reply in ANSWERS and "id" not in message:
+            message = {**message, "id": next(_request_ids)}
+        wanted = message.get("id") if reply in ANSWERS else None
         await self.send(message)
         while True:
             answer = await self.recv()
-            if answer["type"] == reply:
+            if answer["type"] == reply and (wanted is None or answer.get("reply_to") == wanted):
                 return answer
             if answer["type"] == p.ERROR:
                 raise AssertionError(f"{message['type']} refused: {answer}")
@@ -193,8 +207,7 @@ class NetClient:
             choice = next((a for a in actions if a.kind == "draw_stock"), None)
         if choice is None:
             choice = next(a for a in actions if a.kind != "drop")
-        data = action_to_dict(choice)
-        del data["seat"]
+        data = action_message(choice)
         self.view_fresh = False
         await self.send(data)
         return True

@@ -3,6 +3,7 @@ the client's keys against a real server on loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from textual.widgets import DataTable, Input, Select
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
+from tonk.shared import protocol as p
 
 
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
@@ -46,11 +48,10 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
             info = app.lobby.tables[0]
             assert (info.name, info.rules, info.stake, info.unit) == ("Friday", "speno", 5, "cents")
             assert (info.seats_taken, info.seats, info.players) == (1, 3, ("Alice",))
-            # r refreshes: a second table appears.
+            # A second table appears by itself (no key to refresh the list).
             bob = await NetClient.connect(server.port, "Bob")
             await bob.send({"type": "create_table", "name": "Saturday"})
             await bob.expect("seated")
-            await pilot.press("r")
             await wait_for(pilot, lambda: len(app.lobby.tables) == 2, "two tables")
             assert [t.name for t in app.lobby.tables] == ["Friday", "Saturday"]
             # enter on the second row takes a seat there.
@@ -229,3 +230,138 @@ async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path
             await wait_for(pilot, lambda: table_state(app).view is not None, "the first deal")  # type: ignore[union-attr]
             assert table_state(app).view.players == 2  # type: ignore[union-attr]
             assert screen.check_action("start", ()) is False
+
+
+async def test_the_lobby_follows_the_server_by_itself_and_keeps_the_cursor(tmp_path: Path) -> None:
+    """Tables created, filled, started and closed show without a key pressed; the cursor
+    stays on the table it is on while rows above it come and go."""
+    async with start_server(tmp_path, lobby_interval=0.05) as server:
+        makers = [await NetClient.connect(server.port, name) for name in ("Ann", "Ben", "Cy")]
+        ids = []
+        for maker in makers:
+            seated = await maker.request(
+                {"type": "create_table", "name": f"{maker.name}'s", "seats": 3}, "seated"
+            )
+            ids.append(seated["table"])
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            grid = app.lobby.query_one(DataTable)
+            await wait_for(pilot, lambda: grid.row_count == 3, "three tables")
+            await pilot.press("down", "down")
+            assert app.lobby.selected().name == "Cy's"  # type: ignore[union-attr]
+            # A seat is taken at Cy's table: its row says so.
+            dee = await NetClient.connect(server.port, "Dee")
+            await dee.request({"type": "sit", "table": ids[2]}, "seated")
+            await wait_for(
+                pilot, lambda: app.lobby.tables[-1].seats_taken == 2, "Cy's table with two"
+            )
+            assert "Dee" in str(grid.get_row(str(ids[2]))[-1])
+            # Ann's table closes (her last player leaves), a new one comes: the cursor stays
+            # on Cy's.
+            await makers[0].request({"type": "leave"}, "left")
+            eve = await NetClient.connect(server.port, "Eve")
+            await eve.request({"type": "create_table", "name": "Eve's", "seats": 2}, "seated")
+            await wait_for(
+                pilot,
+                lambda: [t.name for t in app.lobby.tables] == ["Ben's", "Cy's", "Eve's"],
+                "Ann's gone and Eve's come",
+            )
+            assert grid.row_count == 3
+            assert app.lobby.selected().name == "Cy's"  # type: ignore[union-attr]
+            # Eve's fills up and starts: shown playing.
+            fay = await NetClient.connect(server.port, "Fay")
+            await fay.request({"type": "sit", "table": app.lobby.tables[-1].number}, "seated")
+            await wait_for(pilot, lambda: app.lobby.tables[-1].playing, "Eve's table playing")
+            assert str(grid.get_row(app.lobby.tables[-1].table_id)[4]) == "playing"
+            assert "r" not in {binding.key for binding in LobbyScreen.BINDINGS}
+            for client in (*makers, dee, eve, fay):
+                await client.close()
+
+
+async def test_a_long_list_comes_page_by_page_and_stays_whole(tmp_path: Path) -> None:
+    async with start_server(tmp_path, limit_changes={"max_tables_per_address": 300}) as server:
+        maker = await NetClient.connect(server.port, "Maker")
+        for i in range(230):
+            await maker.send({"type": "create_table", "name": f"T{i:03}", "sit": False})
+        await maker.expect("table", lambda m: m["table"]["name"] == "T229")
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: len(app.lobby.tables) == 230, "every page")
+            assert [t.name for t in app.lobby.tables] == [f"T{i:03}" for i in range(230)]
+            assert app.lobby.query_one(DataTable).row_count == 230
+            await maker.send({"type": "create_table", "name": "T230", "sit": False})
+            await wait_for(pilot, lambda: len(app.lobby.tables) == 231, "one more")
+            await maker.close()
+
+
+async def test_a_spectator_cannot_pass_for_a_seated_player_in_the_chat(tmp_path: Path) -> None:
+    """Somebody watching who goes by a player's name: the server says the line is a
+    spectator's (seat nil), and the client shows it marked, unlike the player's own."""
+    async with start_server(tmp_path) as server:
+        bob = await NetClient.connect(server.port, "Bob")
+        seated = await bob.request({"type": "create_table", "name": "Den", "seats": 3}, "seated")
+        app = joined_app(server.port, tmp_path / "state", name="Bob")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: len(app.lobby.tables) == 1, "the table")
+            await pilot.press("w")
+            await wait_for(pilot, lambda: table_state(app) is not None, "watching")
+            assert table_state(app).seat is None  # type: ignore[union-attr]
+            await pilot.press("c")
+            await pilot.press(*"I am Bob", "enter")
+            heard = await bob.expect("chat")
+            assert (heard["name"], heard["seat"], heard["text"]) == ("Bob", None, "I am Bob")
+            await bob.send({"type": "chat", "text": "No, I am"})
+            mine = await bob.expect("chat", lambda m: m["text"] == "No, I am")
+            assert (mine["name"], mine["seat"]) == ("Bob", seated["seat"])
+            await wait_for(pilot, lambda: "No, I am" in log_text(app), "Bob's line")
+            lines = [line.text.plain for line in table_state(app).log if line.chat]  # type: ignore[union-attr]
+            assert lines == ["[Bob, watching] I am Bob", "<Bob> No, I am"]
+            await bob.close()
+
+
+async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: Path) -> None:
+    """The first page arrives right behind `welcome`, often in the same read: it is shown
+    without waiting for anything more from the server. A scripted server writes the two in
+    one write, and then nothing (no ping) until the client hangs up."""
+    summary = {
+        "id": 3,
+        "name": "Early",
+        "rules": {"preset": "classic"},
+        "rules_name": "classic",
+        "stake": 1,
+        "unit": "chips",
+        "seats": 4,
+        "taken": 1,
+        "free": 3,
+        "state": "waiting",
+        "spectators": 0,
+        "players": [],
+    }
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = p.FrameDecoder()
+        while (hello := decoder.next_message()) is None:
+            decoder.feed(await reader.read(4096))
+        welcome = {
+            "type": p.WELCOME,
+            "version": p.PROTOCOL_VERSION,
+            "server": "scripted",
+            "name": hello["name"],
+            "limits": {"heartbeat": 3600.0},
+            "dev": False,
+        }
+        page = {"type": p.TABLES, "tables": [summary], "after": 0, "more": False, "total": 1}
+        writer.write(p.encode(welcome) + p.encode(page))
+        await writer.drain()
+        while await reader.read(4096):
+            pass
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        app = joined_app(port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert [t.name for t in app.lobby.tables] == ["Early"]

@@ -260,7 +260,8 @@ async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigter
         end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=20)
         log = await stop(proc)
         goodbye = await alice.expect(p.GOODBYE)
-        assert "shutting down" in goodbye["reason"]
+        assert goodbye["reason"] == p.SERVER_SHUTTING_DOWN
+        assert "shutting down" in goodbye["message"]
         await alice.expect_closed()
     assert "connection #1 from 127.0.0.1" in log and "table 1 created" in log
     assert "hand 1 ends" in log and "stopped" in log

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import pathlib
 import sqlite3
 
 import pytest
@@ -62,3 +63,31 @@ async def test_a_database_from_before_away_seats_were_kept_is_brought_up_to_date
     await store.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT name, away FROM seats").fetchall() == [("Alice", 1)]
+
+
+def test_a_database_from_before_the_ssh_door_opens_and_keeps_claims(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "old.db"
+    store = st.Store(path)
+    store.open()
+    asyncio.run(store.close())
+    with sqlite3.connect(path) as conn:  # as a server from before the door left it
+        conn.execute("DROP TABLE ssh_names")
+        conn.execute("DROP TABLE ssh_seats")
+    store = st.Store(path)
+    store.open()
+    assert store.door_players() == ([], {})
+
+    async def claim() -> None:
+        name = st.SavedName("ann", "ssh-ed25519 AAAA", "SHA256:x", 1.0)
+        seat = st.SavedDoorSeat(3, False, 2.0)
+        await store.write([st.claim_name("ann", name), st.put_door_seat("ann", seat)])
+        await store.close()
+
+    asyncio.run(claim())
+    store = st.Store(path)
+    store.open()
+    names, seats = store.door_players()
+    assert [n.name for n in names] == ["ann"] and seats == {
+        "ann": [st.SavedDoorSeat(3, False, 2.0)]
+    }
+    asyncio.run(store.close())

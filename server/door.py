@@ -1,0 +1,369 @@
+"""The SSH door (`tonk-server --ssh-port`): `ssh -p PORT NAME@HOST` and the table app runs on
+the player's terminal (tonk.server.door_session). This module is the door itself: its host
+key, its limits, and who may come in under which name: public keys only, and the first key that
+comes under a name claims it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import asyncssh
+from tonk.shared import protocol as p
+
+from . import store as st
+from .door_names import fold
+from .door_session import DoorSession
+from .table import CLOSED, FINISHED
+
+if TYPE_CHECKING:
+    from .app import TonkServer
+
+log = logging.getLogger("tonk.server")
+
+#: Seconds between the door's checks for idle sessions.
+IDLE_CHECK = 5.0
+
+
+def default_host_key_path(db_path: Path) -> Path:
+    """The host key lives beside the database: same server, same fingerprint."""
+    return db_path.with_name(f"{db_path.stem}_ssh_host_ed25519_key")
+
+
+def load_host_key(path: Path) -> asyncssh.SSHKey:
+    """The door's host key: read it, or make an ed25519 key there if there is no file yet.
+    Raises ValueError with a reason when the file is there but not a usable key."""
+    try:
+        return asyncssh.read_private_key(str(path))
+    except FileNotFoundError:
+        pass
+    except (OSError, asyncssh.KeyImportError) as exc:
+        raise ValueError(f"cannot read the SSH host key {path}: {exc}") from None
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="tonk-server")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ssh-host-key-")
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(key.export_private_key())
+        # A link, not a rename: two servers starting at once keep the first key made.
+        os.link(tmp, path)
+    except FileExistsError:
+        return asyncssh.read_private_key(str(path))
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    log.info("made the SSH host key %s", path)
+    return key
+
+
+@dataclass(slots=True)
+class DoorConfig:
+    host: str = "0.0.0.0"
+    port: int = 0
+    host_key: Path | None = None  # default: beside the database
+    authorized_keys: Path | None = None  # only these keys, when given
+
+
+class SSHDoor:
+    """The door: `await start()`, `port`, `fingerprint`, `await close()`."""
+
+    def __init__(
+        self,
+        server: TonkServer,
+        config: DoorConfig,
+        session_class: type[DoorSession] | None = None,
+    ) -> None:
+        self.server = server
+        self.config = config
+        # How a session runs its app (bench/ssh_door.py measures another way with this).
+        self.session_class = session_class or DoorSession
+        self.limits = server.config.limits
+        path = config.host_key or default_host_key_path(server.config.db_path)
+        self.host_key = load_host_key(path)
+        self.fingerprint = self.host_key.get_fingerprint("sha256")
+        self.authorized: asyncssh.SSHAuthorizedKeys | None = None
+        if config.authorized_keys is not None:
+            try:
+                self.authorized = asyncssh.read_authorized_keys(str(config.authorized_keys))
+            except (OSError, ValueError) as exc:
+                raise ValueError(
+                    f"cannot read the authorized keys {config.authorized_keys}: {exc}"
+                ) from None
+        self.connections: set[DoorConnection] = set()
+        self.per_address: dict[str, int] = {}
+        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._idle_task: asyncio.Task[None] | None = None
+        self.port = 0
+
+    async def start(self) -> None:
+        self._acceptor = await asyncssh.create_server(
+            lambda: DoorConnection(self),
+            self.config.host,
+            self.config.port,
+            server_host_keys=[self.host_key],
+            server_version="tonk",
+            login_timeout=self.limits.ssh_login_timeout,
+            keepalive_interval=30,
+            keepalive_count_max=3,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            sftp_factory=None,
+            encoding=None,
+            line_editor=False,
+            password_auth=False,
+            kbdint_auth=False,
+            host_based_auth=False,
+            gss_host=None,
+        )
+        self.port = self._acceptor.get_port()
+        self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
+
+    @property
+    def address(self) -> str:
+        return f"{self.config.host}:{self.port}"
+
+    async def close(self) -> None:
+        """No new connections; every session's app ends; every connection is closed."""
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+        if self._acceptor is not None:
+            self._acceptor.close()
+        for door_conn in list(self.connections):
+            door_conn.close("the server is shutting down")
+        sessions = [c.session.task for c in self.connections if c.session and c.session.task]
+        if sessions:
+            await asyncio.wait(sessions, timeout=5)
+        if self._acceptor is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2):
+                    await self._acceptor.wait_closed()
+
+    async def _close_idle(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(IDLE_CHECK, self.limits.ssh_idle_timeout / 4))
+            now = loop.time()
+            for door_conn in list(self.connections):
+                session = door_conn.session
+                if session is not None and now - session.last_input > self.limits.ssh_idle_timeout:
+                    idle = self.limits.ssh_idle_timeout
+                    said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
+                    session.end(f"tonk: no key pressed for {said}: goodbye", 0)
+
+    # -- who is who ---------------------------------------------------------------------------
+
+    def in_use_over_tcp(self, name: str) -> bool:
+        """Is `name` someone's who came in over TCP: connected, or holding a seat?"""
+        folded = fold(name)
+        for conn in self.server.connections:
+            if conn.name is not None and fold(conn.name) == folded and conn.door_name is None:
+                return True
+        for table in self.server.tables.values():
+            if table.state in (FINISHED, CLOSED):
+                continue
+            for seat in table.seats:
+                if seat.kind == "human" and seat.name and fold(seat.name) == folded:
+                    return True
+        return False
+
+    def write(self, ops: list[st.Op]) -> None:
+        written = self.server.store.write(ops)
+        written.add_done_callback(_log_failure)
+
+    def open_table(self, table_id: int) -> Any:
+        table = self.server.tables.get(table_id)
+        return table if table is not None and table.state not in (FINISHED, CLOSED) else None
+
+
+def _log_failure(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("ssh door: a write failed: %s", future.exception())
+
+
+def public_key_text(key: asyncssh.SSHKey) -> str:
+    """`ssh-ed25519 AAAA...`: the key as an authorized_keys line, without its comment."""
+    return " ".join(key.export_public_key("openssh").decode().split()[:2])
+
+
+class DoorConnection(asyncssh.SSHServer):
+    """One SSH connection: its limits, its authentication, its one session."""
+
+    def __init__(self, door: SSHDoor) -> None:
+        self.door = door
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = ""
+        self.counted = False
+        self.refusals = 0
+        self.username = ""
+        self.refused_name: str | None = None  # why no key can come in under this name
+        self.said: set[str] = set()  # banner lines sent already
+        self.key: asyncssh.SSHKey | None = None
+        self.name: str | None = None  # the name this connection plays as, once let in
+        self.session: DoorSession | None = None
+        self.let_in = asyncio.Event()  # auth_completed is done (self.name set if let in)
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername")
+        self.address = str(peer[0]) if peer else ""
+        self.door.connections.add(self)
+        self.door.per_address[self.address] = self.door.per_address.get(self.address, 0) + 1
+        self.counted = True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.door.connections.discard(self)
+        if self.counted:
+            self.counted = False
+            left = self.door.per_address.get(self.address, 1) - 1
+            if left > 0:
+                self.door.per_address[self.address] = left
+            else:
+                self.door.per_address.pop(self.address, None)
+        if self.session is not None:
+            self.session.end(None, None)
+
+    def close(self, reason: str) -> None:
+        if self.session is not None:
+            self.session.end(f"tonk: {reason}", 1)
+        elif self.conn is not None:
+            self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, f"tonk: {reason}")
+
+    def _say(self, line: str) -> None:
+        """One line to the SSH client while it authenticates (OpenSSH prints it)."""
+        if self.conn is None or line in self.said:
+            return
+        self.said.add(line)
+        with contextlib.suppress(OSError):
+            self.conn.send_auth_banner(line + "\r\n")
+
+    def begin_auth(self, username: str) -> bool:
+        assert self.conn is not None
+        limits = self.door.limits
+        if len(self.door.connections) > limits.ssh_sessions:
+            self.conn.disconnect(
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                "tonk: the server has as many SSH sessions as it allows; try again later",
+            )
+            return True
+        if self.door.per_address.get(self.address, 0) > limits.ssh_per_address:
+            self.conn.disconnect(
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                "tonk: too many SSH sessions from your address",
+            )
+            return True
+        self.username = username.strip()
+        limit = limits.max_name
+        if not self.username or not p.is_printable_text(self.username) or len(username) > limit:
+            self.refused_name = (
+                f"tonk: {username[:40]!r} cannot be a name here: a name is printable text of "
+                f"1 to {limit} characters (ssh -p PORT NAME@HOST)"
+            )
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if self._admits(key):
+            self.key = key
+            return True
+        self.refusals += 1
+        if self.refusals >= self.door.limits.ssh_auth_attempts and self.conn is not None:
+            self.conn.disconnect(
+                asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                f"tonk: too many keys refused ({self.refusals})",
+            )
+        return False
+
+    def _admits(self, key: asyncssh.SSHKey) -> bool:
+        if self.refused_name is not None:
+            self._say(self.refused_name)
+            return False
+        if self.door.authorized is not None:
+            peer = self.conn.get_extra_info("peername") if self.conn else None
+            host = str(peer[0]) if peer else ""
+            if self.door.authorized.validate(key, host, host) is None:
+                self._say("tonk: this server admits only the keys its host has listed")
+                return False
+        claim = self.door.server.door_names.owner(self.username)
+        if claim is None:
+            if self.door.in_use_over_tcp(self.username):
+                self._say(
+                    f"tonk: {self.username} is in use here by a player without a key: "
+                    "choose another name (ssh -p PORT NAME@HOST)"
+                )
+                return False
+            return True
+        if claim.public_key == public_key_text(key):
+            return True
+        self._say(
+            f"tonk: the name {claim.name} belongs to another key on this server: "
+            "use your own name (ssh -p PORT NAME@HOST)"
+        )
+        return False
+
+    async def auth_completed(self) -> None:
+        try:
+            await self._let_in()
+        finally:
+            self.let_in.set()
+
+    async def _let_in(self) -> None:
+        assert self.conn is not None and self.key is not None
+        key = self.key
+        names = self.door.server.door_names
+        claim = names.owner(self.username)
+        if claim is None:
+            if self.door.in_use_over_tcp(self.username):
+                self.close(f"{self.username} is in use here by a player without a key")
+                return
+            claim = st.SavedName(
+                self.username, public_key_text(key), key.get_fingerprint("sha256"), time.time()
+            )
+            try:
+                await self.door.server.store.write([names.claim(claim)])
+            except ValueError:  # another connection claimed it first
+                claim = names.owner(self.username)
+            except st.StoreError as exc:
+                names.unclaim(claim.name)
+                log.error("ssh door: the name %s could not be saved: %s", claim.name, exc)
+                self.close("the server could not keep your name; try again later")
+                return
+            else:
+                log.info("ssh door: %s claimed by key %s", claim.name, claim.fingerprint)
+        if claim is None or claim.public_key != public_key_text(key):
+            self.close(f"the name {self.username} belongs to another key on this server")
+            return
+        self.name = claim.name
+        log.info("ssh door: %s in from %s", claim.name, self.address)
+
+    async def session_requested(self) -> DoorSession | bool:
+        # asyncssh may ask for the session before auth_completed has kept a new claim.
+        await self.let_in.wait()
+        if self.name is None or self.session is not None:
+            return False
+        self.session = self.door.session_class(self, self.name)
+        return self.session
+
+    # Forwarding of any kind is refused (these are asyncssh's defaults, said here on purpose).
+    def connection_requested(self, dest_host: str, dest_port: int, *args: Any) -> bool:
+        return False
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return False
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        return False
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return False

@@ -1,0 +1,109 @@
+"""One SSH door session's table app: tonk-client's App in a process of its own, started by the
+door on a pseudo-terminal (the door sends SIGWINCH when it is resized) and handed its link to
+the server as an open socket, and the seats its player holds through a pipe.
+
+    python -m tonk.server.door_child --link FD --seats FD --name NAME [--bots N] [--ascii]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+
+from tonk.client.app import ClientConfig, TonkApp, practice_request
+from tonk.client.render import CardStyle
+from tonk.client.tokens import SeatRecord, SeatTokens
+
+#: How much lower a session's app runs than the server (nice(1)).
+NICENESS = 10
+#: prctl(2)'s option for a signal on the parent's death.
+PR_SET_PDEATHSIG = 1
+
+
+class HeldSeats(SeatTokens):
+    """The seats the door found for this player, in memory: the server itself keeps which
+    tables a player sat at through the door, so nothing here is written anywhere."""
+
+    def __init__(self, records: list[SeatRecord]) -> None:
+        super().__init__()
+        self.records = {r.table: r for r in records}
+
+    def seats(self, server: str, name: str | None = None) -> list[SeatRecord]:
+        return [r for r in self.records.values() if name is None or r.name == name]
+
+    def remember(self, server: str, record: SeatRecord) -> None:
+        self.records[record.table] = record
+
+    def mark_left(self, server: str, table: int, name: str) -> None:
+        record = self.records.get(table)
+        if record is not None:
+            self.records[table] = SeatRecord(record.table, record.token, record.name, True)
+
+    def forget(self, server: str, table: int, name: str) -> None:
+        self.records.pop(table, None)
+
+
+def read_seats(fd: int, name: str) -> list[SeatRecord]:
+    with os.fdopen(fd, "rb") as pipe:
+        data = json.loads(pipe.read() or b"[]")
+    return [SeatRecord(int(s["table"]), str(s["token"]), name, bool(s["left"])) for s in data]
+
+
+def config_for(args: argparse.Namespace) -> ClientConfig:
+    link: list[socket.socket] = [socket.socket(fileno=args.link)]
+
+    async def opener() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        # The door and the server are one process: when this link is gone, so is the server.
+        if not link:
+            raise ConnectionRefusedError("the server has closed the door")
+        return await asyncio.open_connection(sock=link.pop())
+
+    style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
+    config = ClientConfig(name=args.name, host=args.server, style=style)
+    config.opener = opener
+    config.tokens = HeldSeats(read_seats(args.seats, args.name))
+    if args.bots:
+        practice = ClientConfig(name=args.name, bots=args.bots)
+        practice.table_name = f"{args.name}'s practice"[:32]
+        config.table = practice_request(practice)
+    return config
+
+
+def stop_with_the_server() -> None:
+    """Linux: be sent SIGTERM if the server dies (killed, say, with no time to stop us)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() == 1:  # it died before we asked
+        sys.exit(1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tonk-door-session")
+    parser.add_argument("--link", type=int, required=True)
+    parser.add_argument("--seats", type=int, required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--server", default="tonk-server")
+    parser.add_argument("--bots", type=int, default=0)
+    parser.add_argument("--ascii", action="store_true")
+    args = parser.parse_args(argv)
+    stop_with_the_server()
+    # Drawing screens yields to the games: when the machine is busy, the server's tables
+    # (everybody's, over TCP too) come first and a session's screen waits.
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    app = TonkApp(config_for(args))
+    app.run()
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Who is who at the SSH door: each name belongs to the first public key that came under it,
+and the tables where a name sat through the door are remembered, both in the database."""
+
+from __future__ import annotations
+
+from . import store as st
+
+
+def fold(name: str) -> str:
+    """Names are claimed without regard to case: `Ann` is `ann`'s name too."""
+    return name.strip().casefold()
+
+
+class DoorNames:
+    """The claimed names and the door's seats, in memory (loaded at start); each change
+    returns the database operation that keeps it."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, st.SavedName] = {}
+        self._seats: dict[str, dict[int, st.SavedDoorSeat]] = {}
+
+    def load(self, names: list[st.SavedName], seats: dict[str, list[st.SavedDoorSeat]]) -> None:
+        self._names = {fold(n.name): n for n in names}
+        self._seats = {folded: {s.table_id: s for s in rows} for folded, rows in seats.items()}
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def owner(self, name: str) -> st.SavedName | None:
+        """The claim on `name` (in any case), if there is one."""
+        return self._names.get(fold(name))
+
+    def claim(self, claim: st.SavedName) -> st.Op:
+        folded = fold(claim.name)
+        if folded in self._names:
+            raise ValueError(f"{claim.name!r} is claimed already")
+        self._names[folded] = claim
+        return st.claim_name(folded, claim)
+
+    def unclaim(self, name: str) -> None:
+        """Undo a claim whose write failed (the database is the record)."""
+        self._names.pop(fold(name), None)
+
+    def seats(self, name: str) -> list[st.SavedDoorSeat]:
+        """The tables where `name` took a seat through the door, the newest first."""
+        rows = self._seats.get(fold(name), {}).values()
+        return sorted(rows, key=lambda s: -s.taken)
+
+    def remember_seat(self, name: str, seat: st.SavedDoorSeat) -> st.Op:
+        folded = fold(name)
+        self._seats.setdefault(folded, {})[seat.table_id] = seat
+        return st.put_door_seat(folded, seat)
+
+    def forget_seat(self, name: str, table_id: int) -> st.Op | None:
+        folded = fold(name)
+        rows = self._seats.get(folded, {})
+        if rows.pop(table_id, None) is None:
+            return None
+        if not rows:
+            self._seats.pop(folded, None)
+        return st.delete_door_seat(folded, table_id)

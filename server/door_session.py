@@ -1,0 +1,444 @@
+"""One SSH door session: the table app, tonk-client's App, in a child process
+(tonk.server.door_child) on a pseudo-terminal; the session copies the channel to the pty and
+back, and tells the app the terminal's type, size and character set as the SSH client said
+them. Nothing else runs: no shell, and no command but `practice`."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import pty
+import shlex
+import signal
+import struct
+import sys
+import termios
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import asyncssh
+
+if TYPE_CHECKING:
+    from .door import DoorConnection
+
+log = logging.getLogger("tonk.server")
+
+#: Bytes of keys a session's app has not read before more are dropped.
+MAX_PENDING_KEYS = 64 * 1024
+#: Seconds a session's app gets to stop when asked before it is killed.
+KILL_AFTER = 5.0
+#: Seats a player's session is handed (the newest first).
+MAX_SEATS = 100
+#: What Textual sets on a terminal, undone (for an app stopped before it could do it).
+RESET_TERMINAL = (
+    b"\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?7h"
+    b"\x1b[<u\x1b[?1049l\x1b[?25h"
+)
+#: The door's commands (`ssh -t -p PORT NAME@HOST COMMAND`).
+COMMANDS = "practice [BOTS]"
+
+
+def parse_command(command: str | None) -> tuple[int | None, str | None]:
+    """(practice bots, None) for a command the door knows, or (None, a refusal)."""
+    if command is None or not command.strip():
+        return None, None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    if words and words[0] == "practice" and len(words) <= 2:
+        if len(words) == 1:
+            return 2, None
+        if words[1].isdigit() and 1 <= int(words[1]) <= 4:
+            return int(words[1]), None
+        return None, "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
+    return None, (
+        f"tonk: this server runs the tonk table, not commands: {command.strip()[:60]!r} is not "
+        f"one it knows (ssh with no command for the lobby, or {COMMANDS})"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalInfo:
+    """What the SSH client said about its terminal: `TERM`, its size, and its environment
+    as sent (OpenSSH sends LANG and LC_* where its config says SendEnv)."""
+
+    term: str
+    width: int
+    height: int
+    environ: Mapping[str, str]
+
+    @property
+    def charset(self) -> str:
+        """The terminal's character set: LC_ALL, LC_CTYPE or LANG's codeset (UTF-8 when
+        none is said, which is what nearly every terminal is)."""
+        for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+            value = self.environ.get(name, "")
+            if value:
+                if value in ("C", "POSIX"):
+                    return "ascii"
+                _, _, codeset = value.partition(".")
+                codeset = codeset.partition("@")[0]
+                if not codeset:
+                    return "utf-8"
+                try:
+                    return codecs.lookup(codeset).name
+                except LookupError:
+                    return "ascii"
+        return "utf-8"
+
+    @property
+    def utf8(self) -> bool:
+        return self.charset == "utf-8"
+
+    @property
+    def colour(self) -> bool:
+        return "NO_COLOR" not in self.environ and self.term not in ("dumb", "unknown")
+
+    def child_environ(self) -> dict[str, str]:
+        """The session app's environment: the terminal's TERM and what the client said of
+        its colours; a UTF-8 locale (the app's output is UTF-8: a terminal with another
+        character set gets cards in ASCII, and lines drawn as the terminal can)."""
+        environ = {
+            "TERM": self.term,
+            "LANG": "C.UTF-8",
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/"),
+            "PYTHONIOENCODING": "utf-8",
+        }
+        for name in ("COLORTERM", "NO_COLOR"):
+            if name in self.environ:
+                environ[name] = self.environ[name]
+        if not self.colour:
+            environ["NO_COLOR"] = "1"
+        return environ
+
+
+class DoorSession(asyncssh.SSHServerSession[bytes]):
+    """One player's session: tonk-client's App in a child process (tonk.server.door_child) on
+    a pseudo-terminal; the door copies the channel to the pty and back."""
+
+    def __init__(self, door_conn: DoorConnection, name: str) -> None:
+        self.door_conn = door_conn
+        self.door = door_conn.door
+        self.name = name
+        self.chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self.terminal: TerminalInfo | None = None
+        self.command: str | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.child: asyncio.subprocess.Process | None = None
+        self.master = -1  # the pty's master side, while the child runs
+        self.pending = bytearray()  # keys the child has not taken yet
+        self.paused = False  # the SSH client is behind: stop reading the pty
+        self.ended = False
+        self.gone = False  # the SSH client is gone
+        self.stopping = False  # the door ends the session (idle, shutdown)
+        self.farewell: str | None = None
+        self.last_input = asyncio.get_running_loop().time()
+        # The app speaks UTF-8; a terminal with another character set gets what it can show.
+        self.to_terminal: Any = None
+        self.from_terminal: Any = None
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self.chan = chan
+
+    def pty_requested(self, term_type: str, term_size: Any, term_modes: Any) -> bool:
+        width, height = term_size[0], term_size[1]
+        self.terminal = TerminalInfo(term_type or "xterm", width or 80, height or 24, {})
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self.command = command
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        log.info("ssh door: %s asked for subsystem %r: refused", self.name, subsystem[:40])
+        return False
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        assert self.chan is not None
+        bots, refusal = parse_command(self.command)
+        if refusal is not None:
+            self._say_and_exit(refusal, 1)
+            return
+        if self.terminal is None:
+            self._say_and_exit(
+                "tonk: the table needs a terminal: connect with ssh -t (or without a command)",
+                1,
+            )
+            return
+        environ = dict(self.chan.get_environment())
+        self.terminal = TerminalInfo(
+            self.terminal.term, self.terminal.width, self.terminal.height, environ
+        )
+        if not self.terminal.utf8:
+            charset = self.terminal.charset
+            utf8_in = codecs.getincrementaldecoder("utf-8")("replace").decode
+            theirs_in = codecs.getincrementaldecoder(charset)("replace").decode
+            self.to_terminal = lambda data: utf8_in(data).encode(charset, "replace")
+            self.from_terminal = lambda data: theirs_in(data).encode("utf-8")
+        self.start(bots)
+
+    def start(self, bots: int | None) -> None:
+        """Run the table app for this session (`bots`: straight to a practice table)."""
+        self.task = asyncio.create_task(self._run(bots), name=f"ssh-{self.name}")
+
+    async def _run(self, bots: int | None) -> None:
+        try:
+            status = await self._run_child(bots)
+        except Exception:
+            log.exception("ssh door: %s's table could not be opened", self.name)
+            self._finish("tonk: the table could not be opened; the server's log says why", 1)
+            return
+        self._finish(self.farewell, status)
+
+    def _held_seats(self) -> list[dict[str, Any]]:
+        """The seats this player holds at open tables, each with a new token."""
+        held = []
+        names = self.door.server.door_names
+        for saved in names.seats(self.name)[:MAX_SEATS]:
+            table = self.door.open_table(saved.table_id)
+            token = table.door_token(self.name) if table is not None else None
+            if token is None:
+                op = names.forget_seat(self.name, saved.table_id)
+                if op is not None:
+                    self.door.write([op])
+                continue
+            held.append({"table": saved.table_id, "token": token, "left": saved.left})
+        return held
+
+    async def _run_child(self, bots: int | None) -> int:
+        terminal = self.terminal
+        assert terminal is not None
+        server = self.door.server
+        _, writer = await server.open_door_link(self.name, self.door_conn.address)
+        link = os.dup(writer.get_extra_info("socket").fileno())
+        writer.transport.abort()  # our descriptor only: the child's copy keeps the link
+        seats_in, seats_out = os.pipe()
+        master, slave = pty.openpty()
+        try:
+            os.write(seats_out, json.dumps(self._held_seats()).encode())
+            os.close(seats_out)
+            seats_out = -1
+            _set_size(master, terminal.width, terminal.height)
+            os.set_blocking(master, False)
+            argv = [
+                sys.executable,
+                "-m",
+                "tonk.server.door_child",
+                "--link",
+                str(link),
+                "--seats",
+                str(seats_in),
+                "--name",
+                self.name,
+                "--server",
+                self._label(),
+            ]
+            if bots:
+                argv += ["--bots", str(bots)]
+            if not terminal.utf8:
+                argv.append("--ascii")
+            self.child = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                pass_fds=(link, seats_in),
+                # A process group of its own (no signal from the server's terminal reaches
+                # it) but the server's session: Linux shares CPU between sessions first
+                # (autogroups), so a session each would let 20 players' screens take 20/21
+                # of the CPU from the games, and the app's lower priority would count for
+                # nothing.
+                process_group=0,
+                env=terminal.child_environ(),
+            )
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            for fd in (slave, link, seats_in, seats_out):
+                if fd >= 0:
+                    os.close(fd)
+        self.master = master
+        loop = asyncio.get_running_loop()
+        if not self.paused:
+            loop.add_reader(master, self._from_child)
+        if self.stopping or self.gone:
+            self._stop_child()
+        try:
+            status = await self.child.wait()
+        finally:
+            self._from_child(final=True)
+            self._close_master()
+        return status
+
+    def _label(self) -> str:
+        conn = self.door_conn.conn
+        sock = conn.get_extra_info("sockname") if conn is not None else None
+        return str(sock[0]) if sock else self.door.config.host
+
+    # -- copying between the channel and the pty ---------------------------------------------
+
+    def _from_child(self, final: bool = False) -> None:
+        while self.master >= 0:
+            try:
+                data = os.read(self.master, 65536)
+            except BlockingIOError:
+                return
+            except OSError:  # EIO: the child and everything it started are gone
+                data = b""
+            if not data:
+                if self.master >= 0:
+                    asyncio.get_running_loop().remove_reader(self.master)
+                return
+            chan = self.chan
+            if chan is not None and not self.gone:
+                if self.to_terminal is not None:
+                    data = self.to_terminal(data)
+                with contextlib.suppress(OSError, asyncssh.Error):
+                    chan.write(data)
+            if not final:
+                return
+
+    def pause_writing(self) -> None:
+        # The SSH client is behind: leave the output in the pty, whose writer then waits.
+        self.paused = True
+        if self.master >= 0:
+            asyncio.get_running_loop().remove_reader(self.master)
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        if self.master >= 0:
+            asyncio.get_running_loop().add_reader(self.master, self._from_child)
+
+    def data_received(self, data: bytes, datatype: int | None) -> None:
+        self.last_input = asyncio.get_running_loop().time()
+        if self.master < 0:
+            return
+        if self.from_terminal is not None:
+            data = self.from_terminal(data)
+        if len(self.pending) + len(data) > MAX_PENDING_KEYS:
+            return  # the app is not reading its keys: these are dropped, as a stuck tty would
+        self.pending += data
+        self._to_child()
+
+    def _to_child(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.master < 0:
+            self.pending.clear()
+            return
+        try:
+            written = os.write(self.master, self.pending)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self.pending.clear()
+            written = 0
+        del self.pending[:written]
+        if self.pending:
+            loop.add_writer(self.master, self._to_child)
+        else:
+            loop.remove_writer(self.master)
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if self.master >= 0 and width and height:
+            _set_size(self.master, width, height)
+            child = self.child
+            if child is not None and child.returncode is None:
+                # Not the app's controlling terminal: the kernel does not tell it, we do.
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.pid, signal.SIGWINCH)
+
+    def _close_master(self) -> None:
+        if self.master >= 0:
+            loop = asyncio.get_running_loop()
+            loop.remove_reader(self.master)
+            loop.remove_writer(self.master)
+            os.close(self.master)
+            self.master = -1
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def eof_received(self) -> bool:
+        self.end(None, None)
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.end(None, None)
+        conn = self.door_conn.conn
+        if conn is not None:
+            conn.close()  # one session per connection: the connection is done too
+
+    def end(self, line: str | None, status: int | None) -> None:
+        """End the session from the door's side: `line` is said once the app is stopped.
+        `status` None: the SSH client is gone, nothing more is written."""
+        if self.ended:
+            return
+        if status is None:
+            self.gone = True
+        else:
+            self.stopping = True
+            self.farewell = line
+        if self.task is not None and not self.task.done():
+            self._stop_child()  # _run finishes the channel once the child is gone
+            return
+        self._finish(line, status)
+
+    def _stop_child(self) -> None:
+        child = self.child
+        if child is None or child.returncode is not None:
+            return  # not started yet: _run_child stops it as soon as it is
+        with contextlib.suppress(ProcessLookupError):
+            child.terminate()
+
+        def kill() -> None:
+            if child.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    child.kill()
+
+        asyncio.get_running_loop().call_later(KILL_AFTER, kill)
+
+    def _finish(self, line: str | None, status: int | None) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        self._close_master()
+        chan = self.chan
+        if chan is None:
+            return
+        with contextlib.suppress(OSError, asyncssh.Error):
+            if self.gone or status is None:
+                chan.close()
+                return
+            if self.stopping:
+                chan.write(RESET_TERMINAL)  # the app was stopped before it could do this
+            if line:
+                text = "\r\n".join(line.splitlines()) + "\r\n"
+                chan.write(
+                    text.encode(self.terminal.charset if self.terminal else "utf-8", "replace")
+                )
+            chan.exit(status if status >= 0 else 1)
+
+    def _say_and_exit(self, line: str, status: int) -> None:
+        assert self.chan is not None
+        self.ended = True
+        with contextlib.suppress(OSError, asyncssh.Error):
+            self.chan.write_stderr((line + "\r\n").encode("utf-8", "replace"))
+            self.chan.exit(status)
+
+
+def _set_size(master: int, width: int, height: int) -> None:
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))

@@ -1,0 +1,556 @@
+"""The SSH door with asyncssh as the client, against the server and door in this process:
+what the door refuses (no terminal, commands, forwarding, SFTP, passwords), its limits at
+their edges, who may be who (claimed names, authorized keys, the TCP side), and that nothing
+is left running when a connection drops."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pyte
+import pytest
+from tonk.server.app import Limits, ServerConfig, TonkServer
+from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
+from tonk.server.door_session import parse_command
+from tonk.shared import protocol as p
+
+from tests.netclient import NetClient
+
+
+class Banners(asyncssh.SSHClient):
+    """An asyncssh client that keeps the authentication banners it is shown."""
+
+    def __init__(self) -> None:
+        self.banners: list[str] = []
+
+    def auth_banner_received(self, msg: str, lang: str) -> None:
+        self.banners.append(msg.strip())
+
+
+@contextlib.asynccontextmanager
+async def running_door(
+    directory: Path, authorized_keys: Path | None = None, **limits: Any
+) -> AsyncIterator[tuple[TonkServer, SSHDoor]]:
+    config = ServerConfig(
+        host="127.0.0.1",
+        port=0,
+        db_path=directory / "door.sqlite3",
+        limits=replace(Limits(), **limits),
+        bot_pause=0.05,
+    )
+    server = TonkServer(config)
+    await server.start()
+    door = SSHDoor(server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys))
+    try:
+        await door.start()
+        yield server, door
+    finally:
+        await door.close()
+        await server.close()
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def connect(
+    door: SSHDoor, name: str, key: asyncssh.SSHKey | None, **options: Any
+) -> tuple[asyncssh.SSHClientConnection, Banners]:
+    options.setdefault("client_keys", [key] if key is not None else None)
+    conn, client = await asyncssh.create_connection(
+        Banners,
+        "127.0.0.1",
+        door.port,
+        username=name,
+        known_hosts=None,
+        agent_path=None,
+        config=None,
+        **options,
+    )
+    assert isinstance(client, Banners)
+    return conn, client
+
+
+async def screen_of(
+    process: asyncssh.SSHClientProcess[bytes], pattern: str, timeout: float = 20
+) -> pyte.Screen:
+    """Read the session's output into a screen until it shows `pattern`."""
+    screen = pyte.Screen(100, 30)
+    stream = pyte.ByteStream(screen)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while pattern not in "\n".join(screen.display):
+        left = end - loop.time()
+        if left <= 0:
+            raise AssertionError(f"never saw {pattern!r}:\n" + "\n".join(screen.display))
+        try:
+            data = await asyncio.wait_for(process.stdout.read(65536), left)
+        except TimeoutError:
+            continue
+        if not data:
+            raise AssertionError(f"the session ended before {pattern!r}")
+        stream.feed(data)
+    return screen
+
+
+async def test_the_first_key_claims_a_name_and_a_pty_session_shows_the_lobby(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        key = new_key()
+        conn, _ = await connect(door, "ann", key)
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm-256color", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "playing as ann")
+            claim = server.door_names.owner("ANN")
+            assert claim is not None and claim.name == "ann"
+            assert claim.fingerprint == key.get_fingerprint("sha256")
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait_closed(), 10)
+            assert process.exit_status == 0
+
+
+async def test_a_session_without_a_terminal_is_told_to_use_ssh_t_and_closed(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            result = await asyncio.wait_for(conn.run(), 10)
+    assert result.exit_status == 1
+    assert result.stdout == ""
+    assert (
+        result.stderr
+        == "tonk: the table needs a terminal: connect with ssh -t (or without a command)\r\n"
+    )
+
+
+async def test_a_command_is_refused_with_one_line_even_with_a_terminal(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            result = await asyncio.wait_for(conn.run("cat /etc/passwd", term_type="xterm"), 10)
+    assert result.exit_status == 1
+    assert "root:" not in str(result.stdout)
+    said = str(result.stdout) + str(result.stderr)
+    assert said.strip().splitlines() == [
+        "tonk: this server runs the tonk table, not commands: 'cat /etc/passwd' is not one it "
+        "knows (ssh with no command for the lobby, or practice [BOTS])"
+    ]
+
+
+def test_the_door_knows_only_practice_and_its_bots() -> None:
+    assert parse_command(None) == (None, None)
+    assert parse_command("practice") == (2, None)
+    assert parse_command("practice 4") == (4, None)
+    assert parse_command("practice 5")[1] == "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
+    assert parse_command("bash")[0] is None
+    assert parse_command("practice; bash")[0] is None
+
+
+async def test_port_forwards_both_ways_are_refused(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", server.port)
+            with pytest.raises(asyncssh.ChannelListenError):
+                await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", server.port)
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_unix_connection(asyncssh.SSHUNIXSession, "/tmp/anything")
+        # None of them reached the game server.
+        assert not server.connections
+
+
+async def test_sftp_and_x11_forwarding_are_refused(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        async with conn:
+            with pytest.raises((asyncssh.ChannelOpenError, asyncssh.SFTPError)):
+                await asyncio.wait_for(conn.start_sftp_client(), 10)
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_session(
+                    asyncssh.SSHClientSession, "practice", x11_forwarding=True, term_type="xterm"
+                )
+        assert not door.connections or all(c.session is None for c in door.connections)
+
+
+async def test_a_password_is_never_accepted(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "ann", None, password="hunter2", preferred_auth="password")
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(
+                door, "ann", None, password="hunter2", preferred_auth="keyboard-interactive"
+            )
+        assert server.door_names.owner("ann") is None
+
+
+async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ann", new_key())
+        conn.close()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "Ann", new_key())
+        # The line, as an asyncssh client sees it.
+        client = Banners()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: client,
+                "127.0.0.1",
+                door.port,
+                username="ann",
+                client_keys=[new_key()],
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert client.banners == [
+            "tonk: the name ann belongs to another key on this server: use your own name "
+            "(ssh -p PORT NAME@HOST)"
+        ]
+
+
+async def test_a_name_claimed_over_ssh_is_refused_to_a_tcp_hello(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "ann", new_key())
+        conn.close()
+        for name in ("ann", "ANN"):
+            client = await NetClient.connect(server.port)
+            try:
+                await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": name})
+                reply = await client.recv()
+            finally:
+                await client.close()
+            assert reply["type"] == p.ERROR and reply["code"] == p.BAD_NAME and reply["fatal"]
+            assert "SSH door" in reply["message"]
+        client = await NetClient.connect(server.port)
+        try:
+            await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": "bob"})
+            assert (await client.recv())["type"] == p.WELCOME
+        finally:
+            await client.close()
+
+
+async def test_a_name_in_use_over_tcp_cannot_be_claimed_by_a_key(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        client = await NetClient.connect(server.port)
+        try:
+            await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": "cal"})
+            assert (await client.recv())["type"] == p.WELCOME
+            with pytest.raises(asyncssh.PermissionDenied):
+                await connect(door, "cal", new_key())
+            assert server.door_names.owner("cal") is None
+        finally:
+            await client.close()
+
+
+async def test_names_and_the_host_key_outlive_a_restart(tmp_path: Path) -> None:
+    ann = new_key()
+    async with running_door(tmp_path) as (_, door):
+        first = door.fingerprint
+        conn, _ = await connect(door, "ann", ann)
+        conn.close()
+    assert default_host_key_path(tmp_path / "door.sqlite3").exists()
+    async with running_door(tmp_path) as (server, door):
+        assert door.fingerprint == first
+        assert server.door_names.owner("ann") is not None
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "ann", new_key())
+        conn, _ = await connect(door, "ann", ann)
+        conn.close()
+
+
+async def test_an_authorized_keys_file_admits_only_its_keys(tmp_path: Path) -> None:
+    listed, other = new_key(), new_key()
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(listed.export_public_key("openssh"))
+    async with running_door(tmp_path, authorized_keys=keys) as (server, door):
+        client = Banners()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: client,
+                "127.0.0.1",
+                door.port,
+                username="dee",
+                client_keys=[other],
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert client.banners == ["tonk: this server admits only the keys its host has listed"]
+        assert server.door_names.owner("dee") is None
+        conn, _ = await connect(door, "dee", listed)
+        conn.close()
+        assert server.door_names.owner("dee") is not None
+
+
+async def test_sessions_per_address_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_per_address=2) as (_, door):
+        key = new_key()
+        first, _ = await connect(door, "eve", key)
+        second, _ = await connect(door, "eve", key)
+        with pytest.raises(asyncssh.DisconnectError, match="too many SSH sessions from your"):
+            await connect(door, "eve", key)
+        first.close()
+        await first.wait_closed()
+        for _ in range(200):  # until the server has seen it go
+            if door.per_address.get("127.0.0.1") == 1:
+                break
+            await asyncio.sleep(0.025)
+        third, _ = await connect(door, "eve", key)  # a freed place is taken again
+        second.close()
+        third.close()
+
+
+async def test_sessions_in_all_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_sessions=2) as (_, door):
+        first, _ = await connect(door, "fay", new_key())
+        second, _ = await connect(door, "gus", new_key())
+        with pytest.raises(asyncssh.DisconnectError, match="as many SSH sessions as it allows"):
+            await connect(door, "hal", new_key())
+        first.close()
+        second.close()
+
+
+async def test_refused_keys_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_auth_attempts=3) as (_, door):
+        ivy = new_key()
+        conn, _ = await connect(door, "ivy", ivy)
+        conn.close()
+        # Two wrong keys, then the right one: let in.
+        conn, _ = await connect(door, "ivy", None, client_keys=[new_key(), new_key(), ivy])
+        conn.close()
+        # Three wrong keys: cut off before the right one is tried.
+        with pytest.raises(asyncssh.DisconnectError, match="too many keys refused"):
+            await connect(door, "ivy", None, client_keys=[new_key(), new_key(), new_key(), ivy])
+
+
+async def test_an_idle_session_is_closed_with_a_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_idle_timeout=4.0) as (server, door):
+        conn, _ = await connect(door, "jo", new_key())
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "playing as jo")
+            output = await asyncio.wait_for(process.stdout.read(), 15)
+            await process.wait_closed()
+        assert b"tonk: no key pressed for" in output
+        await _nothing_left(server, door)
+
+
+async def _nothing_left(server: TonkServer, door: SSHDoor) -> None:
+    for _ in range(100):
+        tasks = [
+            t
+            for t in asyncio.all_tasks()
+            if t.get_name().startswith(("ssh-", "door-link-")) and t.get_name() != "ssh-idle"
+        ]
+        if not door.connections and not server.connections and not tasks:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(
+        f"left running: {door.connections}, {server.connections}, "
+        f"{[t.get_name() for t in asyncio.all_tasks()]}"
+    )
+
+
+async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "kit", new_key())
+        process = await conn.create_process(
+            "practice", term_type="xterm", term_size=(100, 30), encoding=None
+        )
+        await screen_of(process, "kit's practice")
+        assert len(server.connections) == 1
+        (door_conn,) = door.connections
+        assert door_conn.session is not None and door_conn.session.child is not None
+        child = door_conn.session.child.pid
+        conn.abort()  # the network goes, no goodbye
+        await _nothing_left(server, door)
+        with pytest.raises(ProcessLookupError):  # the session's app is gone, and reaped
+            os.kill(child, 0)
+        (table,) = server.tables.values()
+        assert [s.name for s in table.seats if s.kind == "human"] == ["kit"]
+        assert server.door_names.seats("kit")[0].table_id == table.id
+
+
+async def test_a_name_that_cannot_be_one_is_refused_with_a_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (server, door):
+        for bad in ("x" * 25, "  "):
+            client = Banners()
+            with pytest.raises(asyncssh.PermissionDenied):
+                await asyncssh.create_connection(
+                    lambda client=client: client,
+                    "127.0.0.1",
+                    door.port,
+                    username=bad,
+                    client_keys=[new_key()],
+                    known_hosts=None,
+                    agent_path=None,
+                    config=None,
+                )
+            assert len(client.banners) == 1
+            assert (
+                "cannot be a name here: a name is printable text of 1 to 24" in (client.banners[0])
+            )
+        assert len(server.door_names) == 0
+
+
+async def test_the_host_key_is_private_to_the_server_and_its_fingerprint_is_printed(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (_, door):
+        path = default_host_key_path(tmp_path / "door.sqlite3")
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert asyncssh.read_private_key(str(path)).get_fingerprint("sha256") == door.fingerprint
+        seen = await asyncssh.get_server_host_key("127.0.0.1", door.port)
+        assert seen is not None and seen.get_fingerprint("sha256") == door.fingerprint
+
+
+def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tonk.server import cli
+
+    bad = tmp_path / "hostkey"
+    bad.write_text("not a key\n")
+    code = cli.main(
+        [
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "t.db"),
+            "--ssh-port",
+            "0",
+            "--ssh-host-key",
+            str(bad),
+        ]
+    )
+    assert code == 1
+    assert f"cannot read the SSH host key {bad}" in capsys.readouterr().err
+
+
+def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
+    from tonk.server.door_session import TerminalInfo
+
+    def charset(**environ: str) -> str:
+        return TerminalInfo("xterm", 80, 24, environ).charset
+
+    assert charset() == "utf-8"
+    assert charset(LANG="en_GB.UTF-8") == "utf-8"
+    assert charset(LANG="de_DE.ISO-8859-1") == "iso8859-1"
+    assert charset(LANG="en_GB.UTF-8", LC_ALL="C") == "ascii"
+    assert charset(LC_CTYPE="fr_FR@euro", LANG="C") == "utf-8"
+    assert not TerminalInfo("dumb", 80, 24, {}).colour
+    assert not TerminalInfo("xterm", 80, 24, {"NO_COLOR": "1"}).colour
+    assert TerminalInfo("xterm", 80, 24, {}).child_environ()["TERM"] == "xterm"
+
+
+async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        key = new_key()
+        conn, _ = await connect(door, "lou", key)
+        async with conn:
+            process = await conn.create_process(
+                "practice", term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "lou's practice")
+            process.stdin.write(b"q")  # leave the table (a hand is on: asked first)
+            await asyncio.sleep(0.5)
+            process.stdin.write(b"y")
+            await screen_of(process, "playing as lou")
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait_closed(), 10)
+        (table,) = server.tables.values()
+        assert [s.left for s in server.door_names.seats("lou")] == [True]
+        conn, _ = await connect(door, "lou", key)
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            # Left on purpose: the lobby first, not the table.
+            await screen_of(process, "playing as lou")
+            process.stdin.write(b"\r")  # sit at the (only) table: the seat is lou's again
+            await screen_of(process, "lou's practice")
+            for _ in range(100):
+                if server.door_names.seats("lou")[0].left is False:
+                    break
+                await asyncio.sleep(0.05)
+            assert [s.left for s in server.door_names.seats("lou")] == [False]
+            lou = next(s for s in table.seats if s.name == "lou")
+            assert lou.conn is not None and lou.conn.door_name == "lou"
+
+
+async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "max", new_key())
+        async with conn:
+            process = await conn.create_process(
+                "practice",
+                term_type="xterm",
+                term_size=(100, 30),
+                encoding=None,
+                env={"LANG": "de_DE.ISO-8859-1"},
+            )
+            received = b""
+            while b"Your turn" not in received and b"to play" not in received:
+                data = await asyncio.wait_for(process.stdout.read(65536), 30)
+                assert data, "the session ended"
+                received += data
+            process.stdin.write(b"\x03")
+        # Latin-1 all through: no UTF-8 sequence (box lines, suit symbols) reached it, and
+        # the cards are written in ASCII (the app was started with --ascii).
+        assert b"\xe2" not in received
+        received.decode("iso8859-1")
+        assert re.search(rb"\b(10|[2-9AKQJ])[SHDC]\b", received)
+
+
+async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_login_timeout=1.0) as (_, door):
+        reader, writer = await asyncio.open_connection("127.0.0.1", door.port)
+        try:
+            # The server's version line and key exchange, then nothing: closed by the
+            # server (without the limit, the read would wait for ever and time out).
+            while await asyncio.wait_for(reader.read(65536), 10):
+                pass
+            assert not door.connections
+        finally:
+            writer.close()
+
+
+async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "ned", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as ned")
+        (door_conn,) = door.connections
+        assert door_conn.session is not None and door_conn.session.child is not None
+        child = door_conn.session.child.pid
+        closing = asyncio.create_task(door.close())
+        output = await asyncio.wait_for(process.stdout.read(), 15)
+        await asyncio.wait_for(process.wait_closed(), 15)
+        await closing
+        conn.close()
+    # The terminal is given back as it was (alternate screen left, cursor shown), then told.
+    assert output.endswith(b"\x1b[?1049l\x1b[?25htonk: the server is shutting down\r\n")
+    assert process.exit_status == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)

@@ -1,0 +1,104 @@
+"""The SSH door with OpenSSH's own client on a pseudo-terminal, against `tonk-server
+--ssh-port 0` on loopback: what a player with only `ssh` sees and does."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.sshkit import DoorServer, SSHTerminal, make_key, require_tool
+
+
+@pytest.fixture
+def door(tmp_path: Path) -> Iterator[DoorServer]:
+    require_tool("ssh", "openssh-client")
+    server = DoorServer(tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    key = make_key(tmp_path, "ann_key")
+    term = SSHTerminal(door.port, key, "ann")
+    try:
+        term.wait_for(r"tonk · lobby · 127\.0\.0\.1 · playing as ann")
+        term.wait_for(r"No tables yet")
+        term.press(b"q")
+        assert term.wait_exit() == 0
+    finally:
+        term.kill()
+    # The host key ssh was shown is the one tonk-server printed.
+    known = subprocess.run(
+        ["ssh-keygen", "-l", "-f", str(tmp_path / "known_hosts")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert door.fingerprint in known
+    assert "claimed by key" in door.server_log()
+
+
+def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    ann = make_key(tmp_path, "ann_key")
+    mallory = make_key(tmp_path, "mallory_key")
+    first = SSHTerminal(door.port, ann, "ann")
+    try:
+        first.wait_for(r"playing as ann")
+        first.press(b"q")
+        assert first.wait_exit() == 0
+    finally:
+        first.kill()
+    second = SSHTerminal(door.port, mallory, "Ann")  # a name is claimed in any case
+    try:
+        assert second.wait_exit() == 255
+        said = second.output.decode("utf-8", "replace")
+    finally:
+        second.kill()
+    refusals = [line for line in said.splitlines() if line.startswith("tonk:")]
+    assert refusals == [
+        "tonk: the name ann belongs to another key on this server: use your own name "
+        "(ssh -p PORT NAME@HOST)"
+    ]
+    assert "playing as" not in said
+
+
+def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    key = make_key(tmp_path, "bea_key")
+    term = SSHTerminal(door.port, key, "bea", "practice", cols=100, rows=30)
+    try:
+        term.wait_for(r"Your turn: d draw", timeout=60)
+        term.press(b"d")
+        term.wait_for(r"Your turn: x discard")
+        assert "bea" in term.text()
+        # The table follows the terminal's size: its key bar moves to the new last line.
+        assert "Leave" in term.screen.display[29]
+        term.resize(120, 40)
+        term.pump(1.0)
+        term.wait_for(r"Your turn: x discard")
+        for _ in range(50):
+            if "Leave" in term.screen.display[39]:
+                break
+            term.pump(0.1)
+        assert "Leave" in term.screen.display[39], term.text()
+    finally:
+        term.kill()  # the connection drops mid-hand, in the middle of bea's turn
+    back = SSHTerminal(door.port, key, "bea", cols=100, rows=30)
+    try:
+        # Straight back to the seat, the card drawn still to discard: no lobby on the way.
+        back.wait_for(r"Your turn: x discard", timeout=30)
+        assert "lobby" not in back.text()
+        back.press(b"x")
+        back.wait_for(r"bea discards|to play", timeout=15)
+    finally:
+        back.kill()
