@@ -8,12 +8,21 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, work
-from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widget import Widget
 from tonk.shared import protocol as p
 
 from .connection import Connection, Opener, TableRequest
-from .dialogs import EndOfHandModal, StandingsScreen
+from .dialogs import (
+    ConfirmModal,
+    CreateTableScreen,
+    EndOfHandModal,
+    HelpScreen,
+    HitChooser,
+    StandingsScreen,
+)
+from .keys import KeyedApp
 from .messages import (
     Connected,
     ConnectFailed,
@@ -69,7 +78,7 @@ class ClientConfig:
         return self.host is None
 
 
-class TonkApp(App[None]):
+class TonkApp(KeyedApp):
     """Tonk at a terminal."""
 
     CSS_PATH = "tonk.tcss"
@@ -77,6 +86,15 @@ class TonkApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    PASS_THROUGH: ClassVar[tuple[type[Screen[Any]], ...]] = (EndOfHandModal, HelpScreen)
+    LATE_KEY = "The hand was over before {key}: not used."
+    KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = (
+        (ConfirmModal, "y answers yes, n or escape no"),
+        (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
+        (StandingsScreen, "enter goes back, q quits"),
+        (ConnectingScreen, "q quits"),
+    )
+    FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
 
     def __init__(self, config: ClientConfig) -> None:
         super().__init__()
@@ -111,6 +129,10 @@ class TonkApp(App[None]):
         width, height = event.size
         self.set_class(width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT, "-too-small")
         self.table_screen.refresh_keys()
+
+    def key_route(self) -> Widget:
+        """The table posts the moves the keys ask for (see KeyedApp.on_key_done)."""
+        return self.table_screen if self.table_screen.is_running else self.screen
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def run_connection(self) -> None:
@@ -165,6 +187,7 @@ class TonkApp(App[None]):
             self.notify("Connected again.", title="Connection")
 
     def on_link_lost(self, message: LinkLost) -> None:
+        self.move_answered()
         note = f"Connection lost: reconnecting (attempt {message.attempt})"
         self.table_screen.set_link_note(note)
         if message.attempt == 1 or message.attempt % 10 == 0:
@@ -182,12 +205,25 @@ class TonkApp(App[None]):
             self.switch_mode("lobby")
 
     def on_table_changed(self, message: TableChanged) -> None:
-        self.last_table_state = message.state
+        self.last_table_state = state = message.state
+        # A move that ended the hand is answered by the end-of-hand window (the hand_end
+        # that follows): the keys after it find the window up (see KeyedApp._next_key).
+        if state.view is None or state.view.settlement is None:
+            self.table_moved(progress(state))
+        # The end-of-hand window gets out of the way when the next hand is dealt.
+        top = self.screen
+        if (
+            isinstance(top, EndOfHandModal)
+            and message.state.hand_in_play
+            and message.state.hand_number > top.hand_number
+        ):
+            top.dismiss(None)
         self.table_screen.show(message.state)
         if self.current_mode != "table":
             self.switch_mode("table")
 
     def on_left_table(self, message: LeftTable) -> None:
+        self.move_answered()
         if message.reason:
             self.notify(message.reason, severity="warning")
         if self.config.practice:
@@ -209,11 +245,13 @@ class TonkApp(App[None]):
             self.card_style,
             message.balances,
         )
+        modal.keys_before = self.keys_arrived
         if self.current_mode == "table":
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
             self.push_screen(modal, lambda _: self._show_standings())
+        self.move_answered()
 
     def on_session_ended(self, message: SessionEnded) -> None:
         self._standings = message
@@ -238,6 +276,7 @@ class TonkApp(App[None]):
         )
 
     def on_server_refused(self, message: ServerRefused) -> None:
+        self.move_answered()
         title = "Not allowed" if message.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(message.message, title=title, severity="warning")
 
@@ -255,8 +294,15 @@ class TonkApp(App[None]):
             connection.leave()
         elif kind == p.SIT:
             connection.sit(int(request["table"]))
-        else:
-            connection.send(request)
+        elif connection.send(request) and kind in p.ACTION_TYPES:
+            # The keys after a move wait for its answer (see KeyedApp).
+            state = self.last_table_state
+            self.move_sent(progress(state) if state is not None else (0, 0))
+
+
+def progress(state: TableState) -> tuple[int, int]:
+    """How far the table has got: the hand, and the events of it seen."""
+    return state.hand_number, state.view.event_count if state.view is not None else 0
 
 
 def practice_request(config: ClientConfig) -> TableRequest:

@@ -11,7 +11,7 @@ import itertools
 import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rich.text import Text
@@ -366,9 +366,7 @@ class Connection:
             return
         if self.tokens is not None and not self._resumed_from_disk:
             self._resumed_from_disk = True
-            seats = [
-                s for s in self.tokens.seats(self.address) if s.name == self.name and not s.left
-            ]
+            seats = [s for s in self.tokens.seats(self.address, self.name) if not s.left]
             if seats:
                 record = seats[0]
                 self.token = record.token
@@ -389,14 +387,14 @@ class Connection:
         """Back to the lobby. During a session the server keeps the seat (and plays it), so
         the token is kept, marked as left: sitting at that table again resumes the seat."""
         if self.table is not None and self.tokens is not None:
-            self.tokens.mark_left(self.address, self.table.table_id)
+            self.tokens.mark_left(self.address, self.table.table_id, self.name)
         return self.send({"type": p.LEAVE})
 
     def sit(self, table_id: int) -> bool:
         """Take a seat at a table, or take back the one we hold there."""
         if self.tokens is not None:
-            for record in self.tokens.seats(self.address):
-                if record.table == table_id and record.name == self.name:
+            for record in self.tokens.seats(self.address, self.name):
+                if record.table == table_id:
                     self.token = record.token
                     return self.send({"type": p.RESUME, "table": table_id, "token": record.token})
         return self.send({"type": p.SIT, "table": table_id})
@@ -440,11 +438,11 @@ class Connection:
             # The seat we remembered is gone (the table closed, or the token is old).
             table = self.table
             if table is not None and self.tokens is not None:
-                self.tokens.forget(self.address, table.table_id)
+                self.tokens.forget(self.address, table.table_id, self.name)
             elif self.tokens is not None:
-                for record in self.tokens.seats(self.address):
+                for record in self.tokens.seats(self.address, self.name):
                     if record.token == self.token:
-                        self.tokens.forget(self.address, record.table)
+                        self.tokens.forget(self.address, record.table, self.name)
             self.table = None
             self.token = None
             self.joining = False
@@ -461,6 +459,12 @@ class Connection:
             self._post_lobby()
         if request == p.CREATE_TABLE:
             self._pending_bots = None
+        if request == p.SIT and code == p.ALREADY_STARTED:
+            # A seat we hold there would have been taken back with its token (see `sit`).
+            text = (
+                f"That table's game has started: w watches it. You, {self.name}, hold no "
+                "seat there from this computer account to take back."
+            )
         if self.table is not None:
             self._add_log(Text(f"Not allowed: {text}", style="bold red"))
             self._publish()
@@ -495,7 +499,14 @@ class Connection:
         self._post_lobby()
 
     def _post_lobby(self) -> None:
-        self.tables = tuple(info for _, info in sorted(self._lobby.items()))
+        held = (
+            {record.table for record in self.tokens.seats(self.address, self.name)}
+            if self.tokens is not None
+            else set()
+        )
+        self.tables = tuple(
+            replace(info, mine=info.number in held) for _, info in sorted(self._lobby.items())
+        )
         self.post(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
     def _on_seated(self, message: dict[str, Any]) -> None:
@@ -674,7 +685,7 @@ class Connection:
         unit = str(table.info.get("unit", ""))
         self._add_log(Text("The session is over.", style="bold"))
         if self.tokens is not None:
-            self.tokens.forget(self.address, table.table_id)
+            self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
         self.post(SessionEnded(str(table.info.get("name", "")), message["hands"], standings, unit))
 

@@ -198,6 +198,12 @@ class HitChooser(ModalScreen[int | None]):
             self.dismiss(self.spreads[index].id)
         elif index < 0:
             self.dismiss(None)
+        else:
+            spreads = len(self.spreads)
+            self.notify(
+                f"There is no spread {index + 1}: the table has {spreads} "
+                f"spread{'s' if spreads != 1 else ''}."
+            )
 
 
 class EndOfHandModal(ModalScreen[None]):
@@ -221,6 +227,7 @@ class EndOfHandModal(ModalScreen[None]):
         self.unit = unit
         self.card_style = style
         self.balances = list(balances)
+        self.keys_before = 0  # how many keys had arrived when it was shown (the App says)
 
     def compose(self) -> ComposeResult:
         s = self.settlement
@@ -267,7 +274,9 @@ class EndOfHandModal(ModalScreen[None]):
             yield Static(Text(ending_line(s, self.names), style="bold"), id="ending")
             yield Static(table, id="revealed")
             yield Static(Text(payments), id="payments")
-            yield Label("enter: continue (the next hand is dealt meanwhile)", classes="hint")
+            yield Label(
+                "enter: back to the table (it closes by itself at the next deal)", classes="hint"
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -74,12 +74,13 @@ LOBBY_COLUMNS = (
 
 def lobby_row(info: TableInfo) -> tuple[str, ...]:
     """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
+    state = info.state or ("playing" if info.playing else "waiting")
     return (
         info.name,
         info.rules,
         amount_text(info.stake, info.unit),
         f"{info.seats_taken}/{info.seats}",
-        info.state or ("playing" if info.playing else "waiting"),
+        f"{state}, your seat" if info.mine else state,
         str(info.spectators),
         ", ".join(info.players),
     )

@@ -26,6 +26,7 @@ class TableInfo:
     spectators: int
     players: tuple[str, ...] = ()
     state: str = ""
+    mine: bool = False  # we hold a seat there (enter takes it back)
 
     @property
     def number(self) -> int:

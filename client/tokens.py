@@ -1,5 +1,6 @@
-"""Seat tokens kept on disk, per server and table, so a client started again (after an SSH
-session died, say) takes its seat back. One small JSON file in the user's state directory."""
+"""Seat tokens kept on disk, per server, player and table, so a client started again (after an
+SSH session died, say) takes its seat back, and friends who share one computer account each
+keep their own. One small JSON file in the user's state directory."""
 
 from __future__ import annotations
 
@@ -7,11 +8,17 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_state_dir
+
+try:
+    import fcntl
+except ImportError:  # not on this platform: two clients writing at once may lose an entry
+    fcntl = None  # type: ignore[assignment]
 
 
 def default_state_dir() -> Path:
@@ -30,23 +37,55 @@ class SeatRecord:
 
 
 class SeatTokens:
-    """The tokens file, read and written whole (it holds a handful of entries)."""
+    """The tokens file, read and written whole (it holds a handful of entries), under a lock
+    so that two clients of one account writing at once both keep their entry.
+
+    `{"version": 2, "servers": {"host:port": {"player": {"table": {"token", "order",
+    "left"}}}}}`. A file written before tokens were kept per player (`{"host:port":
+    {"table": {"token", "name", "order", "left"}}}`) is read as well, and rewritten in the
+    new layout at the next change."""
 
     FILE = "seats.json"
+    LOCK = "seats.lock"
+    VERSION = 2
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or default_state_dir()
         self.path = self.directory / self.FILE
 
-    def _read(self) -> dict[str, dict[str, Any]]:
+    # -- the file ---------------------------------------------------------------------------
+
+    def _read(self) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+        """server -> player -> table -> entry, whatever the layout on disk."""
         try:
             data = json.loads(self.path.read_text("utf-8"))
         except (OSError, ValueError):
             return {}
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        servers: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+        stored = data.get("servers") if data.get("version") == self.VERSION else None
+        for server, players in (stored if isinstance(stored, dict) else {}).items():
+            if not isinstance(players, dict):
+                continue
+            for player, tables in players.items():
+                if isinstance(tables, dict):
+                    for table, entry in tables.items():
+                        if isinstance(entry, dict):
+                            servers.setdefault(server, {}).setdefault(player, {})[table] = entry
+        # The old layout (also what an older client adds beside the new one).
+        for server, tables in data.items():
+            if server in ("version", "servers") or not isinstance(tables, dict):
+                continue
+            for table, entry in tables.items():
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                    player = servers.setdefault(server, {}).setdefault(entry["name"], {})
+                    player.setdefault(table, {k: v for k, v in entry.items() if k != "name"})
+        return servers
 
-    def _write(self, data: dict[str, dict[str, Any]]) -> None:
+    def _write(self, servers: dict[str, dict[str, dict[str, dict[str, Any]]]]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
+        data = {"version": self.VERSION, "servers": servers}
         # Written to a private temporary file and renamed: a token is a secret, and a crash
         # mid-write must not lose the others.
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".seats-")
@@ -59,49 +98,79 @@ class SeatTokens:
                 os.unlink(tmp)
             raise
 
-    def seats(self, server: str) -> list[SeatRecord]:
-        """The seats we hold on `server` ("host:port"), most recently taken first."""
-        entries = self._read().get(server, {})
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[dict[str, dict[str, dict[str, dict[str, Any]]]]]:
+        """The file's entries to change, written back when the block ends; no other client
+        of this account reads or writes them meanwhile. A file that cannot be written is
+        left as it was (the seat is still held on the server)."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            lock = open(self.directory / self.LOCK, "a")  # noqa: SIM115
+        except OSError:
+            lock = None
+        try:
+            if lock is not None and fcntl is not None:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            servers = self._read()
+            yield servers
+            with contextlib.suppress(OSError):
+                self._write(servers)
+        finally:
+            if lock is not None:
+                lock.close()  # and the lock with it
+
+    # -- seats --------------------------------------------------------------------------------
+
+    def seats(self, server: str, name: str | None = None) -> list[SeatRecord]:
+        """The seats held on `server` ("host:port") by player `name` (by anyone on this
+        account when None), most recently taken first."""
+        players = self._read().get(server, {})
         records = []
-        for table, entry in entries.items():
-            try:
-                record = SeatRecord(
-                    int(table), str(entry["token"]), str(entry["name"]), bool(entry.get("left"))
-                )
-                records.append((entry.get("order", 0), record))
-            except (KeyError, TypeError, ValueError, AttributeError):
+        for player, tables in players.items():
+            if name is not None and player != name:
                 continue
+            for table, entry in tables.items():
+                try:
+                    record = SeatRecord(
+                        int(table), str(entry["token"]), player, bool(entry.get("left"))
+                    )
+                    records.append((int(entry.get("order", 0)), record))
+                except (KeyError, TypeError, ValueError, AttributeError):
+                    continue
         return [record for _, record in sorted(records, key=lambda r: -r[0])]
 
     def remember(self, server: str, record: SeatRecord) -> None:
-        data = self._read()
-        entries = data.setdefault(server, {})
-        order = 1 + max((e.get("order", 0) for e in entries.values()), default=0)
-        entries[str(record.table)] = {
-            "token": record.token,
-            "name": record.name,
-            "order": order,
-            "left": record.left,
-        }
-        with contextlib.suppress(OSError):
-            self._write(data)
+        with self._changing() as servers:
+            players = servers.setdefault(server, {})
+            order = 1 + max(
+                (
+                    int(entry.get("order", 0))
+                    for tables in players.values()
+                    for entry in tables.values()
+                    if isinstance(entry.get("order", 0), int)
+                ),
+                default=0,
+            )
+            players.setdefault(record.name, {})[str(record.table)] = {
+                "token": record.token,
+                "order": order,
+                "left": record.left,
+            }
 
-    def mark_left(self, server: str, table: int) -> None:
-        """We left the table; the seat is still ours (played for us) if we sit there again."""
-        data = self._read()
-        entry = data.get(server, {}).get(str(table))
-        if entry is None:
-            return
-        entry["left"] = True
-        with contextlib.suppress(OSError):
-            self._write(data)
+    def mark_left(self, server: str, table: int, name: str) -> None:
+        """`name` left the table; the seat is still theirs (played for them) if they sit
+        there again."""
+        with self._changing() as servers:
+            entry = servers.get(server, {}).get(name, {}).get(str(table))
+            if entry is not None:
+                entry["left"] = True
 
-    def forget(self, server: str, table: int) -> None:
-        data = self._read()
-        entries = data.get(server, {})
-        if entries.pop(str(table), None) is None:
-            return
-        if not entries:
-            data.pop(server, None)
-        with contextlib.suppress(OSError):
-            self._write(data)
+    def forget(self, server: str, table: int, name: str) -> None:
+        with self._changing() as servers:
+            players = servers.get(server, {})
+            tables = players.get(name, {})
+            tables.pop(str(table), None)
+            if not tables:
+                players.pop(name, None)
+            if not players:
+                servers.pop(server, None)

@@ -106,7 +106,7 @@ class ServerConfig:
     """Everything `tonk-server` can be told. Defaults are a LAN server's."""
 
     host: str = "0.0.0.0"
-    port: int = 7777  # 0: any free port (see TonkServer.port)
+    port: int = 7777  # 0: where this database's server listened last, or any free port
     db_path: Path = field(default_factory=default_db_path)
     default_rules: HouseRules = PRESETS["classic"]
     dev: bool = False  # allow fixed seeds and deck orders (never on a real server)
@@ -147,6 +147,7 @@ class TonkServer:
         self._clock: asyncio.Task[None] | None = None
         self.stalls = 0
         self.lost = 0.0  # seconds lost to stalls in all
+        self._remembered_port: int | None = None  # the port kept in the database, if any
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -181,12 +182,36 @@ class TonkServer:
             table.begin()
         if saved:
             log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
-        self._server = await asyncio.start_server(
-            self._on_connect, self.config.host, self.config.port
-        )
+        self._server = await self._listen()
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port
+        if self.port != self._remembered_port:
+            try:
+                await self.store.write([st.put_setting("port", str(self.port))])
+            except st.StoreError as exc:
+                log.warning("could not keep the port in the database: %s", exc)
         self._housekeeper = asyncio.create_task(self._housekeep(), name="housekeeping")
+
+    async def _listen(self) -> asyncio.Server:
+        """Listen on the configured port; with port 0, on the port this database's server
+        listened on last (where its players' clients look for it after a restart), or a free
+        one the first time or if that one is taken now."""
+        host, port = self.config.host, self.config.port
+        remembered = await asyncio.to_thread(self.store.setting, "port")
+        if remembered is not None and remembered.isdigit() and 0 < int(remembered) < 65536:
+            self._remembered_port = int(remembered)
+            if port == 0:
+                try:
+                    return await asyncio.start_server(self._on_connect, host, self._remembered_port)
+                except OSError as exc:
+                    log.warning(
+                        "port %d, where the server of %s listened before, cannot be used "
+                        "(%s): listening on a free port instead; players must be told it",
+                        self._remembered_port,
+                        self.config.db_path,
+                        exc.strerror or exc,
+                    )
+        return await asyncio.start_server(self._on_connect, host, port)
 
     @property
     def address(self) -> str:

@@ -28,7 +28,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "tonk-server audit, tonk-server replay TABLE HAND; each has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
-    parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 takes a free one")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=7777,
+        help="TCP port; 0: the port this --db was served on last, or a free one the first time",
+    )
     parser.add_argument(
         "--db", type=Path, default=None, help=f"the SQLite database (default {default_db_path()})"
     )

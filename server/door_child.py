@@ -36,18 +36,18 @@ class HeldSeats(SeatTokens):
         super().__init__()
         self.records = {r.table: r for r in records}
 
-    def seats(self, server: str) -> list[SeatRecord]:
-        return list(self.records.values())
+    def seats(self, server: str, name: str | None = None) -> list[SeatRecord]:
+        return [r for r in self.records.values() if name is None or r.name == name]
 
     def remember(self, server: str, record: SeatRecord) -> None:
         self.records[record.table] = record
 
-    def mark_left(self, server: str, table: int) -> None:
+    def mark_left(self, server: str, table: int, name: str) -> None:
         record = self.records.get(table)
         if record is not None:
             self.records[table] = SeatRecord(record.table, record.token, record.name, True)
 
-    def forget(self, server: str, table: int) -> None:
+    def forget(self, server: str, table: int, name: str) -> None:
         self.records.pop(table, None)
 
 

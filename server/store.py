@@ -111,6 +111,10 @@ CREATE TABLE IF NOT EXISTS ssh_seats (
     taken REAL NOT NULL,
     PRIMARY KEY (folded, table_id)
 );
+CREATE TABLE IF NOT EXISTS settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 #: Commits are grouped: at most this many writes share one transaction.
@@ -494,6 +498,15 @@ class Store:
             out.append(table)
         return out
 
+    def setting(self, name: str) -> str | None:
+        """A server setting kept in the database (`port`: where its server listened last)."""
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+            return None if row is None else str(row[0])
+        finally:
+            conn.close()
+
     def max_table_id(self) -> int:
         conn = self._connect()
         try:
@@ -807,6 +820,10 @@ def insert_table(
         " VALUES (?, ?, ?, 'waiting', ?, ?)",
         (table_id, name, dumps(config), created, creator),
     )
+
+
+def put_setting(name: str, value: str) -> Op:
+    return ("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (name, value))
 
 
 def update_table(table_id: int, **columns: Any) -> Op:

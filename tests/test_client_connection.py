@@ -60,7 +60,7 @@ async def test_a_client_started_again_takes_its_seat_back(tmp_path: Path) -> Non
             table_id = int(table_state(first).table_id)  # type: ignore[union-attr]
         # The first client is gone (as when an SSH session dies); its token is on disk.
         address = f"127.0.0.1:{server.port}"
-        records = SeatTokens(state_dir).seats(address)
+        records = SeatTokens(state_dir).seats(address, "Tester")
         assert [(r.table, r.name, r.left) for r in records] == [(table_id, "Tester", False)]
         assert (state_dir / "seats.json").stat().st_mode & 0o077 == 0
         second = joined_app(server.port, state_dir)
@@ -193,18 +193,51 @@ async def test_a_terminal_too_small_gets_a_notice_not_a_broken_table() -> None:
         assert app.table_screen.check_action("draw", ()) is True
 
 
-def test_the_tokens_file_is_json_per_server_and_table(tmp_path: Path) -> None:
+def test_the_tokens_file_is_json_per_server_player_and_table(tmp_path: Path) -> None:
     tokens = SeatTokens(tmp_path)
     tokens.remember("a:1", SeatRecord(3, "t3", "Ann"))
     tokens.remember("a:1", SeatRecord(5, "t5", "Ann"))
     tokens.remember("b:2", SeatRecord(3, "u3", "Bo"))
-    assert [r.table for r in tokens.seats("a:1")] == [5, 3]  # newest first
-    tokens.mark_left("a:1", 5)
-    assert tokens.seats("a:1")[0].left
-    tokens.forget("a:1", 5)
-    tokens.forget("a:1", 3)
+    # A second player of the same account at the same table keeps a token of their own.
+    tokens.remember("a:1", SeatRecord(5, "c5", "Cy"))
+    assert [r.table for r in tokens.seats("a:1", "Ann")] == [5, 3]  # newest first
+    assert [(r.table, r.token) for r in tokens.seats("a:1", "Cy")] == [(5, "c5")]
+    assert [r.name for r in tokens.seats("a:1")] == ["Cy", "Ann", "Ann"]
+    tokens.mark_left("a:1", 5, "Ann")
+    assert tokens.seats("a:1", "Ann")[0].left
+    assert not tokens.seats("a:1", "Cy")[0].left
+    tokens.forget("a:1", 5, "Ann")
+    tokens.forget("a:1", 3, "Ann")
+    assert tokens.seats("a:1", "Ann") == []
+    tokens.forget("a:1", 5, "Cy")
     data = json.loads((tmp_path / "seats.json").read_text())
-    assert list(data) == ["b:2"]
+    assert data["version"] == 2
+    assert list(data["servers"]) == ["b:2"]
+    assert data["servers"]["b:2"]["Bo"]["3"]["token"] == "u3"
+
+
+def test_a_tokens_file_of_the_old_layout_is_read_and_rewritten(tmp_path: Path) -> None:
+    """Written before tokens were kept per player: one entry per server and table."""
+    old = {
+        "a:1": {
+            "3": {"token": "t3", "name": "Ann", "order": 1, "left": False},
+            "5": {"token": "t5", "name": "Bo", "order": 2, "left": True},
+        }
+    }
+    (tmp_path / "seats.json").write_text(json.dumps(old))
+    tokens = SeatTokens(tmp_path)
+    assert tokens.seats("a:1", "Ann") == [SeatRecord(3, "t3", "Ann")]
+    assert tokens.seats("a:1", "Bo") == [SeatRecord(5, "t5", "Bo", left=True)]
+    tokens.remember("a:1", SeatRecord(3, "c3", "Cy"))
+    data = json.loads((tmp_path / "seats.json").read_text())
+    assert set(data) == {"version", "servers"}
+    assert set(data["servers"]["a:1"]) == {"Ann", "Bo", "Cy"}
+    assert [r.token for r in tokens.seats("a:1")] == ["c3", "t5", "t3"]
+    # An older client adds its entries beside the new layout: they are read too.
+    data["b:2"] = {"7": {"token": "d7", "name": "Di", "order": 1, "left": False}}
+    (tmp_path / "seats.json").write_text(json.dumps(data))
+    assert tokens.seats("b:2", "Di") == [SeatRecord(7, "d7", "Di")]
+    assert [r.token for r in tokens.seats("a:1")] == ["c3", "t5", "t3"]
 
 
 async def test_the_servers_goodbye_is_told_in_its_words_not_its_code(tmp_path: Path) -> None:

@@ -24,7 +24,9 @@ from tonk.shared.view import Phase
 
 
 async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
-    async with start_server(tmp_path) as server:
+    # The next hand is not dealt while the test reads the end-of-hand window (it would
+    # close the window).
+    async with start_server(tmp_path, next_hand_delay=600.0) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: my_turn(app), "your first turn")

@@ -1,0 +1,202 @@
+"""Keys one at a time: each key (and a paste, as the keys it holds) is handled to its end, and
+after a move until the server has answered it, before the next is let in; and a key that means
+nothing where it is pressed says so.
+
+Textual handles a key in two steps: it forwards the key to the focused widget (or the screen),
+and runs the key's bindings only when the key has bubbled back up to the App. Keys that arrive
+in one read (typed fast, pasted, bunched by SSH) were all forwarded before the first one's
+binding had run, so the second went where focus was before the first (into the table, not the
+chat line the first opened), and a key a screen answers itself (a greyed-out one, explained)
+overtook the bindings of the keys before it: "123s" spread nothing, the s answered before 1, 2
+and 3 selected.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, ClassVar
+
+from textual import events
+from textual.app import App
+from textual.keys import _character_to_key
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Input
+
+#: Seconds a key waits at most for the one before it to be handled (a safety net: it takes a
+#: few milliseconds), and for the server's answer to a move (one round trip).
+KEY_WAIT = 3.0
+MOVE_WAIT = 3.0
+#: A paste outside a text field is typed key by key, as far as this many characters.
+MAX_PASTE_KEYS = 200
+
+
+@dataclass
+class KeyDone(Message):
+    """Posted after a key to where it went, and then twice more (`stage` 2 and 3): when it is
+    back at the App, the key (number `serial`) and what it posted are handled."""
+
+    serial: int
+    stage: int = 1
+
+
+class KeyedApp(App[None]):
+    """An App whose keys are handled one at a time, in the order they arrived."""
+
+    #: Windows that only show something: a key they do not use closes them and goes on to
+    #: the screen under them (unless it arrived before they were shown: `keys_before`).
+    PASS_THROUGH: ClassVar[tuple[type[Screen[Any]], ...]] = ()
+    #: What to press instead, said when a key means nothing on a screen of that kind.
+    KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = ()
+    #: Said of such a key that arrived before the window was shown.
+    LATE_KEY: ClassVar[str] = "{key} was typed before this window came up: not used."
+    #: Screens whose widgets take keys of their own (forms): no "not a key here" there.
+    FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = ()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: deque[tuple[int, events.Key]] = deque()  # (arrival number, key)
+        self.keys_arrived = 0
+        self._key_serial = 0
+        self._key_busy = False
+        self._key_target: Widget | None = None
+        self._key_timer: Timer | None = None
+        self._move_sent: tuple[int, int] | None = None  # how far the table was when sent
+        self._move_timer: Timer | None = None
+
+    def key_route(self) -> Widget:
+        """Where a key's marker goes last: the screen that posts what the keys ask for."""
+        return self.screen
+
+    # -- keys in, one at a time ------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._queue_key(event)
+            await self._next_key()
+            return
+        if isinstance(event, events.Paste) and not event.is_forwarded and self._paste_as_keys():
+            self._paste_keys(event.text)
+            await self._next_key()
+            return
+        await super().on_event(event)
+
+    def _paste_as_keys(self) -> bool:
+        """A paste is typed key by key, except into a text field with nothing before it."""
+        waiting = self._key_busy or self._move_sent is not None or bool(self._keys)
+        text_field = isinstance(self.focused, Input) or isinstance(self.screen, self.FORMS)
+        return waiting or not text_field
+
+    def _paste_keys(self, text: str) -> None:
+        if len(text) > MAX_PASTE_KEYS:
+            self.notify(
+                f"Only the first {MAX_PASTE_KEYS} of the {len(text)} characters pasted were "
+                "used as keys.",
+                severity="warning",
+            )
+        for char in text[:MAX_PASTE_KEYS]:
+            if char in "\r\n":
+                self._queue_key(events.Key("enter", "\r"))
+            elif char == "\t":
+                self._queue_key(events.Key("tab", "\t"))
+            elif char.isprintable():
+                self._queue_key(events.Key(_character_to_key(char), char))
+
+    def _queue_key(self, key: events.Key) -> None:
+        self.keys_arrived += 1
+        self._keys.append((self.keys_arrived, key))
+
+    async def _next_key(self) -> None:
+        if self._key_busy or self._move_sent is not None or not self._keys:
+            return
+        arrival, key = self._keys.popleft()
+        top = self.screen
+        if isinstance(top, self.PASS_THROUGH) and key.key not in top.active_bindings:
+            if arrival <= getattr(top, "keys_before", 0):
+                # Held behind the move that brought the window up: it was meant for what
+                # the window now says is over.
+                self.notify(self.LATE_KEY.format(key=key.character or key.key))
+                await self._next_key()
+                return
+            top.dismiss(None)  # out of the way: the key is for the screen under it
+        self._key_target = self.focused or self.screen
+        self._key_serial += 1
+        self._key_busy = True
+        self._key_timer = self.set_timer(KEY_WAIT, partial(self._key_handled, self._key_serial))
+        await super().on_event(key)
+        self._key_target.post_message(KeyDone(self._key_serial))
+
+    def on_key_done(self, message: KeyDone) -> None:
+        """A key's marker back at the App. It goes the key's way twice more: after the
+        key's bindings (which ran when the key came back) from where the key went, so what
+        they posted there (the chat line's text sent, say) is handled first; then through
+        `key_route()`, so a move asked for there reaches the App (and holds the keys after
+        it, see `move_sent`) before the next key is let in."""
+        if message.serial != self._key_serial or not self._key_busy:
+            return  # late: the key was given up on
+        if message.stage < 3:
+            target = self._key_target if message.stage == 1 else self.key_route()
+            if target is None or not (target.is_attached and target.is_running):
+                target = self.screen
+            target.post_message(KeyDone(message.serial, message.stage + 1))
+            return
+        self.call_later(self._key_handled, message.serial)
+
+    async def _key_handled(self, serial: int) -> None:
+        if serial != self._key_serial or not self._key_busy:
+            return  # that key was done with already
+        if self._key_timer is not None:
+            self._key_timer.stop()
+            self._key_timer = None
+        self._key_busy = False
+        await self._next_key()
+
+    # -- a move and its answer ---------------------------------------------------------------
+
+    def move_sent(self, progress: tuple[int, int]) -> None:
+        """A move went to the server when the table had got as far as `progress`: the keys
+        after it wait until `move_answered()` (or MOVE_WAIT seconds)."""
+        self._move_sent = progress
+        if self._move_timer is not None:
+            self._move_timer.stop()
+        self._move_timer = self.set_timer(MOVE_WAIT, self.move_answered)
+
+    def table_moved(self, progress: tuple[int, int]) -> None:
+        """The table has got as far as `progress`: past where it was when the move was sent,
+        that is the move's answer."""
+        if self._move_sent is not None and self._move_sent != progress:
+            self.move_answered()
+
+    def move_answered(self) -> None:
+        """The server answered the move the keys were waiting on (or never will)."""
+        if self._move_timer is not None:
+            self._move_timer.stop()
+            self._move_timer = None
+        if self._move_sent is not None:
+            self._move_sent = None
+            self.call_later(self._next_key)
+
+    # -- a key that means nothing here -------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """A key back at the App, just before its bindings run: a printable key that means
+        nothing here says so (and what to press), never silently nothing."""
+        screen = self.screen
+        if (
+            not event.is_printable
+            or event.key in screen.active_bindings
+            or isinstance(screen, self.FORMS)
+            or isinstance(self.focused, Input)
+        ):
+            return
+        hint = next(
+            (h for kind, h in self.KEY_HINTS if isinstance(screen, kind)), "? shows the keys"
+        )
+        char = event.character if event.character and not event.character.isspace() else event.key
+        if char != char.lower() and char.lower() in screen.active_bindings:
+            hint = f"is caps lock on? The keys are lower case ({char.lower()}, not {char})"
+        self.notify(f"{char} is not a key here: {hint}.")
