@@ -104,6 +104,13 @@ class Term:
         limit only stops a hung test: nothing is asserted about how long it took."""
         return await self.wait_until(lambda screen: text in screen, f"{text!r}", limit)
 
+    async def wait_for_all(self, *texts: str, limit: float = 30.0) -> str:
+        """The screen once it shows every one of `texts` (a screen is drawn in more than one
+        write, so what shows with the first may come a moment later)."""
+        return await self.wait_until(
+            lambda screen: all(text in screen for text in texts), repr(texts), limit
+        )
+
     async def wait_gone(self, text: str, limit: float = 30.0) -> str:
         """The screen once it no longer shows `text`."""
         return await self.wait_until(lambda screen: text not in screen, f"no {text!r}", limit)

@@ -37,23 +37,19 @@ async def play_a_hand(term: Term, port: int) -> None:
         assert "1/2" in lobby and "waiting" in lobby
         term.keys("Enter")  # take the seat: the table is full and starts
 
-        screen = await term.wait_for("Your turn: d draw")
-        assert "│ 5♠│" in screen and "│ 9♦│" in screen  # your hand, boxed
-        assert "Alice" in screen and "D 5 cards" in screen  # Alice deals
+        # Your hand, boxed, and Alice deals (a screen is drawn in more than one write).
+        await term.wait_for_all("Your turn: d draw", "│ 5♠│", "│ 9♦│", "Alice", "D 5 cards")
         term.keys("d")
-        screen = await term.wait_for("You drew 8♠")
-        assert "Your turn: x discard 5♠ · s spread" in screen
-        assert "4*" in screen  # the card just drawn is marked
+        # The card just drawn is marked.
+        await term.wait_for_all("You drew 8♠", "Your turn: x discard 5♠ · s spread", "4*")
         term.keys("1", "2", "3", "s")
-        screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+        await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
         term.keys("1", "h")  # the 8s, first of 8s 9h 9d
         await term.wait_for("onto which spread?")
         term.keys("1")
-        screen = await term.wait_for("You hit 8♠ on your own run")
-        assert "1 Your run: 5♠ 6♠ 7♠ 8♠" in screen
+        await term.wait_for_all("You hit 8♠ on your own run", "1 Your run: 5♠ 6♠ 7♠ 8♠")
         term.keys("x")  # the cursor stays first: on the 9h now
-        screen = await term.wait_for("You discarded 9♥")
-        assert "count 9" in screen
+        await term.wait_for_all("You discarded 9♥", "count 9")
 
         # Alice draws and throws the king.
         await alice.expect(
@@ -66,12 +62,11 @@ async def play_a_hand(term: Term, port: int) -> None:
         await term.wait_for("Alice discarded K♣")
         await term.wait_for("Your turn: d draw")
         term.keys("k")
-        screen = await term.wait_for("Hand 1 is over")
-        assert "You dropped with 9 and won." in screen
-        assert "Alice pays You 1 chip" in screen
+        await term.wait_for_all(
+            "Hand 1 is over", "You dropped with 9 and won.", "Alice pays You 1 chip"
+        )
         term.keys("Enter")
-        screen = await term.wait_for("Ledger (chips)")
-        assert "+1" in screen
+        await term.wait_for_all("Ledger (chips)", "+1")
         # No hand in play now: q leaves for the lobby at once, and q there quits.
         term.keys("q")
         await term.wait_for("playing as Tester")
