@@ -1,4 +1,4 @@
-"""`tonk-server`: parse the command line, run the server until SIGINT or SIGTERM."""
+"""`tonk-server`: parse the command line, run the server until SIGINT, SIGTERM or SIGHUP."""
 
 from __future__ import annotations
 
@@ -123,7 +123,9 @@ async def run(config: ServerConfig) -> None:
         if not stopping:
             stopping.append(asyncio.create_task(server.close()))
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # SIGHUP too: the terminal it ran in has gone (an SSH session that dropped). Every client
+    # is told goodbye as on SIGTERM, instead of the connections just breaking.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop)
     await server.serve_forever()
 
