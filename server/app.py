@@ -99,6 +99,9 @@ class ServerConfig:
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
     ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
+    # Seconds a session in play goes on with none of its players connected (everybody left
+    # or lost the link) before it ends; no hand is dealt meanwhile.
+    abandoned_after: float = 600.0
 
 
 class TonkServer:

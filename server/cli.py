@@ -50,6 +50,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--next-hand-delay", type=float, default=3.0, help="seconds between hands")
     parser.add_argument(
+        "--abandoned-after",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="seconds a session goes on with none of its players connected before it ends "
+        "(no hand is dealt meanwhile)",
+    )
+    parser.add_argument(
         "--limit",
         action="append",
         default=[],
@@ -65,6 +73,10 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         rules = HouseRules.load(args.rules)
     except RulesError as exc:
         raise ValueError(f"--rules: {exc}") from None
+    if not args.abandoned_after > 0:
+        raise ValueError(
+            f"--abandoned-after takes a number of seconds above 0, not {args.abandoned_after}"
+        )
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -78,6 +90,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         grace=args.grace,
         bot_pause=args.bot_pause,
         next_hand_delay=args.next_hand_delay,
+        abandoned_after=args.abandoned_after,
     )
 
 
