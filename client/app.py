@@ -49,6 +49,7 @@ class ClientConfig:
     theme: str | None = None
     bots: int = 2
     rules: str = "classic"
+    confirm_drop: bool = True  # ask before a drop
     bot_pause: float | None = None
     seed: int | None = None
     deck: str | None = None
@@ -81,7 +82,9 @@ class TonkApp(App[None]):
         self.connection: Connection | None = None
         self.practice_server: PracticeServer | None = None
         self.lobby = LobbyScreen()
-        self.table_screen = TableScreen(config.style, practice=config.practice)
+        self.table_screen = TableScreen(
+            config.style, practice=config.practice, confirm_drop=config.confirm_drop
+        )
         where = (
             "Starting a practice table..."
             if config.practice

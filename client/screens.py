@@ -13,9 +13,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from tonk.shared import protocol as p
+from tonk.shared.cards import count
 from tonk.shared.view import NO_ACTIONS, LegalActions
 
-from .dialogs import ConfirmModal, CreateTableScreen, HelpScreen, HitChooser
+from .dialogs import ConfirmModal, CreateTableScreen, DropModal, HelpScreen, HitChooser
 from .messages import Request
 from .render import HAND_ORDERS, CardStyle, amount_text, sort_hand
 from .state import TableInfo, TableState
@@ -195,6 +196,9 @@ HIDDEN_KEYS = {
     "g": ("start", "Only the table's creator starts the game, before the table is full."),
 }
 
+#: What `g` says once the game is under way.
+STARTED = "The game has started."
+
 
 class TableScreen(Screen[None]):
     """The table: players, the stock and discard, spreads, your hand, the ledger, the log."""
@@ -236,10 +240,11 @@ class TableScreen(Screen[None]):
 
     AUTO_FOCUS = None  # keys go to the table; the chat line takes focus only on `c`
 
-    def __init__(self, style: CardStyle, practice: bool = False) -> None:
+    def __init__(self, style: CardStyle, practice: bool = False, confirm_drop: bool = True) -> None:
         super().__init__()
         self.card_style = style
         self.practice = practice
+        self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
         self.state: TableState | None = None
         self.link_note = ""
         self._ready = False  # mounted: the widgets exist
@@ -278,7 +283,6 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one(LogPanel).ascii = self.card_style.ascii
         if self.state is not None:
             self.show(self.state)
         self.set_interval(1.0, self._tick)
@@ -417,7 +421,9 @@ class TableScreen(Screen[None]):
         ):
             event.stop()
             event.prevent_default()
-            self.notify(HIDDEN_KEYS[event.key][1])
+            state = self.state
+            started = state is not None and (state.playing or state.view is not None)
+            self.notify(STARTED if event.key == "g" and started else HIDDEN_KEYS[event.key][1])
             return
         action = GAME_KEYS.get(event.key)
         if action is None or self.check_action(action, ()) is True:
@@ -527,12 +533,11 @@ class TableScreen(Screen[None]):
         self.post_message(Request({"type": p.BACK}))
 
     def _play(self, action: str) -> None:
+        # The selection is left as it is: the cards played leave the hand (and the
+        # selection with them), and a move the server refuses leaves both as they were.
         message = self._action_message(action)
         if message is not None:
             self.post_message(Request(message))
-            if action in ("spread", "discard"):
-                hand = self.query_one(HandView)
-                hand.selected = frozenset()
 
     def action_draw(self) -> None:
         self._play("draw")
@@ -541,7 +546,18 @@ class TableScreen(Screen[None]):
         self._play("pickup")
 
     def action_drop(self) -> None:
-        self._play("drop")
+        view = self.state.view if self.state is not None else None
+        if not self.confirm_drop or view is None:
+            self._play("drop")
+            return
+
+        def answered(answer: str | None) -> None:
+            if answer == "always":
+                self.confirm_drop = False
+            if answer in ("drop", "always"):
+                self._play("drop")
+
+        self.app.push_screen(DropModal(count(view.hand)), answered)
 
     def action_spread(self) -> None:
         self._play("spread")
@@ -562,7 +578,6 @@ class TableScreen(Screen[None]):
         def chosen(spread: int | None) -> None:
             if spread is None:
                 return
-            hand.selected = frozenset()
             self.post_message(Request({"type": p.HIT, "card": str(card), "spread": spread}))
 
         self.app.push_screen(

@@ -48,10 +48,10 @@ async def play_a_hand(tmux: Tmux, port: int) -> None:
         tmux.keys("1", "h")  # the 8s, first of 8s 9h 9d
         await tmux.wait_for("onto which spread?")
         tmux.keys("1")
-        screen = await tmux.wait_for("You hit 8♠ on your own run")
+        screen = await tmux.wait_for("hit 8♠ on your own run")
         assert "1 Your run: 5♠ 6♠ 7♠ 8♠" in screen
         tmux.keys("x")  # the cursor stays first: on the 9h now
-        screen = await tmux.wait_for("You discarded 9♥")
+        screen = await tmux.wait_for("discarded 9♥")
         assert "count 9" in screen
 
         # Alice draws and throws the king.
@@ -62,8 +62,10 @@ async def play_a_hand(tmux: Tmux, port: int) -> None:
         await alice.expect("update", lambda m: m["view"]["phase"] == "play")
         await alice.send({"type": "discard", "card": "Kc"})
 
-        await tmux.wait_for("Alice discarded K♣")
+        await tmux.wait_for("Alice drew a card, discarded")
         await tmux.wait_for("Your turn: d draw")
+        tmux.keys("k")
+        await tmux.wait_for("Drop with 9?")
         tmux.keys("k")
         screen = await tmux.wait_for("Hand 1 is over")
         assert "You dropped with 9 and won." in screen

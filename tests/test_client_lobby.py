@@ -157,7 +157,7 @@ async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) ->
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: my_turn(app), "your first turn")
-            await pilot.press("k")  # 36 against the bot's 35: caught
+            await pilot.press("k", "k")  # 36 against the bot's 35: caught
             await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
             assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: app._standings is not None, "the session's end")

@@ -15,7 +15,7 @@ from clientkit import (
     wait_for,
 )
 from netclient import start_server
-from tonk.client.dialogs import ConfirmModal, EndOfHandModal, HelpScreen, HitChooser
+from tonk.client.dialogs import ConfirmModal, DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView
 from tonk.shared.cards import format_cards, parse_card
@@ -70,17 +70,28 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
                 "the 8s hit onto the run",
             )
             assert table_state(app).view.spreads[0].hit_by(parse_card("8s")) == 0  # type: ignore[union-attr]
-            assert "You hit 8♠ on your own run" in log_text(app)
+            # The turn's moves so far, on one line.
+            assert "You drew 8♠, spread 5♠ 6♠ 7♠, hit 8♠ on your own run" in log_text(app)
 
             # x discards the card under the cursor: move it to the 9h first.
             await pilot.press("left", "left", "left")
             assert hand.card_under_cursor == parse_card("9h")
             await pilot.press("x")
             await wait_for(pilot, lambda: hand_text(app) == "9d", "the 9h discarded")
-            assert "You discarded 9♥" in log_text(app)
+            assert "hit 8♠ on your own run, discarded 9♥" in log_text(app)
 
-            # The bot plays; on your next turn, k drops with 9.
+            # The bot plays; on your next turn, k asks before dropping with 9: escape keeps
+            # playing, k again drops.
             await wait_for(pilot, lambda: my_turn(app), "your second turn")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            assert "Drop with 9?" in str(app.screen.query_one("#question").render())
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.pause(0.2)
+            assert my_turn(app) and table_state(app).view.settlement is None  # type: ignore[union-attr]
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
             await pilot.press("k")
             await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
             modal = app.screen
@@ -89,7 +100,9 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             assert modal.settlement.winners == (0,)
             text = str(modal.query_one("#ending").render())
             assert "You dropped with 9 and won" in text
-            assert "You dropped with 9" in log_text(app)
+            # Said once, by the hand's ending line, not "dropped with 9" and then again.
+            assert log_text(app).count("dropped with 9") == 1, log_text(app)
+            assert "You dropped with 9 and won." in log_text(app)
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
             state = table_state(app)

@@ -83,7 +83,11 @@ async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
                 # Our first turn: we do nothing, the timer runs out, the seat is played for.
                 await wait_for(pilot, lambda: my_turn(app), "our first turn")
                 await wait_for(pilot, lambda: me_away(app), "our seat shown away")
-                assert "You" in players.line_text(0) and "away (b: back)" in players.line_text(0)
+                line = players.line_text(0)
+                assert "Tester" in line and "(you)" in line and "away (b: back)" in line
+                # The move the table made for us is logged as made for us, not as ours.
+                await wait_for(pilot, lambda: "Played for you: " in log_text(app), "the log")
+                assert "You drew" not in log_text(app) and "You took" not in log_text(app)
                 assert "Alice" in players.line_text(1) and "away" not in players.line_text(1)
                 assert app.table_screen.check_action("back", ()) is True
 
@@ -145,7 +149,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
             assert dropped and resumes  # an update was lost, and the whole hand asked for
             assert table_state(app).hand_number == 1  # type: ignore[union-attr]
             log = log_text(app)
-            for line in ("Hand 1: You deal.", "Your hand:", "Up card:", "Ada (bot) discarded"):
+            for line in ("Hand 1: You deal.", "Your hand:", "Up card:", ", discarded"):
                 assert log.count(line) == 1, (line, log)
             # The bot's first move (lost, then in the whole hand sent again) is logged once.
             assert log.count("Ada (bot) drew") + log.count("Ada (bot) took") == 1, log
@@ -271,7 +275,7 @@ def spy_refresh(widget: Any) -> list[Region]:
     return regions
 
 
-async def test_the_log_goes_on_from_the_top_when_full_repainting_two_rows_a_line() -> None:
+async def test_the_log_has_its_newest_line_at_the_bottom_and_amends_a_line_in_place() -> None:
     app = Panels()
     async with app.run_test(size=(40, 10)) as pilot:
         log = app.query_one(LogPanel)
@@ -280,54 +284,36 @@ async def test_the_log_goes_on_from_the_top_when_full_repainting_two_rows_a_line
         await pilot.pause()
         assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(6)]
         regions = spy_refresh(log)
+        # Full: a new line goes at the bottom and the others move up, oldest out.
         lines.append(LogLine(6, Text("line 6")))
         log.show(lines)
-        # Full: the new line goes at the top, a rule under it; the rest stays as it was.
-        assert log.line_text(0) == "line 6"
-        assert set(log.line_text(1)) == {"┄"}
-        assert [log.line_text(y) for y in range(2, 6)] == [f"line {n}" for n in range(2, 6)]
-        assert sorted((r.y, r.height) for r in regions) == [(0, 1), (1, 1)]
-        regions.clear()
-        lines.append(LogLine(7, Text("line 7")))
-        log.show(lines)
-        assert [log.line_text(y) for y in range(4)] == ["line 6", "line 7", "┄" * 30, "line 3"]
-        # Only the row written (as wide as the rule it covers) and the rule's row.
-        assert sorted((r.y, r.width) for r in regions) == [(1, 30), (2, 30)]
-        # A line taking two rows that does not fit above the bottom goes on from the top,
-        # whole; a line that loses one of its rows to newer ones is cleared, not cut.
-        lines.append(LogLine(8, Text("a long line " * 4)))  # 48 cells: two rows
-        lines.append(LogLine(9, Text("line 9")))
+        assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(1, 7)]
+        # A line taking two rows: only whole lines are shown, the newest at the bottom.
+        lines.append(LogLine(7, Text("a long line " * 4)))  # 48 cells: two rows
         log.show(lines)
         assert [log.line_text(y) for y in range(6)] == [
+            "line 3",
+            "line 4",
+            "line 5",
             "line 6",
-            "line 7",
             "a long line a long line a long",
             "line a long line",
-            "line 9",
-            "┄" * 30,
         ]
-        lines.append(LogLine(10, Text("line 10")))
-        lines.append(LogLine(11, Text("line 11")))
+        # The same line number with new text (a turn's next move): drawn again in place,
+        # and only its row is repainted.
+        lines.append(LogLine(8, Text("Ada drew a card")))
         log.show(lines)
-        rule = "┄" * 30
-        assert [log.line_text(y) for y in range(6)] == [
-            "line 11",
-            rule,
-            "a long line a long line a long",
-            "line a long line",
-            "line 9",
-            "line 10",
-        ]
-        lines.append(LogLine(12, Text("line 12")))
+        assert log.line_text(5) == "Ada drew a card"
+        regions.clear()
+        lines[-1] = LogLine(8, Text("Ada drew a card, discarded 8h"))
         log.show(lines)
-        assert [log.line_text(y) for y in range(6)] == [
-            "line 11",
-            "line 12",
-            rule,
-            "",  # the rest of the long line: cleared, not left cut
-            "line 9",
-            "line 10",
-        ]
+        assert log.line_text(5) == "Ada drew a card, discarded 8h"
+        assert log.line_text(4) == "line a long line"
+        assert [(r.y, r.height) for r in regions] == [(5, 1)]
+        # Shown again unchanged: nothing is repainted.
+        regions.clear()
+        log.show(lines)
+        assert regions == []
 
 
 async def test_lines_repaint_only_the_rows_that_change() -> None:
@@ -384,11 +370,12 @@ async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -
 def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     state = _state(_view(card_counts=[5, 4, 5]), away=True)
     lines = [line.plain for line in player_lines(state)]
-    assert lines[0].startswith("▶ You") and lines[0].endswith("5 cards away (b: back)")
+    # Your own name, as the ledger and the chat show it, marked as you.
+    assert lines[0] == "▶ Kim          5 cards (you) away (b: back)"
     assert lines[1] == "  Ada (bot)    4 cards bot"
     assert lines[2] == "  Bix (bot)  D 5 cards bot"
     ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]
-    assert ascii_lines[0].startswith("> You")
+    assert ascii_lines[0].startswith("> Kim")
 
 
 async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
@@ -409,7 +396,7 @@ async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         else:
-            await pilot.press("k")
+            await pilot.press("k", "k")  # k asks first; k again drops
             await wait_for(
                 pilot,
                 lambda: not my_turn(app) or isinstance(app.screen, EndOfHandModal),
