@@ -143,6 +143,15 @@ async def test_a_greyed_out_key_is_explained_by_the_server(tmp_path: Path) -> No
             await pilot.press("1", "4", "s")
             await wait_for(pilot, lambda: "is not a spread" in log_text(app), "the refusal")
             assert hand_text(app) == "5s 6s 7s 9h 9d 8s"
+            # The refused move leaves the selection as it was, to be mended.
+            hand = app.table_screen.query_one(HandView)
+            assert format_cards(hand.selected_cards()) == "5s 8s"
+            # g during a game says the game has started (not who may start it).
+            await pilot.press("g")
+            await pilot.pause()
+            assert app._notifications and list(app._notifications)[-1].message == (
+                "The game has started."
+            )
             # s with nothing selected is explained without asking anyone.
             app.table_screen.query_one(HandView).selected = frozenset()
             await pilot.press("s")

@@ -30,6 +30,8 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from tonk.client.app import TonkApp
+from tonk.client.connection import Connection as ClientConnection
+from tonk.client.connection import _Table
 from tonk.client.dialogs import EndOfHandModal
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
@@ -440,3 +442,39 @@ async def test_a_client_started_again_draws_the_whole_ledger(tmp_path: Path) -> 
             await pilot.pause()
             line = ledger.line_text(0)
             assert line.startswith("Tester") and any(ch in line for ch in "▁▂▃▄▅▆▇█"), line
+
+
+async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        request = table_request(bots=0, seats=3)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            status = app.table_screen.query_one(StatusBar)
+            await wait_for(pilot, lambda: "seats open" in status.message, "the waiting line")
+            assert status.message == (
+                "Waiting for players: 2 of 3 seats open. g starts once another player sits."
+            )
+            alice = await NetClient.connect(server.port, "Alice")
+            table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
+            await alice.request({"type": "sit", "table": table_id}, "seated")
+            await wait_for(pilot, lambda: "1 of 3" in status.message, "Alice seated")
+            assert status.message == (
+                "Waiting for players: 1 of 3 seats open. g: start now with 2 players."
+            )
+            await pilot.press("g")
+            await wait_for(pilot, lambda: table_state(app).playing, "the game started")  # type: ignore[union-attr]
+            await alice.close()
+
+
+def test_a_cut_tied_and_cut_again_says_so() -> None:
+    posted: list[Any] = []
+    connection = ClientConnection("127.0.0.1", 1, "Kim", posted.append)
+    connection.table = _Table(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
+    connection._on_cut({"table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
+    line = connection._log[-1].text.plain
+    assert line == (
+        "Cut for the deal: You 7♠ Ada 7♥; a tie, so they cut again: You 2♣ Ada J♦. You deal first."
+    )
