@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.filter import Monochrome, NoColor
 from tonk.shared import protocol as p
 
 from .connection import Connection, TableRequest
@@ -30,6 +31,7 @@ from .practice import PracticeServer, start_practice_server
 from .render import CardStyle
 from .screens import ConnectingScreen, LobbyScreen, TableScreen
 from .state import TableState
+from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
 from .widgets import TooSmall
 
@@ -96,6 +98,12 @@ class TonkApp(App[None]):
         self.failure: str | None = None  # why the client gave up, said on exit
 
     def on_mount(self) -> None:
+        if self.no_color or not self.card_style.colour:
+            # In place of Textual's NO_COLOR filter, which still writes colour codes.
+            self._filters = [f for f in self._filters if not isinstance(f, Monochrome | NoColor)]
+            self._filters.append(NoColour())
+        if self.card_style.ascii:
+            self._filters.append(AsciiOnly())
         if self.config.theme:
             self.theme = self.config.theme
         if self.card_style.ascii:

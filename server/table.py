@@ -606,7 +606,9 @@ class Table:
             try:
                 await self.apply(action)
             except IllegalAction as exc:
-                raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
+                # The reason as this player sees it: "your run", "Ada's book of jacks".
+                reason = exc.text(self.names(), number)
+                raise RequestError(p.ILLEGAL_ACTION, reason, exc.code) from None
 
     async def apply(self, action: Action) -> None:
         """Apply one action to the hand, write it durably, then tell everyone."""
