@@ -44,6 +44,7 @@ from .render import (
     event_line,
     move_phrase,
 )
+from .seatnews import seat_news
 from .state import LogLine, PlayerInfo, TableInfo, TableState
 from .tokens import SeatRecord, SeatTokens
 
@@ -499,6 +500,11 @@ class Connection:
             # Back during our own turn: the server starts the turn clock again.
             timer = info.get("turn_timer")
             table.deadline = self.now() + float(timer) if timer else table.deadline
+        if not first:
+            for line in seat_news(
+                table.info.get("players", []), info.get("players", []), table.seat
+            ):
+                self._add_log(Text(line))
         table.info = info
         for player in info.get("players", []):
             name = player.get("name")

@@ -1,6 +1,6 @@
-"""End to end: the real `tonk-client` command in tmux against a real `tonk-server` subprocess,
-played with `send-keys` and read with `capture-pane`; then the same through a real SSH session
-to an sshd the test starts itself on loopback."""
+"""End to end: the real `tonk-client` command on a real pseudo-terminal against a real
+`tonk-server` subprocess, typed into and read as a player would; then the same through a real
+SSH session to an sshd the test starts itself on loopback."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from pathlib import Path
 
 from clientkit import BOTS, MINE, deck_text
 from netclient import NetClient
-from termkit import Tmux, command_path, ssh_command, sshd, tonk_server
+from ptyterm import Term
+from termkit import command_path, ssh_command, sshd, tonk_server
 
 
-async def play_a_hand(tmux: Tmux, port: int) -> None:
+async def play_a_hand(term: Term, port: int) -> None:
     """Alice (a scripted protocol client) creates a two-seat table dealt from a stacked deck;
-    the client in tmux takes the other seat from the lobby and plays the hand to its end with
+    the client in term takes the other seat from the lobby and plays the hand to its end with
     keys: draw, spread a run, hit it, discard, and on its next turn drop and win. The hand is
     shown by suit: 5s 6s 7s 8s 9h 9d once the 8s is drawn."""
     alice = await NetClient.connect(port, "Alice")
@@ -31,27 +32,27 @@ async def play_a_hand(tmux: Tmux, port: int) -> None:
         )
         await alice.expect("seated")
 
-        lobby = await tmux.wait_for("Kitchen")
+        lobby = await term.wait_for("Kitchen")
         assert "tonk · lobby · 127.0.0.1 · playing as Tester" in lobby
         assert "1/2" in lobby and "waiting" in lobby
-        tmux.keys("Enter")  # take the seat: the table is full and starts
+        term.keys("Enter")  # take the seat: the table is full and starts
 
-        screen = await tmux.wait_for("Your turn: d draw")
+        screen = await term.wait_for("Your turn: d draw")
         assert "│ 5♠│" in screen and "│ 9♦│" in screen  # your hand, boxed
         assert "Alice" in screen and "D 5 cards" in screen  # Alice deals
-        tmux.keys("d")
-        screen = await tmux.wait_for("You drew 8♠")
+        term.keys("d")
+        screen = await term.wait_for("You drew 8♠")
         assert "Your turn: x discard 5♠ · s spread" in screen
         assert "4*" in screen  # the card just drawn is marked
-        tmux.keys("1", "2", "3", "s")
-        screen = await tmux.wait_for("1 Your run: 5♠ 6♠ 7♠")
-        tmux.keys("1", "h")  # the 8s, first of 8s 9h 9d
-        await tmux.wait_for("onto which spread?")
-        tmux.keys("1")
-        screen = await tmux.wait_for("hit 8♠ on your own run")
+        term.keys("1", "2", "3", "s")
+        screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+        term.keys("1", "h")  # the 8s, first of 8s 9h 9d
+        await term.wait_for("onto which spread?")
+        term.keys("1")
+        screen = await term.wait_for("hit 8♠ on your own run")
         assert "1 Your run: 5♠ 6♠ 7♠ 8♠" in screen
-        tmux.keys("x")  # the cursor stays first: on the 9h now
-        screen = await tmux.wait_for("discarded 9♥")
+        term.keys("x")  # the cursor stays first: on the 9h now
+        screen = await term.wait_for("discarded 9♥")
         assert "count 9" in screen
 
         # Alice draws and throws the king.
@@ -62,42 +63,40 @@ async def play_a_hand(tmux: Tmux, port: int) -> None:
         await alice.expect("update", lambda m: m["view"]["phase"] == "play")
         await alice.send({"type": "discard", "card": "Kc"})
 
-        await tmux.wait_for("Alice drew a card, discarded")
-        await tmux.wait_for("Your turn: d draw")
-        tmux.keys("k")
-        await tmux.wait_for("Drop with 9?")
-        tmux.keys("k")
-        screen = await tmux.wait_for("Hand 1 is over")
+        await term.wait_for("Alice drew a card, discarded")
+        await term.wait_for("Your turn: d draw")
+        term.keys("k")
+        await term.wait_for("Drop with 9?")
+        term.keys("k")
+        screen = await term.wait_for("Hand 1 is over")
         assert "You dropped with 9 and won." in screen
         assert "Alice pays You 1 chip" in screen
-        tmux.keys("Enter")
-        screen = await tmux.wait_for("Ledger (chips)")
+        term.keys("Enter")
+        screen = await term.wait_for("Ledger (chips)")
         assert "+1" in screen
         # No hand in play now: q leaves for the lobby at once, and q there quits.
-        tmux.keys("q")
-        await tmux.wait_for("playing as Tester")
-        tmux.keys("q")
-        screen = await tmux.wait_for("EXITED 0")
-        assert "Traceback" not in screen
+        term.keys("q")
+        await term.wait_for("playing as Tester")
+        term.keys("q")
+        assert await term.wait_exit() == 0
+        assert "Traceback" not in term.screen()
     finally:
         await alice.close()
 
 
 def client_env(tmp_path: Path) -> dict[str, str]:
-    return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "tmux-256color"}
+    return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color"}
 
 
-async def test_a_hand_in_tmux_against_a_tonk_server(tmp_path: Path) -> None:
+async def test_a_hand_in_term_against_a_tonk_server(tmp_path: Path) -> None:
     with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port:
-        tmux = Tmux(80, 24)
+        term = Term(80, 24)
         try:
-            client = shlex.join(
-                [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"]
-            )
-            tmux.start(client, client_env(tmp_path))
-            await play_a_hand(tmux, port)
+            client = [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"]
+            term.start(client, client_env(tmp_path))
+            await play_a_hand(term, port)
         finally:
-            tmux.close()
+            term.close()
 
 
 async def test_the_same_hand_over_ssh(tmp_path: Path) -> None:
@@ -105,7 +104,7 @@ async def test_the_same_hand_over_ssh(tmp_path: Path) -> None:
         tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port,
         sshd(tmp_path) as (ssh_port, key),
     ):
-        tmux = Tmux(80, 24)
+        term = Term(80, 24)
         try:
             remote = shlex.join(
                 [
@@ -118,7 +117,7 @@ async def test_the_same_hand_over_ssh(tmp_path: Path) -> None:
                     "Tester",
                 ]
             )
-            tmux.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
-            await play_a_hand(tmux, port)
+            term.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
+            await play_a_hand(term, port)
         finally:
-            tmux.close()
+            term.close()

@@ -1,0 +1,72 @@
+"""The table tells its players when someone sits down, leaves, loses the connection, is
+played for, or comes back: a line in the log for each, read from the table maps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clientkit import joined_app, log_text, table_request, table_state, wait_for
+from netclient import NetClient, start_server
+from tonk.client.seatnews import seat_news
+
+
+def seat(name: str | None, status: str, kind: str = "human") -> dict[str, object]:
+    if name is None:
+        return {"name": None, "kind": "empty", "status": "empty"}
+    return {"name": name, "kind": kind, "status": status}
+
+
+def test_each_change_of_another_seat_is_one_line_and_your_own_is_left_to_its_notices() -> None:
+    empty, you = seat(None, "empty"), seat("Ann", "connected")
+    assert seat_news([you, empty], [you, seat("Bob", "connected")], 0) == ["Bob sat down."]
+    assert seat_news([you, seat("Bob", "connected")], [you, empty], 0) == ["Bob left the table."]
+    assert seat_news([you, seat("Bob", "connected")], [you, seat("Bob", "disconnected")], 0) == [
+        "Bob lost the connection; their seat waits for them."
+    ]
+    assert seat_news([you, seat("Bob", "disconnected")], [you, seat("Bob", "away")], 0) == [
+        "Bob is away: their turns are played for them."
+    ]
+    assert seat_news([you, seat("Bob", "away")], [you, seat("Bob", "connected")], 0) == [
+        "Bob is back and plays their own turns again."
+    ]
+    assert seat_news([you, seat("Bob", "disconnected")], [you, seat("Bob", "connected")], 0) == [
+        "Bob is back."
+    ]
+    # A seat that changes hands: who left and who sat.
+    assert seat_news([you, seat("Bob", "away")], [you, seat("Cy", "connected")], 0) == [
+        "Bob left the table.",
+        "Cy sat down.",
+    ]
+    # A bot the creator seats is not news; a bot leaving is.
+    assert seat_news([you, empty], [you, seat("Ada (bot)", "bot", "bot")], 0) == []
+    assert seat_news([you, seat("Ada (bot)", "bot", "bot")], [you, empty], 0) == [
+        "Ada (bot) left the table."
+    ]
+    # Nothing changed, or only your own seat: nothing to say.
+    assert seat_news([you, empty], [you, empty], 0) == []
+    assert seat_news([you, empty], [seat("Ann", "away"), empty], 0) == []
+
+
+async def test_the_log_says_who_sat_down_and_who_lost_the_connection(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        request = table_request(bots=0, seats=3)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        bob = await NetClient.connect(server.port, "Bob")
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+                table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
+                assert "sat down" not in log_text(app)
+                await bob.request({"type": "sit", "table": table_id}, "seated")
+                await wait_for(pilot, lambda: "Bob sat down." in log_text(app), "Bob's seat")
+                await bob.close()
+                await wait_for(
+                    pilot,
+                    lambda: (
+                        "Bob lost the connection" in log_text(app)
+                        or "Bob left the table." in log_text(app)
+                    ),
+                    "Bob gone",
+                )
+        finally:
+            await bob.close()
