@@ -95,7 +95,9 @@ class TonkApp(App[None]):
         self.connecting = ConnectingScreen(where)
         self.last_table_state: TableState | None = None
         self._standings: SessionEnded | None = None
-        self.failure: str | None = None  # why the client gave up, said on exit
+        # Why the client gave up: said on exit by main(), as one line (Textual's exit message
+        # is wrapped at the terminal's width).
+        self.failure: str | None = None
 
     def on_mount(self) -> None:
         if self.no_color or not self.card_style.colour:
@@ -130,9 +132,8 @@ class TonkApp(App[None]):
             try:
                 self.practice_server = await start_practice_server(dev=dev, **config.server_options)
             except Exception as exc:  # the embedded server could not start: say why
-                self.exit(
-                    return_code=1, message=f"tonk-client: cannot start a practice table: {exc}"
-                )
+                self.failure = f"tonk-client: cannot start a practice table: {exc}"
+                self.exit(return_code=1)
                 return
             host, port = "127.0.0.1", self.practice_server.port
             create = create or practice_request(config)
@@ -180,7 +181,7 @@ class TonkApp(App[None]):
 
     def on_connect_failed(self, message: ConnectFailed) -> None:
         self.failure = f"tonk-client: {message.reason}"
-        self.exit(return_code=1, message=self.failure)
+        self.exit(return_code=1)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.lobby.show(message.tables)

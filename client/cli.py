@@ -134,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"no theme {args.theme!r}; the themes are {', '.join(sorted(app.available_themes))}"
         )
     app.run()
+    if app.failure:
+        print(app.failure, file=sys.stderr)
     return app.return_code or 0
 
 

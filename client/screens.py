@@ -36,8 +36,10 @@ from .widgets import (
 
 
 def too_small(screen: Screen[None]) -> bool:
-    width, height = screen.app.size
-    return width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT
+    # The App's mark, set from the resize event's own size as the terminal changes: while it
+    # handles that event `app.size` may still be the old size (the key line stayed greyed
+    # after the terminal grew back until something else redrew it).
+    return screen.app.has_class("-too-small")
 
 
 class ConnectingScreen(Screen[None]):
