@@ -419,11 +419,25 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
                         placeholder="N",
                         compact=True,
                     )
+            yield Label("", id="form-note")
             yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
             yield Label("tab: next field    ctrl+s: create    escape: cancel", classes="hint")
+
+    @on(Select.Changed, "#seats, #bots")
+    def _seats_changed(self) -> None:
+        """Say, before the table is made, when you and the bots fill every seat."""
+        seats = int(str(self.query_one("#seats", Select).value))
+        bots = int(str(self.query_one("#bots", Select).value))
+        note = ""
+        if bots == seats - 1:
+            note = (
+                f"You and {bots} bot{'s' if bots != 1 else ''} fill all {seats} seats: nobody "
+                "else will be able to sit, and the game starts at once."
+            )
+        self.query_one("#form-note", Label).update(Text(note, style="bold"))
 
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()

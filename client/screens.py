@@ -622,7 +622,13 @@ class TableScreen(Screen[None]):
 
     def action_leave(self) -> None:
         state = self.state
-        leaving = "Quit the practice table?" if self.practice else "Leave this table?"
+        if self.practice:
+            leaving = "Quit the practice table?"
+        else:
+            leaving = (
+                "Leave this table? The table plays your seat for you, and your balance keeps "
+                "moving, until you sit down at it again or the session ends."
+            )
         if state is not None and state.hand_in_play and state.seat is not None:
 
             def answered(yes: bool | None) -> None:

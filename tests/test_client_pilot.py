@@ -198,6 +198,10 @@ async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
             # q during a hand asks first: n stays, y leaves for the lobby.
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            # It says what leaving during the session means for the seat and the balance.
+            question = str(app.screen.query_one("#question").render())
+            assert "The table plays your seat for you" in question
+            assert "your balance keeps moving" in question
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
             await pilot.press("q")
