@@ -19,6 +19,7 @@ from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
 from tonk.shared.rules import PRESETS, HouseRules, RulesError
+from tonk.shared.words import plural
 
 from . import store as st
 from .connection import Connection
@@ -146,7 +147,7 @@ class TonkServer:
             self.tables[table.id] = table
             table.begin()
         if saved:
-            log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
+            log.info("restored %s from %s", plural(len(self.tables), "table"), self.config.db_path)
         self._server = await asyncio.start_server(
             self._on_connect, self.config.host, self.config.port
         )
@@ -467,7 +468,7 @@ class TonkServer:
             if budget < 0:
                 break
             fitting += 1
-        log.warning("list_tables: %d of %d tables fit in a frame", fitting, len(tables))
+        log.warning("list_tables: %d of %s fit in a frame", fitting, plural(len(tables), "table"))
         return p.encode({"type": p.TABLES, "tables": tables[:fitting]})
 
     def table_config(self, message: dict[str, Any]) -> TableConfig:

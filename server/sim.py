@@ -17,6 +17,7 @@ from tonk.shared.bots import BOT_STRATEGIES, BotError
 from tonk.shared.rules import HouseRules, RulesError
 from tonk.shared.settlement import Ending
 from tonk.shared.sim import SimResult, seat_bots, simulate
+from tonk.shared.words import plural
 
 ENDING_LABELS = {
     Ending.DEAL_TONK.value: "tonk on the deal",
@@ -92,7 +93,7 @@ def result_data(result: SimResult, seconds: float) -> dict[str, Any]:
 
 def result_table(result: SimResult, seconds: float) -> Table:
     table = Table(
-        title=f"{result.hands} hands of {result.rules.name}, {result.players} players, "
+        title=f"{plural(result.hands, 'hand')} of {result.rules.name}, {result.players} players, "
         f"seed {result.seed}"
     )
     table.add_column("hands ended by")
