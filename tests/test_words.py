@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-
 from tonk.server.sim import result_table
 from tonk.shared.rules import PRESETS
 from tonk.shared.sim import simulate
