@@ -66,9 +66,10 @@ class DropModal(ModalScreen[str]):
         Binding("escape,n", "answer('cancel')", "Keep playing"),
     ]
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, asked_at: tuple[int, int] = (0, 0)) -> None:
         super().__init__()
         self.count = count
+        self.asked_at = asked_at  # (hand, events so far) when it was asked
 
     def compose(self) -> ComposeResult:
         yield TooSmall()

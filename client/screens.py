@@ -289,6 +289,9 @@ class TableScreen(Screen[None]):
             self.show(self.state)
         self.set_interval(1.0, self._tick)
 
+    def on_unmount(self) -> None:
+        self._ready = False  # (the App shutting down: a late table change draws nothing)
+
     # -- rendering ---------------------------------------------------------------------------
 
     def show(self, state: TableState) -> None:
@@ -320,6 +323,12 @@ class TableScreen(Screen[None]):
         self.query_one(LogPanel).show(state.log)
         self._status()
         self.refresh_keys()
+        stack = self.app.screen_stack
+        question = stack[-1] if stack else None
+        if isinstance(question, DropModal) and question.asked_at != self._moment():
+            # The hand moved on since the question (the turn was played for you, the hand
+            # ended): the question goes, rather than a late k dropping in another moment.
+            question.dismiss("cancel")
 
     def _hand_title(self) -> None:
         state = self.state
@@ -547,6 +556,13 @@ class TableScreen(Screen[None]):
     def action_pickup(self) -> None:
         self._play("pickup")
 
+    def _moment(self) -> tuple[int, int]:
+        """Where the hand is: its number and how many of its events have happened."""
+        state = self.state
+        if state is None or state.view is None:
+            return (0, 0)
+        return (state.hand_number, state.view.event_count)
+
     def action_drop(self) -> None:
         view = self.state.view if self.state is not None else None
         if not self.confirm_drop or view is None:
@@ -559,7 +575,7 @@ class TableScreen(Screen[None]):
             if answer in ("drop", "always"):
                 self._play("drop")
 
-        self.app.push_screen(DropModal(count(view.hand)), answered)
+        self.app.push_screen(DropModal(count(view.hand), self._moment()), answered)
 
     def action_spread(self) -> None:
         self._play("spread")

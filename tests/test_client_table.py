@@ -32,7 +32,7 @@ from textual.strip import Strip
 from tonk.client.app import TonkApp
 from tonk.client.connection import Connection as ClientConnection
 from tonk.client.connection import _Table
-from tonk.client.dialogs import EndOfHandModal
+from tonk.client.dialogs import DropModal, EndOfHandModal
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
 from tonk.client.widgets import (
@@ -478,3 +478,18 @@ def test_a_cut_tied_and_cut_again_says_so() -> None:
     assert line == (
         "Cut for the deal: You 7♠ Ada 7♥; a tie, so they cut again: You 2♣ Ada J♦. You deal first."
     )
+
+
+async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        # A 2 s turn timer: we ask to drop, and do not answer; the turn is played for us
+        # (its first move when the timer runs out, the next after the 10 s bot pause).
+        request = table_request(turn_timer=2, bot_pause=10)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "our first turn")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
+            assert "Played for you: " in log_text(app)
+            assert table_state(app).view.settlement is None  # type: ignore[union-attr]
