@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tonk.shared import protocol as p
-from tonk.shared.actions import Event, action_to_dict
+from tonk.shared.actions import Event, action_message
 from tonk.shared.bots import Bot, make_bot
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
@@ -409,8 +409,7 @@ class BotClient(asyncio.Protocol):
         assert self.view is not None
         view = self.views.read(self.view)
         action = self.bot.choose(view)
-        data = action_to_dict(action)
-        del data["seat"]
+        data = action_message(action)
         self.send(data)
         self.sent_at = time.monotonic()
 

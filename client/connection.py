@@ -50,6 +50,8 @@ from .tokens import SeatRecord, SeatTokens
 
 CLIENT_NAME = "tonk-client 0.1.0"
 CONNECT_TIMEOUT = 10.0
+#: Requests remembered (by id) for reading the errors that answer them.
+MAX_REQUESTS = 256
 RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
 LOG_KEEP = 300
 
@@ -249,6 +251,10 @@ class Connection:
         self._requests[message["id"]] = message["type"]
         if message["type"] in MOVE_REQUESTS:
             self._moves_asked += 1
+        if len(self._requests) > MAX_REQUESTS:
+            # An action that went through is answered by the next update, with no reply_to:
+            # its request is forgotten here when newer ones crowd it out.
+            del self._requests[next(iter(self._requests))]
         self._outbox.put_nowait(message)
         return True
 
@@ -404,6 +410,8 @@ class Connection:
                 f"the server sent a message this client cannot read: {exc.message}"
             ) from None
         kind = message["type"]
+        if kind != p.ERROR and "reply_to" in message:
+            self._requests.pop(message["reply_to"], None)  # answered
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(message)
@@ -415,7 +423,7 @@ class Connection:
         self._outbox.put_nowait(reply)
 
     def _on_goodbye(self, message: dict[str, Any]) -> None:
-        raise LinkDown(f"the server said goodbye: {message['reason']}")
+        raise LinkDown(f"the server said goodbye: {message['message']}")
 
     def _on_error(self, message: dict[str, Any]) -> None:
         code = message["code"]

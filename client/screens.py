@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from tonk.shared import protocol as p
-from tonk.shared.cards import count
+from tonk.shared.cards import count, format_cards
 from tonk.shared.view import NO_ACTIONS, LegalActions
 
 from .dialogs import ConfirmModal, CreateTableScreen, DropModal, HelpScreen, HitChooser
@@ -487,7 +487,7 @@ class TableScreen(Screen[None]):
                     severity="warning",
                 )
                 return None
-            return {"type": p.SPREAD, "cards": [str(c) for c in cards]}
+            return {"type": p.SPREAD, "cards": format_cards(cards)}
         if action == "hit":
             cards = hand.selected_cards()
             if len(cards) != 1:

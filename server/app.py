@@ -18,7 +18,7 @@ import msgpack
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
-from tonk.shared.rules import PRESETS, HouseRules, RulesError
+from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
 from tonk.shared.words import plural
 
 from . import store as st
@@ -165,7 +165,7 @@ class TonkServer:
             await self.start()
         await self._closed.wait()
 
-    async def close(self, reason: str = "the server is shutting down") -> None:
+    async def close(self, message: str = "the server is shutting down") -> None:
         """Stop: no new connections; every client gets `goodbye`; requests being handled
         finish; every queued write reaches the disk; then everything is closed."""
         if self._closing:
@@ -180,7 +180,7 @@ class TonkServer:
         for table in list(self.tables.values()):
             await table.stop()
         for conn in list(self.connections):
-            conn.close({"type": p.GOODBYE, "reason": reason})
+            conn.close(goodbye(message))
             conn.reader.feed_eof()  # the reading loop ends after the request in hand
         if self._tasks:
             _, late = await asyncio.wait(list(self._tasks), timeout=3)
@@ -240,7 +240,7 @@ class TonkServer:
         self._next_conn += 1
         try:
             if self._closing:
-                conn.close({"type": p.GOODBYE, "reason": "the server is shutting down"})
+                conn.close(goodbye("the server is shutting down"))
                 return
             if len(self.connections) >= limits.max_connections:
                 conn.error(p.TOO_MANY_CONNECTIONS, "the server has too many connections")
@@ -277,7 +277,12 @@ class TonkServer:
                     # Only whole messages count as signs of life: a frame trickled in a
                     # byte at a time does not keep a connection open.
                     now = conn.last_received = loop.time()
-                    p.validate_client(message)
+                    out_of_range: p.OutOfRange | None = None
+                    try:
+                        p.validate_client(message)  # ProtocolError (fatal): handled below
+                    except p.OutOfRange as exc:
+                        out_of_range = exc
+                    # Every whole message counts against the rate limit, hello included.
                     if not conn.take_token(now):
                         conn.error(
                             p.RATE_LIMITED,
@@ -285,7 +290,10 @@ class TonkServer:
                             f"{self.config.limits.messages_per_second:g} a second",
                         )
                         return
-                    await self._dispatch(conn, message)
+                    if out_of_range is None:
+                        await self._dispatch(conn, message)
+                    else:
+                        self._refuse(conn, message, out_of_range)
                     if conn.is_closing():
                         return
         except p.ProtocolError as exc:
@@ -329,21 +337,56 @@ class TonkServer:
                 if silent > limits.idle_timeout:
                     log.info("connection #%d: idle for %.0f s", conn.number, silent)
                     conn.error(p.IDLE_TIMEOUT, f"nothing received for {silent:.0f} s")
-                elif silent > limits.heartbeat and now - conn.last_ping > limits.heartbeat:
+                elif (
+                    conn.welcomed  # never before hello: the handshake timeout governs that
+                    and silent > limits.heartbeat
+                    and now - conn.last_ping > limits.heartbeat
+                ):
                     conn.pings += 1
                     conn.last_ping = now
                     conn.send({"type": p.PING, "n": conn.pings})
 
     # -- requests -----------------------------------------------------------------------------
 
+    def _refuse(self, conn: Connection, message: dict[str, Any], exc: p.OutOfRange) -> None:
+        """A message whose only fault is a value out of its range: a non-fatal error naming
+        the field (`detail`) and its range; in the handshake, the handshake's fatal error."""
+        kind = message["type"]
+        if kind == p.HELLO or not conn.welcomed:
+            if kind != p.HELLO or conn.welcomed:
+                self._hello_first(conn)
+            elif message["version"] != p.PROTOCOL_VERSION:
+                # A client of another version is told that first, whatever else is wrong.
+                self._version_mismatch(conn, message["version"])
+            else:
+                conn.error(exc.code, exc.message, detail=exc.field, fatal=True)
+            return
+        conn.error(exc.code, exc.message, reply_to=p.valid_id(message), detail=exc.field)
+
+    def _hello_first(self, conn: Connection) -> None:
+        if conn.welcomed:
+            conn.error(p.HELLO_FIRST, "hello was already said")
+        else:
+            conn.error(p.HELLO_FIRST, "send hello first")
+
+    def _version_mismatch(self, conn: Connection, version: int) -> None:
+        age = "an older" if version < p.PROTOCOL_VERSION else "a newer"
+        conn.error(
+            p.VERSION_MISMATCH,
+            f"this server speaks tonk protocol version {p.PROTOCOL_VERSION}, and your client "
+            f"speaks version {version}, {age} one: use a client of version "
+            f"{p.PROTOCOL_VERSION}",
+            version=p.PROTOCOL_VERSION,
+        )
+
     async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:
         kind = message["type"]
-        reply_to = message.get("id")
+        reply_to = p.valid_id(message)
         if not conn.welcomed:
             if kind != p.HELLO:
-                conn.error(p.HELLO_FIRST, "send hello first")
+                self._hello_first(conn)
                 return
-            self._hello(conn, message)
+            self._hello(conn, message, reply_to)
             return
         conn.request_id = reply_to
         try:
@@ -356,15 +399,10 @@ class TonkServer:
         finally:
             conn.request_id = None
 
-    def _hello(self, conn: Connection, message: dict[str, Any]) -> None:
+    def _hello(self, conn: Connection, message: dict[str, Any], reply_to: int | None) -> None:
         version = message["version"]
         if version != p.PROTOCOL_VERSION:
-            conn.error(
-                p.VERSION_MISMATCH,
-                f"this server speaks protocol version {p.PROTOCOL_VERSION}, and your client "
-                f"speaks version {version}: use a client of the same version",
-                version=p.PROTOCOL_VERSION,
-            )
+            self._version_mismatch(conn, version)
             return
         name = message["name"].strip()
         limit = self.config.limits.max_name
@@ -376,16 +414,17 @@ class TonkServer:
         conn.name = name
         conn.welcomed = True
         log.info("connection #%d is %s", conn.number, name)
-        conn.send(
-            {
-                "type": p.WELCOME,
-                "version": p.PROTOCOL_VERSION,
-                "server": SERVER_NAME,
-                "name": name,
-                "limits": self.config.limits.to_wire(self.config.grace),
-                "dev": self.config.dev,
-            }
-        )
+        welcome = {
+            "type": p.WELCOME,
+            "version": p.PROTOCOL_VERSION,
+            "server": SERVER_NAME,
+            "name": name,
+            "limits": self.config.limits.to_wire(self.config.grace),
+            "dev": self.config.dev,
+        }
+        if reply_to is not None:
+            welcome["reply_to"] = reply_to
+        conn.send(welcome)
 
     def _table(self, table_id: int) -> Table:
         table = self.tables.get(table_id)
@@ -408,7 +447,7 @@ class TonkServer:
         if kind in p.ACTION_TYPES:
             await self._at_table(conn).act(conn, message)
         elif kind == p.PING:
-            conn.send({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
+            conn.reply({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
         elif kind == p.PONG:
             pass
         elif kind == p.LIST_TABLES:
@@ -449,7 +488,7 @@ class TonkServer:
         elif kind == p.BYE:
             conn.close()
         elif kind == p.HELLO:
-            conn.error(p.HELLO_FIRST, "hello was already said")
+            self._hello_first(conn)
         else:  # pragma: no cover - the validator knows every type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
 
@@ -491,19 +530,21 @@ class TonkServer:
             raise RequestError(p.BAD_RULES, str(exc)) from None
         seats = message.get("seats") or rules.players
         if not 2 <= seats <= rules.players:
-            raise RequestError(p.BAD_TABLE, f"these rules seat 2 to {rules.players} players")
+            raise RequestError(
+                p.BAD_TABLE, f"seats: these rules seat 2 to {rules.players} players", "seats"
+            )
         unit = message.get("unit", "chips")
         if unit and not p.is_printable_text(unit):
-            raise RequestError(p.BAD_TABLE, "the stake's unit must be printable text")
+            raise RequestError(p.BAD_TABLE, "unit: the stake's unit must be printable", "unit")
         deck = message.get("deck")
         if deck is not None:
             try:
                 validate_deck(parse_cards(deck))
             except CardError as exc:
-                raise RequestError(p.BAD_TABLE, f"deck: {exc}") from None
+                raise RequestError(p.BAD_TABLE, f"deck: {exc}", "deck") from None
         dealer = message.get("dealer")
         if dealer is not None and dealer >= seats:
-            raise RequestError(p.BAD_TABLE, f"there is no seat {dealer} to deal")
+            raise RequestError(p.BAD_TABLE, f"dealer: there is no seat {dealer} to deal", "dealer")
         timer = message.get("turn_timer") or None
         return TableConfig(
             rules=rules,
@@ -523,7 +564,9 @@ class TonkServer:
         name = message["name"].strip()
         limit = self.config.limits.max_table_name
         if not p.is_printable_text(name) or len(name) > limit:
-            raise RequestError(p.BAD_TABLE, f"a table name is printable, 1 to {limit} characters")
+            raise RequestError(
+                p.BAD_TABLE, f"name: a table name is printable, 1 to {limit} characters", "name"
+            )
         config = self.table_config(message)
         if self.open_tables() >= self.config.limits.max_tables:
             raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
@@ -555,6 +598,15 @@ class TonkServer:
             config.unit,
         )
         if message.get("sit", True):
-            await table.sit(conn, 0, message.get("stake"))
+            # The table's stake is the creator's own under stake_mode seat; at a table where
+            # every seat plays for the table's stake, a seat is given none of its own.
+            own = message.get("stake") if config.rules.stake_mode is StakeMode.SEAT else None
+            await table.sit(conn, 0, own)
         else:
-            conn.send({"type": p.TABLE, "table": table.summary()})
+            conn.reply({"type": p.TABLE, "table": table.summary()})
+
+
+def goodbye(message: str) -> dict[str, Any]:
+    """What every connection is sent when the server stops: the reason as a code (the only
+    one is `server_shutting_down`), and words for a person."""
+    return {"type": p.GOODBYE, "reason": p.SERVER_SHUTTING_DOWN, "message": message}

@@ -187,10 +187,12 @@ class Connection:
         *,
         reply_to: int | None = None,
         detail: str | None = None,
+        fatal: bool | None = None,
         **extra: Any,
     ) -> None:
-        """Send an error; a fatal one closes the connection after it."""
-        data = protocol.error_message(code, message, reply_to=reply_to, detail=detail)
+        """Send an error; a fatal one (by its code, or `fatal`) closes the connection after
+        it, and carries no `reply_to`."""
+        data = protocol.error_message(code, message, reply_to=reply_to, detail=detail, fatal=fatal)
         data.update(extra)
         if data["fatal"]:
             self.close(data, linger=True)

@@ -232,7 +232,7 @@ class Table:
         return {
             "id": self.id,
             "name": self.name,
-            "rules": self.rules.to_dict(),
+            "rules": self.rules.to_wire(),
             "rules_name": self.rules.name,
             "stake": config.stake,
             "unit": config.unit,
@@ -263,18 +263,25 @@ class Table:
             ],
         }
 
-    def broadcast(self, message: dict[str, Any]) -> None:
+    def broadcast(self, message: dict[str, Any], answer: Connection | None = None) -> None:
+        """Send `message` to everybody at the table; `answer`, the connection whose request
+        this answers, gets its copy with the request's `reply_to`."""
         frame = p.encode(message)
         for conn, _ in self.connections():
-            conn.send_frame(frame)
+            if conn is answer and conn.request_id is not None:
+                conn.reply(dict(message))
+            else:
+                conn.send_frame(frame)
 
-    def broadcast_table(self) -> None:
-        self.broadcast({"type": p.TABLE, "table": self.summary()})
+    def broadcast_table(self, answer: Connection | None = None) -> None:
+        self.broadcast({"type": p.TABLE, "table": self.summary()}, answer)
 
-    def update_message(self, seat: int | None, start: int) -> dict[str, Any]:
+    def update_message(
+        self, seat: int | None, start: int, reply_to: int | None = None
+    ) -> dict[str, Any]:
         hand = self.hand
         assert hand is not None
-        return {
+        message = {
             "type": p.UPDATE,
             "table": self.id,
             "hand": self.hand_number,
@@ -283,17 +290,25 @@ class Table:
             "view": hand.view(seat).to_dict(),
             "deadline": self.deadline(),
         }
+        if reply_to is not None:
+            message["reply_to"] = reply_to
+        return message
 
-    def send_updates(self, start: int) -> None:
+    def send_updates(self, start: int, answer: Connection | None = None) -> None:
         """Every connection at the table gets its `update_message(seat, start)`, each frame
-        put together from the parts all seats share, packed once (see updates.py)."""
+        put together from the parts all seats share, packed once (see updates.py); `answer`,
+        the connection whose action this is, gets its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
         frames = UpdateFrames(self.id, self.hand_number, hand, start, self.deadline())
         # (self.connections() spelt out: no list built, on every action)
         for number, seat in enumerate(self.seats):
-            if seat.conn is not None:
-                seat.conn.send_frame(frames.frame(number))
+            conn = seat.conn
+            if conn is not None:
+                if conn is answer and conn.request_id is not None:
+                    conn.send_frame(frames.answer(number, conn.request_id))
+                else:
+                    conn.send_frame(frames.frame(number))
         for conn in self.spectators:
             conn.send_frame(frames.frame(None))
 
@@ -339,9 +354,18 @@ class Table:
         return seat
 
     def check_stake(self, stake: int | None) -> int:
-        if self.rules.stake_mode is StakeMode.SEAT and stake is not None:
+        """A new seat's stake: its own under stake_mode seat (the table's if none is given);
+        at a table where every seat plays for the table's stake, none may be given."""
+        if stake is None:
+            return self.config.stake
+        if self.rules.stake_mode is StakeMode.SEAT:
             return stake
-        return self.config.stake
+        raise RequestError(
+            p.BAD_VALUE,
+            f"stake: every seat at this table plays for its stake of {self.config.stake} "
+            f"{self.config.unit}; a seat has a stake of its own only under stake_mode seat",
+            "stake",
+        )
 
     async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
         async with self.lock:
@@ -503,7 +527,7 @@ class Table:
             await self.write([st.put_seat(self.id, new.saved(number))])
             self.seats[number] = new
             log.info("table %d: %s bot %s in seat %d", self.id, strategy, name, number)
-            self.broadcast_table()
+            self.broadcast_table(answer=conn)
             self.kick()
 
     async def remove_bot(self, conn: Connection, seat: int) -> None:
@@ -516,15 +540,15 @@ class Table:
                 raise RequestError(p.BAD_BOT, f"seat {seat} is not a bot")
             await self.write([st.delete_seat(self.id, seat)])
             self.seats[seat] = Seat(stake=self.config.stake)
-            self.broadcast_table()
+            self.broadcast_table(answer=conn)
 
     async def start(self, conn: Connection) -> None:
         async with self.lock:
             self.require_creator(conn)
             self.require_waiting()
-            await self.start_session()
+            await self.start_session(answer=conn)
 
-    async def start_session(self) -> None:
+    async def start_session(self, answer: Connection | None = None) -> None:
         """Remove the empty seats, renumber the rest in order, and start playing."""
         taken = [seat for seat in self.seats if seat.taken]
         if len(taken) < 2:
@@ -551,7 +575,7 @@ class Table:
         self.started = started
         self.next_hand_at = self.now
         log.info("table %d: session starts with %s", self.id, ", ".join(self.names()))
-        self.broadcast_table()
+        self.broadcast_table(answer)
         self.kick()
 
     async def chat(self, conn: Connection, text: str) -> None:
@@ -563,14 +587,20 @@ class Table:
         seat = conn.seat
         name = self.seats[seat].name if seat is not None else conn.name
         self.broadcast(
-            {"type": p.CHAT, "table": self.id, "name": name or "", "seat": seat, "text": text}
+            {"type": p.CHAT, "table": self.id, "name": name or "", "seat": seat, "text": text},
+            answer=conn,
         )
 
     async def back(self, conn: Connection) -> None:
+        """Answered by a `table` (every connection's, if the seat was away; else this one's)."""
         async with self.lock:
-            await self.welcome_back(self.seat_of(conn))
+            number = self.seat_of(conn)
+            if self.seats[number].away:
+                await self.welcome_back(number, answer=conn)
+            else:
+                conn.reply({"type": p.TABLE, "table": self.summary()})
 
-    async def welcome_back(self, number: int) -> None:
+    async def welcome_back(self, number: int, answer: Connection | None = None) -> None:
         """The player in seat `number` is back (said so, or acted): no longer away."""
         if not self.seats[number].away:
             return
@@ -579,7 +609,7 @@ class Table:
             # Back during its own turn: a fresh turn clock, or a timer that ran out would
             # make the seat away again at once and play the rest of the turn for it.
             self.turn_started = self.now
-        self.broadcast_table()
+        self.broadcast_table(answer)
         self.kick()
 
     # -- play ---------------------------------------------------------------------------------
@@ -604,14 +634,15 @@ class Table:
             if self.seats[number].away:  # (not awaited on every action: a coroutine each)
                 await self.welcome_back(number)
             try:
-                await self.apply(action)
+                await self.apply(action, answer=conn)
             except IllegalAction as exc:
                 # The reason as this player sees it: "your run", "Ada's book of jacks".
                 reason = exc.text(self.names(), number)
                 raise RequestError(p.ILLEGAL_ACTION, reason, exc.code) from None
 
-    async def apply(self, action: Action) -> None:
-        """Apply one action to the hand, write it durably, then tell everyone."""
+    async def apply(self, action: Action, answer: Connection | None = None) -> None:
+        """Apply one action to the hand, write it durably, then tell everyone (`answer`, the
+        connection that asked for it, with its request's `reply_to`)."""
         hand = self.hand
         assert hand is not None
         start = len(hand.events)
@@ -635,7 +666,7 @@ class Table:
                 record.actions[:-1],
             ).replay()
             raise
-        self.after_change(start, settle)
+        self.after_change(start, settle, answer)
 
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
@@ -725,7 +756,9 @@ class Table:
         ops.append(st.update_table(self.id, **columns))
         return Settle(ops, settlement, names, payments, balances, over)
 
-    def after_change(self, start: int, settle: Settle | None) -> None:
+    def after_change(
+        self, start: int, settle: Settle | None, answer: Connection | None = None
+    ) -> None:
         """The hand changed (and the change is on disk): bots see it, everyone gets a view."""
         hand = self.hand
         assert hand is not None
@@ -741,7 +774,7 @@ class Table:
                 bot.observe(hand.events_for(number, start))
             except Exception:
                 log.exception("table %d: bot in seat %d failed to observe", self.id, number)
-        self.send_updates(start)
+        self.send_updates(start, answer)
         if settle is not None:
             self.apply_settlement(settle)
         seat = None if hand.ended else self.seats[hand.turn]

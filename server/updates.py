@@ -39,6 +39,7 @@ _EVENTS, _VIEW, _SEAT, _RULES, _HAND, _DEADLINE = (
     _pack(key) for key in ("events", "view", "seat", "rules", "hand", "deadline")
 )
 _SPECTATOR = _pack(None)  # a spectator's seat
+_REPLY_TO = _pack("reply_to")
 _SEATS = [_pack(seat) for seat in range(16)]  # more than any table has
 
 #: The packed rules of each rule set seen (by identity; the rule set is kept so that its id
@@ -142,6 +143,21 @@ class UpdateFrames:
         # (read here without building the whole view; a test holds every frame to the
         # update_message of the seat, made from Hand.view(seat)).
         return self._frame(start, _SEATS[seat], format_cards(self._hand.hands[seat]))
+
+    def answer(self, seat: int, reply_to: int) -> bytes:
+        """`frame(seat)` with `reply_to` last: the frame of the seat whose action this answers
+        (its map of 7 keys made one of 8, the key and value put at its end)."""
+        frame = self.frame(seat)
+        assert frame[p.HEADER_SIZE] == 0x87  # a map of 7 keys
+        tail = _REPLY_TO + _pack(reply_to)
+        size = len(frame) - p.HEADER_SIZE + len(tail)
+        if size > p.MAX_SERVER_FRAME:
+            raise p.ProtocolError(
+                p.FRAME_TOO_LARGE, f"an update frame of {size} bytes is too large"
+            )
+        return b"".join(
+            (size.to_bytes(p.HEADER_SIZE, "big"), b"\x88", frame[p.HEADER_SIZE + 1 :], tail)
+        )
 
     def _frame(self, start: bytes, packed_seat: bytes, cards: str) -> bytes:
         held = _pack(cards)

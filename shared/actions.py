@@ -118,8 +118,19 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     return data
 
 
+def action_message(action: Action) -> dict[str, Any]:
+    """The client message that asks for `action`: no seat (the server plays it for the
+    sender's), a spread's cards as one string like every list of cards on the wire."""
+    data = action_to_dict(action)
+    del data["seat"]
+    if isinstance(action, LaySpread):
+        data["cards"] = format_cards(action.cards)
+    return data
+
+
 def action_from_dict(data: dict[str, Any]) -> Action:
-    """Read an action back; raise IllegalAction(code="bad_action") for anything malformed."""
+    """Read an action back, from a record or the wire (a spread's cards a list of card texts
+    or one string); raise IllegalAction(code="bad_action") for anything malformed."""
     try:
         kind = data["type"]
         seat = data["seat"]
@@ -133,7 +144,9 @@ def action_from_dict(data: dict[str, Any]) -> Action:
             return TakeDiscard(seat)
         if kind == "spread":
             cards = data["cards"]
-            if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            if not isinstance(cards, str) and (
+                not isinstance(cards, list) or not all(isinstance(c, str) for c in cards)
+            ):
                 raise TypeError("cards")
             return LaySpread(seat, parse_cards(cards))
         if kind == "hit":

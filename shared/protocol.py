@@ -13,7 +13,11 @@ from typing import Any
 
 import msgpack
 
-PROTOCOL_VERSION = 1
+#: Version 2 (from 1): a spread's `cards` is one string like every other list of cards; every
+#: value of the right type but out of its range is a non-fatal error naming the field; `rules`
+#: in a view or a table carries every option; `goodbye` has a `reason` code and a `message`;
+#: more answers carry `reply_to` (see PROTOCOL.md, "Versions").
+PROTOCOL_VERSION = 2
 
 #: The largest frame a client may send (the length prefix not included).
 MAX_CLIENT_FRAME = 16 * 1024
@@ -119,6 +123,9 @@ STORAGE_ERROR = "storage_error"
 INTERNAL_ERROR = "internal_error"
 # Sent when another connection resumed this one's seat with its token: not fatal.
 SEAT_RESUMED_ELSEWHERE = "seat_resumed_elsewhere"
+# A field of the right type whose value is out of its range, where no other code says more:
+# not fatal; `detail` names the field.
+BAD_VALUE = "bad_value"
 
 FATAL_CODES = frozenset(
     {
@@ -147,6 +154,15 @@ class ProtocolError(Exception):
         self.message = message
 
 
+class OutOfRange(ProtocolError):
+    """A message of the right shape and types with a value out of its range (PROTOCOL.md,
+    "Ranges"): refused without closing the connection. `field` is the field's name."""
+
+    def __init__(self, code: str, message: str, field: str) -> None:
+        super().__init__(code, message)
+        self.field = field
+
+
 # -- framing ---------------------------------------------------------------------------------
 
 
@@ -171,6 +187,8 @@ def decode_payload(payload: bytes) -> dict[str, Any]:
         )
     except Exception as exc:  # msgpack raises many kinds; any of them means not msgpack
         raise ProtocolError(BAD_MSGPACK, f"the frame is not one msgpack value: {exc}") from None
+    if b"\xff" in payload and _holds_timestamp(obj):
+        raise ProtocolError(BAD_MSGPACK, "extension types (the timestamp too) are not allowed")
     if not isinstance(obj, dict):
         raise ProtocolError(BAD_MESSAGE, "a message must be a msgpack map")
     kind = obj.get("type")
@@ -181,6 +199,22 @@ def decode_payload(payload: bytes) -> dict[str, Any]:
 
 def _no_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"extension type {code} is not allowed")
+
+
+def _holds_timestamp(obj: Any) -> bool:
+    """Whether a timestamp is anywhere in `obj`: msgpack decodes its timestamp extension
+    itself, never through `ext_hook`. (Its type byte is -1, 0xff: a payload without that byte
+    holds none, and is not searched.)"""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, msgpack.Timestamp):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 class FrameDecoder:
@@ -244,8 +278,10 @@ class FrameDecoder:
 
 @dataclass(frozen=True, slots=True)
 class Field:
-    """One field of a message: its wire type and caps. `kind` is one of str, int, number,
-    bool, cards (list of card strings), options (map of rule options), map, list."""
+    """One field of a message: its wire type and its range. `kind` is one of str, int,
+    number, bool, cards (one string of card texts), options (map of rule options), map, list.
+    A value of the wrong type is a fatal `bad_message`; one of the right type out of its range
+    is the non-fatal error `code` (OutOfRange)."""
 
     kind: str
     required: bool = False
@@ -254,55 +290,84 @@ class Field:
     min_len: int = 0
     low: float = -math.inf
     high: float = math.inf
+    code: str = BAD_VALUE
+
+    def allowed(self) -> str:
+        """The range in words, as PROTOCOL.md ("Ranges") writes it."""
+        kind = self.kind
+        if kind == "str":
+            text = f"{self.min_len} to {self.max_len} characters"
+        elif kind in ("int", "number"):
+            text = f"{_number(self.low)} to {_number(self.high)}"
+        elif kind == "cards":
+            text = f"up to {self.max_len} cards, each 2 or 3 characters"
+        elif kind == "options":
+            text = (
+                f"up to {self.max_len} options; a name up to {MAX_OPTION_LEN} characters; a "
+                f"value true/false, nil, an integer from -2,147,483,648 to 2,147,483,647 or a "
+                f"string up to {MAX_OPTION_LEN} characters"
+            )
+        else:
+            text = "any"
+        return f"{text}, or nil" if self.nullable else text
 
 
-def _s(max_len: int, required: bool = False, min_len: int = 0) -> Field:
-    return Field("str", required, max_len=max_len, min_len=min_len)
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
-def _i(low: int, high: int, required: bool = False, nullable: bool = False) -> Field:
-    return Field("int", required, nullable, low=low, high=high)
+def _s(max_len: int, required: bool = False, min_len: int = 0, code: str = BAD_VALUE) -> Field:
+    return Field("str", required, max_len=max_len, min_len=min_len, code=code)
 
 
-def _n(low: float, high: float, nullable: bool = False) -> Field:
-    return Field("number", False, nullable, low=low, high=high)
+def _i(
+    low: int, high: int, required: bool = False, nullable: bool = False, code: str = BAD_VALUE
+) -> Field:
+    return Field("int", required, nullable, low=low, high=high, code=code)
 
 
+def _n(low: float, high: float, nullable: bool = False, code: str = BAD_VALUE) -> Field:
+    return Field("number", False, nullable, low=low, high=high, code=code)
+
+
+MAX_OPTION_LEN = 32
 _ID = _i(0, MAX_ID)
-_TABLE_ID = _i(1, MAX_ID, required=True)
+_TABLE_ID = _i(1, MAX_ID, required=True, code=NO_SUCH_TABLE)
 _CARD = _s(MAX_CARD_LEN, required=True, min_len=2)
+_SEAT = _i(0, 4, nullable=True, code=NO_SUCH_SEAT)
+_SEAT_STAKE = _i(1, MAX_STAKE)
 
 #: Every message a client may send, with its fields (besides "type" and the optional "id").
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     HELLO: {
-        "version": _i(0, MAX_ID, required=True),
-        "name": _s(MAX_NAME_LEN, required=True),
-        "client": _s(64),
+        "version": _i(0, MAX_ID, required=True, code=VERSION_MISMATCH),
+        "name": _s(MAX_NAME_LEN, required=True, code=BAD_NAME),
+        "client": _s(64, code=BAD_MESSAGE),
     },
     LIST_TABLES: {},
     CREATE_TABLE: {
-        "name": _s(MAX_TABLE_NAME_LEN, required=True),
-        "rules": Field("options", max_len=MAX_RULE_OPTIONS),
-        "stake": _i(1, MAX_STAKE),
-        "unit": _s(MAX_UNIT_LEN),
-        "seats": _i(2, 5),
-        "turn_timer": _n(0, 3600, nullable=True),
-        "hands": _i(1, 100_000, nullable=True),
-        "minutes": _n(0, 100_000, nullable=True),
-        "bot_pause": _n(0, 10),
+        "name": _s(MAX_TABLE_NAME_LEN, required=True, code=BAD_TABLE),
+        "rules": Field("options", max_len=MAX_RULE_OPTIONS, code=BAD_RULES),
+        "stake": _i(1, MAX_STAKE, code=BAD_TABLE),
+        "unit": _s(MAX_UNIT_LEN, code=BAD_TABLE),
+        "seats": _i(2, 5, code=BAD_TABLE),
+        "turn_timer": _n(0, 3600, nullable=True, code=BAD_TABLE),
+        "hands": _i(1, 100_000, nullable=True, code=BAD_TABLE),
+        "minutes": _n(0, 100_000, nullable=True, code=BAD_TABLE),
+        "bot_pause": _n(0, 10, code=BAD_TABLE),
         "sit": Field("bool"),
-        "seed": _i(0, 2**63 - 1),
-        "deck": _s(MAX_DECK_LEN),
-        "dealer": _i(0, 4),
+        "seed": _i(0, 2**63 - 1, code=BAD_TABLE),
+        "deck": _s(MAX_DECK_LEN, code=BAD_TABLE),
+        "dealer": _i(0, 4, code=BAD_TABLE),
     },
-    SIT: {"table": _TABLE_ID, "seat": _i(0, 4, nullable=True), "stake": _i(1, MAX_STAKE)},
-    RESUME: {"table": _TABLE_ID, "token": _s(MAX_TOKEN_LEN, required=True)},
+    SIT: {"table": _TABLE_ID, "seat": _SEAT, "stake": _SEAT_STAKE},
+    RESUME: {"table": _TABLE_ID, "token": _s(MAX_TOKEN_LEN, required=True, code=BAD_TOKEN)},
     WATCH: {"table": _TABLE_ID},
     LEAVE: {},
-    ADD_BOT: {"strategy": _s(16), "seat": _i(0, 4, nullable=True), "stake": _i(1, MAX_STAKE)},
-    REMOVE_BOT: {"seat": _i(0, 4, required=True)},
+    ADD_BOT: {"strategy": _s(16, code=BAD_BOT), "seat": _SEAT, "stake": _SEAT_STAKE},
+    REMOVE_BOT: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
     START: {},
-    CHAT: {"text": _s(MAX_CHAT_LEN, required=True)},
+    CHAT: {"text": _s(MAX_CHAT_LEN, required=True, code=BAD_CHAT)},
     BACK: {},
     DROP: {},
     DRAW_STOCK: {},
@@ -324,6 +389,7 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "name": _s(MAX_NAME_LEN, required=True),
         "limits": Field("map", True),
         "dev": Field("bool", True),
+        "reply_to": _ID,
     },
     ERROR: {
         "code": _s(64, required=True),
@@ -334,7 +400,7 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "version": _i(0, MAX_ID),
     },
     TABLES: {"tables": Field("list", True)},
-    TABLE: {"table": Field("map", True)},
+    TABLE: {"table": Field("map", True), "reply_to": _ID},
     SEATED: {
         "table": _TABLE_ID,
         "seat": _i(0, 4, required=True),
@@ -355,6 +421,7 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "events": Field("list", True),
         "view": Field("map", True),
         "deadline": _n(0, math.inf, nullable=True),
+        "reply_to": _ID,
     },
     HAND_END: {
         "table": _TABLE_ID,
@@ -381,34 +448,46 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "name": _s(MAX_NAME_LEN, required=True),
         "seat": _i(0, 4, nullable=True),
         "text": _s(MAX_CHAT_LEN, required=True),
+        "reply_to": _ID,
     },
     PING: {"n": _i(0, 2**53)},
-    PONG: {"n": _i(0, 2**53)},
-    GOODBYE: {"reason": _s(256, required=True)},
+    PONG: {"n": _i(0, 2**53), "reply_to": _ID},
+    GOODBYE: {"reason": _s(64, required=True), "message": _s(4096, required=True)},
 }
 
 
 def validate(message: Mapping[str, Any], schema: Mapping[str, dict[str, Field]]) -> None:
     """Raise ProtocolError unless `message` is a known message of `schema` with exactly its
-    fields (unknown field names are refused) and every field of the right type and size."""
+    fields (unknown field names are refused), every field of the right type, and every value
+    in its range. A message whose only fault is a value out of range raises OutOfRange (its
+    code is the field's, not fatal) for the first such field."""
     kind = message.get("type")
     if not isinstance(kind, str):
         raise ProtocolError(BAD_MESSAGE, 'a message must have a string "type"')
     fields = schema.get(kind)
     if fields is None:
         raise ProtocolError(UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
+    out_of_range: OutOfRange | None = None
     for name, value in message.items():
         if name == "type":
             continue
         spec = _ID if name == "id" and schema is CLIENT_MESSAGES else fields.get(name)
         if spec is None:
             raise ProtocolError(BAD_MESSAGE, f"{kind}: unknown field {name[:40]!r}")
-        problem = _check(spec, value)
+        problem = _type_problem(spec, value)
         if problem:
             raise ProtocolError(BAD_MESSAGE, f"{kind}: field {name!r} {problem}")
+        if out_of_range is None and value is not None and not _in_range(spec, value):
+            out_of_range = OutOfRange(
+                spec.code,
+                f"{kind}: {name} must be {spec.allowed()}, not {_shown(value)}",
+                name,
+            )
     for name, spec in fields.items():
         if spec.required and name not in message:
             raise ProtocolError(BAD_MESSAGE, f"{kind}: missing field {name!r}")
+    if out_of_range is not None:
+        raise out_of_range
 
 
 def validate_client(message: Mapping[str, Any]) -> None:
@@ -419,16 +498,29 @@ def validate_server(message: Mapping[str, Any]) -> None:
     validate(message, SERVER_MESSAGES)
 
 
-def _check(spec: Field, value: Any) -> str | None:
+def valid_id(message: Mapping[str, Any]) -> int | None:
+    """The message's `id` if it is one that may be copied as `reply_to`, else None."""
+    value = message.get("id")
+    if type(value) is int and 0 <= value <= MAX_ID:
+        return value
+    return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return f"{len(value)} characters" if len(value) > 40 else repr(value)
+    if isinstance(value, dict):
+        return f"{len(value)} options"
+    return repr(value)[:40]
+
+
+def _type_problem(spec: Field, value: Any) -> str | None:
+    """Why `value` is not of the field's wire type (None: it is)."""
     if value is None:
         return None if spec.nullable else "may not be nil"
     kind = spec.kind
-    if kind == "str":
-        if not isinstance(value, str):
-            return "must be a string"
-        if not spec.min_len <= len(value) <= spec.max_len:
-            return f"must be {spec.min_len} to {spec.max_len} characters long"
-        return None
+    if kind in ("str", "cards"):
+        return None if isinstance(value, str) else "must be a string"
     if kind in ("int", "number"):
         if type(value) is bool or not isinstance(value, int | float):
             return "must be a number"
@@ -436,35 +528,64 @@ def _check(spec: Field, value: Any) -> str | None:
             return "must be a whole number"
         if isinstance(value, float) and not math.isfinite(value):
             return "must be finite"
-        if not spec.low <= value <= spec.high:
-            return f"must be between {spec.low:g} and {spec.high:g}"
         return None
     if kind == "bool":
         return None if type(value) is bool else "must be true or false"
-    if kind == "cards":
-        if not isinstance(value, list) or len(value) > spec.max_len:
-            return f"must be a list of at most {spec.max_len} cards"
-        if not all(isinstance(c, str) and 2 <= len(c) <= MAX_CARD_LEN for c in value):
-            return "must hold card strings like 10s or Qh"
-        return None
     if kind == "options":
-        if not isinstance(value, dict) or len(value) > spec.max_len:
-            return f"must be a map of at most {spec.max_len} options"
+        if not isinstance(value, dict):
+            return "must be a map of options"
         for key, option in value.items():
-            if len(key) > 32:
-                return "has an option name that is too long"
             if option is not None and not isinstance(option, bool | int | str):
-                return f"option {key[:32]!r} must be a string, a number, true/false or nil"
-            if isinstance(option, str) and len(option) > 32:
-                return f"option {key[:32]!r} is too long"
-            if type(option) is int and not -(2**31) <= option < 2**31:
-                return f"option {key[:32]!r} is out of range"
+                return f"option {key[:32]!r} must be a string, an integer, true/false or nil"
         return None
     if kind == "map":
         return None if isinstance(value, dict) else "must be a map"
     if kind == "list":
         return None if isinstance(value, list) else "must be a list"
     raise AssertionError(kind)
+
+
+def _in_range(spec: Field, value: Any) -> bool:
+    """Whether a value of the field's type is within its range."""
+    kind = spec.kind
+    if kind == "str":
+        return spec.min_len <= len(value) <= spec.max_len
+    if kind in ("int", "number"):
+        return bool(spec.low <= value <= spec.high)
+    if kind == "cards":
+        if len(value) > spec.max_len * (MAX_CARD_LEN + 1):
+            return False
+        words = value.split()
+        return len(words) <= spec.max_len and all(2 <= len(w) <= MAX_CARD_LEN for w in words)
+    if kind == "options":
+        if len(value) > spec.max_len:
+            return False
+        for key, option in value.items():
+            if len(key) > MAX_OPTION_LEN:
+                return False
+            if isinstance(option, str) and len(option) > MAX_OPTION_LEN:
+                return False
+            if type(option) is int and not -(2**31) <= option < 2**31:
+                return False
+        return True
+    return True
+
+
+def ranges_table() -> str:
+    """Every client field with a range, as the Markdown table in PROTOCOL.md ("Ranges"):
+    message, field, range, and the error a value out of it gets."""
+    lines = ["| message | field | range | out of range |", "|---|---|---|---|"]
+    rows = [("(any)", "id", _ID)]
+    rows += [
+        (kind, name, spec)
+        for kind, fields in CLIENT_MESSAGES.items()
+        for name, spec in fields.items()
+        if spec.kind not in ("bool", "map", "list")
+    ]
+    for kind, name, spec in rows:
+        code = f"`{spec.code}`" + (" (fatal)" if kind == HELLO else "")
+        lines.append(f"| `{kind}` | `{name}` | {spec.allowed()} | {code} |")
+    return "\n".join(lines) + "\n"
 
 
 def error_message(
@@ -475,16 +596,13 @@ def error_message(
     detail: str | None = None,
     fatal: bool | None = None,
 ) -> dict[str, Any]:
-    """An error message; fatal by default for the codes that close the connection."""
-    out: dict[str, Any] = {
-        "type": ERROR,
-        "code": code,
-        "message": message,
-        "fatal": code in FATAL_CODES if fatal is None else fatal,
-    }
+    """An error message; fatal by default for the codes that close the connection. A fatal
+    error never carries `reply_to`: it answers the connection, not one request."""
+    is_fatal = code in FATAL_CODES if fatal is None else fatal
+    out: dict[str, Any] = {"type": ERROR, "code": code, "message": message, "fatal": is_fatal}
     if detail is not None:
         out["detail"] = detail
-    if reply_to is not None:
+    if reply_to is not None and not is_fatal:
         out["reply_to"] = reply_to
     return out
 

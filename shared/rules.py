@@ -39,6 +39,7 @@ class HouseRules:
     tonk_out_pays: int = 2
     caught_pays: int = 2
     caught_others_pay_lowest: bool = False
+    caught_dropper_pays_lowest: bool = False
     hit_books: bool = True
     ace_high_runs: bool = False
     stake_mode: StakeMode = StakeMode.TABLE
@@ -53,6 +54,11 @@ class HouseRules:
             )
         for name, value in self.options().items():
             _check(name, value)
+        if self.caught_dropper_pays_lowest and not self.caught_others_pay_lowest:
+            raise RulesError(
+                "option caught_dropper_pays_lowest needs caught_others_pay_lowest = true: it adds "
+                "the dropper to the players who pay the lowest"
+            )
 
     # -- building -----------------------------------------------------------------------------
 
@@ -131,6 +137,17 @@ class HouseRules:
                 _TO_DICT[self] = data
         return dict(data)
 
+    def to_wire(self) -> dict[str, Any]:
+        """The preset and every option's effective value, as plain data (what `rules` in a
+        view or a table carries: a client need not know the presets); `from_dict` reads it
+        back to an equal rule set."""
+        data = _TO_WIRE.get(self)
+        if data is None:
+            data = {"preset": self.preset, **{k: _plain(v) for k, v in self.options().items()}}
+            if len(_TO_WIRE) < 256:
+                _TO_WIRE[self] = data
+        return dict(data)
+
     @property
     def name(self) -> str:
         """`speno`, or `speno+` when options are overridden."""
@@ -190,7 +207,12 @@ class HouseRules:
             "A drop with the strictly lowest count wins 1 stake from each player. A caught dropper "
             f"(someone at or below) pays {_times(self.caught_pays)} to each player at or below."
         )
-        if self.caught_others_pay_lowest:
+        if self.caught_dropper_pays_lowest:
+            lines.append(
+                "When a drop is caught, the lowest player(s) also get 1 stake from every other "
+                "player, the dropper included."
+            )
+        elif self.caught_others_pay_lowest:
             lines.append(
                 "When a drop is caught, the lowest player(s) also get 1 stake from each player "
                 "who is neither the dropper nor lowest."
@@ -219,12 +241,13 @@ class HouseRules:
 OPTION_HELP: dict[str, str] = {
     "players": "the most seats at the table, 2 to 5",
     "deal_tonk_high": "a whole number 26 to 50",
-    "deal_tonk_low": "a whole number 5 to 25, or none",
+    "deal_tonk_low": "a whole number 6 to 25 (five cards total at least 6), or none",
     "deal_tonk_pays": "a whole number of stakes, 1 to 10",
     "several_deal_tonks": "void, pay_each or void_double",
     "tonk_out_pays": "a whole number of stakes, 1 to 10",
     "caught_pays": "a whole number of stakes, 1 to 10",
     "caught_others_pay_lowest": "true or false",
+    "caught_dropper_pays_lowest": "true or false (true needs caught_others_pay_lowest)",
     "hit_books": "true or false",
     "ace_high_runs": "true or false",
     "stake_mode": "table or seat",
@@ -236,7 +259,7 @@ OPTION_HELP: dict[str, str] = {
 _INT_RANGES = {
     "players": (2, 5),
     "deal_tonk_high": (26, 50),
-    "deal_tonk_low": (5, 25),
+    "deal_tonk_low": (6, 25),
     "deal_tonk_pays": (1, 10),
     "tonk_out_pays": (1, 10),
     "caught_pays": (1, 10),
@@ -244,6 +267,7 @@ _INT_RANGES = {
 }
 _BOOLS = {
     "caught_others_pay_lowest",
+    "caught_dropper_pays_lowest",
     "hit_books",
     "ace_high_runs",
     "discard_must_use",
@@ -302,6 +326,8 @@ PRESET_TITLES = {
 
 #: HouseRules.to_dict's answers by rule set (the values are plain and immutable).
 _TO_DICT: dict[HouseRules, dict[str, Any]] = {}
+#: HouseRules.to_wire's answers by rule set.
+_TO_WIRE: dict[HouseRules, dict[str, Any]] = {}
 
 PRESETS: dict[str, HouseRules] = {
     "classic": HouseRules(),

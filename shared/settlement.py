@@ -159,10 +159,14 @@ def settle_drop(
         return Settlement(
             Ending.DROP_WON, (dropper,), tuple(payer.payments), tuple(counts), revealed, dropper
         )
-    for catcher in catchers:
-        payer.pay(dropper, catcher, rules.caught_pays)
     lowest = min(counts[s] for s in others)
     winners = tuple(s for s in others if counts[s] == lowest)
+    # Read literally, black-tonk's lowest is paid "from everyone else": the dropper too, on top
+    # of what it pays as caught (every lowest player is at or below the dropper).
+    literal = rules.caught_dropper_pays_lowest
+    for catcher in catchers:
+        extra = 1 if literal and catcher in winners else 0
+        payer.pay(dropper, catcher, rules.caught_pays + extra)
     if rules.caught_others_pay_lowest:
         for winner in winners:
             for other in others:

@@ -83,7 +83,7 @@ class SeatView:
     def to_dict(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
-            "rules": self.rules.to_dict(),
+            "rules": self.rules.to_wire(),
             "players": self.players,
             "dealer": self.dealer,
             "turn": self.turn,

@@ -17,7 +17,7 @@ from typing import Any
 
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_to_dict
+from tonk.shared.actions import action_message
 from tonk.shared.view import SeatView
 
 TIMEOUT = 10.0
@@ -193,8 +193,7 @@ class NetClient:
             choice = next((a for a in actions if a.kind == "draw_stock"), None)
         if choice is None:
             choice = next(a for a in actions if a.kind != "drop")
-        data = action_to_dict(choice)
-        del data["seat"]
+        data = action_message(choice)
         self.view_fresh = False
         await self.send(data)
         return True

@@ -205,3 +205,23 @@ def test_the_tokens_file_is_json_per_server_and_table(tmp_path: Path) -> None:
     tokens.forget("a:1", 3)
     data = json.loads((tmp_path / "seats.json").read_text())
     assert list(data) == ["b:2"]
+
+
+async def test_the_servers_goodbye_is_told_in_its_words_not_its_code(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+            link = app.connection
+            assert link is not None
+            reasons: list[str] = []
+            real = link._wait_to_retry
+
+            async def noted(reason: str, attempt: int) -> None:
+                reasons.append(reason)
+                await real(reason, attempt)
+
+            link._wait_to_retry = noted  # type: ignore[method-assign]
+            await server.close("the server is going down for the night")
+            await wait_for(pilot, lambda: reasons, "the link to notice the goodbye")
+    assert reasons[0] == "the server said goodbye: the server is going down for the night"

@@ -149,8 +149,9 @@ async def test_frames_at_and_over_the_size_limit(tmp_path):
         assert len(payload) == limit
         at = await NetClient.connect(server.port, "AtLimit")
         await at.send_raw(frame(payload))  # taken in whole, then refused for its field
-        error = await the_end(at)
-        assert error["code"] == p.BAD_MESSAGE and "text" in error["message"]
+        error = await at.expect(p.ERROR)
+        assert (error["code"], error["detail"], error["fatal"]) == (p.BAD_CHAT, "text", False)
+        await at.request({"type": "ping", "n": 1}, p.PONG)  # and the connection goes on
         over = await NetClient.connect(server.port, "OverLimit")
         await over.send_raw(frame(payload + b"\x00")[:5])  # the prefix is enough to refuse
         assert (await the_end(over))["code"] == p.FRAME_TOO_LARGE
@@ -164,8 +165,6 @@ def nested(depth: int, leaf: Any = 1) -> Any:
 
 
 WRONG_SHAPES = [
-    pytest.param({"type": "sit", "table": 2**64 - 1}, p.BAD_MESSAGE, id="uint64"),
-    pytest.param({"type": "sit", "table": -(2**63)}, p.BAD_MESSAGE, id="int64-min"),
     pytest.param({"type": "sit", "table": 1.0}, p.BAD_MESSAGE, id="float-for-int"),
     pytest.param({"type": "sit", "table": True}, p.BAD_MESSAGE, id="bool-for-int"),
     pytest.param({"type": "sit", "table": None}, p.BAD_MESSAGE, id="nil-required"),
@@ -199,6 +198,23 @@ WRONG_SHAPES = [
     pytest.param({"type": "x" * 10_000}, p.UNKNOWN_TYPE, id="long-unknown-type"),
     pytest.param({"type": "draw_stock", "seat": 1}, p.BAD_MESSAGE, id="for-another-seat"),
 ]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param({"type": "sit", "table": 2**64 - 1}, id="uint64"),
+        pytest.param({"type": "sit", "table": -(2**63)}, id="int64-min"),
+    ],
+)
+async def test_integers_at_the_ends_of_msgpack_are_out_of_range_not_fatal(tmp_path, message):
+    async with start_server(tmp_path) as server:
+        client = await NetClient.connect(server.port, "Ends")
+        await client.send_raw(frame(msgpack.packb({**message, "id": 3})))
+        error = await client.expect(p.ERROR)
+        assert (error["code"], error["detail"], error["fatal"]) == (p.NO_SUCH_TABLE, "table", False)
+        assert error["reply_to"] == 3
+        await client.request({"type": "ping"}, p.PONG)
 
 
 @pytest.mark.parametrize(("message", "code"), WRONG_SHAPES)
@@ -298,9 +314,10 @@ async def test_wrong_and_guessed_seat_tokens_get_no_seat(tmp_path):
         await mallory.expect_error(p.BAD_TOKEN)
         await mallory.send({"type": "draw_stock"})
         await mallory.expect_error(p.NOT_AT_TABLE)
-        # A token over the size limit is not a message at all.
+        # A token over the size limit is out of range: refused as a bad token, not fatal.
         await mallory.send({"type": "resume", "table": table, "token": "x" * 65})
-        assert (await the_end(mallory))["code"] == p.BAD_MESSAGE
+        error = await mallory.expect_error(p.BAD_TOKEN)
+        assert (error["fatal"], error["detail"]) == (False, "token")
         assert stored_actions(server, table) == []
 
 
@@ -385,7 +402,9 @@ async def test_thousands_of_idle_connections_meet_the_limits_and_the_table_plays
         # Half of those let in say hello and go quiet; the rest never say a word.
         for i, (_, _, writer) in enumerate(opened):
             if i % 2 == 0:
-                writer.write(p.encode({"type": "hello", "version": 1, "name": f"Idle{i}"}))
+                writer.write(
+                    p.encode({"type": "hello", "version": p.PROTOCOL_VERSION, "name": f"Idle{i}"})
+                )
         answers = await asyncio.gather(*(told(r, 2.0) for _, r, _ in opened))
         refused = [opened[i][0] for i, code in enumerate(answers) if code is not None]
         assert set(answers) == {None, p.TOO_MANY_CONNECTIONS}

@@ -181,12 +181,14 @@ def covered_discard_shown(table: Table, seat: int | None, message: dict[str, Any
 async def test_the_check_finds_a_leak_planted_in_the_server(tmp_path, monkeypatch, plant, said):
     real = Table.update_message
 
-    def leaky(self: Table, seat: int | None, start: int) -> dict[str, Any]:
-        message = real(self, seat, start)
+    def leaky(
+        self: Table, seat: int | None, start: int, reply_to: int | None = None
+    ) -> dict[str, Any]:
+        message = real(self, seat, start, reply_to)
         plant(self, seat, message)
         return message
 
-    def leaky_updates(self: Table, start: int) -> None:
+    def leaky_updates(self: Table, start: int, answer: Any = None) -> None:
         # (the updates after each change are put together from packed parts, not from
         # update_message: planted in the frames sent, as a faulty server would send them)
         for conn, seat in self.connections():

@@ -73,30 +73,59 @@ def test_decoder_refusals(payload, code):
     ("message", "code"),
     [
         ({"type": "nope"}, p.UNKNOWN_TYPE),
-        ({"type": "hello", "version": 1}, p.BAD_MESSAGE),  # missing name
+        ({"type": "hello", "version": p.PROTOCOL_VERSION}, p.BAD_MESSAGE),  # missing name
         ({"type": "hello", "version": "1", "name": "a"}, p.BAD_MESSAGE),
         ({"type": "hello", "version": True, "name": "a"}, p.BAD_MESSAGE),
-        ({"type": "hello", "version": 1, "name": "a", "extra": 1}, p.BAD_MESSAGE),
-        ({"type": "hello", "version": 1, "name": "a" * 65}, p.BAD_MESSAGE),
-        ({"type": "chat", "text": "x" * 1001}, p.BAD_MESSAGE),
+        ({"type": "hello", "version": p.PROTOCOL_VERSION, "name": "a", "extra": 1}, p.BAD_MESSAGE),
         ({"type": "spread", "cards": ["As"] * 14}, p.BAD_MESSAGE),
-        ({"type": "spread", "cards": "As 2s 3s"}, p.BAD_MESSAGE),
-        ({"type": "hit", "card": "As", "spread": -1}, p.BAD_MESSAGE),
-        ({"type": "discard", "card": "Ace of spades"}, p.BAD_MESSAGE),
+        ({"type": "spread", "cards": ["As", "2s", "3s"]}, p.BAD_MESSAGE),  # one string now
         ({"type": "create_table", "name": "t", "rules": {"players": [1]}}, p.BAD_MESSAGE),
         ({"type": "create_table", "name": "t", "turn_timer": float("nan")}, p.BAD_MESSAGE),
-        ({"type": "sit", "table": 1, "id": -3}, p.BAD_MESSAGE),
+        # Out of range and of the wrong type: the wrong type wins (fatal).
+        ({"type": "create_table", "name": "t", "seats": 1, "stake": "5"}, p.BAD_MESSAGE),
     ],
 )
 def test_validator_refusals(message, code):
     with pytest.raises(p.ProtocolError) as caught:
         p.validate_client(message)
     assert caught.value.code == code
+    assert not isinstance(caught.value, p.OutOfRange)
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "field"),
+    [
+        ({"type": "hello", "version": p.PROTOCOL_VERSION, "name": "a" * 65}, p.BAD_NAME, "name"),
+        ({"type": "hello", "version": -1, "name": "a"}, p.VERSION_MISMATCH, "version"),
+        ({"type": "chat", "text": "x" * 1001}, p.BAD_CHAT, "text"),
+        ({"type": "spread", "cards": " ".join(["As"] * 14)}, p.BAD_VALUE, "cards"),
+        ({"type": "spread", "cards": "As 2s 3sss"}, p.BAD_VALUE, "cards"),
+        ({"type": "hit", "card": "As", "spread": -1}, p.BAD_VALUE, "spread"),
+        ({"type": "discard", "card": "Ace of spades"}, p.BAD_VALUE, "card"),
+        ({"type": "sit", "table": 1, "id": -3}, p.BAD_VALUE, "id"),
+        ({"type": "sit", "table": 1, "seat": 5}, p.NO_SUCH_SEAT, "seat"),
+        ({"type": "sit", "table": 0}, p.NO_SUCH_TABLE, "table"),
+        ({"type": "remove_bot", "seat": 9}, p.NO_SUCH_SEAT, "seat"),
+        ({"type": "create_table", "name": "t", "seats": 1}, p.BAD_TABLE, "seats"),
+        ({"type": "create_table", "name": "t", "unit": "u" * 17}, p.BAD_TABLE, "unit"),
+        ({"type": "create_table", "name": "t", "rules": {"x" * 33: 1}}, p.BAD_RULES, "rules"),
+        ({"type": "resume", "table": 1, "token": "t" * 65}, p.BAD_TOKEN, "token"),
+        ({"type": "add_bot", "strategy": "s" * 17}, p.BAD_BOT, "strategy"),
+        ({"type": "ping", "n": -1}, p.BAD_VALUE, "n"),
+    ],
+)
+def test_a_value_of_the_right_type_out_of_range_is_not_fatal_and_names_its_field(
+    message, code, field
+):
+    with pytest.raises(p.OutOfRange) as caught:
+        p.validate_client(message)
+    assert (caught.value.code, caught.value.field) == (code, field)
+    assert field in caught.value.message
 
 
 def test_validator_accepts_every_documented_shape():
     for message in [
-        {"type": "hello", "version": 1, "name": "Croaker", "client": "x"},
+        {"type": "hello", "version": p.PROTOCOL_VERSION, "name": "Croaker", "client": "x"},
         {
             "type": "create_table",
             "name": "t",
@@ -112,7 +141,7 @@ def test_validator_accepts_every_documented_shape():
             "id": 9,
         },
         {"type": "sit", "table": 1, "seat": None},
-        {"type": "spread", "cards": ["10s", "Js", "Qs"]},
+        {"type": "spread", "cards": "10s Js Qs"},
         {"type": "hit", "card": "8s", "spread": 1},
         {"type": "ping"},
     ]:
@@ -158,3 +187,48 @@ def test_validator_never_fails_but_with_a_protocol_error(kind, fields):
         p.validate_client({**fields, "type": kind})
     except p.ProtocolError as exc:
         assert exc.code in (p.BAD_MESSAGE, p.UNKNOWN_TYPE)
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [msgpack.Timestamp(1), msgpack.Timestamp(1, 5), msgpack.Timestamp(2**34, 5)],  # 4, 8, 12 B
+)
+def test_a_msgpack_timestamp_anywhere_is_not_msgpack_we_take(stamp):
+    for message in ({"type": "chat", "text": stamp}, {"type": "ping", "x": [{"y": stamp}]}):
+        decoder = p.FrameDecoder()
+        decoder.feed(frame(msgpack.packb(message)))
+        with pytest.raises(p.ProtocolError) as caught:
+            list(decoder.messages())
+        assert caught.value.code == p.BAD_MSGPACK
+
+
+def test_an_integer_that_looks_like_a_timestamp_header_is_still_an_integer():
+    message = {"type": "ping", "n": 0xD6FF0000}
+    assert p.decode_payload(msgpack.packb(message)) == message
+
+
+def test_a_fatal_error_never_carries_reply_to():
+    assert "reply_to" not in p.error_message(p.BAD_MESSAGE, "x", reply_to=4)
+    assert "reply_to" not in p.error_message(p.BAD_NAME, "x", reply_to=4, fatal=True)
+    assert p.error_message(p.BAD_TABLE, "x", reply_to=4)["reply_to"] == 4
+
+
+def test_rules_on_the_wire_carry_every_option_and_read_back_equal():
+    from tonk.shared.rules import PRESETS, HouseRules
+
+    for rules in [*PRESETS.values(), PRESETS["speno"].with_options({"hit_lock": 2})]:
+        wire = rules.to_wire()
+        assert set(wire) == {"preset", *rules.options()}
+        assert HouseRules.from_dict(wire) == rules
+        assert HouseRules.from_dict(wire).name == rules.name
+
+
+def test_an_action_message_has_no_seat_and_its_cards_as_one_string():
+    from tonk.shared.actions import LaySpread, action_from_dict, action_message
+    from tonk.shared.cards import parse_cards
+
+    spread = LaySpread(2, parse_cards("10s Js Qs"))
+    message = action_message(spread)
+    assert message == {"type": "spread", "cards": "10s Js Qs"}
+    p.validate_client(message)
+    assert action_from_dict({**message, "seat": 2}) == spread

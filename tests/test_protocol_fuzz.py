@@ -83,8 +83,8 @@ def value_for(spec: p.Field) -> hs.SearchStrategy[Any]:
     elif kind == "bool":
         out = hs.booleans()
     elif kind == "cards":
-        card = hs.sampled_from(CARDS) | hs.text(min_size=2, max_size=p.MAX_CARD_LEN)
-        out = hs.lists(card, max_size=spec.max_len)
+        card = hs.sampled_from(CARDS) | hs.from_regex(r"\A[A-Za-z0-9]{2,3}\Z")
+        out = hs.lists(card, max_size=spec.max_len).map(" ".join)
     elif kind == "options":
         option = (
             hs.none()
@@ -151,7 +151,9 @@ _WRONG = {
     "int": hs.text(max_size=4) | hs.booleans() | hs.floats(allow_nan=False) | hs.lists(hs.none()),
     "number": hs.text(max_size=4) | hs.booleans() | hs.lists(hs.integers(), max_size=2),
     "bool": hs.integers() | hs.text(max_size=4) | hs.none().map(lambda _: 0),
-    "cards": hs.text(max_size=6) | hs.integers() | hs.dictionaries(hs.text(), hs.text()),
+    "cards": hs.lists(hs.text(max_size=3), max_size=3)
+    | hs.integers()
+    | hs.dictionaries(hs.text(), hs.text()),
     "options": hs.lists(hs.integers(), max_size=2) | hs.text() | hs.integers(),
 }
 
@@ -261,6 +263,8 @@ def test_any_msgpack_value_is_refused_only_with_a_documented_error(value):
     assert decoded == [value] or repr(decoded) == repr([value])
     try:
         p.validate_client(value)
+    except p.OutOfRange as exc:
+        assert exc.code in DOCUMENTED and exc.field in value
     except p.ProtocolError as exc:
         assert exc.code in VALIDATOR_CODES
 
@@ -276,6 +280,8 @@ def test_arbitrary_chunks_are_refused_only_with_a_documented_error_and_bounded(c
                 p.validate_client(message)
             # What it keeps is at most one unfinished frame: never more than the limit.
             assert decoder.buffered < p.HEADER_SIZE + 1024
+    except p.OutOfRange as exc:
+        assert exc.code in DOCUMENTED
     except p.ProtocolError as exc:
         assert exc.code in DECODER_CODES | VALIDATOR_CODES
         assert decoder.buffered == 0

@@ -25,22 +25,26 @@ PRESET_TABLE: dict[str, dict[str, Any]] = {
     "classic": dict(
         players=4, deal_tonk_high=49, deal_tonk_low=None, deal_tonk_pays=2,
         several_deal_tonks=VOID, tonk_out_pays=2, caught_pays=2,
-        caught_others_pay_lowest=False, hit_books=True, ace_high_runs=False, stake_mode=TABLE,
+        caught_others_pay_lowest=False, caught_dropper_pays_lowest=False,
+        hit_books=True, ace_high_runs=False, stake_mode=TABLE,
     ),
     "black-tonk": dict(
         players=5, deal_tonk_high=49, deal_tonk_low=15, deal_tonk_pays=2,
         several_deal_tonks=VOID, tonk_out_pays=2, caught_pays=2,
-        caught_others_pay_lowest=True, hit_books=True, ace_high_runs=False, stake_mode=TABLE,
+        caught_others_pay_lowest=True, caught_dropper_pays_lowest=False,
+        hit_books=True, ace_high_runs=False, stake_mode=TABLE,
     ),
     "speno": dict(
         players=5, deal_tonk_high=49, deal_tonk_low=15, deal_tonk_pays=2,
         several_deal_tonks=PAY_EACH, tonk_out_pays=1, caught_pays=2,
-        caught_others_pay_lowest=True, hit_books=False, ace_high_runs=True, stake_mode=SEAT,
+        caught_others_pay_lowest=True, caught_dropper_pays_lowest=False,
+        hit_books=False, ace_high_runs=True, stake_mode=SEAT,
     ),
     "pagat": dict(
         players=5, deal_tonk_high=49, deal_tonk_low=None, deal_tonk_pays=2,
         several_deal_tonks=VOID, tonk_out_pays=2, caught_pays=2,
-        caught_others_pay_lowest=True, hit_books=True, ace_high_runs=False, stake_mode=TABLE,
+        caught_others_pay_lowest=True, caught_dropper_pays_lowest=False,
+        hit_books=True, ace_high_runs=False, stake_mode=TABLE,
     ),
 }  # fmt: skip
 APP_OPTIONS_OFF = dict(hit_lock=0, discard_must_use=False, no_rediscard=False)
@@ -97,6 +101,7 @@ BAD_VALUES: list[tuple[str, Any]] = [
     ("deal_tonk_high", 25),
     ("deal_tonk_high", 51),
     ("deal_tonk_low", 4),
+    ("deal_tonk_low", 5),  # no five cards total under 6 (A A A A 2)
     ("deal_tonk_low", 26),
     ("deal_tonk_low", "never"),
     ("deal_tonk_pays", 0),
@@ -108,6 +113,7 @@ BAD_VALUES: list[tuple[str, Any]] = [
     ("caught_pays", -1),
     ("caught_others_pay_lowest", "yes"),
     ("caught_others_pay_lowest", 1),
+    ("caught_dropper_pays_lowest", "yes"),
     ("hit_books", "no"),
     ("ace_high_runs", 0),
     ("stake_mode", "player"),
@@ -146,7 +152,7 @@ GOOD_VALUES: list[tuple[str, Any, Any]] = [
     ("players", 5, 5),
     ("deal_tonk_high", 26, 26),
     ("deal_tonk_high", 50, 50),
-    ("deal_tonk_low", 5, 5),
+    ("deal_tonk_low", 6, 6),
     ("deal_tonk_low", 25, 25),
     ("deal_tonk_low", "none", None),
     ("deal_tonk_low", "off", None),
@@ -174,6 +180,21 @@ def test_every_allowed_option_value_is_accepted(option: str, raw: Any, value: An
     rules = PRESETS["classic"].with_options({option: raw})
     assert getattr(rules, option) == value
     assert rules.preset == "classic"
+
+
+def test_the_lowest_a_deal_tonk_low_can_be_is_the_lowest_five_cards() -> None:
+    assert PRESETS["classic"].with_options({"deal_tonk_low": 6}).is_deal_tonk(6)
+    with pytest.raises(RulesError, match="cannot be 5: it takes a whole number 6 to 25"):
+        PRESETS["classic"].with_options({"deal_tonk_low": 5})
+
+
+def test_the_dropper_pays_the_lowest_only_where_the_others_do() -> None:
+    literal = PRESETS["black-tonk"].with_options({"caught_dropper_pays_lowest": True})
+    assert literal.caught_dropper_pays_lowest and literal.name == "black-tonk+"
+    with pytest.raises(RulesError, match="needs caught_others_pay_lowest = true"):
+        PRESETS["classic"].with_options({"caught_dropper_pays_lowest": True})
+    with pytest.raises(RulesError, match="needs caught_others_pay_lowest = true"):
+        literal.with_options({"caught_others_pay_lowest": False})
 
 
 def test_unknown_preset_is_an_error_naming_the_presets() -> None:
@@ -322,6 +343,11 @@ DESCRIBED: list[tuple[dict[str, Any], str, str | None]] = [
     ({"tonk_out_pays": 3}, "tonk out) wins 3 stakes", None),
     ({"caught_pays": 4}, "pays 4 stakes to each player at or below", None),
     ({"caught_others_pay_lowest": True}, "neither the dropper nor lowest", None),
+    (
+        {"caught_others_pay_lowest": True, "caught_dropper_pays_lowest": True},
+        "from every other player, the dropper included",
+        "neither the dropper nor lowest",
+    ),
     ({"hit_books": True}, "may hit a book of three", "may not hit a book"),
     ({"hit_books": False}, "may not hit a book of three", None),
     ({"ace_high_runs": True}, "Q-K-A", "Q-K-A is not a run"),

@@ -54,7 +54,11 @@ FATAL_FRAMES = [
         id="wrong-field-type",
     ),
     pytest.param(
-        frame(msgpack.packb({"type": "hello", "version": 1, "name": "x", "admin": True})),
+        frame(
+            msgpack.packb(
+                {"type": "hello", "version": p.PROTOCOL_VERSION, "name": "x", "admin": True}
+            )
+        ),
         p.BAD_MESSAGE,
         id="unknown-field",
     ),
@@ -77,7 +81,7 @@ async def test_bad_frames_after_the_handshake_too(tmp_path):
         for payload, code in [
             ({"type": "sit", "table": "one"}, p.BAD_MESSAGE),
             ({"type": "spread", "cards": [1, 2, 3]}, p.BAD_MESSAGE),
-            ({"type": "hello", "version": 1, "name": "again"}, p.HELLO_FIRST),
+            ({"type": "hello", "version": p.PROTOCOL_VERSION, "name": "again"}, p.HELLO_FIRST),
         ]:
             client = await NetClient.connect(server.port, "Zed")
             await client.send_raw(frame(msgpack.packb(payload)))
@@ -91,7 +95,19 @@ async def test_a_client_of_another_version_is_told_clearly(tmp_path):
         await client.send({"type": "hello", "version": 99, "name": "Future"})
         error = await client.expect_error(p.VERSION_MISMATCH)
         assert error["version"] == p.PROTOCOL_VERSION
-        assert "version 1" in error["message"] and "version 99" in error["message"]
+        assert f"version {p.PROTOCOL_VERSION}" in error["message"]
+        assert "version 99" in error["message"] and "newer" in error["message"]
+        await client.expect_closed()
+
+
+async def test_a_client_of_protocol_version_1_is_told_it_is_older(tmp_path):
+    async with start_server(tmp_path) as server:
+        client = await NetClient.connect(server.port)
+        await client.send({"type": "hello", "version": 1, "name": "Old", "id": 4})
+        error = await client.expect_error(p.VERSION_MISMATCH)
+        assert error["version"] == p.PROTOCOL_VERSION == 2
+        assert "version 1, an older one" in error["message"]
+        assert error["fatal"] and "reply_to" not in error
         await client.expect_closed()
 
 
@@ -99,7 +115,7 @@ async def test_a_client_of_another_version_is_told_clearly(tmp_path):
 async def test_bad_names_are_refused(tmp_path, name):
     async with start_server(tmp_path) as server:
         client = await NetClient.connect(server.port)
-        await client.send({"type": "hello", "version": 1, "name": name})
+        await client.send({"type": "hello", "version": p.PROTOCOL_VERSION, "name": name})
         await client.expect_error(p.BAD_NAME)
         await client.expect_closed()
 

@@ -258,7 +258,7 @@ async def test_the_command_stops_cleanly_on_sighup_saying_goodbye_to_every_clien
         log = await stop(proc, signal.SIGHUP)
         for client in (alice, bob):
             goodbye = await client.expect(p.GOODBYE)
-            assert "shutting down" in goodbye["reason"]
+            assert goodbye["reason"] == p.SERVER_SHUTTING_DOWN
             await client.expect_closed()
     assert "stopped" in log
 
@@ -274,7 +274,8 @@ async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigter
         end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=20)
         log = await stop(proc)
         goodbye = await alice.expect(p.GOODBYE)
-        assert "shutting down" in goodbye["reason"]
+        assert goodbye["reason"] == p.SERVER_SHUTTING_DOWN
+        assert "shutting down" in goodbye["message"]
         await alice.expect_closed()
     assert "connection #1 from 127.0.0.1" in log and "table 1 created" in log
     assert "hand 1 ends" in log and "stopped" in log

@@ -43,7 +43,7 @@ async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(tm
         seen_by_alice = await alice.expect(p.UPDATE, lambda m: m["from"] > 0)
         assert seen_by_alice["events"] == [{"kind": "draw_stock", "seat": 1, "private": True}]
         assert "5h" not in cards_in(seen_by_alice)
-        await bob.send({"type": "spread", "cards": ["2s", "3s", "4s"]})
+        await bob.send({"type": "spread", "cards": "2s 3s 4s"})
         await bob.expect(p.UPDATE)
         await bob.send({"type": "discard", "card": "Kd"})
         await bob.expect(p.UPDATE)
@@ -204,7 +204,7 @@ async def test_a_player_back_by_acting_gets_a_fresh_turn_clock_for_the_rest_of_t
         assert moved and moved[0] < index
         # After his turn's clock ran out, Bob acts: he is back, with a fresh clock, and
         # the rest of the turn is his to play (not played for him at once).
-        await bob.send({"type": "spread", "cards": ["2s", "3s", "4s"]})
+        await bob.send({"type": "spread", "cards": "2s 3s 4s"})
         await bob.expect(
             p.UPDATE, lambda m: any(e["kind"] == "spread" and e["seat"] == 1 for e in m["events"])
         )

@@ -36,6 +36,9 @@ def assert_frames_match(table: Table, start: int) -> None:
     for seat in [None, *range(hand.players)]:
         expected = p.encode(table.update_message(seat, start))
         assert frames.frame(seat) == expected, (seat, start, p.decode_payload(expected[4:]))
+        if seat is not None:  # the frame that answers the seat's own action
+            answer = p.encode(table.update_message(seat, start, reply_to=2**31 - 1))
+            assert frames.answer(seat, 2**31 - 1) == answer
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

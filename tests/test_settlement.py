@@ -139,6 +139,32 @@ def test_without_caught_others_pay_lowest_only_the_dropper_pays(
     assert payment_table(s) == {p for p in table if p[0] == dropper}
 
 
+# The literal reading of 000 ("receives the basic stake from everyone else"): the dropper pays
+# each lowest player 1 stake more; the others pay as above.
+LITERAL = rules_of("black-tonk", caught_dropper_pays_lowest=True)
+
+
+@pytest.mark.parametrize(("counts", "dropper", "table"), CAUGHT_TABLES)
+def test_read_literally_the_dropper_also_pays_the_lowest_a_stake(
+    counts: list[int], dropper: int, table: set[tuple[int, int, int]]
+) -> None:
+    s = drop(LITERAL, dropper, counts)
+    lowest = set(s.winners)
+    assert payment_table(s) == {
+        (payer, payee, amount + (payer == dropper and payee in lowest))
+        for payer, payee, amount in table
+    }
+    assert_zero_sum(s, len(counts))
+
+
+def test_read_literally_a_caught_dropper_pays_the_lowest_by_the_receivers_stake() -> None:
+    rules = rules_of("speno", caught_dropper_pays_lowest=True)
+    hands = hands_for([10, 10, 5])
+    s = settle_drop(rules, 0, hands, (1, 2, 5), 2)
+    # caught by seat 1 (2 x its stake 2) and seat 2 (2 + 1 lowest, x its stake 5), doubled
+    assert payment_table(s) == {(0, 1, 8), (0, 2, 30), (1, 2, 10)}
+
+
 # -- going out -----------------------------------------------------------------------------
 
 

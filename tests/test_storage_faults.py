@@ -25,7 +25,7 @@ from reliakit import (
 )
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_to_dict
+from tonk.shared.actions import action_message
 
 
 async def two_players(port: int, seed: int = 4) -> tuple[int, list[NetClient]]:
@@ -63,8 +63,7 @@ async def try_to_act(client: NetClient, request_id: int) -> dict[str, Any]:
     actions = view.legal().actions(view.turn)
     choice = next((a for a in actions if a.kind == "draw_stock"), None)
     choice = choice or next(a for a in actions if a.kind != "drop")
-    data = action_to_dict(choice)
-    del data["seat"]
+    data = action_message(choice)
     await client.send({**data, "id": request_id})
     return await client.expect(p.ERROR, lambda m: m.get("reply_to") == request_id)
 

@@ -1,5 +1,7 @@
 """The two worked examples of the rules (John P. Speno's, also garbled in the Black Company
-text), replayed move by move from stacked decks, checking every position the source lists."""
+text), replayed move by move from stacked decks, checking every position the source lists; under
+every preset, for the same stake at every seat and for unequal seat stakes, so that a payment sized
+by the wrong seat's stake, or not by the stake, fails."""
 
 from __future__ import annotations
 
@@ -11,15 +13,27 @@ from rulekit import card, cards, deal
 from tonk.shared.actions import Action, Discard, DrawStock, Drop, Hit, LaySpread, TakeDiscard
 from tonk.shared.cards import count
 from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.rules import PRESETS
+from tonk.shared.rules import PRESETS, HouseRules, StakeMode
 from tonk.shared.settlement import Ending
 
 CROAKER, GOBLIN, ELMO = 0, 1, 2  # Elmo deals, so Croaker acts first
-HALF_CROWN = 1  # the stake everybody agreed on
+PRESET_NAMES = ["speno", "classic", "black-tonk", "pagat"]
+#: Each seat's stake (Croaker, Goblin, Elmo): the sources' one half-crown for everybody as 1 or 3,
+#: and unequal seat stakes, played under stake_mode = seat.
+STAKES = [(1, 1, 1), (3, 3, 3), (1, 2, 5), (5, 1, 2)]
+CASES = [(preset, stakes) for preset in PRESET_NAMES for stakes in STAKES]
 
 
-def stakes(preset: str) -> tuple[int, ...]:
-    return (HALF_CROWN,) * (3 if PRESETS[preset].stake_mode.value == "seat" else 1)
+def table(preset: str, stakes: tuple[int, ...]) -> HouseRules:
+    """The preset, under stake_mode = seat when the seats' stakes differ."""
+    rules = PRESETS[preset]
+    if len(set(stakes)) > 1 and rules.stake_mode is not StakeMode.SEAT:
+        rules = rules.with_options({"stake_mode": "seat"})
+    return rules
+
+
+def seat_stakes(rules: HouseRules, stakes: tuple[int, ...]) -> tuple[int, ...]:
+    return stakes if rules.stake_mode is StakeMode.SEAT else stakes[:1]
 
 
 def position(hand: Hand) -> tuple[list[str], list[int], str]:
@@ -35,20 +49,23 @@ def sorted_text(text: str) -> str:
     return " ".join(sorted(text.split()))
 
 
-def example_one(preset: str) -> Hand:
+def example_one(preset: str, stakes: tuple[int, ...] = (1, 1, 1)) -> Hand:
+    rules = table(preset, stakes)
     return deal(
-        preset,
+        rules,
         ["10s 8d 8h 5s 4c", "Kc 10c 3c 2s Ah", "Qh 8c 6d 2d 2c"],
         up="5c",
         stock="6s Ac 7s 8s 3s 7h",
         dealer=ELMO,
-        stakes=stakes(preset),
+        stakes=seat_stakes(rules, stakes),
     )
 
 
-@pytest.mark.parametrize("preset", ["speno", "classic", "black-tonk", "pagat"])
-def test_example_one_croaker_drops_with_nine_and_wins_a_stake_from_each(preset: str) -> None:
-    hand = example_one(preset)
+@pytest.mark.parametrize(("preset", "stakes"), CASES)
+def test_example_one_croaker_drops_with_nine_and_wins_a_stake_from_each(
+    preset: str, stakes: tuple[int, ...]
+) -> None:
+    hand = example_one(preset, stakes)
     assert not hand.ended, "nobody has a tonk"
     assert hand.turn == CROAKER
     assert [count(h) for h in hand.hands] == [35, 26, 28]
@@ -93,7 +110,7 @@ def test_example_one_croaker_drops_with_nine_and_wins_a_stake_from_each(preset: 
     assert spread.owner == CROAKER
     assert set(spread.cards) == set(cards("8d 8h 8s"))
 
-    # Croaker opens with 9 and wins: both pay him.
+    # Croaker opens with 9 and wins: both pay him his stake (a drop is sized by the receiver's).
     assert hand.legal_actions(CROAKER).drop
     events = hand.apply(Drop(CROAKER))
     assert events[0].count == 9
@@ -102,28 +119,34 @@ def test_example_one_croaker_drops_with_nine_and_wins_a_stake_from_each(preset: 
     assert s.ending is Ending.DROP_WON
     assert s.winners == (CROAKER,)
     assert s.counts == (9, 10, 24)
+    won = stakes[CROAKER]
     assert {(p.payer, p.payee, p.amount) for p in s.payments} == {
-        (GOBLIN, CROAKER, HALF_CROWN),
-        (ELMO, CROAKER, HALF_CROWN),
+        (GOBLIN, CROAKER, won),
+        (ELMO, CROAKER, won),
     }
-    assert s.net(3) == [2 * HALF_CROWN, -HALF_CROWN, -HALF_CROWN]
+    assert s.net(3) == [2 * won, -won, -won]
 
 
-def example_two(preset: str) -> Hand:
-    # "A few hands later": the position as listed, dealt, with Elmo dealing again.
+def example_two(preset: str, stakes: tuple[int, ...] = (1, 1, 1)) -> Hand:
+    # A position from the middle of a hand (000: "after a few rounds have gone by"; 003's
+    # translation: "a few hands later"): dealt as listed, with Elmo dealing, so that Croaker
+    # acts first as in the source. The turns before it are unknown.
+    rules = table(preset, stakes)
     return deal(
-        preset,
+        rules,
         ["Qc 10s 9s 6h 5h", "Jc 10c 4s 4c As", "8s 7h 5d 2d Ad"],
         up="Qd",
         stock="Js 10h 9h",
         dealer=ELMO,
-        stakes=stakes(preset),
+        stakes=seat_stakes(rules, stakes),
     )
 
 
-@pytest.mark.parametrize("preset", ["speno", "classic", "black-tonk", "pagat"])
-def test_example_two_goblin_drops_with_five_and_wins_a_stake_from_each(preset: str) -> None:
-    hand = example_two(preset)
+@pytest.mark.parametrize(("preset", "stakes"), CASES)
+def test_example_two_goblin_drops_with_five_and_wins_a_stake_from_each(
+    preset: str, stakes: tuple[int, ...]
+) -> None:
+    hand = example_two(preset, stakes)
     assert not hand.ended
     assert [count(h) for h in hand.hands] == [40, 29, 23]
     assert position(hand)[2] == "Qd"
@@ -163,10 +186,12 @@ def test_example_two_goblin_drops_with_five_and_wins_a_stake_from_each(preset: s
     assert s.ending is Ending.DROP_WON
     assert s.winners == (GOBLIN,)
     assert s.counts == (11, 5, 15)
+    won = stakes[GOBLIN]
     assert {(p.payer, p.payee, p.amount) for p in s.payments} == {
-        (CROAKER, GOBLIN, HALF_CROWN),
-        (ELMO, GOBLIN, HALF_CROWN),
+        (CROAKER, GOBLIN, won),
+        (ELMO, GOBLIN, won),
     }
+    assert s.net(3) == [-won, 2 * won, -won]
 
 
 EXAMPLE_ONE_MOVES = [
