@@ -640,7 +640,7 @@ class Connection:
         if open_line is not None and open_line[0] == event.seat:
             _, number, text = open_line
             text = text.copy().append(", ").append_text(phrase)
-            self._amend_log(number, text)
+            number = self._amend_log(number, text)
         else:
             who = names[event.seat] if event.seat < len(names) else f"seat {event.seat + 1}"
             if played_for:
@@ -769,14 +769,15 @@ class Connection:
             del self._log[: len(self._log) - LOG_KEEP]
         return number
 
-    def _amend_log(self, number: int, text: Text) -> None:
-        """Replace the text of log line `number` (one of the newest), keeping its place."""
+    def _amend_log(self, number: int, text: Text) -> int:
+        """Replace the text of log line `number` (one of the newest), keeping its place; a
+        line no longer among the newest is added again instead. Returns the line's number."""
         for at in range(len(self._log) - 1, max(-1, len(self._log) - 9), -1):
             line = self._log[at]
             if line.number == number:
                 self._log[at] = LogLine(number, text, line.chat)
-                return
-        self._add_log(text)
+                return number
+        return self._add_log(text)
 
     def state(self) -> TableState | None:
         """The table as the screens see it now."""
