@@ -170,3 +170,62 @@ async def test_a_start_up_error_is_one_line() -> None:
         assert f"{line} there on that port?" in text, text[-400:]
     finally:
         term.close()
+
+
+def hand_rows(screen: str) -> list[str]:
+    """The rows of the hand panel (between its title and its bottom border)."""
+    rows = screen.splitlines()
+    top = next(i for i, row in enumerate(rows) if "Your hand · count" in row)
+    return rows[top + 1 : top + 6]
+
+
+async def test_a_player_at_the_table_sees_the_log_the_selection_g_and_the_drop_question() -> None:
+    term = Term(80, 24)
+    try:
+        term.start(practice(), ENV)
+        await term.wait_for("Your turn: d draw")
+        term.keys("g")  # the game is under way: g says so
+        await term.wait_for("The game has started.")
+        term.keys("d")
+        await term.wait_for("4*")
+        # A spread that is none: refused, and the two cards stay selected (raised).
+        term.keys("1", "4", "s")
+        screen = await term.wait_for("is not a spread")
+        raised = next(row for row in hand_rows(screen) if "5♠" in row)
+        assert "8♠" in raised and "6♠" not in raised, "\n".join(hand_rows(screen))
+        term.keys("1", "4")  # unselected again
+        # Turns until the log is more than full: its newest line is at its bottom.
+        for _ in range(8):
+            term.keys("x")
+            screen = await term.wait_until(
+                lambda s: "Your turn: d draw" in s or "is over" in s, "our turn or the end"
+            )
+            if "is over" in screen:
+                term.keys("Enter")
+                await term.wait_for("Your turn: d draw")
+            term.keys("d")
+            await term.wait_for("Your turn: x discard")
+        screen = term.screen()
+        rows = screen.splitlines()
+        log_rows = [row[49:79] for row in rows[1:23]]
+        assert not any("┄" in row for row in log_rows)  # no rule: it does not wrap around
+        # Full to its last row (above its bottom border), our draw just now the newest line.
+        assert rows[21][49:79].strip(), "\n".join(log_rows)
+        assert "You drew" in "\n".join(log_rows[-3:]), "\n".join(log_rows)
+        term.keys("x")
+        await term.wait_until(lambda s: "Your turn: d draw" in s or "is over" in s, "a turn")
+        if "is over" in term.screen():
+            term.keys("Enter")
+            await term.wait_for("Your turn: d draw")
+        # k asks first; escape keeps playing; k and k again drops.
+        term.keys("k")
+        await term.wait_for("Drop with")
+        term.keys("Escape")
+        await term.wait_gone("Drop with")
+        assert "Your turn: d draw" in term.screen()
+        term.keys("k")
+        await term.wait_for("Drop with")
+        term.keys("k")
+        await term.wait_for("is over")
+    finally:
+        term.close()
