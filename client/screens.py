@@ -433,8 +433,12 @@ class TableScreen(Screen[None]):
             event.stop()
             event.prevent_default()
             state = self.state
-            started = state is not None and (state.playing or state.view is not None)
-            self.notify(STARTED if event.key == "g" and started else HIDDEN_KEYS[event.key][1])
+            message = HIDDEN_KEYS[event.key][1]
+            if event.key == "g" and state is not None and state.session_over:
+                message = "The session is over."
+            elif event.key == "g" and state is not None and (state.playing or state.view):
+                message = STARTED
+            self.notify(message)
             return
         action = GAME_KEYS.get(event.key)
         if action is None or self.check_action(action, ()) is True:
