@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from textual import events, work
 from textual.binding import Binding, BindingType
+from textual.filter import Monochrome, NoColor
 from textual.screen import Screen
 from textual.widget import Widget
 from tonk.shared import protocol as p
@@ -39,6 +40,7 @@ from .practice import PracticeServer, start_practice_server
 from .render import CardStyle
 from .screens import ConnectingScreen, LobbyScreen, TableScreen
 from .state import TableState
+from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
 from .widgets import TooSmall
 
@@ -58,6 +60,7 @@ class ClientConfig:
     theme: str | None = None
     bots: int = 2
     rules: str = "classic"
+    confirm_drop: bool = True  # ask before a drop
     bot_pause: float | None = None
     seed: int | None = None
     deck: str | None = None
@@ -103,7 +106,9 @@ class TonkApp(KeyedApp):
         self.connection: Connection | None = None
         self.practice_server: PracticeServer | None = None
         self.lobby = LobbyScreen()
-        self.table_screen = TableScreen(config.style, practice=config.practice)
+        self.table_screen = TableScreen(
+            config.style, practice=config.practice, confirm_drop=config.confirm_drop
+        )
         where = (
             "Starting a practice table..."
             if config.practice
@@ -112,9 +117,17 @@ class TonkApp(KeyedApp):
         self.connecting = ConnectingScreen(where)
         self.last_table_state: TableState | None = None
         self._standings: SessionEnded | None = None
-        self.failure: str | None = None  # why the client gave up, said on exit
+        # Why the client gave up: said on exit by main(), as one line (Textual's exit message
+        # is wrapped at the terminal's width).
+        self.failure: str | None = None
 
     def on_mount(self) -> None:
+        if self.no_color or not self.card_style.colour:
+            # In place of Textual's NO_COLOR filter, which still writes colour codes.
+            self._filters = [f for f in self._filters if not isinstance(f, Monochrome | NoColor)]
+            self._filters.append(NoColour())
+        if self.card_style.ascii:
+            self._filters.append(AsciiOnly())
         if self.config.theme:
             self.theme = self.config.theme
         if self.card_style.ascii:
@@ -145,9 +158,8 @@ class TonkApp(KeyedApp):
             try:
                 self.practice_server = await start_practice_server(dev=dev, **config.server_options)
             except Exception as exc:  # the embedded server could not start: say why
-                self.exit(
-                    return_code=1, message=f"tonk-client: cannot start a practice table: {exc}"
-                )
+                self.failure = f"tonk-client: cannot start a practice table: {exc}"
+                self.exit(return_code=1)
                 return
             host, port = "127.0.0.1", self.practice_server.port
             create = create or practice_request(config)
@@ -197,7 +209,7 @@ class TonkApp(KeyedApp):
 
     def on_connect_failed(self, message: ConnectFailed) -> None:
         self.failure = f"tonk-client: {message.reason}"
-        self.exit(return_code=1, message=self.failure)
+        self.exit(return_code=1)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.lobby.show(message.tables)

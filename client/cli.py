@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="each suit in its own colour (NO_COLOR turns colour off)",
     )
     parser.add_argument("--theme", help="a Textual theme, e.g. textual-dark, nord, gruvbox")
+    parser.add_argument(
+        "--no-confirm-drop",
+        dest="confirm_drop",
+        action="store_false",
+        help="drop at once on k, without asking first (the question's a key does the same)",
+    )
     practice = parser.add_argument_group("practice table (no address)")
     practice.add_argument(
         "--bots", type=int, default=2, metavar="N", help="bots at the table, 1 to 4 (default 2)"
@@ -96,7 +102,7 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
     style = CardStyle(
         ascii=args.ascii, four_colour=args.four_colour, colour="NO_COLOR" not in environ
     )
-    config = ClientConfig(name=name, style=style, theme=args.theme)
+    config = ClientConfig(name=name, style=style, theme=args.theme, confirm_drop=args.confirm_drop)
     if args.address:
         config.host, config.port = parse_address(args.address)
         return config
@@ -128,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"no theme {args.theme!r}; the themes are {', '.join(sorted(app.available_themes))}"
         )
     app.run()
+    if app.failure:
+        print(app.failure, file=sys.stderr)
     return app.return_code or 0
 
 

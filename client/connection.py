@@ -20,7 +20,7 @@ from tonk.shared import protocol as p
 from tonk.shared.actions import Event
 from tonk.shared.cards import parse_card
 from tonk.shared.rules import HouseRules, RulesError
-from tonk.shared.settlement import Settlement
+from tonk.shared.settlement import Ending, Settlement
 from tonk.shared.view import SeatView
 
 from .messages import (
@@ -34,7 +34,16 @@ from .messages import (
     SessionEnded,
     TableChanged,
 )
-from .render import CardStyle, amount_text, card_text, ending_line, event_line
+from .render import (
+    ENDED_BY,
+    MOVES,
+    CardStyle,
+    amount_text,
+    card_text,
+    ending_line,
+    event_line,
+    move_phrase,
+)
 from .seatnews import seat_news
 from .state import LogLine, PlayerInfo, TableInfo, TableState
 from .tokens import SeatRecord, SeatTokens
@@ -45,6 +54,10 @@ CONNECT_TIMEOUT = 10.0
 MAX_REQUESTS = 256
 RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
 LOG_KEEP = 300
+
+#: The messages that are moves in the hand: an event of our seat's that none of these asked
+#: for is a move the server made for us.
+MOVE_REQUESTS = frozenset({p.DRAW_STOCK, p.TAKE_DISCARD, p.SPREAD, p.HIT, p.DISCARD, p.DROP})
 
 # Fatal errors after which trying again is worthwhile (the server restarts, a hiccup).
 RETRYABLE = frozenset({p.SERVER_SHUTTING_DOWN, p.IDLE_TIMEOUT, p.RATE_LIMITED, p.HANDSHAKE_TIMEOUT})
@@ -93,6 +106,9 @@ class _Table:
     logged_hand: int = 0
     logged_events: int = 0
     resyncing: bool = False  # asked for the whole hand again; later parts are ignored till then
+    # The log line of the turn being played (seat, line number, text): the turn's moves are
+    # one line, amended as each comes ("drew 8♥, discarded 2♣").
+    turn_line: tuple[int, int, Text] | None = None
 
 
 def describe_os_error(exc: BaseException, address: str) -> str:
@@ -162,6 +178,7 @@ class Connection:
         self._writer: asyncio.StreamWriter | None = None
         self._heartbeat = 15.0
         self._resumed_from_disk = False
+        self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
 
     # -- the worker -------------------------------------------------------------------------
 
@@ -246,6 +263,8 @@ class Connection:
         if "id" not in message:
             message = {**message, "id": next(self._ids)}
         self._requests[message["id"]] = message["type"]
+        if message["type"] in MOVE_REQUESTS:
+            self._moves_asked += 1
         if len(self._requests) > MAX_REQUESTS:
             # An action that went through is answered by the next update, with no reply_to:
             # its request is forgotten here when newer ones crowd it out.
@@ -285,6 +304,7 @@ class Connection:
             self._heartbeat = float(heartbeat)
         self._writer = writer
         self.connected = True
+        self._moves_asked = 0  # what a lost link carried is not coming back
         self.post(Connected(self.server, self.name, self.address, reconnect))
         self._after_welcome()
         writing = asyncio.create_task(self._write_loop(writer))
@@ -459,6 +479,8 @@ class Connection:
             self._post_lobby()
         if request == p.CREATE_TABLE:
             self._pending_bots = None
+        if request in MOVE_REQUESTS:
+            self._moves_asked = max(0, self._moves_asked - 1)
         if request == p.SIT and code == p.ALREADY_STARTED:
             # A seat we hold there would have been taken back with its token (see `sit`).
             text = (
@@ -601,7 +623,9 @@ class Connection:
             return
         names = self._names()
         line = Text("Cut for the deal:")
-        for round_ in message["rounds"]:
+        for number, round_ in enumerate(message["rounds"]):
+            if number:
+                line.append("; a tie, so they cut again:")
             for seat, card in enumerate(round_):
                 if card is None:
                     continue
@@ -637,22 +661,79 @@ class Connection:
         table.deadline = None if deadline is None else self.now() + float(deadline)
         if hand != table.logged_hand:
             table.logged_hand, table.logged_events = hand, 0
+            table.turn_line = None
         names = self._names()
         for index, event in enumerate(events, start=start):
-            if index < table.logged_events:
-                continue  # logged already
-            if event.kind == "deal" and event.seat == 0:
-                dealer = names[view.dealer]
-                verb = "deal" if dealer == "You" else "deals"
-                self._add_log(Text(f"Hand {hand}: {dealer} {verb}.", style="bold"))
-            if event.kind == "hand_end" and view.settlement is not None:
-                self._add_log(Text(ending_line(view.settlement, names), style="bold"))
-                continue
+            if index >= table.logged_events:  # not logged already
+                self._log_event(table, view, hand, event, names, live=start > 0)
+        table.logged_events = max(table.logged_events, start + len(events))
+        self._publish()
+
+    def _log_event(
+        self,
+        table: _Table,
+        view: SeatView,
+        hand: int,
+        event: Event,
+        names: list[str],
+        live: bool = True,
+    ) -> None:
+        """Log one event of the hand: a turn's moves on one line, said as made for the
+        player when the server made them (the seat away); what the hand's ending line says
+        (a drop, going out) is not said twice. `live`: the event is new, not part of the
+        whole hand sent again."""
+        kind = event.kind
+        if kind == "deal" and event.seat == 0:
+            dealer = names[view.dealer]
+            verb = "deal" if dealer == "You" else "deals"
+            self._add_log(Text(f"Hand {hand}: {dealer} {verb}.", style="bold"))
+        if kind == "turn":
+            table.turn_line = None
+            return
+        if kind == "hand_end":
+            table.turn_line = None
+            settlement = view.settlement
+            # A tonk on the deal was logged with its cards already.
+            if settlement is not None and settlement.ending is not Ending.DEAL_TONK:
+                self._add_log(Text(ending_line(settlement, names), style="bold"))
+            return
+        played_for = kind in MOVES and self._played_for(table, event.seat, live)
+        if kind in ENDED_BY and not played_for:
+            return
+        phrase = move_phrase(event, names, view.seat, self.style, self._spread_owner)
+        if phrase is None or event.seat is None:
             line = event_line(event, names, view.seat, self.style, self._spread_owner)
             if line is not None:
                 self._add_log(line)
-        table.logged_events = max(table.logged_events, start + len(events))
-        self._publish()
+            return
+        open_line = table.turn_line
+        if open_line is not None and open_line[0] == event.seat:
+            _, number, text = open_line
+            text = text.copy().append(", ").append_text(phrase)
+            number = self._amend_log(number, text)
+        else:
+            who = names[event.seat] if event.seat < len(names) else f"seat {event.seat + 1}"
+            if played_for:
+                text = Text(f"Played for {'you' if who == 'You' else who}: ", style="italic")
+            else:
+                text = Text(f"{who} ")
+            text.append_text(phrase)
+            number = self._add_log(text)
+        table.turn_line = (event.seat, number, text)
+
+    def _played_for(self, table: _Table, seat: int | None, live: bool) -> bool:
+        """Whether the move just come from `seat` was made for it by the server: for our
+        own seat, a move we did not ask for; for another (or in a hand sent again), a seat
+        shown away."""
+        if seat is None:
+            return False
+        if seat == table.seat and live:
+            if self._moves_asked > 0:
+                self._moves_asked -= 1
+                return False
+            return True
+        players = table.info.get("players", [])
+        return seat < len(players) and players[seat].get("status") == "away"
 
     def _on_hand_end(self, message: dict[str, Any]) -> None:
         table = self.table
@@ -683,7 +764,8 @@ class Connection:
         table.session_over = True
         standings = [(str(name), int(balance)) for name, balance in message["standings"]]
         unit = str(table.info.get("unit", ""))
-        self._add_log(Text("The session is over.", style="bold"))
+        why = {"abandoned": ": every player had left"}.get(str(message.get("reason")), ".")
+        self._add_log(Text(f"The session is over{why}", style="bold"))
         if self.tokens is not None:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
@@ -747,10 +829,22 @@ class Connection:
                 return spread.owner, spread.kind.value
         return None
 
-    def _add_log(self, text: Text, chat: bool = False) -> None:
-        self._log.append(LogLine(next(self._log_numbers), text, chat))
+    def _add_log(self, text: Text, chat: bool = False) -> int:
+        number = next(self._log_numbers)
+        self._log.append(LogLine(number, text, chat))
         if len(self._log) > LOG_KEEP:
             del self._log[: len(self._log) - LOG_KEEP]
+        return number
+
+    def _amend_log(self, number: int, text: Text) -> int:
+        """Replace the text of log line `number` (one of the newest), keeping its place; a
+        line no longer among the newest is added again instead. Returns the line's number."""
+        for at in range(len(self._log) - 1, max(-1, len(self._log) - 9), -1):
+            line = self._log[at]
+            if line.number == number:
+                self._log[at] = LogLine(number, text, line.chat)
+                return number
+        return self._add_log(text)
 
     def state(self) -> TableState | None:
         """The table as the screens see it now."""
@@ -793,6 +887,7 @@ class Connection:
             turn_deadline=table.deadline,
             session_over=table.session_over,
             paused=str(info.get("paused") or ""),
+            seats=int(info.get("seats", len(players))),
         )
 
     def _publish(self) -> None:

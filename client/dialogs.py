@@ -55,6 +55,40 @@ class ConfirmModal(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+class DropModal(ModalScreen[str]):
+    """Asked before a drop, which cannot be taken back: k (again) or enter drops, a drops
+    and stops asking for the rest of this run of the client, escape or n keeps playing.
+    Dismisses with "drop", "always" or "cancel"."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("k,enter,y", "answer('drop')", "Drop"),
+        Binding("a", "answer('always')", "Drop, never ask"),
+        Binding("escape,n", "answer('cancel')", "Keep playing"),
+    ]
+
+    def __init__(self, count: int, asked_at: tuple[int, int] = (0, 0)) -> None:
+        super().__init__()
+        self.count = count
+        self.asked_at = asked_at  # (hand, events so far) when it was asked
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog confirm drop"):
+            yield Static(
+                f"Drop with {self.count}? The hand ends now; if another count is low "
+                "enough, you are caught and pay.",
+                id="question",
+            )
+            yield Label(
+                "k or enter: drop    escape: keep playing\n"
+                "a: drop, and stop asking (or start with --no-confirm-drop)",
+                classes="hint",
+            )
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)
+
+
 KEYS_HELP: tuple[tuple[str, str], ...] = (
     ("left right", "move the cursor in your hand"),
     ("space", "select or unselect the card under the cursor"),
@@ -64,7 +98,7 @@ KEYS_HELP: tuple[tuple[str, str], ...] = (
     ("s", "spread the selected cards"),
     ("h", "hit the selected card onto a spread (then choose the spread)"),
     ("x", "discard the card under the cursor"),
-    ("k", "drop (knock): end the hand with your count, before drawing"),
+    ("k", "drop (knock): end the hand with your count, before drawing (asks first)"),
     ("o", "show your hand by suit, by rank, or as dealt"),
     ("b", "back: play your own turns again after being away"),
     ("c", "chat with the table"),
@@ -79,11 +113,7 @@ MARKS_HELP: tuple[tuple[str, str], ...] = (
     ("D", "the dealer"),
     ("^3^", "the card under the cursor; raised cards are selected"),
     ("3*", "the card you just drew or picked up"),
-    (
-        "┄┄┄",
-        "in the log: once it is full it goes on from the top; the newest line is just "
-        "above the dashed rule",
-    ),
+    ("Played for you", "in the log: a move the table made for you while you were away"),
 )
 
 
@@ -399,11 +429,25 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
                         placeholder="N",
                         compact=True,
                     )
+            yield Label("", id="form-note")
             yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
             yield Label("tab: next field    ctrl+s: create    escape: cancel", classes="hint")
+
+    @on(Select.Changed, "#seats, #bots")
+    def _seats_changed(self) -> None:
+        """Say, before the table is made, when you and the bots fill every seat."""
+        seats = int(str(self.query_one("#seats", Select).value))
+        bots = int(str(self.query_one("#bots", Select).value))
+        note = ""
+        if bots == seats - 1:
+            note = (
+                f"You and {bots} bot{'s' if bots != 1 else ''} fill all {seats} seats: nobody "
+                "else will be able to sit, and the game starts at once."
+            )
+        self.query_one("#form-note", Label).update(Text(note, style="bold"))
 
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()

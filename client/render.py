@@ -205,6 +205,47 @@ def catchers(settlement: Settlement) -> list[tuple[int, int]]:
     )
 
 
+#: The moves a player makes in a turn, logged together on one line ("drew 8♥, discarded 2♣").
+MOVES = frozenset({"draw_stock", "take_discard", "spread", "hit", "discard", "drop"})
+
+#: Events whose news the hand's ending line gives (a drop, going out): not logged apart.
+ENDED_BY = frozenset({"drop", "tonk_out", "out_on_discard", "stock_out", "hand_end"})
+
+
+def move_phrase(
+    event: Event,
+    names: Sequence[str],
+    me: int | None,
+    style: CardStyle,
+    spread_owner: Callable[[int], tuple[int, str] | None] = lambda _: None,
+) -> Text | None:
+    """A move as a phrase without its subject (`drew 8♥`, `hit 8♠ on Ada's run`), or None
+    for events that are not a player's move."""
+    cards = cards_text(event.cards, style)
+    kind = event.kind
+    if kind == "drop":
+        return Text(f"dropped with {event.count}", style="bold")
+    if kind == "draw_stock":
+        return Text("drew ").append_text(cards) if event.cards else Text("drew a card")
+    if kind == "take_discard":
+        return Text("took ").append_text(cards).append(" from the pile")
+    if kind == "spread":
+        return Text("spread ").append_text(cards)
+    if kind == "hit":
+        line = Text("hit ").append_text(cards)
+        owner = spread_owner(event.spread) if event.spread is not None else None
+        if owner is None:
+            return line.append(f" on spread {event.spread}")
+        seat, spread_kind = owner
+        if seat == event.seat:
+            return line.append(f" on {'your' if seat == me else 'their'} own {spread_kind}")
+        owner_name = "your" if seat == me else f"{_name(names, seat)}'s"
+        return line.append(f" on {owner_name} {spread_kind}")
+    if kind == "discard":
+        return Text("discarded ").append_text(cards)
+    return None
+
+
 def event_line(
     event: Event,
     names: Sequence[str],
@@ -215,39 +256,19 @@ def event_line(
     """A log line for one event as this seat saw it, or None for events the log leaves out
     (the turn passing, other seats' face-down deals). `names` has "You" in your own seat."""
     who = _name(names, event.seat)
-    cards = cards_text(event.cards, style)
     kind = event.kind
     if kind == "deal":
         if event.seat != me or not event.cards:
             return None
-        return Text("Your hand: ").append_text(cards)
+        return Text("Your hand: ").append_text(cards_text(event.cards, style))
     if kind == "up_card":
-        return Text("Up card: ").append_text(cards)
+        return Text("Up card: ").append_text(cards_text(event.cards, style))
     if kind == "deal_tonk":
         line = Text(f"{who} tonked on the deal with {event.count}: ")
-        return line.append_text(cards)
-    if kind == "drop":
-        return Text(f"{who} dropped with {event.count}", style="bold")
-    if kind == "draw_stock":
-        if event.cards:
-            return Text(f"{who} drew ").append_text(cards)
-        return Text(f"{who} drew a card")
-    if kind == "take_discard":
-        return Text(f"{who} took ").append_text(cards).append(" from the pile")
-    if kind == "spread":
-        return Text(f"{who} spread ").append_text(cards)
-    if kind == "hit":
-        line = Text(f"{who} hit ").append_text(cards)
-        owner = spread_owner(event.spread) if event.spread is not None else None
-        if owner is None:
-            return line.append(f" on spread {event.spread}")
-        seat, spread_kind = owner
-        if seat == event.seat:
-            return line.append(f" on {'your' if seat == me else 'their'} own {spread_kind}")
-        owner_name = "your" if seat == me else f"{_name(names, seat)}'s"
-        return line.append(f" on {owner_name} {spread_kind}")
-    if kind == "discard":
-        return Text(f"{who} discarded ").append_text(cards)
+        return line.append_text(cards_text(event.cards, style))
+    phrase = move_phrase(event, names, me, style, spread_owner)
+    if phrase is not None:
+        return Text(f"{who} ").append_text(phrase)
     if kind == "tonk_out":
         return Text(f"{who} tonked out!", style="bold")
     if kind == "out_on_discard":

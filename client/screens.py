@@ -15,10 +15,10 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from tonk.shared import protocol as p
-from tonk.shared.cards import format_cards
+from tonk.shared.cards import count, format_cards
 from tonk.shared.view import NO_ACTIONS, LegalActions
 
-from .dialogs import ConfirmModal, CreateTableScreen, HelpScreen, HitChooser
+from .dialogs import ConfirmModal, CreateTableScreen, DropModal, HelpScreen, HitChooser
 from .messages import Request
 from .render import HAND_ORDERS, CardStyle, amount_text, sort_hand
 from .state import TableInfo, TableState
@@ -38,8 +38,10 @@ from .widgets import (
 
 
 def too_small(screen: Screen[None]) -> bool:
-    width, height = screen.app.size
-    return width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT
+    # The App's mark, set from the resize event's own size as the terminal changes: while it
+    # handles that event `app.size` may still be the old size (the key line stayed greyed
+    # after the terminal grew back until something else redrew it).
+    return screen.app.has_class("-too-small")
 
 
 class ConnectingScreen(Screen[None]):
@@ -244,6 +246,9 @@ HIDDEN_KEYS = {
     "g": ("start", "Only the table's creator starts the game, before the table is full."),
 }
 
+#: What `g` says once the game is under way.
+STARTED = "The game has started."
+
 
 class TableScreen(Screen[None]):
     """The table: players, the stock and discard, spreads, your hand, the ledger, the log."""
@@ -285,10 +290,11 @@ class TableScreen(Screen[None]):
 
     AUTO_FOCUS = None  # keys go to the table; the chat line takes focus only on `c`
 
-    def __init__(self, style: CardStyle, practice: bool = False) -> None:
+    def __init__(self, style: CardStyle, practice: bool = False, confirm_drop: bool = True) -> None:
         super().__init__()
         self.card_style = style
         self.practice = practice
+        self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
         self.state: TableState | None = None
         self.link_note = ""
         self._ready = False  # mounted: the widgets exist
@@ -327,10 +333,12 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one(LogPanel).ascii = self.card_style.ascii
         if self.state is not None:
             self.show(self.state)
         self.set_interval(1.0, self._tick)
+
+    def on_unmount(self) -> None:
+        self._ready = False  # (the App shutting down: a late table change draws nothing)
 
     # -- rendering ---------------------------------------------------------------------------
 
@@ -363,6 +371,12 @@ class TableScreen(Screen[None]):
         self.query_one(LogPanel).show(state.log)
         self._status()
         self.refresh_keys()
+        stack = self.app.screen_stack
+        question = stack[-1] if stack else None
+        if isinstance(question, DropModal) and question.asked_at != self._moment():
+            # The hand moved on since the question (the turn was played for you, the hand
+            # ended): the question goes, rather than a late k dropping in another moment.
+            question.dismiss("cancel")
 
     def _hand_title(self) -> None:
         state = self.state
@@ -466,7 +480,13 @@ class TableScreen(Screen[None]):
         ):
             event.stop()
             event.prevent_default()
-            self.notify(HIDDEN_KEYS[event.key][1])
+            state = self.state
+            message = HIDDEN_KEYS[event.key][1]
+            if event.key == "g" and state is not None and state.session_over:
+                message = "The session is over."
+            elif event.key == "g" and state is not None and (state.playing or state.view):
+                message = STARTED
+            self.notify(message)
             return
         action = GAME_KEYS.get(event.key)
         if action is None or self.check_action(action, ()) is True:
@@ -576,12 +596,11 @@ class TableScreen(Screen[None]):
         self.post_message(Request({"type": p.BACK}))
 
     def _play(self, action: str) -> None:
+        # The selection is left as it is: the cards played leave the hand (and the
+        # selection with them), and a move the server refuses leaves both as they were.
         message = self._action_message(action)
         if message is not None:
             self.post_message(Request(message))
-            if action in ("spread", "discard"):
-                hand = self.query_one(HandView)
-                hand.selected = frozenset()
 
     def action_draw(self) -> None:
         self._play("draw")
@@ -589,8 +608,26 @@ class TableScreen(Screen[None]):
     def action_pickup(self) -> None:
         self._play("pickup")
 
+    def _moment(self) -> tuple[int, int]:
+        """Where the hand is: its number and how many of its events have happened."""
+        state = self.state
+        if state is None or state.view is None:
+            return (0, 0)
+        return (state.hand_number, state.view.event_count)
+
     def action_drop(self) -> None:
-        self._play("drop")
+        view = self.state.view if self.state is not None else None
+        if not self.confirm_drop or view is None:
+            self._play("drop")
+            return
+
+        def answered(answer: str | None) -> None:
+            if answer == "always":
+                self.confirm_drop = False
+            if answer in ("drop", "always"):
+                self._play("drop")
+
+        self.app.push_screen(DropModal(count(view.hand), self._moment()), answered)
 
     def action_spread(self) -> None:
         self._play("spread")
@@ -611,7 +648,6 @@ class TableScreen(Screen[None]):
         def chosen(spread: int | None) -> None:
             if spread is None:
                 return
-            hand.selected = frozenset()
             self.post_message(Request({"type": p.HIT, "card": str(card), "spread": spread}))
 
         self.app.push_screen(
@@ -654,7 +690,13 @@ class TableScreen(Screen[None]):
 
     def action_leave(self) -> None:
         state = self.state
-        leaving = "Quit the practice table?" if self.practice else "Leave this table?"
+        if self.practice:
+            leaving = "Quit the practice table?"
+        else:
+            leaving = (
+                "Leave this table? The table plays your seat for you, and your balance keeps "
+                "moving, until you sit down at it again or the session ends."
+            )
         if state is not None and state.hand_in_play and state.seat is not None:
 
             def answered(yes: bool | None) -> None:

@@ -77,6 +77,7 @@ class TableState:
     turn_deadline: float | None = None  # on the event loop's clock, when a turn timer runs
     session_over: bool = False
     paused: str = ""  # why the server has paused play (it cannot save the game), or ""
+    seats: int = 0  # how many seats the table has (taken or not)
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

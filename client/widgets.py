@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -23,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from tonk.shared.cards import Card, count
 from tonk.shared.view import LegalActions, Phase, SeatView
+from tonk.shared.words import plural
 
 from .render import (
     HAND_ORDERS,
@@ -322,7 +322,7 @@ def turn_message(
     if state.paused:
         return f"Play is paused: {state.paused}"
     if view is None:
-        return "Waiting for the first deal." if not state.playing else "Dealing..."
+        return waiting_message(state) if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:
         return "The hand is over; the next is dealt soon."
     timer = ""
@@ -355,6 +355,20 @@ def turn_message(
     return line
 
 
+def waiting_message(state: TableState) -> str:
+    """A table waiting for its players: how many seats are open, and how it starts."""
+    seated = len(state.players)
+    free = max(0, state.seats - seated)
+    line = f"Waiting for players: {free} of {plural(state.seats, 'seat')} open."
+    if state.seat is None:
+        return line
+    if state.creator:
+        if seated >= 2:
+            return f"{line} g: start now with {seated} players."
+        return f"{line} g starts once another player sits."
+    return f"{line} The table's creator may start it sooner."
+
+
 class PlayersPanel(LineWidget):
     """Every seat, one line each: whose turn, the dealer, cards held, and marks for
     disconnected, away and hit-locked players."""
@@ -366,7 +380,8 @@ class PlayersPanel(LineWidget):
 def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
     view = state.view
     lines: list[Text] = []
-    names = state.names()
+    # Your own name, as in the ledger and the chat, marked as you.
+    names = state.names(me_as_you=False)
     for player in state.players:
         seat = player.seat
         line = Text()
@@ -379,6 +394,8 @@ def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
             line.append(f" {cards} card{'s' if cards != 1 else ''}")
             if view.hit_locks[seat]:
                 line.append(" hit-locked", style="italic")
+        if seat == state.seat:
+            line.append(" (you)", style="dim")
         if player.bot:
             line.append(" bot", style="dim")
         if not player.connected:
@@ -526,15 +543,11 @@ class LedgerPanel(LineWidget):
 
 
 class LogPanel(LineWidget):
-    """What happened at the table, and the table's chat.
-
-    The lines fill the panel from the top. Once it is full, writing goes on from the top
-    again, one row at a time, over the oldest rows, with a dashed rule under the newest line
-    (as talk(1) does): a new line costs the terminal its own row and the rule's, never a
-    repaint of the whole panel, which a scrolling log needs for every line (every row
-    changes when it moves up by one) and which is what an SSH link would carry. After a
-    resize the panel is drawn afresh, newest at the bottom.
-    """
+    """What happened at the table, and the table's chat, the newest line at the bottom (as
+    every chat and log people know). Until the panel is full the lines fill it from the top;
+    after that each new line moves the others up, and only whole lines are shown. A line the
+    connection amends (the same number, new text: a turn's draw, then its discard) is drawn
+    again in place."""
 
     DEFAULT_CSS = """
     LogPanel { height: 1fr; }
@@ -545,89 +558,64 @@ class LogPanel(LineWidget):
     def __init__(self, id: str | None = None) -> None:
         super().__init__(wrap=True, id=id)
         self.last_number = -1
-        self.entries: list[Text] = []
-        self.next_row = 0  # where the next row goes
-        self.ring = False  # writing has gone round from the top
-        self.ascii = False
-        # Which entry each row shows (-1: none), and how many rows each entry takes: an
-        # entry that has lost some of its rows to newer lines is cleared, not left in part.
-        self.row_entries: list[int] = []
-        self.entry_rows: dict[int, int] = {}
-        self._serial = 0
+        self.entries: list[tuple[int, Text]] = []
+        self._cache: dict[int, tuple[int, Text, list[Strip]]] = {}
 
     def clear(self) -> None:
         self.entries.clear()
+        self._cache.clear()
         self.last_number = -1
         self._rebuild()
 
     def show(self, lines: Sequence[LogLine]) -> None:
-        new = [line.text for line in lines if line.number > self.last_number]
-        if not new:
+        changed = False
+        # An amended line keeps its number: its text is replaced where it is (only the
+        # newest few lines are ever amended).
+        recent = len(self.entries) - min(8, len(self.entries))
+        index = {number: recent + i for i, (number, _) in enumerate(self.entries[recent:])}
+        for line in lines:
+            if line.number > self.last_number:
+                self.entries.append((line.number, line.text))
+                self.last_number = line.number
+                changed = True
+            elif line.number in index:
+                at = index[line.number]
+                if self.entries[at][1] is not line.text:
+                    self.entries[at] = (line.number, line.text)
+                    changed = True
+        if not changed:
             return
-        self.last_number = lines[-1].number
-        self.entries.extend(new)
         del self.entries[: max(0, len(self.entries) - self.KEEP)]
         width, height = self.size
         if width <= 0 or height <= 0 or width != self._width:
             self._rebuild()
             return
-        added = [self.render_rows([text], width) for text in new]
-        if sum(len(entry) for entry in added) >= height - 1:
-            self._rebuild()
-            return
-        blank = Strip.blank(width)
-        rows = [*self.rows, *([blank] * (height - len(self.rows)))][:height]
-        ids = [*self.row_entries, *([-1] * (height - len(self.row_entries)))][:height]
-        for entry in added:
-            if self.next_row + len(entry) > height:
-                # It does not fit below: it goes on from the top, whole.
-                self.ring, self.next_row = True, 0
-            serial = self._new_entry(len(entry))
-            for row in entry:
-                rows[self.next_row], ids[self.next_row] = row, serial
-                self.next_row += 1
-        if self.ring:
-            if self.next_row >= height:
-                self.next_row = 0
-            rows[self.next_row], ids[self.next_row] = self._rule(width), -1
-        # Entries that lost rows to newer ones are cleared rather than shown in part.
-        shown: dict[int, int] = {}
-        for serial in ids:
-            shown[serial] = shown.get(serial, 0) + 1
-        for y, serial in enumerate(ids):
-            if serial >= 0 and shown[serial] < self.entry_rows.get(serial, 0):
-                rows[y], ids[y] = blank, -1
-        self.entry_rows = {k: v for k, v in self.entry_rows.items() if k in shown}
-        self.row_entries = ids
-        self.paint(rows)
+        self.paint(self.rows_for_width(width))
 
-    def _new_entry(self, rows: int) -> int:
-        self._serial += 1
-        self.entry_rows[self._serial] = rows
-        return self._serial
-
-    def _rule(self, width: int) -> Strip:
-        return Strip([Segment(("-" if self.ascii else "┄") * width, Style(dim=True))], width)
+    def _entry_rows(self, number: int, text: Text, width: int) -> list[Strip]:
+        cached = self._cache.get(number)
+        if cached is not None and cached[0] == width and cached[1] is text:
+            return cached[2]
+        rows = self.render_rows([text], width)
+        self._cache[number] = (width, text, rows)
+        return rows
 
     def rows_for_width(self, width: int) -> list[Strip]:
-        """The newest lines that fit, the newest at the bottom once the panel is full."""
+        """The newest whole lines that fit, the newest at the bottom."""
         height = self.size.height
         rows: list[Strip] = []
-        ids: list[int] = []
-        self.entry_rows = {}
-        for text in reversed(self.entries):
+        used: set[int] = set()
+        for number, text in reversed(self.entries):
             if height <= 0 or len(rows) >= height:
                 break
-            entry = self.render_rows([text], width)
+            entry = self._entry_rows(number, text, width)
+            used.add(number)
             if len(rows) + len(entry) > height:
-                if not rows:  # one entry taller than the panel: its end
-                    rows, ids = entry[-height:], [self._new_entry(height)] * height
-                break  # only whole entries
-            serial = self._new_entry(len(entry))
+                if not rows:  # one line taller than the panel: its end
+                    rows = entry[-height:]
+                break  # only whole lines
             rows[:0] = entry
-            ids[:0] = [serial] * len(entry)
-        self.next_row, self.ring = len(rows), False
-        self.row_entries = ids
+        self._cache = {k: v for k, v in self._cache.items() if k in used}
         return rows
 
 

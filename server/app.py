@@ -19,6 +19,7 @@ from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
 from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
+from tonk.shared.words import plural
 
 from . import store as st
 from .connection import Connection
@@ -117,6 +118,9 @@ class ServerConfig:
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
     ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
     lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection
+    # Seconds a session in play goes on with none of its players connected (everybody left
+    # or lost the link) before it ends; no hand is dealt meanwhile.
+    abandoned_after: float = 600.0
 
 
 class TonkServer:
@@ -181,7 +185,7 @@ class TonkServer:
             self.lobby.changed(table.id)
             table.begin()
         if saved:
-            log.info("restored %d tables from %s", len(self.tables), self.config.db_path)
+            log.info("restored %s from %s", plural(len(self.tables), "table"), self.config.db_path)
         self._server = await self._listen()
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port

@@ -19,6 +19,7 @@ from tonk.shared.cards import format_cards
 from tonk.shared.hand import HandRecord
 from tonk.shared.rules import HouseRules
 from tonk.shared.settlement import Settlement
+from tonk.shared.words import plural
 
 from .app import default_db_path
 
@@ -140,7 +141,8 @@ def table_problems(conn: sqlite3.Connection, table: int) -> list[str]:
     if played is None:
         out.append(f"no table {table}")
     elif settled != played[0]:
-        out.append(f"{settled} hands are settled but the table counts {played[0]}")
+        are = "is" if settled == 1 else "are"
+        out.append(f"{plural(settled, 'hand')} {are} settled but the table counts {played[0]}")
     return out
 
 
@@ -277,7 +279,7 @@ def main(argv: Sequence[str]) -> int:
 def ledger_text(ledger: TableLedger) -> str:
     head = (
         f"table {ledger.id} {ledger.name!r} ({ledger.rules}, {ledger.state}, "
-        f"{ledger.hands_played} hand{'s' * (ledger.hands_played != 1)})"
+        f"{plural(ledger.hands_played, 'hand')})"
     )
     if not ledger.balances:
         return f"{head}: no hand settled"
@@ -293,13 +295,11 @@ def audit(conn: sqlite3.Connection, tables: Sequence[int]) -> int:
         problems = table_problems(conn, ledger.id)
         if problems:
             bad += 1
-            print(f"table {ledger.id} {ledger.name!r}: {len(problems)} problem(s)")
+            print(f"table {ledger.id} {ledger.name!r}: {plural(len(problems), 'problem')}")
             for problem in problems:
                 print(f"  {problem}")
         else:
-            print(
-                f"table {ledger.id} {ledger.name!r}: {ledger.hands_played} hands replayed, "
-                "ledger sound"
-            )
-    print(f"{len(found)} table(s) audited, {bad} with problems")
+            hands = plural(ledger.hands_played, "hand")
+            print(f"table {ledger.id} {ledger.name!r}: {hands} replayed, ledger sound")
+    print(f"{plural(len(found), 'table')} audited, {bad} with problems")
     return 1 if bad else 0

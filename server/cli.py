@@ -1,4 +1,4 @@
-"""`tonk-server`: parse the command line, run the server until SIGINT or SIGTERM."""
+"""`tonk-server`: parse the command line, run the server until SIGINT, SIGTERM or SIGHUP."""
 
 from __future__ import annotations
 
@@ -86,6 +86,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="seconds between two messages of the lobby's changes to a connection",
     )
     parser.add_argument(
+        "--abandoned-after",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="seconds a session goes on with none of its players connected before it ends "
+        "(no hand is dealt meanwhile)",
+    )
+    parser.add_argument(
         "--limit",
         action="append",
         default=[],
@@ -103,6 +111,10 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         raise ValueError(f"--rules: {exc}") from None
     if not args.lobby_interval > 0:
         raise ValueError("--lobby-interval must be above 0")
+    if not args.abandoned_after > 0:
+        raise ValueError(
+            f"--abandoned-after takes a number of seconds above 0, not {args.abandoned_after}"
+        )
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -117,6 +129,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         bot_pause=args.bot_pause,
         next_hand_delay=args.next_hand_delay,
         lobby_interval=args.lobby_interval,
+        abandoned_after=args.abandoned_after,
     )
 
 
@@ -179,7 +192,9 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
         if not stopping:
             stopping.append(asyncio.create_task(close()))
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # SIGHUP too: the terminal it ran in has gone (an SSH session that dropped). Every client
+    # is told goodbye as on SIGTERM, instead of the connections just breaking.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop)
     await server.serve_forever()
 

@@ -41,6 +41,7 @@ from tonk.shared.sim import (
     seat_stakes,
     simulate,
 )
+from tonk.shared.words import plural
 
 ENDING_LABELS = {
     Ending.DEAL_TONK.value: "tonk on the deal",
@@ -398,7 +399,7 @@ def _signed(value: float | None, places: int = 3) -> str:
 def result_table(result: SimResult, seconds: float) -> Table:
     data = result.to_dict()
     endings = Table(
-        title=f"{result.hands} hands of {result.rules.name}, {result.players} players, "
+        title=f"{plural(result.hands, 'hand')} of {result.rules.name}, {result.players} players, "
         f"seed {result.seed}"
     )
     endings.add_column("hands ended by")

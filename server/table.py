@@ -36,6 +36,7 @@ from tonk.shared.hand import Hand, HandRecord, cut_for_deal
 from tonk.shared.ledger import Ledger, LedgerEntry
 from tonk.shared.rules import HouseRules, StakeMode
 from tonk.shared.settlement import Settlement
+from tonk.shared.words import plural
 
 from . import store as st
 from .connection import Connection
@@ -169,6 +170,9 @@ class Table:
     next_hand_at: float | None = None
     turn_seat: int | None = None
     unseated_since: float | None = None  # a waiting table with no player: closed after grace
+    # Since when no player of a session in play has been connected: no hand is dealt
+    # meanwhile, and after ServerConfig.abandoned_after the session ends.
+    deserted_since: float | None = None
     paused: str | None = None  # why play is paused: the storage cannot be written
     paused_at: float = 0.0  # loop time the pause started
     # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
@@ -226,6 +230,10 @@ class Table:
 
     def attached(self) -> bool:
         return bool(self.spectators) or any(seat.conn is not None for seat in self.seats)
+
+    def players_here(self) -> bool:
+        """Whether any player (a person in a seat, not a bot or a spectator) is connected."""
+        return any(seat.kind == "human" and seat.conn is not None for seat in self.seats)
 
     # -- what everybody sees ------------------------------------------------------------------
 
@@ -664,7 +672,9 @@ class Table:
             try:
                 await self.apply(action, answer=conn)
             except IllegalAction as exc:
-                raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
+                # The reason as this player sees it: "your run", "Ada's book of jacks".
+                reason = exc.text(self.names(), number)
+                raise RequestError(p.ILLEGAL_ACTION, reason, exc.code) from None
 
     async def apply(self, action: Action, answer: Connection | None = None) -> None:
         """Apply one action to the hand, write it durably, then tell everyone (`answer`, the
@@ -753,6 +763,8 @@ class Table:
             self.next_hand_at += lost
         if self.unseated_since is not None:
             self.unseated_since += lost
+        if self.deserted_since is not None:
+            self.deserted_since += lost
         for seat in self.seats:
             if seat.disconnected_at is not None:
                 seat.disconnected_at += lost
@@ -889,7 +901,7 @@ class Table:
         )
         if settle.session_over:
             self.state = FINISHED
-            log.info("table %d: session over after %d hands", self.id, self.hands_played)
+            log.info("table %d: session over after %s", self.id, plural(self.hands_played, "hand"))
             self.broadcast(
                 {
                     "type": p.SESSION_END,
@@ -902,6 +914,30 @@ class Table:
             self.broadcast_table()
         else:
             self.next_hand_at = self.now + self.server.config.next_hand_delay
+
+    async def end_session(self, reason: str) -> None:
+        """End the session between hands (`reason` as in session_end): the final standings
+        to everybody still here, and the table leaves the lobby once nobody is at it."""
+        await self.write([st.update_table(self.id, state=FINISHED)])
+        self.state = FINISHED
+        log.info(
+            "table %d: session over (%s) after %s",
+            self.id,
+            reason,
+            plural(self.hands_played, "hand"),
+        )
+        self.broadcast(
+            {
+                "type": p.SESSION_END,
+                "table": self.id,
+                "hands": self.hands_played,
+                "standings": [list(x) for x in self.ledger.standings()],
+                "reason": reason,
+            }
+        )
+        self.broadcast_table()
+        if not self.attached():
+            self.server.forget_table(self)
 
     def rng(self, label: str) -> random.Random:
         """A seeded generator: from the dev seed (repeatable), or from the system's entropy."""
@@ -1048,6 +1084,12 @@ class Table:
                 wake = min(wake, ends)
             return None if wake == float("inf") else wake - now
         hand = self.hand
+        # Every player has left (or lost the link): a session nobody comes back to ends, between
+        # hands; meanwhile hands are dealt only for spectators watching.
+        if self.players_here():
+            self.deserted_since = None
+        elif self.deserted_since is None:
+            self.deserted_since = now
         if hand is None or hand.ended:
             if hand is not None and not self.hand_settled:
                 # The hand's end was not settled (it cannot normally happen): settle it now.
@@ -1055,8 +1097,15 @@ class Table:
                 await self.write(settle.ops)
                 self.apply_settlement(settle)
                 return 0
-            if not self.attached():
-                return None  # nobody here: wait between hands until somebody comes
+            if self.deserted_since is not None:
+                ends = self.deserted_since + self.server.config.abandoned_after
+                if now >= ends:
+                    await self.end_session("abandoned")
+                    return None
+                wake = min(wake, ends)
+                if not self.attached():
+                    # No hand for nobody: wait for somebody to come (a kick), or the end.
+                    return wake - now
             if self.next_hand_at is None:
                 self.next_hand_at = now + self.server.config.next_hand_delay
             if now >= self.next_hand_at:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,12 +35,30 @@ def writable_subclass(frozen: type) -> Any:
 
 
 class IllegalAction(Exception):
-    """An action the hand refused; `reason` is written for a player to read."""
+    """An action the hand refused; `reason` is written for a player to read, its cards as the
+    table shows them (`10♠ 2♣`). A reason naming a spread says whose it is where the reason has
+    `{owner}`: `text(names, me)` fills that in as the player sees it ("your", "Ada's");
+    `reason` says "seat N's"."""
 
-    def __init__(self, reason: str, code: str = "illegal_action") -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: str, code: str = "illegal_action", owner: int | None = None) -> None:
+        self.template = reason
+        self.owner = owner
         self.code = code
+        self.reason = self.text()
+        super().__init__(self.reason)
+
+    def text(self, names: Sequence[str] = (), me: int | None = None) -> str:
+        """The reason for the player in seat `me`, with the seats' `names`."""
+        owner = self.owner
+        if owner is None:
+            return self.template
+        if owner == me:
+            whose = "your"
+        elif 0 <= owner < len(names) and names[owner]:
+            whose = f"{names[owner]}'s"
+        else:
+            whose = f"seat {owner + 1}'s"
+        return self.template.replace("{owner}", whose)
 
 
 @dataclass(frozen=True, slots=True)

@@ -327,7 +327,8 @@ class Hand:
             ).take_discard
         ):
             raise IllegalAction(
-                f"you may take {card} only if you can spread or hit it this turn", "must_use"
+                f"you may take {card.pretty()} only if you can spread or hit it this turn",
+                "must_use",
             )
         self.discards.pop()
         hand.append(card)
@@ -345,7 +346,7 @@ class Hand:
             self.rules, self.hands[seat], self.spreads, taken, cards, onto
         ):
             raise IllegalAction(
-                f"that would leave you no way to finish your turn with {taken}", "must_use"
+                f"that would leave you no way to finish your turn with {taken.pretty()}", "must_use"
             )
 
     def _take_from_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -362,12 +363,12 @@ class Hand:
             raise IllegalAction("a card appears twice in that spread", "not_a_spread")
         missing = [c for c in cards if _position(hand, c) < 0]
         if missing:
-            raise IllegalAction(f"you do not hold {format_cards(missing)}", "not_in_hand")
+            raise IllegalAction(f"you do not hold {format_cards(missing, False)}", "not_in_hand")
         kind = spread_kind(cards, self.rules)
         if kind is None:
             raise IllegalAction(
-                f"{format_cards(cards)} is not a spread: a book is 3 or 4 of a rank, a run 3 or "
-                "more in a row in one suit"
+                f"{format_cards(cards, False)} is not a spread: a book is 3 or 4 of a rank, "
+                "a run 3 or more in a row in one suit"
                 + (
                     " (aces low or high, never K-A-2)"
                     if self.rules.ace_high_runs
@@ -389,7 +390,7 @@ class Hand:
         seat, card, spread_id = action.seat, action.card, action.spread
         at = _position(self.hands[seat], card)
         if at < 0:
-            raise IllegalAction(f"you do not hold {card}", "not_in_hand")
+            raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
         index = next((i for i, s in enumerate(self.spreads) if s.id == spread_id), None)
         if index is None:
             raise IllegalAction(f"there is no spread {spread_id} on the table", "no_such_spread")
@@ -400,7 +401,11 @@ class Hand:
                 if spread.kind.value == "book" and not self.rules.hit_books
                 else "it does not extend that spread"
             )
-            raise IllegalAction(f"{card} cannot be hit there: {why}", "cannot_hit")
+            raise IllegalAction(
+                f"{card.pretty()} cannot be hit onto {{owner}} {spread.described}: {why}",
+                "cannot_hit",
+                owner=spread.owner,
+            )
         self._check_finishable(seat, (card,), spread_id)
         del self.hands[seat][at]
         self.spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
@@ -423,16 +428,17 @@ class Hand:
         hand = self.hands[seat]
         at = _position(hand, card)
         if at < 0:
-            raise IllegalAction(f"you do not hold {card}", "not_in_hand")
+            raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
         taken = self.taken_discard
         if taken is not None and taken in hand:
             if self.rules.discard_must_use:
                 raise IllegalAction(
-                    f"you took {taken} from the pile: spread it or hit with it first", "must_use"
+                    f"you took {taken.pretty()} from the pile: spread it or hit with it first",
+                    "must_use",
                 )
             if self.rules.no_rediscard and card == taken:
                 raise IllegalAction(
-                    f"you took {taken} from the pile this turn: discard another card",
+                    f"you took {taken.pretty()} from the pile this turn: discard another card",
                     "no_rediscard",
                 )
         del hand[at]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations, pairwise
 
-from .cards import Card, Suit
+from .cards import RANK_NAMES, Card, Suit, format_cards
 from .rules import HouseRules
 
 
@@ -35,6 +35,14 @@ class Spread:
             if hit_card == card:
                 return seat
         return None
+
+    @property
+    def described(self) -> str:
+        """`book of jacks`, `run 8♠ 9♠ 10♠` (its cards as the table shows them)."""
+        if self.kind is _BOOK:
+            rank = RANK_NAMES[self.cards[0].rank]
+            return f"book of {rank}{'es' if rank.endswith('x') else 's'}"
+        return f"run {format_cards(self.cards, False)}"
 
     def with_hit(self, card: Card, seat: int, ace_high: bool) -> Spread:
         cards = order_spread((*self.cards, card), self.kind, ace_high)

@@ -47,9 +47,9 @@ async def play_a_hand(term: Term, port: int) -> None:
         term.keys("1", "h")  # the 8s, first of 8s 9h 9d
         await term.wait_for("onto which spread?")
         term.keys("1")
-        await term.wait_for_all("You hit 8♠ on your own run", "1 Your run: 5♠ 6♠ 7♠ 8♠")
+        await term.wait_for_all("hit 8♠ on your own run", "1 Your run: 5♠ 6♠ 7♠ 8♠")
         term.keys("x")  # the cursor stays first: on the 9h now
-        await term.wait_for_all("You discarded 9♥", "count 9")
+        await term.wait_for_all("discarded 9♥", "count 9")
 
         # Alice draws and throws the king.
         await alice.expect(
@@ -59,8 +59,10 @@ async def play_a_hand(term: Term, port: int) -> None:
         await alice.expect("update", lambda m: m["view"]["phase"] == "play")
         await alice.send({"type": "discard", "card": "Kc"})
 
-        await term.wait_for("Alice discarded K♣")
+        await term.wait_for("Alice drew a card, discarded")
         await term.wait_for("Your turn: d draw")
+        term.keys("k")
+        await term.wait_for("Drop with 9?")
         term.keys("k")
         await term.wait_for_all(
             "Hand 1 is over", "You dropped with 9 and won.", "Alice pays You 1 chip"

@@ -19,7 +19,7 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
-from textual.widgets import DataTable, Input, Select
+from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
@@ -89,8 +89,18 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             form.query_one("#preset", Select).value = "pagat"
             form.query_one("#options", Input).value = "hit_lock=1"
             form.query_one("#stake", Input).value = "2"
+            note = form.query_one("#form-note", Label)
             form.query_one("#seats", Select).value = 3
+            form.query_one("#bots", Select).value = 1
+            await pilot.pause()
+            assert str(note.render()) == ""  # a seat is left for somebody else
             form.query_one("#bots", Select).value = 2
+            # You and the bots fill every seat: said before the table is created.
+            await wait_for(pilot, lambda: "nobody" in str(note.render()), "the note")
+            assert str(note.render()) == (
+                "You and 2 bots fill all 3 seats: nobody else will be able to sit, and the "
+                "game starts at once."
+            )
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
             await wait_for(
@@ -158,7 +168,7 @@ async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) ->
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: my_turn(app), "your first turn")
-            await pilot.press("k")  # 36 against the bot's 35: caught
+            await pilot.press("k", "k")  # 36 against the bot's 35: caught
             await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
             assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: app._standings is not None, "the session's end")

@@ -15,7 +15,7 @@ from clientkit import (
     wait_for,
 )
 from netclient import start_server
-from tonk.client.dialogs import ConfirmModal, EndOfHandModal, HelpScreen, HitChooser
+from tonk.client.dialogs import ConfirmModal, DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView
 from tonk.shared.cards import format_cards, parse_card
@@ -72,17 +72,28 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
                 "the 8s hit onto the run",
             )
             assert table_state(app).view.spreads[0].hit_by(parse_card("8s")) == 0  # type: ignore[union-attr]
-            assert "You hit 8♠ on your own run" in log_text(app)
+            # The turn's moves so far, on one line.
+            assert "You drew 8♠, spread 5♠ 6♠ 7♠, hit 8♠ on your own run" in log_text(app)
 
             # x discards the card under the cursor: move it to the 9h first.
             await pilot.press("left", "left", "left")
             assert hand.card_under_cursor == parse_card("9h")
             await pilot.press("x")
             await wait_for(pilot, lambda: hand_text(app) == "9d", "the 9h discarded")
-            assert "You discarded 9♥" in log_text(app)
+            assert "hit 8♠ on your own run, discarded 9♥" in log_text(app)
 
-            # The bot plays; on your next turn, k drops with 9.
+            # The bot plays; on your next turn, k asks before dropping with 9: escape keeps
+            # playing, k again drops.
             await wait_for(pilot, lambda: my_turn(app), "your second turn")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            assert "Drop with 9?" in str(app.screen.query_one("#question").render())
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.pause(0.2)
+            assert my_turn(app) and table_state(app).view.settlement is None  # type: ignore[union-attr]
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
             await pilot.press("k")
             await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
             modal = app.screen
@@ -91,7 +102,9 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             assert modal.settlement.winners == (0,)
             text = str(modal.query_one("#ending").render())
             assert "You dropped with 9 and won" in text
-            assert "You dropped with 9" in log_text(app)
+            # Said once, by the hand's ending line, not "dropped with 9" and then again.
+            assert log_text(app).count("dropped with 9") == 1, log_text(app)
+            assert "You dropped with 9 and won." in log_text(app)
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
             state = table_state(app)
@@ -132,6 +145,15 @@ async def test_a_greyed_out_key_is_explained_by_the_server(tmp_path: Path) -> No
             await pilot.press("1", "4", "s")
             await wait_for(pilot, lambda: "is not a spread" in log_text(app), "the refusal")
             assert hand_text(app) == "5s 6s 7s 9h 9d 8s"
+            # The refused move leaves the selection as it was, to be mended.
+            hand = app.table_screen.query_one(HandView)
+            assert format_cards(hand.selected_cards()) == "5s 8s"
+            # g during a game says the game has started (not who may start it).
+            await pilot.press("g")
+            await pilot.pause()
+            assert app._notifications and list(app._notifications)[-1].message == (
+                "The game has started."
+            )
             # s with nothing selected is explained without asking anyone.
             app.table_screen.query_one(HandView).selected = frozenset()
             await pilot.press("s")
@@ -178,6 +200,10 @@ async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
             # q during a hand asks first: n stays, y leaves for the lobby.
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            # It says what leaving during the session means for the seat and the balance.
+            question = str(app.screen.query_one("#question").render())
+            assert "The table plays your seat for you" in question
+            assert "your balance keeps moving" in question
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
             await pilot.press("q")

@@ -5,6 +5,7 @@ The real `tonk-client` on pseudo-terminals against a real `tonk-server` subproce
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from netclient import NetClient
@@ -66,8 +67,7 @@ async def test_two_players_of_one_account_each_take_their_own_seat_back(tmp_path
             ada.keys("q")
             await ada.wait_for("Leave this table?")
             ada.keys("y")
-            lobby = await ada.wait_for("your seat")
-            assert "playing as Ada" in lobby
+            await ada.wait_for_all("playing as Ada", "your seat")
             ada.keys("Enter")
             screen = await ada.wait_for("hand 1")
             assert "Your hand" in screen and "watch, or resume" not in screen
@@ -124,10 +124,15 @@ async def test_a_started_table_where_you_hold_no_seat_says_what_you_can_do(
         try:
             table = await create_kitchen(alice, seats=2)
             await carol.request({"type": "sit", "table": table}, "seated")  # it starts
-            await tester.wait_for("playing")  # the lobby keeps itself up to date
+            # The lobby keeps itself up to date ("playing as Tester" is in its title).
+            await tester.wait_until(
+                lambda screen: re.search(r"Kitchen .* 2/2 +playing", screen) is not None,
+                "Kitchen playing",
+            )
             tester.keys("Enter")
-            screen = await tester.wait_for("game has started: w")
-            assert "watches it" in screen and "resume your seat" not in screen
+            # (The notice is narrow: its words wrap.)
+            screen = await tester.wait_for_all("started", "watches")
+            assert "resume your seat" not in screen
             tester.keys("w")
             await tester.wait_for("Watching")
         finally:

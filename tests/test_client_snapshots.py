@@ -52,7 +52,7 @@ def test_the_end_of_hand_modal(snap_compare: Snap, size: tuple[int, int]) -> Non
 
     async def drop(pilot: Pilot[Any]) -> None:
         await _your_turn(pilot)
-        await pilot.press("k")
+        await pilot.press("k", "k")  # k asks first; k again drops
         await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the modal")
 
     assert snap_compare(app, terminal_size=size, run_before=drop)

@@ -30,7 +30,9 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from tonk.client.app import TonkApp
-from tonk.client.dialogs import EndOfHandModal
+from tonk.client.connection import Connection as ClientConnection
+from tonk.client.connection import _Table
+from tonk.client.dialogs import DropModal, EndOfHandModal
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
 from tonk.client.widgets import (
@@ -83,7 +85,11 @@ async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
                 # Our first turn: we do nothing, the timer runs out, the seat is played for.
                 await wait_for(pilot, lambda: my_turn(app), "our first turn")
                 await wait_for(pilot, lambda: me_away(app), "our seat shown away")
-                assert "You" in players.line_text(0) and "away (b: back)" in players.line_text(0)
+                line = players.line_text(0)
+                assert "Tester" in line and "(you)" in line and "away (b: back)" in line
+                # The move the table made for us is logged as made for us, not as ours.
+                await wait_for(pilot, lambda: "Played for you: " in log_text(app), "the log")
+                assert "You drew" not in log_text(app) and "You took" not in log_text(app)
                 assert "Alice" in players.line_text(1) and "away" not in players.line_text(1)
                 assert app.table_screen.check_action("back", ()) is True
 
@@ -145,7 +151,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
             assert dropped and resumes  # an update was lost, and the whole hand asked for
             assert table_state(app).hand_number == 1  # type: ignore[union-attr]
             log = log_text(app)
-            for line in ("Hand 1: You deal.", "Your hand:", "Up card:", "Ada (bot) discarded"):
+            for line in ("Hand 1: You deal.", "Your hand:", "Up card:", ", discarded"):
                 assert log.count(line) == 1, (line, log)
             # The bot's first move (lost, then in the whole hand sent again) is logged once.
             assert log.count("Ada (bot) drew") + log.count("Ada (bot) took") == 1, log
@@ -271,7 +277,7 @@ def spy_refresh(widget: Any) -> list[Region]:
     return regions
 
 
-async def test_the_log_goes_on_from_the_top_when_full_repainting_two_rows_a_line() -> None:
+async def test_the_log_has_its_newest_line_at_the_bottom_and_amends_a_line_in_place() -> None:
     app = Panels()
     async with app.run_test(size=(40, 10)) as pilot:
         log = app.query_one(LogPanel)
@@ -280,54 +286,36 @@ async def test_the_log_goes_on_from_the_top_when_full_repainting_two_rows_a_line
         await pilot.pause()
         assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(6)]
         regions = spy_refresh(log)
+        # Full: a new line goes at the bottom and the others move up, oldest out.
         lines.append(LogLine(6, Text("line 6")))
         log.show(lines)
-        # Full: the new line goes at the top, a rule under it; the rest stays as it was.
-        assert log.line_text(0) == "line 6"
-        assert set(log.line_text(1)) == {"┄"}
-        assert [log.line_text(y) for y in range(2, 6)] == [f"line {n}" for n in range(2, 6)]
-        assert sorted((r.y, r.height) for r in regions) == [(0, 1), (1, 1)]
-        regions.clear()
-        lines.append(LogLine(7, Text("line 7")))
-        log.show(lines)
-        assert [log.line_text(y) for y in range(4)] == ["line 6", "line 7", "┄" * 30, "line 3"]
-        # Only the row written (as wide as the rule it covers) and the rule's row.
-        assert sorted((r.y, r.width) for r in regions) == [(1, 30), (2, 30)]
-        # A line taking two rows that does not fit above the bottom goes on from the top,
-        # whole; a line that loses one of its rows to newer ones is cleared, not cut.
-        lines.append(LogLine(8, Text("a long line " * 4)))  # 48 cells: two rows
-        lines.append(LogLine(9, Text("line 9")))
+        assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(1, 7)]
+        # A line taking two rows: only whole lines are shown, the newest at the bottom.
+        lines.append(LogLine(7, Text("a long line " * 4)))  # 48 cells: two rows
         log.show(lines)
         assert [log.line_text(y) for y in range(6)] == [
+            "line 3",
+            "line 4",
+            "line 5",
             "line 6",
-            "line 7",
             "a long line a long line a long",
             "line a long line",
-            "line 9",
-            "┄" * 30,
         ]
-        lines.append(LogLine(10, Text("line 10")))
-        lines.append(LogLine(11, Text("line 11")))
+        # The same line number with new text (a turn's next move): drawn again in place,
+        # and only its row is repainted.
+        lines.append(LogLine(8, Text("Ada drew a card")))
         log.show(lines)
-        rule = "┄" * 30
-        assert [log.line_text(y) for y in range(6)] == [
-            "line 11",
-            rule,
-            "a long line a long line a long",
-            "line a long line",
-            "line 9",
-            "line 10",
-        ]
-        lines.append(LogLine(12, Text("line 12")))
+        assert log.line_text(5) == "Ada drew a card"
+        regions.clear()
+        lines[-1] = LogLine(8, Text("Ada drew a card, discarded 8h"))
         log.show(lines)
-        assert [log.line_text(y) for y in range(6)] == [
-            "line 11",
-            "line 12",
-            rule,
-            "",  # the rest of the long line: cleared, not left cut
-            "line 9",
-            "line 10",
-        ]
+        assert log.line_text(5) == "Ada drew a card, discarded 8h"
+        assert log.line_text(4) == "line a long line"
+        assert [(r.y, r.height) for r in regions] == [(5, 1)]
+        # Shown again unchanged: nothing is repainted.
+        regions.clear()
+        log.show(lines)
+        assert regions == []
 
 
 async def test_lines_repaint_only_the_rows_that_change() -> None:
@@ -384,11 +372,12 @@ async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -
 def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     state = _state(_view(card_counts=[5, 4, 5]), away=True)
     lines = [line.plain for line in player_lines(state)]
-    assert lines[0].startswith("▶ You") and lines[0].endswith("5 cards away (b: back)")
+    # Your own name, as the ledger and the chat show it, marked as you.
+    assert lines[0] == "▶ Kim          5 cards (you) away (b: back)"
     assert lines[1] == "  Ada (bot)    4 cards bot"
     assert lines[2] == "  Bix (bot)  D 5 cards bot"
     ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]
-    assert ascii_lines[0].startswith("> You")
+    assert ascii_lines[0].startswith("> Kim")
 
 
 async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
@@ -410,7 +399,7 @@ async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         else:
             before = settled()
-            await pilot.press("k")
+            await pilot.press("k", "k")  # k asks first; k again drops
             # Settled, or no longer our turn (with no delay between hands the next is dealt
             # at once, and the end-of-hand window closes as it is).
             await wait_for(pilot, lambda b=before: settled() > b or not my_turn(app), "the drop")
@@ -452,3 +441,54 @@ async def test_a_client_started_again_draws_the_whole_ledger(tmp_path: Path) -> 
             await pilot.pause()
             line = ledger.line_text(0)
             assert line.startswith("Tester") and any(ch in line for ch in "▁▂▃▄▅▆▇█"), line
+
+
+async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        request = table_request(bots=0, seats=3)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            status = app.table_screen.query_one(StatusBar)
+            await wait_for(pilot, lambda: "seats open" in status.message, "the waiting line")
+            assert status.message == (
+                "Waiting for players: 2 of 3 seats open. g starts once another player sits."
+            )
+            alice = await NetClient.connect(server.port, "Alice")
+            table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
+            await alice.request({"type": "sit", "table": table_id}, "seated")
+            await wait_for(pilot, lambda: "1 of 3" in status.message, "Alice seated")
+            assert status.message == (
+                "Waiting for players: 1 of 3 seats open. g: start now with 2 players."
+            )
+            await pilot.press("g")
+            await wait_for(pilot, lambda: table_state(app).playing, "the game started")  # type: ignore[union-attr]
+            await alice.close()
+
+
+def test_a_cut_tied_and_cut_again_says_so() -> None:
+    posted: list[Any] = []
+    connection = ClientConnection("127.0.0.1", 1, "Kim", posted.append)
+    connection.table = _Table(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
+    connection._on_cut({"table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
+    line = connection._log[-1].text.plain
+    assert line == (
+        "Cut for the deal: You 7♠ Ada 7♥; a tie, so they cut again: You 2♣ Ada J♦. You deal first."
+    )
+
+
+async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        # A 2 s turn timer: we ask to drop, and do not answer; the turn is played for us
+        # (its first move when the timer runs out, the next after the 10 s bot pause).
+        request = table_request(turn_timer=2, bot_pause=10)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: my_turn(app), "our first turn")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
+            assert "Played for you: " in log_text(app)
+            assert table_state(app).view.settlement is None  # type: ignore[union-attr]

@@ -23,6 +23,7 @@ from tonk.shared.cards import DECK, Card
 from tonk.shared.hand import Hand, cut_for_deal
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending
+from tonk.shared.spreads import Spread, SpreadKind
 from tonk.shared.view import Phase
 
 # Three seats, seat 2 deals, seat 0 plays first. Nobody tonks on the deal under any preset.
@@ -391,15 +392,15 @@ REFUSALS: list[tuple[str, Callable[[], Hand], Action, str, str]] = [
     ("another seat, play", DRAWN, Discard(1, card("8c")), "not_your_turn", "turn"),
     ("no such seat", three, DrawStock(3), "bad_seat", "no seat 3"),
     ("negative seat", three, Drop(-1), "bad_seat", "no seat"),
-    ("spread cards not held", DRAWN, LaySpread(0, cards("8c 9c 10c")), "not_in_hand", "8c"),
-    ("spread partly held", DRAWN, LaySpread(0, cards("5c 6c 7c 8c")), "not_in_hand", "8c"),
-    ("not a spread", DRAWN, LaySpread(0, cards("Ks Qd Qh")), "not_a_spread", "not a spread"),
+    ("spread cards not held", DRAWN, LaySpread(0, cards("8c 9c 10c")), "not_in_hand", "8♣ 9♣ 10♣"),
+    ("spread partly held", DRAWN, LaySpread(0, cards("5c 6c 7c 8c")), "not_in_hand", "hold 8♣"),
+    ("not a spread", DRAWN, LaySpread(0, cards("Ks Qd Qh")), "not_a_spread", "K♠ Q♦ Q♥ is not"),
     ("too short", DRAWN, LaySpread(0, cards("5c 6c")), "not_a_spread", "not a spread"),
     ("card twice", DRAWN, LaySpread(0, cards("5c 5c 6c")), "not_a_spread", "twice"),
-    ("hit card not held", SPREAD, Hit(0, card("8c"), 1), "not_in_hand", "8c"),
+    ("hit card not held", SPREAD, Hit(0, card("8c"), 1), "not_in_hand", "hold 8♣"),
     ("hit no spread", SPREAD, Hit(0, card("Ks"), 9), "no_such_spread", "spread 9"),
-    ("hit does not fit", SPREAD, Hit(0, card("Ks"), 1), "cannot_hit", "Ks"),
-    ("discard not held", DRAWN, Discard(0, card("2c")), "not_in_hand", "2c"),
+    ("hit does not fit", SPREAD, Hit(0, card("Ks"), 1), "cannot_hit", "onto seat 1's run 5♣"),
+    ("discard not held", DRAWN, Discard(0, card("2c")), "not_in_hand", "hold 2♣"),
 ]  # fmt: skip
 
 
@@ -413,6 +414,21 @@ def test_a_refused_action_says_why_and_changes_nothing(
 ) -> None:
     hand = setup()
     assert refused(hand, action, code).count(phrase) >= 1
+
+
+def test_a_refused_hit_names_the_spread_as_the_player_sees_it() -> None:
+    hand = after_seat0_spreads()
+    with pytest.raises(IllegalAction) as refusal:
+        hand.apply(Hit(0, card("Ks"), 1))
+    assert refusal.value.text(["Kim", "Ada", "Bix"], 0) == (
+        "K♠ cannot be hit onto your run 5♣ 6♣ 7♣: it does not extend that spread"
+    )
+    assert refusal.value.text(["Kim", "Ada", "Bix"], 2).startswith(
+        "K♠ cannot be hit onto Kim's run 5♣ 6♣ 7♣"
+    )
+    book = Spread(4, 1, SpreadKind.BOOK, cards("Jc Jd Jh"))
+    assert book.described == "book of jacks"
+    assert Spread(5, 1, SpreadKind.BOOK, cards("6c 6d 6h")).described == "book of sixes"
 
 
 def test_no_action_is_taken_after_the_hand_ends() -> None:
@@ -549,7 +565,7 @@ def seat1_may_take_7c(seat1: str, **options: object) -> Hand:
 def test_discard_must_use_refuses_taking_a_discard_that_cannot_be_used() -> None:
     hand = seat1_may_take_7c("9h 10h 2d 2s Ks", discard_must_use=True)
     assert not hand.legal_actions(1).take_discard
-    assert "7c" in refused(hand, TakeDiscard(1), "must_use")
+    assert "7♣" in refused(hand, TakeDiscard(1), "must_use")
     assert hand.legal_actions(1).draw_stock
 
 
@@ -559,7 +575,7 @@ def test_discard_must_use_allows_taking_a_discard_that_makes_a_spread() -> None:
     hand.apply(TakeDiscard(1))
     legal = hand.legal_actions(1)
     assert legal.discards == ()
-    assert "7c" in refused(hand, Discard(1, card("Ks")), "must_use")
+    assert "7♣" in refused(hand, Discard(1, card("Ks")), "must_use")
     hand.apply(LaySpread(1, cards("7h 7d 7c")))
     assert set(hand.legal_actions(1).discards) == set(cards("2d 2s Ks"))
     hand.apply(Discard(1, card("Ks")))
@@ -585,7 +601,7 @@ def test_discard_must_use_refuses_a_move_that_would_strand_the_taken_card() -> N
     assert cards("6c 6h 6d") not in legal.spreads
     assert (card("6c"), 1) in legal.hits
     reason = refused(hand, LaySpread(1, cards("6c 6h 6d")), "must_use")
-    assert "7c" in reason and "finish your turn" in reason
+    assert "7♣" in reason and "finish your turn" in reason
 
 
 def test_discard_must_use_is_off_by_default() -> None:
@@ -602,7 +618,7 @@ def test_no_rediscard_refuses_discarding_the_card_just_taken() -> None:
     hand = seat1_may_take_7c("9h 10h 2d 2s Ks", no_rediscard=True)
     hand.apply(TakeDiscard(1))
     assert card("7c") not in hand.legal_actions(1).discards
-    assert "7c" in refused(hand, Discard(1, card("7c")), "no_rediscard")
+    assert "7♣" in refused(hand, Discard(1, card("7c")), "no_rediscard")
     assert set(hand.legal_actions(1).discards) == set(cards("9h 10h 2d 2s Ks"))
     hand.apply(Discard(1, card("2s")))
     assert hand.turn == 2
@@ -630,7 +646,7 @@ def test_no_rediscard_refuses_a_move_that_leaves_only_the_taken_card_unplayable(
     hand.apply(TakeDiscard(1))
     play(hand, [LaySpread(1, cards("9h 9d 9s")), Hit(1, card("6c"), 1)])
     assert hand.legal_actions(1).hits == ()
-    assert "Kd" in refused(hand, Hit(1, card("7c"), 1), "must_use")
+    assert "K♦" in refused(hand, Hit(1, card("7c"), 1), "must_use")
     assert hand.legal_actions(1).discards == (card("7c"),)
     hand.apply(Discard(1, card("7c")))
     assert hand.turn == 2

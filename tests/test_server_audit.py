@@ -77,7 +77,7 @@ async def test_ledger_and_audit_read_a_running_servers_database(played):
     audit = await run("audit", "--db", str(db), str(playing.table))
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "ledger sound" in audit.stdout
-    assert "1 table(s) audited, 0 with problems" in audit.stdout
+    assert "1 table audited, 0 with problems" in audit.stdout
     # The server played on while it was read.
     before = last_hand_end(playing.watcher)
     await playing.watcher.expect(p.HAND_END, lambda m: m["hand"] > before, timeout=30)
@@ -129,7 +129,7 @@ async def test_audit_finds_a_changed_balance_a_changed_payment_and_a_forged_reco
     found = {damage: await run("audit", "--db", str(copy)) for damage, copy in copies.items()}
     for damage, result in found.items():
         assert result.returncode == 1, (damage, result.stdout)
-        assert "1 table(s) audited, 1 with problems" in result.stdout
+        assert "1 table audited, 1 with problems" in result.stdout
     assert "balances sum to 1" in found["balance"].stdout
     assert "the payments add up to" in found["payment"].stdout
     assert f"hand {paid_hand}: payments" in found["payment"].stdout

@@ -241,12 +241,26 @@ async def tonk_server(
             await proc.wait()
 
 
-async def stop(proc: asyncio.subprocess.Process) -> str:
-    proc.send_signal(signal.SIGTERM)
+async def stop(proc: asyncio.subprocess.Process, sig: int = signal.SIGTERM) -> str:
+    proc.send_signal(sig)
     assert proc.stderr is not None
     _, err = await asyncio.wait_for(proc.communicate(), 20)
     assert proc.returncode == 0, err.decode()
     return err.decode()
+
+
+async def test_the_command_stops_cleanly_on_sighup_saying_goodbye_to_every_client(tmp_path):
+    # A host ran it in an SSH session that dropped: the server gets SIGHUP.
+    async with tonk_server(tmp_path / "server.db", "--dev") as (proc, port):
+        alice = await NetClient.connect(port, "Alice")
+        bob = await NetClient.connect(port, "Bob")
+        await alice.request({"type": "create_table", "name": "Friday", "seats": 2}, p.SEATED)
+        log = await stop(proc, signal.SIGHUP)
+        for client in (alice, bob):
+            goodbye = await client.expect(p.GOODBYE)
+            assert goodbye["reason"] == p.SERVER_SHUTTING_DOWN
+            await client.expect_closed()
+    assert "stopped" in log
 
 
 async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigterm(tmp_path):

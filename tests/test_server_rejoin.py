@@ -6,6 +6,8 @@ cannot take another at the same table."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +134,59 @@ async def test_resume_and_watch_again_send_the_whole_hand(tmp_path: Path) -> Non
         assert [pl["status"] for pl in summary["players"]][:2] == ["connected", "connected"]
         for client in (alice, bob, wendy):
             await client.close()
+
+
+async def test_a_session_every_player_has_left_ends_for_its_spectators(tmp_path: Path) -> None:
+    # Alice plays a bot and leaves: her seat is played for while Carol watches, but once no
+    # player has been connected for `abandoned_after` the session ends, between hands.
+    async with start_server(tmp_path, abandoned_after=1.0) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 5}, p.SEATED
+        )
+        table = seated["table"]
+        await alice.send({"type": "add_bot"})
+        await alice.expect(p.UPDATE)
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.request({"type": "watch", "table": table}, p.WATCHING)
+        await alice.request({"type": "leave"}, p.LEFT)
+        end = await carol.expect(p.SESSION_END, timeout=20)
+        assert end["reason"] == "abandoned"
+        assert len(end["standings"]) == 2 and "Alice" in {n for n, _ in end["standings"]}
+        ended = [m["hand"] for m in carol.received if m["type"] == p.HAND_END]
+        assert end["hands"] == len(ended) >= 1
+        await carol.request({"type": "leave"}, p.LEFT)
+        listed = await carol.request({"type": "list_tables"}, p.TABLES)
+        assert all(t["id"] != table for t in listed["tables"])
+        await alice.close()
+        await carol.close()
+
+
+async def test_a_session_nobody_is_at_deals_no_more_hands_and_closes(tmp_path: Path) -> None:
+    # Everybody gone, nobody watching: the hand in play is played out for Alice, no new
+    # hand is dealt for nobody, and after `abandoned_after` the table leaves the lobby.
+    async with start_server(tmp_path, abandoned_after=1.0) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request(
+            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 5}, p.SEATED
+        )
+        table = seated["table"]
+        await alice.send({"type": "add_bot"})
+        first = await alice.expect(p.UPDATE)
+        await alice.request({"type": "leave"}, p.LEFT)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + 20
+        while True:
+            listed = await alice.request({"type": "list_tables"}, p.TABLES)
+            if all(t["id"] != table for t in listed["tables"]):
+                break
+            assert loop.time() < give_up, "the deserted table was never closed"
+            await asyncio.sleep(0.1)
+        await alice.close()
+    with sqlite3.connect(tmp_path / "tonk.db") as db:
+        state, played = db.execute(
+            "SELECT state, hands_played FROM tables WHERE id = ?", (table,)
+        ).fetchone()
+        dealt = db.execute("SELECT COUNT(*) FROM hands WHERE table_id = ?", (table,)).fetchone()
+    assert state == "finished"
+    assert played == dealt[0] == first["hand"] == 1  # hand 1 played out; no hand 2

@@ -1,0 +1,26 @@
+"""Counts in words: "1 hand", never "1 hands" or "1 hand(s)"."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from tonk.server.sim import result_table
+from tonk.shared.rules import PRESETS
+from tonk.shared.sim import simulate
+from tonk.shared.words import plural
+
+
+def test_a_count_takes_its_noun_in_the_right_number() -> None:
+    assert plural(1, "hand") == "1 hand"
+    assert plural(0, "hand") == "0 hands"
+    assert plural(2, "table") == "2 tables"
+    assert plural(3, "box", "boxes") == "3 boxes"
+
+
+def test_one_simulated_hand_is_one_hand() -> None:
+    result = simulate(PRESETS["classic"], 2, 1, seed=3)
+    console = Console(file=io.StringIO(), width=100)
+    console.print(result_table(result, 0.1))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "1 hand of classic" in text and "1 hands" not in text
