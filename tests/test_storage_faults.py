@@ -604,3 +604,50 @@ async def test_a_player_whose_move_waits_for_the_storage_is_not_cut_for_silence(
             notices = pause_notices(client)
             errors = [m for m in client.received if m["type"] == p.ERROR and m not in notices]
             assert len(notices) == 1 and errors == [] and not client.eof, (client.name, errors)
+
+
+async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tmp_path):
+    """A turn timer does not run while play is paused, and the deadline the players were sent
+    before the pause is wrong afterwards: once play carries on everybody at the table is sent
+    the turn's new deadline (an update with no events), and the seat to act still has it."""
+    import sqlite3
+
+    from netclient import start_server
+
+    turn_timer = 3.0
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        create = {"type": "create_table", "name": "timed", "seats": 2, "seed": 4}
+        seated = await alice.request({**create, "turn_timer": turn_timer}, p.SEATED)
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        players = [alice, bob]
+        for client in players:
+            first = await client.expect(p.UPDATE)
+            assert first["deadline"] is not None
+        actor = to_act(players)
+        count = actor.seat_view().event_count
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            # Somebody in the lobby opens a table: its write waits for the lock, and every
+            # table pauses.
+            carol = await NetClient.connect(server.port, "Carol")
+            await carol.send({"type": "create_table", "name": "new", "id": 1})
+            await wait_for_all(players, told_paused, "the table told it is paused")
+            await read_all(players, turn_timer + 0.5)  # longer than the turn
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        await wait_for_all(players, told_resumed, "the table told play carries on")
+        for client in players:
+            refreshed = await client.expect(
+                p.UPDATE, lambda m: m["events"] == [] and m["from"] == count
+            )
+            assert turn_timer / 2 < refreshed["deadline"] <= turn_timer, refreshed
+            assert refreshed["view"]["event_count"] == count
+            played = [m for m in client.received if m["type"] == p.UPDATE and m["from"] >= count]
+            assert played == [refreshed], played  # nothing was played for the seat
+        assert await actor.play_turn_if_mine()  # the turn is still the player's
+        await actor.expect(p.UPDATE, lambda m: m["from"] == count and m["events"])
+        assert (await carol.expect(p.SEATED))["reply_to"] == 1
