@@ -651,3 +651,61 @@ async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tm
         assert await actor.play_turn_if_mine()  # the turn is still the player's
         await actor.expect(p.UPDATE, lambda m: m["from"] == count and m["events"])
         assert (await carol.expect(p.SEATED))["reply_to"] == 1
+
+
+async def test_while_play_is_paused_what_must_be_saved_is_refused_and_the_rest_served(tmp_path):
+    """PROTOCOL.md, "Storage faults", request by request: while the database cannot be
+    written, `sit`, `add_bot`, `remove_bot` and `start` are refused at once with
+    `storage_error` (answering them) and change nothing; `watch`, `list_tables`, `ping`,
+    `chat` and `leave` are served."""
+    import sqlite3
+
+    from netclient import start_server
+
+    async with start_server(tmp_path) as server:
+        playing, players = await two_players(server.port)
+        carol = await NetClient.connect(server.port, "Carol")
+        waiting = await carol.request(
+            {"type": "create_table", "name": "waiting", "seats": 4}, p.SEATED
+        )
+        await carol.send({"type": "add_bot"})
+        await carol.expect(p.TABLE, lambda m: m["table"]["taken"] == 2)
+        dave = await NetClient.connect(server.port, "Dave")
+        await dave.expect(p.TABLES)
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            eve = await NetClient.connect(server.port, "Eve")
+            await eve.send({"type": "create_table", "name": "new"})  # waits for the lock
+            await wait_for_all([carol, *players], told_paused, "every table told it is paused")
+            for rid, (client, message) in enumerate(
+                [
+                    (dave, {"type": "sit", "table": waiting["table"]}),
+                    (carol, {"type": "add_bot"}),
+                    (carol, {"type": "remove_bot", "seat": 1}),
+                    (carol, {"type": "start"}),
+                ],
+                900,
+            ):
+                await client.send({**message, "id": rid})
+                refused = await client.expect(p.ERROR, lambda m, r=rid: m.get("reply_to") == r)
+                assert refused["code"] == p.STORAGE_ERROR and not refused["fatal"], refused
+            page = await dave.request({"type": "list_tables"}, p.TABLES)
+            taken = {t["id"]: t["taken"] for t in page["tables"]}
+            assert taken == {playing: 2, waiting["table"]: 2}, taken
+            assert all(t["paused"] for t in page["tables"])
+            assert (await dave.request({"type": "ping", "n": 5}, p.PONG))["n"] == 5
+            await dave.request({"type": "watch", "table": playing}, p.WATCHING)
+            full = await dave.expect(p.UPDATE)
+            assert full["from"] == 0 and full["view"]["seat"] is None
+            said = await carol.request({"type": "chat", "text": "still here"}, p.CHAT)
+            assert said["text"] == "still here"
+            await dave.request({"type": "leave"}, p.LEFT)
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        await wait_for_all([carol, *players], told_resumed, "every table told play carries on")
+        # Nothing refused was kept: the waiting table has its two seats, and takes a third now.
+        await dave.request({"type": "sit", "table": waiting["table"]}, p.SEATED)
+        table = await carol.expect(p.TABLE, lambda m: m["table"]["taken"] == 3)
+        assert [pl["kind"] for pl in table["table"]["players"]][:3] == ["human", "bot", "human"]
