@@ -4,6 +4,7 @@ server is busy, is let in whole, none refused or left to the kernel's retries.""
 from __future__ import annotations
 
 import asyncio
+import resource
 import select
 import socket
 import time
@@ -29,6 +30,20 @@ async def test_a_thousand_connections_at_once_while_the_server_is_busy_all_get_i
     somaxconn = Path("/proc/sys/net/core/somaxconn")
     if somaxconn.exists() and int(somaxconn.read_text()) < CROWD:
         pytest.skip(f"the system caps a listening queue at {somaxconn.read_text().strip()}")
+    # Both ends of every connection are open files of this process.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 2 * CROWD + 256
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        pytest.skip(f"the open-file limit is {hard}: {wanted} are needed (ulimit -Hn)")
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    try:
+        await crowd_connects(tmp_path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+async def crowd_connects(tmp_path: Path) -> None:
     changes = {"max_connections": 2 * CROWD, "max_per_address": 2 * CROWD}
     async with start_server(tmp_path, limit_changes=changes) as server:
         # The event loop does not run while the crowd connects (the server accepts nobody):
