@@ -627,6 +627,10 @@ async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tm
             assert first["deadline"] is not None
         actor = to_act(players)
         count = actor.seat_view().event_count
+        watcher = await NetClient.connect(server.port, "Watcher")
+        await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+        await watcher.expect(p.UPDATE)
+        everybody = [*players, watcher]
         locker = sqlite3.connect(server.config.db_path, isolation_level=None)
         locker.execute("BEGIN IMMEDIATE")
         try:
@@ -634,13 +638,13 @@ async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tm
             # table pauses.
             carol = await NetClient.connect(server.port, "Carol")
             await carol.send({"type": "create_table", "name": "new", "id": 1})
-            await wait_for_all(players, told_paused, "the table told it is paused")
-            await read_all(players, turn_timer + 0.5)  # longer than the turn
+            await wait_for_all(everybody, told_paused, "the table told it is paused")
+            await read_all(everybody, turn_timer + 0.5)  # longer than the turn
         finally:
             locker.execute("ROLLBACK")
             locker.close()
-        await wait_for_all(players, told_resumed, "the table told play carries on")
-        for client in players:
+        await wait_for_all(everybody, told_resumed, "the table told play carries on")
+        for client in everybody:
             refreshed = await client.expect(
                 p.UPDATE, lambda m: m["events"] == [] and m["from"] == count
             )
