@@ -76,6 +76,9 @@ def test_the_document_was_read_and_agrees_with_the_code():
     assert {"hand_over", "empty_pile"} == CANNOT_DETAILS
     codes = {v for k, v in vars(p).items() if k.isupper() and isinstance(v, str) and "_" in v}
     assert set(ERROR_CODES) <= codes and set(ERROR_CODES) >= p.FATAL_CODES
+    # A code always fatal is in the table of fatal errors, and not in the other.
+    not_fatal = first_column(section("Error codes").split("Not fatal", 1)[1])
+    assert set(FATAL_TABLE) >= p.FATAL_CODES and not set(not_fatal) & p.FATAL_CODES
     assert f"# The tonk protocol, version {V}\n" in DOC
     # Every range is written in the document, as the schema has it.
     assert p.ranges_table() in DOC
