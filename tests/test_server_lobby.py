@@ -407,3 +407,32 @@ async def test_a_page_that_would_not_fit_in_a_frame_holds_fewer_and_says_more(
             after = page["tables"][-1]["id"]
         assert names == [f"T{i:02}" for i in range(41)]
         assert len(names) > len(page["tables"])  # it took more than one page
+
+
+async def test_sent_back_to_the_lobby_by_somebody_else_a_connection_gets_the_first_page(
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL.md, "The lobby": after `left` because the table watched was closed, and after
+    `seat_resumed_elsewhere`, the connection is sent the first page by itself."""
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        closing = await alice.request({"type": "create_table", "name": "Brief"}, p.SEATED)
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.request({"type": "watch", "table": closing["table"]}, p.WATCHING)
+        await alice.request({"type": "leave"}, p.LEFT)  # the last player: the table closes
+        left = await carol.expect(p.LEFT)
+        assert left["table"] == closing["table"] and "reply_to" not in left
+        page = await carol.recv()
+        assert (page["type"], page["after"], page["tables"]) == (p.TABLES, 0, [])
+        assert "reply_to" not in page
+        seated = await alice.request({"type": "create_table", "name": "Kept"}, p.SEATED)
+        again = await NetClient.connect(server.port, "Alice")
+        resume = {"type": "resume", "table": seated["table"], "token": alice.token}
+        await again.request(resume, p.SEATED)
+        told = await alice.expect(p.ERROR)
+        assert told["code"] == p.SEAT_RESUMED_ELSEWHERE
+        page = await alice.recv()
+        assert page["type"] == p.TABLES and "reply_to" not in page
+        assert [t["name"] for t in page["tables"]] == ["Kept"]
+        for client in (alice, carol, again):
+            await client.close()
