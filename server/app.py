@@ -35,6 +35,17 @@ CLOCK_TICK = 0.1
 #: A look at the clock this late means the server lost the time: it was stopped (SIGSTOP, a
 #: paused virtual machine, a suspended laptop) or too busy to run.
 STALL = 0.5
+#: The listening socket's queue is never shorter than this (asyncio's default is 100)...
+MIN_BACKLOG = 128
+#: ...nor longer than listen() takes (the system caps it further: net.core.somaxconn).
+MAX_BACKLOG = 65535
+
+
+def listen_backlog(max_connections: int) -> int:
+    """How many connections the kernel may hold, handshake done, for the server to accept:
+    as many as may be connected, so that a crowd arriving at once while the server is busy
+    is let in whole instead of dropped (and left to the clients' retries, or reset)."""
+    return max(MIN_BACKLOG, min(max_connections, MAX_BACKLOG))
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,12 +212,15 @@ class TonkServer:
         listened on last (where its players' clients look for it after a restart), or a free
         one the first time or if that one is taken now."""
         host, port = self.config.host, self.config.port
+        backlog = listen_backlog(self.config.limits.max_connections)
         remembered = await asyncio.to_thread(self.store.setting, "port")
         if remembered is not None and remembered.isdigit() and 0 < int(remembered) < 65536:
             self._remembered_port = int(remembered)
             if port == 0:
                 try:
-                    return await asyncio.start_server(self._on_connect, host, self._remembered_port)
+                    return await asyncio.start_server(
+                        self._on_connect, host, self._remembered_port, backlog=backlog
+                    )
                 except OSError as exc:
                     log.warning(
                         "port %d, where the server of %s listened before, cannot be used "
@@ -215,7 +229,7 @@ class TonkServer:
                         self.config.db_path,
                         exc.strerror or exc,
                     )
-        return await asyncio.start_server(self._on_connect, host, port)
+        return await asyncio.start_server(self._on_connect, host, port, backlog=backlog)
 
     @property
     def address(self) -> str:

@@ -43,6 +43,8 @@ def first_column(text: str) -> list[str]:
 CLIENT_TYPES = first_column(section("Client to server").split("\n###", 1)[0])
 SERVER_TYPES = first_column(section("Server to client").split("\n###", 1)[0])
 ERROR_CODES = first_column(section("Error codes"))
+#: The codes of the document's table of fatal errors.
+FATAL_TABLE = first_column(section("Error codes").split("Not fatal", 1)[0])
 _CANNOT = section("Error codes").split("What a client cannot cause:", 1)[1]
 #: The error codes PROTOCOL.md says a client cannot cause, and the illegal_action details.
 CANNOT_CAUSE = set(re.findall(r"`([a-z_]+)`", _CANNOT.split("and two", 1)[0]))
@@ -74,6 +76,9 @@ def test_the_document_was_read_and_agrees_with_the_code():
     assert {"hand_over", "empty_pile"} == CANNOT_DETAILS
     codes = {v for k, v in vars(p).items() if k.isupper() and isinstance(v, str) and "_" in v}
     assert set(ERROR_CODES) <= codes and set(ERROR_CODES) >= p.FATAL_CODES
+    # A code always fatal is in the table of fatal errors, and not in the other.
+    not_fatal = first_column(section("Error codes").split("Not fatal", 1)[1])
+    assert set(FATAL_TABLE) >= p.FATAL_CODES and not set(not_fatal) & p.FATAL_CODES
     assert f"# The tonk protocol, version {V}\n" in DOC
     # Every range is written in the document, as the schema has it.
     assert p.ranges_table() in DOC
@@ -845,12 +850,16 @@ async def test_every_range_at_its_edge_is_taken_and_past_it_refused_without_clos
         ("version", p.MAX_ID + 1, p.VERSION_MISMATCH),
         ("name", "n" * 65, p.BAD_NAME),
         ("client", "c" * 65, p.BAD_MESSAGE),
+        ("id", -1, p.BAD_VALUE),
+        ("id", p.MAX_ID + 1, p.BAD_VALUE),
     ],
 )
 async def test_a_hello_out_of_range_is_refused_and_closed(tmp_path, field, value, code):
+    # Fatal in the handshake: the document's table of fatal errors says so.
+    assert code in FATAL_TABLE
     async with start_server(tmp_path) as server:
         client = await NetClient.connect(server.port)
-        message = {"type": p.HELLO, "version": V, "name": "Edge", field: value, "id": 1}
+        message = {"type": p.HELLO, "version": V, "name": "Edge", "id": 1, field: value}
         error = await cut_off(client, code, frame(message))
         if code != p.VERSION_MISMATCH:
             assert error["detail"] == field

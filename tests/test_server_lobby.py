@@ -317,3 +317,122 @@ async def test_the_table_limits_are_kept_counted_not_counted_on_every_request(
         await maker.request({"type": "create_table", "name": "Again", "sit": False}, p.TABLE)
         await maker.close()
         await closer.close()
+
+
+async def test_a_page_of_a_hundred_tables_at_their_largest_fits_in_one_frame(
+    tmp_path: Path,
+) -> None:
+    """Since protocol 2 a table's summary carries every rule option. At the edge of every
+    range a client can reach (names of 64 four-byte characters, five seats each with its own
+    stake, every option of the table set, every table paused with the server's reason), a page
+    still holds PAGE_SIZE tables in one frame, and a `lobby` message of them all is one frame."""
+    import sqlite3
+
+    wide = "\U0001d54f"  # four bytes in UTF-8, printable
+    changes = {"max_name": 64, "max_table_name": 64, "max_tables_per_address": 200}
+    async with start_server(tmp_path, limit_changes=changes) as server:
+        names = [wide * 63 + str(n) for n in range(5)]
+        seats = [await NetClient.connect(server.port, name) for name in names]
+        create = {
+            "type": "create_table",
+            "rules": {"preset": "speno", "several_deal_tonks": "pay_each", "hit_lock": 1},
+            "stake": 1_000_000,
+            "unit": wide * 16,
+            "seats": 5,
+            "turn_timer": 3599.5,
+            "hands": 100_000,
+            "minutes": 99_999.5,
+            "bot_pause": 9.5,  # nobody plays while the test looks
+        }
+        for t in range(p.PAGE_SIZE):
+            await seats[0].request({**create, "name": wide * 62 + f"{t:02}"}, p.SEATED)
+            for client in seats[1:]:
+                sit = {"type": "sit", "table": seats[0].table, "stake": 1_000_000}
+                await client.request(sit, p.SEATED)
+            for client in seats:
+                await client.request({"type": "leave"}, p.LEFT)  # the seat is kept
+        lobby = await NetClient.connect(server.port, "Lobby")
+        first = await lobby.expect(p.TABLES)
+        assert (len(first["tables"]), first["more"]) == (p.PAGE_SIZE, False)
+        assert {len(t["players"]) for t in first["tables"]} == {5}
+        # Every table pauses at once: one change each, all in the next `lobby` message.
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            # (another connection's request waits for the storage: the lobby's is read)
+            await seats[0].send({"type": "create_table", "name": "x", "sit": False})
+            changed = await lobby.expect(
+                p.LOBBY, lambda m: any(t["paused"] for t in m["tables"]), timeout=20
+            )
+            assert len(changed["tables"]) == p.PAGE_SIZE
+            assert all(t["paused"] for t in changed["tables"])
+            page = await lobby.request({"type": "list_tables", "id": 2}, p.TABLES)
+            assert len(page["tables"]) == p.PAGE_SIZE and page["more"] is False
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        sizes = {m["type"]: len(msgpack.packb(m)) for m in (changed, page)}
+        # (about 240 KB) With room to spare: it would still fit if every table's `paused`
+        # named a path of 4,096 bytes (a file fault names the database's path).
+        assert max(sizes.values()) + p.PAGE_SIZE * (4096 + 100) < p.MAX_SERVER_FRAME, sizes
+        for client in (*seats, lobby):
+            await client.close()
+
+
+async def test_a_page_that_would_not_fit_in_a_frame_holds_fewer_and_says_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The edge the tables of this server do not reach, reached by a smaller frame: a page
+    holds the tables that fit, `more` says there are others, and the next page goes on from
+    its last id without a gap."""
+    async with start_server(tmp_path, limit_changes={"max_tables_per_address": 100}) as server:
+        maker = await NetClient.connect(server.port, "Maker")
+        for i in range(40):
+            await maker.request({"type": "create_table", "name": f"T{i:02}", "sit": False}, p.TABLE)
+        reader = await NetClient.connect(server.port, "Reader")
+        whole = await reader.expect(p.TABLES)
+        assert len(whole["tables"]) == 40
+        frame = 16 * 1024
+        monkeypatch.setattr(p, "MAX_SERVER_FRAME", frame)
+        await maker.request({"type": "create_table", "name": "T40", "sit": False}, p.TABLE)
+        names: list[str] = []
+        after = 0
+        while True:
+            page = await reader.request({"type": "list_tables", "after": after}, p.TABLES)
+            assert len(msgpack.packb(page)) <= frame
+            names += [t["name"] for t in page["tables"]]
+            if not page["more"]:
+                break
+            assert 0 < len(page["tables"]) < p.PAGE_SIZE
+            after = page["tables"][-1]["id"]
+        assert names == [f"T{i:02}" for i in range(41)]
+        assert len(names) > len(page["tables"])  # it took more than one page
+
+
+async def test_sent_back_to_the_lobby_by_somebody_else_a_connection_gets_the_first_page(
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL.md, "The lobby": after `left` because the table watched was closed, and after
+    `seat_resumed_elsewhere`, the connection is sent the first page by itself."""
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        closing = await alice.request({"type": "create_table", "name": "Brief"}, p.SEATED)
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.request({"type": "watch", "table": closing["table"]}, p.WATCHING)
+        await alice.request({"type": "leave"}, p.LEFT)  # the last player: the table closes
+        left = await carol.expect(p.LEFT)
+        assert left["table"] == closing["table"] and "reply_to" not in left
+        page = await carol.recv()
+        assert (page["type"], page["after"], page["tables"]) == (p.TABLES, 0, [])
+        assert "reply_to" not in page
+        seated = await alice.request({"type": "create_table", "name": "Kept"}, p.SEATED)
+        again = await NetClient.connect(server.port, "Alice")
+        resume = {"type": "resume", "table": seated["table"], "token": alice.token}
+        await again.request(resume, p.SEATED)
+        told = await alice.expect(p.ERROR)
+        assert told["code"] == p.SEAT_RESUMED_ELSEWHERE
+        page = await alice.recv()
+        assert page["type"] == p.TABLES and "reply_to" not in page
+        assert [t["name"] for t in page["tables"]] == ["Kept"]
+        for client in (alice, carol, again):
+            await client.close()

@@ -604,3 +604,112 @@ async def test_a_player_whose_move_waits_for_the_storage_is_not_cut_for_silence(
             notices = pause_notices(client)
             errors = [m for m in client.received if m["type"] == p.ERROR and m not in notices]
             assert len(notices) == 1 and errors == [] and not client.eof, (client.name, errors)
+
+
+async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tmp_path):
+    """A turn timer does not run while play is paused, and the deadline the players were sent
+    before the pause is wrong afterwards: once play carries on everybody at the table is sent
+    the turn's new deadline (an update with no events), and the seat to act still has it."""
+    import sqlite3
+
+    from netclient import start_server
+
+    turn_timer = 3.0
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        create = {"type": "create_table", "name": "timed", "seats": 2, "seed": 4}
+        seated = await alice.request({**create, "turn_timer": turn_timer}, p.SEATED)
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        players = [alice, bob]
+        for client in players:
+            first = await client.expect(p.UPDATE)
+            assert first["deadline"] is not None
+        actor = to_act(players)
+        count = actor.seat_view().event_count
+        watcher = await NetClient.connect(server.port, "Watcher")
+        await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+        await watcher.expect(p.UPDATE)
+        everybody = [*players, watcher]
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            # Somebody in the lobby opens a table: its write waits for the lock, and every
+            # table pauses.
+            carol = await NetClient.connect(server.port, "Carol")
+            await carol.send({"type": "create_table", "name": "new", "id": 1})
+            await wait_for_all(everybody, told_paused, "the table told it is paused")
+            await read_all(everybody, turn_timer + 0.5)  # longer than the turn
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        await wait_for_all(everybody, told_resumed, "the table told play carries on")
+        for client in everybody:
+            refreshed = await client.expect(
+                p.UPDATE, lambda m: m["events"] == [] and m["from"] == count
+            )
+            assert turn_timer / 2 < refreshed["deadline"] <= turn_timer, refreshed
+            assert refreshed["view"]["event_count"] == count
+            played = [m for m in client.received if m["type"] == p.UPDATE and m["from"] >= count]
+            assert played == [refreshed], played  # nothing was played for the seat
+        assert await actor.play_turn_if_mine()  # the turn is still the player's
+        await actor.expect(p.UPDATE, lambda m: m["from"] == count and m["events"])
+        assert (await carol.expect(p.SEATED))["reply_to"] == 1
+
+
+async def test_while_play_is_paused_what_must_be_saved_is_refused_and_the_rest_served(tmp_path):
+    """PROTOCOL.md, "Storage faults", request by request: while the database cannot be
+    written, `sit`, `add_bot`, `remove_bot` and `start` are refused at once with
+    `storage_error` (answering them) and change nothing; `watch`, `list_tables`, `ping`,
+    `chat` and `leave` are served."""
+    import sqlite3
+
+    from netclient import start_server
+
+    async with start_server(tmp_path) as server:
+        playing, players = await two_players(server.port)
+        carol = await NetClient.connect(server.port, "Carol")
+        waiting = await carol.request(
+            {"type": "create_table", "name": "waiting", "seats": 4}, p.SEATED
+        )
+        await carol.send({"type": "add_bot"})
+        await carol.expect(p.TABLE, lambda m: m["table"]["taken"] == 2)
+        dave = await NetClient.connect(server.port, "Dave")
+        await dave.expect(p.TABLES)
+        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            eve = await NetClient.connect(server.port, "Eve")
+            await eve.send({"type": "create_table", "name": "new"})  # waits for the lock
+            await wait_for_all([carol, *players], told_paused, "every table told it is paused")
+            for rid, (client, message) in enumerate(
+                [
+                    (dave, {"type": "sit", "table": waiting["table"]}),
+                    (carol, {"type": "add_bot"}),
+                    (carol, {"type": "remove_bot", "seat": 1}),
+                    (carol, {"type": "start"}),
+                ],
+                900,
+            ):
+                await client.send({**message, "id": rid})
+                refused = await client.expect(p.ERROR, lambda m, r=rid: m.get("reply_to") == r)
+                assert refused["code"] == p.STORAGE_ERROR and not refused["fatal"], refused
+            page = await dave.request({"type": "list_tables"}, p.TABLES)
+            taken = {t["id"]: t["taken"] for t in page["tables"]}
+            assert taken == {playing: 2, waiting["table"]: 2}, taken
+            assert all(t["paused"] for t in page["tables"])
+            assert (await dave.request({"type": "ping", "n": 5}, p.PONG))["n"] == 5
+            await dave.request({"type": "watch", "table": playing}, p.WATCHING)
+            full = await dave.expect(p.UPDATE)
+            assert full["from"] == 0 and full["view"]["seat"] is None
+            said = await carol.request({"type": "chat", "text": "still here"}, p.CHAT)
+            assert said["text"] == "still here"
+            await dave.request({"type": "leave"}, p.LEFT)
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        await wait_for_all([carol, *players], told_resumed, "every table told play carries on")
+        # Nothing refused was kept: the waiting table has its two seats, and takes a third now.
+        await dave.request({"type": "sit", "table": waiting["table"]}, p.SEATED)
+        table = await carol.expect(p.TABLE, lambda m: m["table"]["taken"] == 3)
+        assert [pl["kind"] for pl in table["table"]["players"]][:3] == ["human", "bot", "human"]
