@@ -1,8 +1,10 @@
 """One SSH door session's table app: tonk-client's App in a process of its own, started by the
 door on a pseudo-terminal (the door sends SIGWINCH when it is resized) and handed its link to
-the server as an open socket, and the seats its player holds through a pipe.
+the server as an open socket, the seats its player holds through a pipe, and a pipe for its
+errors: a traceback goes to the server's log, never to the player's terminal.
 
-    python -m tonk.server.door_child --link FD --seats FD --name NAME [--bots N] [--ascii]
+    python -m tonk.server.door_child --link FD --seats FD --errors FD --name NAME
+        [--bots N] [--ascii]
 """
 
 from __future__ import annotations
@@ -11,13 +13,19 @@ import argparse
 import asyncio
 import contextlib
 import ctypes
+import inspect
+import io
 import json
 import os
 import signal
 import socket
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
+from rich.console import Console, RenderableType
 from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
@@ -26,6 +34,9 @@ from tonk.client.tokens import SeatRecord, SeatTokens
 NICENESS = 10
 #: prctl(2)'s option for a signal on the parent's death.
 PR_SET_PDEATHSIG = 1
+#: The exit status of a session's app that stopped on an error: the door then logs what the
+#: app wrote to its error pipe and tells the player in one line.
+CRASHED = os.EX_SOFTWARE
 
 
 class HeldSeats(SeatTokens):
@@ -77,6 +88,35 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
     return config
 
 
+class DoorApp(TonkApp):
+    """tonk-client's App, whose parting line (a refusal, a lost server) is kept to be said on
+    the terminal by main(), so that what Textual prints on its error console at the end is
+    only ever an error: that goes to the server's log."""
+
+    # Textual looks for CSS_PATH beside the module that defines the class: tonk.client's.
+    CSS_PATH = str(Path(inspect.getfile(TonkApp)).with_name(str(TonkApp.CSS_PATH)))
+    parting: str | None = None
+
+    def exit(
+        self, result: Any = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        if message is not None:
+            self.parting = str(message)
+        super().exit(result, return_code=return_code)
+
+
+class ErrorPipe(io.TextIOWrapper):
+    """The pipe to the door for errors: the door logs what comes through it."""
+
+    used = False
+
+    def write(self, text: str) -> int:
+        self.used = self.used or bool(text.strip())
+        with contextlib.suppress(OSError, ValueError):  # the server is gone: nowhere to say it
+            super().write(text)
+        return len(text)
+
+
 def stop_with_the_server() -> None:
     """Linux: be sent SIGTERM if the server dies (killed, say, with no time to stop us)."""
     with contextlib.suppress(OSError, AttributeError):
@@ -90,18 +130,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tonk-door-session")
     parser.add_argument("--link", type=int, required=True)
     parser.add_argument("--seats", type=int, required=True)
+    parser.add_argument("--errors", type=int, required=True)
     parser.add_argument("--name", required=True)
     parser.add_argument("--server", default="tonk-server")
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)
-    stop_with_the_server()
-    # Drawing screens yields to the games: when the machine is busy, the server's tables
-    # (everybody's, over TCP too) come first and a session's screen waits.
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
-    app = TonkApp(config_for(args))
-    app.run()
+    errors = ErrorPipe(
+        io.FileIO(args.errors, "w"), encoding="utf-8", errors="replace", write_through=True
+    )
+    # Python's own error output (an exception here, a warning) goes to the door's log, not to
+    # the terminal; Textual draws on sys.__stderr__, which stays the terminal.
+    sys.stderr = errors
+    try:
+        stop_with_the_server()
+        # Drawing screens yields to the games: when the machine is busy, the server's tables
+        # (everybody's, over TCP too) come first and a session's screen waits.
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
+        app = DoorApp(config_for(args))
+        app.error_console = Console(file=errors, width=120, markup=False, highlight=False)
+        app.run()
+    except Exception:
+        traceback.print_exc(file=errors)
+        return CRASHED
+    if errors.used:  # the app stopped on an error: Textual printed it on its error console
+        return CRASHED
+    if app.parting:
+        terminal = sys.__stderr__
+        if terminal is not None:
+            terminal.write(app.parting + "\n")
+            terminal.flush()
     return app.return_code or 0
 
 

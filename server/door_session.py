@@ -42,6 +42,13 @@ RESET_TERMINAL = (
 )
 #: The door's commands (`ssh -t -p PORT NAME@HOST COMMAND`).
 COMMANDS = "practice [BOTS]"
+#: Bytes of a session app's error output kept for the log (the last ones).
+MAX_ERROR_TEXT = 64 * 1024
+#: What a player is told when their session's app stops on an error (the log has the rest).
+CRASH_LINE = (
+    "tonk: the table stopped on an error (the host will find it in the server's log); "
+    "ssh in again to carry on: any seat you hold is kept"
+)
 
 
 def parse_command(command: str | None) -> tuple[int | None, str | None]:
@@ -134,6 +141,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.task: asyncio.Task[None] | None = None
         self.child: asyncio.subprocess.Process | None = None
         self.master = -1  # the pty's master side, while the child runs
+        self.errors = -1  # the read side of the child's error pipe, while it runs
+        self.error_text = bytearray()  # what the child wrote there (the last bytes)
         self.pending = bytearray()  # keys the child has not taken yet
         self.paused = False  # the SSH client is behind: stop reading the pty
         self.ended = False
@@ -227,6 +236,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         link = os.dup(writer.get_extra_info("socket").fileno())
         writer.transport.abort()  # our descriptor only: the child's copy keeps the link
         seats_in, seats_out = os.pipe()
+        errors_in, errors_out = os.pipe()
         master, slave = pty.openpty()
         try:
             os.write(seats_out, json.dumps(self._held_seats()).encode())
@@ -242,6 +252,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 str(link),
                 "--seats",
                 str(seats_in),
+                "--errors",
+                str(errors_out),
                 "--name",
                 self.name,
                 "--server",
@@ -256,24 +268,28 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
-                pass_fds=(link, seats_in),
+                pass_fds=(link, seats_in, errors_out),
                 # A process group of its own (no signal from the server's terminal reaches
                 # it) but the server's session: Linux shares CPU between sessions first
                 # (autogroups), so a session each would let 20 players' screens take 20/21
                 # of the CPU from the games, and the app's lower priority would count for
                 # nothing.
                 process_group=0,
-                env=terminal.child_environ(),
+                env=self.child_environ(),
             )
         except BaseException:
             os.close(master)
+            os.close(errors_in)
             raise
         finally:
-            for fd in (slave, link, seats_in, seats_out):
+            for fd in (slave, link, seats_in, seats_out, errors_out):
                 if fd >= 0:
                     os.close(fd)
         self.master = master
+        self.errors = errors_in
+        os.set_blocking(errors_in, False)
         loop = asyncio.get_running_loop()
+        loop.add_reader(errors_in, self._errors_from_child)
         if not self.paused:
             loop.add_reader(master, self._from_child)
         if self.stopping or self.gone:
@@ -283,7 +299,54 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         finally:
             self._from_child(final=True)
             self._close_master()
+            self._errors_from_child(final=True)
+        self._log_errors(status)
         return status
+
+    def _errors_from_child(self, final: bool = False) -> None:
+        while self.errors >= 0:
+            try:
+                data = os.read(self.errors, 65536)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                data = b""
+            if data:
+                self.error_text += data
+                del self.error_text[:-MAX_ERROR_TEXT]
+                if final:
+                    continue
+                return
+            if data is None and not final:
+                return
+            # The child (and everything it started) is gone, or it is and we read the rest.
+            asyncio.get_running_loop().remove_reader(self.errors)
+            os.close(self.errors)
+            self.errors = -1
+
+    def _log_errors(self, status: int) -> None:
+        """What the app wrote to its error pipe goes to the log, with who and how it ended."""
+        text = self.error_text.decode("utf-8", "replace").rstrip()
+        if self.crashed(status):
+            log.error(
+                "ssh door: %s's table app stopped on an error (exit status %d)%s",
+                self.name,
+                status,
+                ":\n" + text if text else "",
+            )
+        elif text:
+            log.warning("ssh door: %s's table app said:\n%s", self.name, text)
+
+    def crashed(self, status: int | None) -> bool:
+        """Did the app stop on an error (not asked to by the door, nor left by its player)?"""
+        if status is None or self.stopping or self.gone:
+            return False
+        return status == os.EX_SOFTWARE or status < 0
+
+    def child_environ(self) -> dict[str, str]:
+        """The environment the session's app runs in."""
+        assert self.terminal is not None
+        return self.terminal.child_environ()
 
     def _label(self) -> str:
         conn = self.door_conn.conn
@@ -423,7 +486,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             if self.gone or status is None:
                 chan.close()
                 return
-            if self.stopping:
+            if self.crashed(status):
+                line, status = CRASH_LINE, 1
+            if self.stopping or line == CRASH_LINE:
                 chan.write(RESET_TERMINAL)  # the app was stopped before it could do this
             if line:
                 text = "\r\n".join(line.splitlines()) + "\r\n"

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import re
+import signal
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,7 @@ import pyte
 import pytest
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
-from tonk.server.door_session import parse_command
+from tonk.server.door_session import CRASH_LINE, DoorSession, parse_command
 from tonk.shared import protocol as p
 
 from tests.netclient import NetClient
@@ -37,7 +38,10 @@ class Banners(asyncssh.SSHClient):
 
 @contextlib.asynccontextmanager
 async def running_door(
-    directory: Path, authorized_keys: Path | None = None, **limits: Any
+    directory: Path,
+    authorized_keys: Path | None = None,
+    session_class: type[DoorSession] | None = None,
+    **limits: Any,
 ) -> AsyncIterator[tuple[TonkServer, SSHDoor]]:
     config = ServerConfig(
         host="127.0.0.1",
@@ -48,7 +52,9 @@ async def running_door(
     )
     server = TonkServer(config)
     await server.start()
-    door = SSHDoor(server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys))
+    door = SSHDoor(
+        server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys), session_class
+    )
     try:
         await door.start()
         yield server, door
@@ -554,3 +560,75 @@ async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: 
     assert process.exit_status == 1
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+#: Loaded by a session's app at its start (sitecustomize): a crash in the app's own code on
+#: a resize to 77 columns, as a bug would.
+CRASHING_APP = """
+import tonk.client.app
+
+resize = tonk.client.app.TonkApp.on_resize
+
+
+def on_resize(self, event):
+    if event.size.width == 77:
+        raise RuntimeError("a bug in the table app")
+    resize(self, event)
+
+
+tonk.client.app.TonkApp.on_resize = on_resize
+"""
+
+
+async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "crash").mkdir()
+    (tmp_path / "crash" / "sitecustomize.py").write_text(CRASHING_APP)
+
+    class CrashingSession(DoorSession):
+        def child_environ(self) -> dict[str, str]:
+            return {**super().child_environ(), "PYTHONPATH": str(tmp_path / "crash")}
+
+    async with running_door(tmp_path, session_class=CrashingSession) as (server, door):
+        conn, _ = await connect(door, "ida", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as ida")
+        process.change_terminal_size(77, 30)
+        output = await asyncio.wait_for(process.stdout.read(), 20)
+        await asyncio.wait_for(process.wait_closed(), 10)
+        conn.close()
+        await _nothing_left(server, door)
+    assert process.exit_status == 1
+    # The player's terminal: given back (alternate screen off, cursor on), then one line.
+    assert b"Traceback" not in output and b"a bug in the table app" not in output
+    assert output.endswith(b"\x1b[?1049l\x1b[?25h" + CRASH_LINE.encode() + b"\r\n")
+    # The host's log: who, and the traceback.
+    (record,) = [r for r in caplog.records if "stopped on an error" in r.getMessage()]
+    assert record.levelname == "ERROR"
+    assert "ida's table app" in record.getMessage()
+    assert "RuntimeError" in record.getMessage()
+    assert "a bug in the table app" in record.getMessage()
+
+
+async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "jo", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as jo")
+        (door_conn,) = door.connections
+        assert door_conn.session is not None and door_conn.session.child is not None
+        os.kill(door_conn.session.child.pid, signal.SIGKILL)  # the kernel's OOM killer, say
+        output = await asyncio.wait_for(process.stdout.read(), 20)
+        await asyncio.wait_for(process.wait_closed(), 10)
+        conn.close()
+        await _nothing_left(server, door)
+    assert process.exit_status == 1
+    assert output.endswith(b"\x1b[?1049l\x1b[?25h" + CRASH_LINE.encode() + b"\r\n")
+    assert any(
+        r.levelname == "ERROR"
+        and "jo's table app stopped on an error (exit status -9)" in r.message
+        for r in caplog.records
+    )
