@@ -31,6 +31,8 @@ log = logging.getLogger("tonk.server")
 
 #: Seconds between the door's checks for idle sessions.
 IDLE_CHECK = 5.0
+#: Why a forwarded connection is refused.
+NO_FORWARDING = "tonk: this server forwards nothing"
 
 
 def default_host_key_path(db_path: Path) -> Path:
@@ -317,6 +319,18 @@ class DoorConnection(asyncssh.SSHServer):
             await self._let_in()
         finally:
             self.let_in.set()
+        # A connection that opens no session (`ssh -N`) would hold its place for ever.
+        asyncio.get_running_loop().call_later(
+            self.door.limits.ssh_login_timeout, self._without_a_session
+        )
+
+    def _without_a_session(self) -> None:
+        if self.session is None and self.conn is not None:
+            self.conn.disconnect(
+                asyncssh.DISC_BY_APPLICATION,
+                "tonk: this server opens the table and nothing else, and no table was asked "
+                "for: ssh -p PORT NAME@HOST (without -N)",
+            )
 
     async def _let_in(self) -> None:
         assert self.conn is not None and self.key is not None
@@ -355,15 +369,16 @@ class DoorConnection(asyncssh.SSHServer):
         self.session = self.door.session_class(self, self.name)
         return self.session
 
-    # Forwarding of any kind is refused (these are asyncssh's defaults, said here on purpose).
+    # Forwarding of any kind is refused (these are asyncssh's defaults, said here on purpose,
+    # with a reason that OpenSSH shows: `open failed: administratively prohibited: ...`).
     def connection_requested(self, dest_host: str, dest_port: int, *args: Any) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
         return False
 
     def unix_connection_requested(self, dest_path: str) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
 
     def unix_server_requested(self, listen_path: str) -> bool:
         return False

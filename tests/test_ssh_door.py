@@ -632,3 +632,13 @@ async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
         and "jo's table app stopped on an error (exit status -9)" in r.message
         for r in caplog.records
     )
+
+
+async def test_a_connection_that_asks_for_no_session_is_closed(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_login_timeout=1.0) as (_, door):
+        conn, _ = await connect(door, "ned", new_key())
+        # Logged in, then nothing asked for (as `ssh -N` does): closed by the server (without
+        # the limit, this would wait for ever and time out). What OpenSSH shows the player is
+        # in test_ssh_door_openssh.py.
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        assert not door.connections

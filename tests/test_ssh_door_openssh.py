@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +104,45 @@ def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
         back.wait_for(r"bea discards|to play", timeout=15)
     finally:
         back.kill()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_ssh_n_with_a_forward_is_refused_and_closed_with_one_line(tmp_path: Path) -> None:
+    require_tool("ssh", "openssh-client")
+    server = DoorServer(tmp_path, "--limit", "ssh_login_timeout=3")
+    key = make_key(tmp_path, "ann_key")
+    local = _free_port()
+    term = SSHTerminal(
+        server.port, key, "ann", options=("-N", "-L", f"{local}:127.0.0.1:{server.tcp_port}")
+    )
+    try:
+        # ssh listens on `local` once logged in; what comes through is refused by the door.
+        end = time.monotonic() + 15
+        while True:
+            try:
+                probe = socket.create_connection(("127.0.0.1", local), timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > end:
+                    raise
+                term.pump(0.1)
+        with probe:
+            probe.settimeout(10)
+            assert probe.recv(100) == b""  # closed, nothing from the game server
+        status = term.wait_exit(timeout=20)
+        said = term.output.decode("utf-8", "replace")
+    finally:
+        term.kill()
+        server.stop()
+    assert status == 255
+    assert "open failed: administratively prohibited: tonk: this server forwards nothing" in said
+    assert (
+        "tonk: this server opens the table and nothing else, and no table was asked for: "
+        "ssh -p PORT NAME@HOST (without -N)" in said
+    )
+    assert "connection #" not in server.server_log()  # nothing reached the game server
