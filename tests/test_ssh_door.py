@@ -642,3 +642,23 @@ async def test_a_connection_that_asks_for_no_session_is_closed(tmp_path: Path) -
         # in test_ssh_door_openssh.py.
         await asyncio.wait_for(conn.wait_closed(), 10)
         assert not door.connections
+
+
+async def test_agent_forwarding_is_refused(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        # The client asks to forward its agent (at a socket of the test's own) with its session.
+        conn, _ = await connect(door, "ann", new_key(), agent_forwarding=str(tmp_path / "agent"))
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "playing as ann")
+            (door_conn,) = door.connections
+            assert door_conn.conn is not None and door_conn.session is not None
+            # Granted, the server would listen on a socket of its own for agent connections.
+            assert door_conn.conn.get_agent_path() is None
+            assert door_conn.session.chan is not None
+            assert door_conn.session.chan.get_agent_path() is None
+            assert "SSH_AUTH_SOCK" not in door_conn.session.child_environ()
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait_closed(), 10)
