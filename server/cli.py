@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tonk.shared.rules import HouseRules, RulesError
 
-from . import audit
+from . import audit, names
 from .app import Limits, ServerConfig, TonkServer, default_db_path
 from .door import DoorConfig, SSHDoor
 
@@ -24,7 +24,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         prog="tonk-server",
         description="Host Tonk tables on the LAN for tonk-client players.",
         epilog="Reading the database (safe while a server runs): tonk-server ledger, "
-        "tonk-server audit, tonk-server replay TABLE HAND; each has --help.",
+        "tonk-server audit, tonk-server replay TABLE HAND, tonk-server names (the names "
+        "claimed at the SSH door; tonk-server names release NAME frees one); each has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
     parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 takes a free one")
@@ -182,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in audit.COMMANDS:
         return audit.main(argv)
+    if argv and argv[0] == names.COMMAND:
+        return names.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)

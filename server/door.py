@@ -20,8 +20,10 @@ import asyncssh
 from tonk.shared import protocol as p
 
 from . import store as st
+from .audit import AuditError
 from .door_names import fold
 from .door_session import DoorSession
+from .names import claimed_on_disk
 from .table import CLOSED, FINISHED
 
 if TYPE_CHECKING:
@@ -31,6 +33,8 @@ log = logging.getLogger("tonk.server")
 
 #: Seconds between the door's checks for idle sessions.
 IDLE_CHECK = 5.0
+#: Seconds between the door's looks at the database for names released while it runs.
+RELEASE_CHECK = 5.0
 #: Why a forwarded connection is refused.
 NO_FORWARDING = "tonk: this server forwards nothing"
 
@@ -104,6 +108,7 @@ class SSHDoor:
         self.per_address: dict[str, int] = {}
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._idle_task: asyncio.Task[None] | None = None
+        self._names_task: asyncio.Task[None] | None = None
         self.port = 0
 
     async def start(self) -> None:
@@ -129,6 +134,7 @@ class SSHDoor:
         )
         self.port = self._acceptor.get_port()
         self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
+        self._names_task = asyncio.create_task(self._follow_releases(), name="ssh-names")
 
     @property
     def address(self) -> str:
@@ -136,8 +142,9 @@ class SSHDoor:
 
     async def close(self) -> None:
         """No new connections; every session's app ends; every connection is closed."""
-        if self._idle_task is not None:
-            self._idle_task.cancel()
+        for task in (self._idle_task, self._names_task):
+            if task is not None:
+                task.cancel()
         if self._acceptor is not None:
             self._acceptor.close()
         for door_conn in list(self.connections):
@@ -161,6 +168,23 @@ class SSHDoor:
                     idle = self.limits.ssh_idle_timeout
                     said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
                     session.end(f"tonk: no key pressed for {said}: goodbye", 0)
+
+    async def _follow_releases(self) -> None:
+        """A name released with `tonk-server names release` while the server runs is let go
+        of here too, within RELEASE_CHECK seconds."""
+        names = self.server.door_names
+        path = self.server.config.db_path
+        while True:
+            await asyncio.sleep(RELEASE_CHECK)
+            if not len(names):
+                continue
+            try:
+                on_disk = await asyncio.to_thread(claimed_on_disk, path)
+            except AuditError as exc:
+                log.warning("ssh door: cannot read the claimed names: %s", exc)
+                continue
+            for claim in names.refresh(on_disk):
+                log.info("ssh door: %s let go of by key %s (released)", claim.name, claim.fingerprint)
 
     # -- who is who ---------------------------------------------------------------------------
 
@@ -354,6 +378,7 @@ class DoorConnection(asyncssh.SSHServer):
                 self.close("the server could not keep your name; try again later")
                 return
             else:
+                names.saved(claim.name)
                 log.info("ssh door: %s claimed by key %s", claim.name, claim.fingerprint)
         if claim is None or claim.public_key != public_key_text(key):
             self.close(f"the name {self.username} belongs to another key on this server")

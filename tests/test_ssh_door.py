@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import signal
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,9 +19,13 @@ from typing import Any
 import asyncssh
 import pyte
 import pytest
+from tonk.server import door as door_module
+from tonk.server import names
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
+from tonk.server.door_names import DoorNames
 from tonk.server.door_session import CRASH_LINE, DoorSession, parse_command
+from tonk.server.store import SavedName
 from tonk.shared import protocol as p
 
 from tests.netclient import NetClient
@@ -662,3 +667,48 @@ async def test_agent_forwarding_is_refused(tmp_path: Path) -> None:
             assert "SSH_AUTH_SOCK" not in door_conn.session.child_environ()
             process.stdin.write(b"q")
             await asyncio.wait_for(process.wait_closed(), 10)
+
+
+async def test_a_name_released_while_the_server_runs_can_be_claimed_by_another_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(door_module, "RELEASE_CHECK", 0.1)
+    async with running_door(tmp_path) as (server, door):
+        lost, new = new_key(), new_key()
+        conn, _ = await connect(door, "ann", lost)
+        for door_conn in list(door.connections):  # the claim is written
+            await asyncio.wait_for(door_conn.let_in.wait(), 10)
+        conn.close()
+        await conn.wait_closed()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "ann", new)
+        listed = names.claims_text(names.claims(sqlite3.connect(server.config.db_path)))
+        assert [line.split()[0] for line in listed] == ["name", "ann"]
+        assert listed[1].endswith(lost.get_fingerprint("sha256"))
+        released = names.release(server.config.db_path, "ANN")
+        assert released.name == "ann"
+        # The running server lets go of it (a few checks of the database at most).
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while server.door_names.owner("ann") is not None:
+            assert loop.time() < end, "the server never let go of the released name"
+            await asyncio.sleep(0.05)
+        conn, _ = await connect(door, "ann", new)
+        async with conn:
+            for door_conn in list(door.connections):
+                await asyncio.wait_for(door_conn.let_in.wait(), 10)
+        claim = server.door_names.owner("ann")
+        assert claim is not None and claim.fingerprint == new.get_fingerprint("sha256")
+        with pytest.raises(names.AuditError, match="nobody has claimed the name 'bob'"):
+            names.release(server.config.db_path, "bob")
+
+
+def test_a_claim_not_yet_written_is_kept_by_a_look_at_the_database() -> None:
+    door_names = DoorNames()
+    door_names.claim(SavedName("ann", "ssh-ed25519 AAAA", "SHA256:x", 0.0))
+    assert door_names.refresh(set()) == []  # its write is under way: not released
+    assert door_names.owner("ann") is not None
+    door_names.saved("ann")
+    assert [c.name for c in door_names.refresh({"ann"})] == []
+    assert [c.name for c in door_names.refresh(set())] == ["ann"]
+    assert door_names.owner("ann") is None

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.sshkit import DoorServer, SSHTerminal, make_key, require_tool
+from tests.termkit import command_path
 
 
 @pytest.fixture
@@ -146,3 +147,60 @@ def test_ssh_n_with_a_forward_is_refused_and_closed_with_one_line(tmp_path: Path
         "ssh -p PORT NAME@HOST (without -N)" in said
     )
     assert "connection #" not in server.server_log()  # nothing reached the game server
+
+
+def _names(server: DoorServer, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [command_path("tonk-server"), "names", *args, "--db", str(server.db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    lost = make_key(tmp_path, "lost_key")
+    new = make_key(tmp_path, "new_key")
+    first = SSHTerminal(door.port, lost, "ann")
+    try:
+        first.wait_for(r"playing as ann")
+        first.press(b"q")
+        assert first.wait_exit() == 0
+    finally:
+        first.kill()
+    listed = _names(door)
+    assert listed.returncode == 0, listed.stderr
+    rows = listed.stdout.splitlines()
+    assert rows[0].split() == ["name", "claimed", "tables", "key"]
+    assert rows[1].split()[0] == "ann" and rows[1].endswith(_fingerprint(lost))
+    released = _names(door, "release", "ANN")
+    assert released.returncode == 0, released.stderr
+    assert released.stdout.startswith(f"released ann (key {_fingerprint(lost)})")
+    # The server, still running, lets go of the name within seconds.
+    end = time.monotonic() + 20
+    while "ann let go of by key" not in door.server_log():
+        assert time.monotonic() < end, door.server_log()
+        time.sleep(0.1)
+    second = SSHTerminal(door.port, new, "ann")
+    try:
+        second.wait_for(r"playing as ann")
+        second.press(b"q")
+        assert second.wait_exit() == 0
+    finally:
+        second.kill()
+    assert _names(door).stdout.splitlines()[1].endswith(_fingerprint(new))
+    missing = _names(door, "release", "bob")
+    assert missing.returncode == 2
+    assert "nobody has claimed the name 'bob'" in missing.stderr
+
+
+def _fingerprint(key: Path) -> str:
+    out = subprocess.run(
+        ["ssh-keygen", "-l", "-E", "sha256", "-f", f"{key}.pub"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.split()[1]
