@@ -35,6 +35,11 @@ log = logging.getLogger("tonk.server")
 IDLE_CHECK = 5.0
 #: Seconds between the door's looks at the database for names released while it runs.
 RELEASE_CHECK = 5.0
+#: What a player whose ssh offered no key is told.
+NO_KEY = (
+    "tonk: this server lets players in by their SSH key, and your ssh has none: make one with "
+    "ssh-keygen -t ed25519 (press Enter at each question), then ssh again"
+)
 #: Why a forwarded connection is refused.
 NO_FORWARDING = "tonk: this server forwards nothing"
 
@@ -128,7 +133,7 @@ class SSHDoor:
             encoding=None,
             line_editor=False,
             password_auth=False,
-            kbdint_auth=False,
+            kbdint_auth=True,  # never lets anyone in: see kbdint_auth_supported
             host_based_auth=False,
             gss_host=None,
         )
@@ -298,6 +303,22 @@ class DoorConnection(asyncssh.SSHServer):
 
     def public_key_auth_supported(self) -> bool:
         return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        # Offered to a client that has offered no key yet, for one thing only: an ssh with no
+        # key at all comes to it next and is told how to make one (OpenSSH prints the line).
+        # Its answer is always no.
+        return self.key is None and not self.refusals and not self.said
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self._say(NO_KEY)
+        return False
+
+    def validate_kbdint_response(self, username: str, responses: Any) -> bool:
+        return False
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         if self._admits(key):

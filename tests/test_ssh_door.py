@@ -712,3 +712,55 @@ def test_a_claim_not_yet_written_is_kept_by_a_look_at_the_database() -> None:
     assert [c.name for c in door_names.refresh({"ann"})] == []
     assert [c.name for c in door_names.refresh(set())] == ["ann"]
     assert door_names.owner("ann") is None
+
+
+class NoKey(Banners):
+    """A client with no key, that goes on to keyboard-interactive as OpenSSH's ssh does,
+    answering whatever it is asked with nothing."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str]:
+        return ["" for _ in prompts]
+
+
+async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        client = NoKey()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: client,
+                "127.0.0.1",
+                door.port,
+                username="ann",
+                client_keys=None,
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert client.banners == [door_module.NO_KEY]
+        # A key that is refused is not told that: it is told why its key was refused.
+        conn, _ = await connect(door, "ann", new_key())
+        for door_conn in list(door.connections):  # the claim is written
+            await asyncio.wait_for(door_conn.let_in.wait(), 10)
+        conn.close()
+        refused = NoKey()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: refused,
+                "127.0.0.1",
+                door.port,
+                username="ann",
+                client_keys=[new_key()],
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert len(refused.banners) == 1
+        assert refused.banners[0].startswith("tonk: the name ann belongs to another key")
+        assert len(server.door_names) == 1

@@ -204,3 +204,24 @@ def _fingerprint(key: Path) -> str:
         check=True,
     ).stdout
     return out.split()[1]
+
+
+def test_a_player_whose_ssh_has_no_key_is_told_how_to_make_one(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    key = make_key(tmp_path, "unused_key")  # known_hosts beside it; the key is not offered
+    term = SSHTerminal(
+        door.port, key, "ann", options=("-o", "PubkeyAuthentication=no"), batch=False
+    )
+    try:
+        assert term.wait_exit() == 255
+        said = term.output.decode("utf-8", "replace")
+    finally:
+        term.kill()
+    lines = [line for line in said.splitlines() if line.startswith("tonk:")]
+    assert lines == [
+        "tonk: this server lets players in by their SSH key, and your ssh has none: make one "
+        "with ssh-keygen -t ed25519 (press Enter at each question), then ssh again"
+    ]
+    assert "Permission denied (publickey)" in said
+    assert "password:" not in said.lower()
