@@ -139,7 +139,7 @@ class SSHDoor:
         )
         self.port = self._acceptor.get_port()
         self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
-        self._names_task = asyncio.create_task(self._follow_releases(), name="ssh-names")
+        self._names_task = asyncio.create_task(self._follow_releases(), name="door-releases")
 
     @property
     def address(self) -> str:
@@ -189,7 +189,9 @@ class SSHDoor:
                 log.warning("ssh door: cannot read the claimed names: %s", exc)
                 continue
             for claim in names.refresh(on_disk):
-                log.info("ssh door: %s let go of by key %s (released)", claim.name, claim.fingerprint)
+                log.info(
+                    "ssh door: %s let go of by key %s (released)", claim.name, claim.fingerprint
+                )
 
     # -- who is who ---------------------------------------------------------------------------
 
