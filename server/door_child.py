@@ -1,9 +1,10 @@
 """One SSH door session's table app: tonk-client's App in a process of its own, started by the
 door on a pseudo-terminal (the door sends SIGWINCH when it is resized) and handed its link to
-the server as an open socket, the seats its player holds through a pipe, and a pipe for its
-errors: a traceback goes to the server's log, never to the player's terminal.
+the server as an open socket (and a socket to ask the door for another), the seats its player
+holds through a pipe, and a pipe for its errors: a traceback goes to the server's log, never to
+the player's terminal.
 
-    python -m tonk.server.door_child --link FD --seats FD --errors FD --name NAME
+    python -m tonk.server.door_child --link FD --seats FD --errors FD --relink FD --name NAME
         [--bots N] [--ascii]
 """
 
@@ -68,14 +69,61 @@ def read_seats(fd: int, name: str) -> list[SeatRecord]:
     return [SeatRecord(int(s["table"]), str(s["token"]), name, bool(s["left"])) for s in data]
 
 
+class Links:
+    """The app's links to the server: the first one it was started with, then one more from
+    the door each time it connects again (the server closed the last one: too many messages
+    at once, say, or a slow screen), as tonk-client connects again over TCP."""
+
+    def __init__(self, first: int, door: int) -> None:
+        self.first: socket.socket | None = socket.socket(fileno=first)
+        self.door = socket.socket(fileno=door)
+        self.door.setblocking(False)
+
+    async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        sock, self.first = self.first, None
+        if sock is None:
+            sock = await self._from_the_door()
+        return await asyncio.open_connection(sock=sock)
+
+    async def _from_the_door(self) -> socket.socket:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.sock_sendall(self.door, b"L")
+            while True:
+                try:
+                    _, fds, _, _ = socket.recv_fds(self.door, 1, 1)
+                except BlockingIOError:
+                    await self._readable()
+                    continue
+                break
+        except OSError:
+            fds = []
+        if not fds:  # the door is closing this session (the server is shutting down)
+            raise ConnectionRefusedError("the server has closed the door")
+        for extra in fds[1:]:
+            os.close(extra)
+        return socket.socket(fileno=fds[0])
+
+    async def _readable(self) -> None:
+        loop = asyncio.get_running_loop()
+        readable: asyncio.Future[None] = loop.create_future()
+
+        def ready() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
+        loop.add_reader(self.door.fileno(), ready)
+        try:
+            await readable
+        finally:
+            loop.remove_reader(self.door.fileno())
+
+
 def config_for(args: argparse.Namespace) -> ClientConfig:
-    link: list[socket.socket] = [socket.socket(fileno=args.link)]
+    links = Links(args.link, args.relink)
 
     async def opener() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        # The door and the server are one process: when this link is gone, so is the server.
-        if not link:
-            raise ConnectionRefusedError("the server has closed the door")
-        return await asyncio.open_connection(sock=link.pop())
+        return await links.open()
 
     style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
     config = ClientConfig(name=args.name, host=args.server, style=style)
@@ -131,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--link", type=int, required=True)
     parser.add_argument("--seats", type=int, required=True)
     parser.add_argument("--errors", type=int, required=True)
+    parser.add_argument("--relink", type=int, required=True)
     parser.add_argument("--name", required=True)
     parser.add_argument("--server", default="tonk-server")
     parser.add_argument("--bots", type=int, default=0)

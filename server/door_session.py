@@ -15,6 +15,7 @@ import os
 import pty
 import shlex
 import signal
+import socket
 import struct
 import sys
 import termios
@@ -142,6 +143,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.child: asyncio.subprocess.Process | None = None
         self.master = -1  # the pty's master side, while the child runs
         self.errors = -1  # the read side of the child's error pipe, while it runs
+        self.relinks: socket.socket | None = None  # where the child asks for a new link
+        self.relinking = False
+        self.relink_task: asyncio.Task[None] | None = None
         self.error_text = bytearray()  # what the child wrote there (the last bytes)
         self.pending = bytearray()  # keys the child has not taken yet
         self.paused = False  # the SSH client is behind: stop reading the pty
@@ -231,10 +235,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     async def _run_child(self, bots: int | None) -> int:
         terminal = self.terminal
         assert terminal is not None
-        server = self.door.server
-        _, writer = await server.open_door_link(self.name, self.door_conn.address)
-        link = os.dup(writer.get_extra_info("socket").fileno())
-        writer.transport.abort()  # our descriptor only: the child's copy keeps the link
+        link = await self._new_link()
+        relinks, child_relinks = socket.socketpair()
+        relink = child_relinks.detach()
         seats_in, seats_out = os.pipe()
         errors_in, errors_out = os.pipe()
         master, slave = pty.openpty()
@@ -254,6 +257,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 str(seats_in),
                 "--errors",
                 str(errors_out),
+                "--relink",
+                str(relink),
                 "--name",
                 self.name,
                 "--server",
@@ -268,7 +273,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
-                pass_fds=(link, seats_in, errors_out),
+                pass_fds=(link, seats_in, errors_out, relink),
                 # A process group of its own (no signal from the server's terminal reaches
                 # it) but the server's session: Linux shares CPU between sessions first
                 # (autogroups), so a session each would let 20 players' screens take 20/21
@@ -280,9 +285,10 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         except BaseException:
             os.close(master)
             os.close(errors_in)
+            relinks.close()
             raise
         finally:
-            for fd in (slave, link, seats_in, seats_out, errors_out):
+            for fd in (slave, link, seats_in, seats_out, errors_out, relink):
                 if fd >= 0:
                     os.close(fd)
         self.master = master
@@ -290,6 +296,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         os.set_blocking(errors_in, False)
         loop = asyncio.get_running_loop()
         loop.add_reader(errors_in, self._errors_from_child)
+        self.relinks = relinks
+        relinks.setblocking(False)
+        loop.add_reader(relinks.fileno(), self._relink_asked)
         if not self.paused:
             loop.add_reader(master, self._from_child)
         if self.stopping or self.gone:
@@ -300,8 +309,56 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             self._from_child(final=True)
             self._close_master()
             self._errors_from_child(final=True)
+            self._close_relinks()
         self._log_errors(status)
         return status
+
+    async def _new_link(self) -> int:
+        """A new link to the server for this player: a descriptor of our own to hand on."""
+        _, writer = await self.door.server.open_door_link(self.name, self.door_conn.address)
+        link = os.dup(writer.get_extra_info("socket").fileno())
+        writer.transport.abort()  # our descriptor only: the dup keeps the link
+        return link
+
+    def _relink_asked(self) -> None:
+        """The app lost its link (the server closed it: too many messages, say) and asks
+        for another, as tonk-client would connect again."""
+        relinks = self.relinks
+        if relinks is None:
+            return
+        try:
+            asked = relinks.recv(64)
+        except BlockingIOError:
+            return
+        except OSError:
+            asked = b""
+        if not asked:  # the child is gone
+            self._close_relinks()
+        elif not self.relinking and not self.stopping and not self.gone:
+            self.relinking = True
+            self.relink_task = asyncio.create_task(self._relink(), name=f"ssh-{self.name}-relink")
+
+    async def _relink(self) -> None:
+        try:
+            link = await self._new_link()
+        except OSError as exc:
+            log.warning("ssh door: no new link for %s: %s", self.name, exc)
+            self.relinking = False
+            return
+        try:
+            if self.relinks is not None:
+                with contextlib.suppress(OSError):
+                    socket.send_fds(self.relinks, [b"L"], [link])
+                    log.info("ssh door: %s's table has a new link to the server", self.name)
+        finally:
+            os.close(link)
+            self.relinking = False
+
+    def _close_relinks(self) -> None:
+        if self.relinks is not None:
+            asyncio.get_running_loop().remove_reader(self.relinks.fileno())
+            self.relinks.close()
+            self.relinks = None
 
     def _errors_from_child(self, final: bool = False) -> None:
         while self.errors >= 0:

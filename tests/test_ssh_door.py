@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import signal
@@ -764,3 +765,30 @@ async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
         assert len(refused.banners) == 1
         assert refused.banners[0].startswith("tonk: the name ann belongs to another key")
         assert len(server.door_names) == 1
+
+
+async def test_a_link_the_server_closes_is_opened_again_and_the_seat_resumed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "tonk.server")
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "lee", new_key())
+        process = await conn.create_process(
+            "practice", term_type="xterm", term_size=(100, 30), encoding=None
+        )
+        await screen_of(process, "lee's practice")
+        (first,) = server.connections
+        # The server closes the session's link (as it does to a connection past its message
+        # rate, or too far behind): the app connects again, as tonk-client would.
+        first.abort()
+        await screen_of(process, "Connected again")
+        (second,) = server.connections
+        assert second is not first and second.name == "lee"
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while not any("lee resumes seat 0" in r.getMessage() for r in caplog.records):
+            assert loop.time() < end, "the seat was not resumed"
+            await asyncio.sleep(0.05)
+        process.stdin.write(b"q")
+        conn.close()
+        await _nothing_left(server, door)
