@@ -190,7 +190,9 @@ class SSHDoor:
                 continue
             for claim in names.refresh(on_disk):
                 log.info(
-                    "ssh door: %s let go of by key %s (released)", claim.name, claim.fingerprint
+                    "ssh door: %s is free again (released from key %s)",
+                    claim.name,
+                    claim.fingerprint,
                 )
 
     # -- who is who ---------------------------------------------------------------------------

@@ -180,7 +180,7 @@ def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
     assert released.stdout.startswith(f"released ann (key {_fingerprint(lost)})")
     # The server, still running, lets go of the name within seconds.
     end = time.monotonic() + 20
-    while "ann let go of by key" not in door.server_log():
+    while "ssh door: ann is free again" not in door.server_log():
         assert time.monotonic() < end, door.server_log()
         time.sleep(0.1)
     second = SSHTerminal(door.port, new, "ann")
