@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import resource
 import signal
 import sys
@@ -154,7 +155,14 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
     if door_config is not None:
         try:
             door = SSHDoor(server, door_config)
-            await door.start()
+            try:
+                await door.start()
+            except OSError as exc:
+                where = f"{door_config.host}:{door_config.port}"
+                reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+                raise ValueError(
+                    f"--ssh-port {door_config.port}: cannot listen on {where}: {reason}"
+                ) from None
         except BaseException:
             await server.close()
             raise
@@ -223,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     try:
         asyncio.run(run(config, door_config))
-    except ValueError as exc:  # the door's host key or authorized keys
+    except ValueError as exc:  # the door's host key, authorized keys or port
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:

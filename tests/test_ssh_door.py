@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -792,3 +793,21 @@ async def test_a_link_the_server_closes_is_opened_again_and_the_seat_resumed(
         process.stdin.write(b"q")
         conn.close()
         await _nothing_left(server, door)
+
+
+def test_a_door_port_in_use_stops_the_server_with_a_line_naming_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tonk.server import cli
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = str(tmp_path / "t.db")
+        code = cli.main(["--host", "127.0.0.1", "--port", "0", "--db", db, "--ssh-port", str(port)])
+    assert code == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        f"tonk-server: --ssh-port {port}: cannot listen on 127.0.0.1:{port}: address already in use"
+    )
