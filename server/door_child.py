@@ -5,7 +5,7 @@ holds through a pipe, and a pipe for its errors: a traceback goes to the server'
 the player's terminal.
 
     python -m tonk.server.door_child --link FD --seats FD --errors FD --relink FD --name NAME
-        [--bots N] [--ascii]
+        [--server HOST] [--port PORT] [--bots N] [--ascii]
 """
 
 from __future__ import annotations
@@ -127,6 +127,8 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
 
     style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
     config = ClientConfig(name=args.name, host=args.server, style=style)
+    if args.port:  # the door's: what the player typed, for any line that names the server
+        config.port = args.port
     config.opener = opener
     config.tokens = HeldSeats(read_seats(args.seats, args.name))
     if args.bots:
@@ -149,7 +151,9 @@ class DoorApp(TonkApp):
         self, result: Any = None, return_code: int = 0, message: RenderableType | None = None
     ) -> None:
         if message is not None:
-            self.parting = str(message)
+            # The player typed ssh, not tonk-client: the door's lines say "tonk:".
+            text = str(message)
+            self.parting = "tonk: " + text.removeprefix("tonk-client: ")
         super().exit(result, return_code=return_code)
 
 
@@ -182,6 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--relink", type=int, required=True)
     parser.add_argument("--name", required=True)
     parser.add_argument("--server", default="tonk-server")
+    parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)

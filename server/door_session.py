@@ -263,6 +263,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 self.name,
                 "--server",
                 self._label(),
+                "--port",
+                str(self.door.port),
             ]
             if bots:
                 argv += ["--bots", str(bots)]

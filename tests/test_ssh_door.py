@@ -811,3 +811,31 @@ def test_a_door_port_in_use_stops_the_server_with_a_line_naming_the_option(
     assert err[-1] == (
         f"tonk-server: --ssh-port {port}: cannot listen on 127.0.0.1:{port}: address already in use"
     )
+
+
+async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # One connection from this address at most: a TCP client holds it, so the session's link
+    # (counted against the SSH client's address) is refused and the app ends with a line.
+    async with running_door(tmp_path, max_per_address=1) as (server, door):
+        holder = await NetClient.connect(server.port, "tcp")
+        try:
+            conn, _ = await connect(door, "kim", new_key())
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            output = await asyncio.wait_for(process.stdout.read(), 20)
+            await asyncio.wait_for(process.wait_closed(), 10)
+            conn.close()
+        finally:
+            await holder.close()
+    assert process.exit_status == 1
+    # The line names the door (HOST:PORT as typed after ssh -p), and says tonk:, not tonk-client:
+    # (what it says of the refusal is the client's own).
+    plain = re.sub(rb"\x1b(\[[0-9;?<>=$]*[a-zA-Z~]|\][^\x07]*\x07)", b"", output)
+    last = plain.rstrip().splitlines()[-1]
+    assert last.startswith(b"tonk: "), last
+    assert b"127.0.0.1:%d" % door.port in last, last
+    assert CRASH_LINE.encode() not in output
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
