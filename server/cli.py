@@ -24,9 +24,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="tonk-server",
         description="Host Tonk tables on the LAN for tonk-client players.",
-        epilog="Reading the database (safe while a server runs): tonk-server ledger, "
-        "tonk-server audit, tonk-server replay TABLE HAND, tonk-server names (the names "
-        "claimed at the SSH door; tonk-server names release NAME frees one); each has --help.",
+        epilog="The database, safe while a server runs: tonk-server ledger, tonk-server audit "
+        "and tonk-server replay TABLE HAND read it; tonk-server names lists the names claimed "
+        "at the SSH door, and tonk-server names release NAME frees one. Each has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
     parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 takes a free one")
