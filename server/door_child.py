@@ -5,7 +5,7 @@ holds through a pipe, and a pipe for its errors: a traceback goes to the server'
 the player's terminal.
 
     python -m tonk.server.door_child --link FD --seats FD --errors FD --relink FD --name NAME
-        [--server HOST] [--port PORT] [--bots N] [--ascii]
+        [--server HOST] [--port PORT] [--bots N --table-name NAME] [--ascii]
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
     config.tokens = HeldSeats(read_seats(args.seats, args.name))
     if args.bots:
         practice = ClientConfig(name=args.name, bots=args.bots)
-        practice.table_name = f"{args.name}'s practice"[:32]
+        practice.table_name = args.table_name
         config.table = practice_request(practice)
     return config
 
@@ -188,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server", default="tonk-server")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--bots", type=int, default=0)
+    parser.add_argument("--table-name", default="practice")
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)
     errors = ErrorPipe(

@@ -52,6 +52,11 @@ CRASH_LINE = (
 )
 
 
+def practice_table_name(name: str) -> str:
+    """The name of the table `practice` makes for `name`."""
+    return f"{name}'s practice"[:32]
+
+
 def parse_command(command: str | None) -> tuple[int | None, str | None]:
     """(practice bots, None) for a command the door knows, or (None, a refusal)."""
     if command is None or not command.strip():
@@ -232,6 +237,18 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             held.append({"table": saved.table_id, "token": token, "left": saved.left})
         return held
 
+    def _practice_to_take_back(
+        self, seats: list[dict[str, Any]], bots: int
+    ) -> dict[str, Any] | None:
+        """The player's own practice table with as many bots, still open, where they hold a
+        seat (dropped, or left on purpose), if there is one."""
+        name = practice_table_name(self.name)
+        for seat in seats:
+            table = self.door.open_table(seat["table"])
+            if table is not None and table.name == name and len(table.seats) == bots + 1:
+                return seat
+        return None
+
     async def _run_child(self, bots: int | None) -> int:
         terminal = self.terminal
         assert terminal is not None
@@ -242,7 +259,14 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         errors_in, errors_out = os.pipe()
         master, slave = pty.openpty()
         try:
-            os.write(seats_out, json.dumps(self._held_seats()).encode())
+            seats = self._held_seats()
+            if bots:
+                back = self._practice_to_take_back(seats, bots)
+                if back is not None:  # `practice` again: back to it, not a new table
+                    seats.remove(back)
+                    seats.insert(0, {**back, "left": False})
+                    bots = None
+            os.write(seats_out, json.dumps(seats).encode())
             os.close(seats_out)
             seats_out = -1
             _set_size(master, terminal.width, terminal.height)
@@ -267,7 +291,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 str(self.door.port),
             ]
             if bots:
-                argv += ["--bots", str(bots)]
+                argv += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]
             if not terminal.utf8:
                 argv.append("--ascii")
             self.child = await asyncio.create_subprocess_exec(

@@ -839,3 +839,48 @@ async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_a
     assert b"127.0.0.1:%d" % door.port in last, last
     assert CRASH_LINE.encode() not in output
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_practice_again_goes_back_to_the_player_s_own_practice_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "tonk.server")
+    key = new_key()
+    async with running_door(tmp_path) as (server, door):
+
+        async def practice(command: str) -> tuple[asyncssh.SSHClientConnection, Any]:
+            conn, _ = await connect(door, "max", key)
+            process = await conn.create_process(
+                command, term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "max's practice")
+            return conn, process
+
+        conn, _ = await practice("practice")
+        (table,) = server.tables.values()
+        conn.abort()  # dropped mid-hand
+        await _nothing_left(server, door)
+        # The same command again (the shell's history): back in that seat, no new table.
+        conn, process = await practice("practice")
+        assert list(server.tables) == [table.id]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while not any("max resumes seat 0" in r.getMessage() for r in caplog.records):
+            assert loop.time() < end, "the seat was not resumed"
+            await asyncio.sleep(0.05)
+        # Left on purpose (q, then y), then practice again: that table still.
+        process.stdin.write(b"q")
+        await asyncio.sleep(0.5)
+        process.stdin.write(b"y")
+        await screen_of(process, "playing as max")  # the lobby
+        conn.close()
+        await _nothing_left(server, door)
+        conn, _ = await practice("practice")
+        assert list(server.tables) == [table.id]
+        conn.close()
+        await _nothing_left(server, door)
+        # Another number of bots is another practice table.
+        conn, _ = await practice("practice 3")
+        assert len(server.tables) == 2
+        conn.close()
+        await _nothing_left(server, door)
