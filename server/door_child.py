@@ -169,6 +169,10 @@ class ErrorPipe(io.TextIOWrapper):
         return len(text)
 
 
+def error_pipe(fd: int) -> ErrorPipe:
+    return ErrorPipe(io.FileIO(fd, "w"), encoding="utf-8", errors="replace", write_through=True)
+
+
 def stop_with_the_server() -> None:
     """Linux: be sent SIGTERM if the server dies (killed, say, with no time to stop us)."""
     with contextlib.suppress(OSError, AttributeError):
@@ -191,12 +195,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--table-name", default="practice")
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)
-    errors = ErrorPipe(
-        io.FileIO(args.errors, "w"), encoding="utf-8", errors="replace", write_through=True
-    )
+    errors = error_pipe(args.errors)
     # Python's own error output (an exception here, a warning) goes to the door's log, not to
     # the terminal; Textual draws on sys.__stderr__, which stays the terminal.
     sys.stderr = errors
+    # What Textual prints on its error console at the end: an error that stopped the app
+    # (a warning on sys.stderr is logged, but the app did not stop on it).
+    fatal = error_pipe(os.dup(args.errors))
     try:
         stop_with_the_server()
         # Drawing screens yields to the games: when the machine is busy, the server's tables
@@ -204,12 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.nice(NICENESS)
         app = DoorApp(config_for(args))
-        app.error_console = Console(file=errors, width=120, markup=False, highlight=False)
+        app.error_console = Console(file=fatal, width=120, markup=False, highlight=False)
         app.run()
     except Exception:
         traceback.print_exc(file=errors)
         return CRASHED
-    if errors.used:  # the app stopped on an error: Textual printed it on its error console
+    if fatal.used:  # the app stopped on an error: Textual printed it on its error console
         return CRASHED
     if app.parting:
         terminal = sys.__stderr__

@@ -367,7 +367,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     async def _relink(self) -> None:
         try:
             link = await self._new_link()
-        except OSError as exc:
+        except Exception as exc:  # the app asks again (tonk-client's delays between tries)
             log.warning("ssh door: no new link for %s: %s", self.name, exc)
             self.relinking = False
             return

@@ -884,3 +884,47 @@ async def test_practice_again_goes_back_to_the_player_s_own_practice_table(
         assert len(server.tables) == 2
         conn.close()
         await _nothing_left(server, door)
+
+
+#: Loaded by a session's app at its start (sitecustomize): a warning as the app is made.
+WARNING_APP = """
+import warnings
+
+import tonk.client.app
+
+init = tonk.client.app.TonkApp.__init__
+
+
+def __init__(self, *args, **kwargs):
+    warnings.warn("something the app was warned of", RuntimeWarning)
+    init(self, *args, **kwargs)
+
+
+tonk.client.app.TonkApp.__init__ = __init__
+"""
+
+
+async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "warn").mkdir()
+    (tmp_path / "warn" / "sitecustomize.py").write_text(WARNING_APP)
+
+    class WarnedSession(DoorSession):
+        def child_environ(self) -> dict[str, str]:
+            return {**super().child_environ(), "PYTHONPATH": str(tmp_path / "warn")}
+
+    async with running_door(tmp_path, session_class=WarnedSession) as (server, door):
+        conn, _ = await connect(door, "uma", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as uma")
+        process.stdin.write(b"q")
+        output = await asyncio.wait_for(process.stdout.read(), 20)
+        await asyncio.wait_for(process.wait_closed(), 10)
+        conn.close()
+        await _nothing_left(server, door)
+    assert process.exit_status == 0
+    assert CRASH_LINE.encode() not in output and b"something the app" not in output
+    (record,) = [r for r in caplog.records if "uma's table app" in r.getMessage()]
+    assert record.levelname == "WARNING"
+    assert "RuntimeWarning: something the app was warned of" in record.getMessage()
