@@ -34,12 +34,23 @@ class Claim:
 
 
 def claims(conn: sqlite3.Connection) -> list[Claim]:
-    """Every claimed name, the oldest claim first."""
+    """Every claimed name, the oldest claim first (none in a database from before the door,
+    which the server gives its door's tables when it next starts)."""
+    if not _has_door_tables(conn):
+        return []
     rows = conn.execute(
         "SELECT n.name, n.fingerprint, n.claimed, COUNT(s.table_id) FROM ssh_names n "
         "LEFT JOIN ssh_seats s ON s.folded = n.folded GROUP BY n.folded ORDER BY n.claimed"
     )
     return [Claim(*row) for row in rows]
+
+
+def _has_door_tables(conn: sqlite3.Connection) -> bool:
+    found = conn.execute(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+        "('ssh_names', 'ssh_seats')"
+    ).fetchone()
+    return bool(found[0] == 2)
 
 
 def claimed_on_disk(path: Path) -> set[str]:

@@ -928,3 +928,17 @@ async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
     (record,) = [r for r in caplog.records if "uma's table app" in r.getMessage()]
     assert record.levelname == "WARNING"
     assert "RuntimeWarning: something the app was warned of" in record.getMessage()
+
+
+def test_names_on_a_database_from_before_the_door_lists_none_and_releases_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tonk.server import cli
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:  # a server from before the door: no ssh_* tables
+        conn.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY)")
+    assert cli.main(["names", "--db", str(path)]) == 0
+    assert capsys.readouterr().out == "no name has been claimed at the SSH door\n"
+    assert cli.main(["names", "release", "ann", "--db", str(path)]) == 2
+    assert "nobody has claimed the name 'ann'" in capsys.readouterr().err
