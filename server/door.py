@@ -183,12 +183,13 @@ class SSHDoor:
             await asyncio.sleep(RELEASE_CHECK)
             if not len(names):
                 continue
+            known = names.saved_claims()
             try:
                 on_disk = await asyncio.to_thread(claimed_on_disk, path)
             except AuditError as exc:
                 log.warning("ssh door: cannot read the claimed names: %s", exc)
                 continue
-            for claim in names.refresh(on_disk):
+            for claim in names.refresh(known, on_disk):
                 log.info(
                     "ssh door: %s is free again (released from key %s)",
                     claim.name,

@@ -48,13 +48,18 @@ class DoorNames:
         self._names.pop(fold(name), None)
         self._unsaved.discard(fold(name))
 
-    def refresh(self, on_disk: set[str]) -> list[st.SavedName]:
+    def saved_claims(self) -> dict[str, st.SavedName]:
+        """The claims the database has as well, by folded name (taken before reading it)."""
+        return {f: c for f, c in self._names.items() if f not in self._unsaved}
+
+    def refresh(self, known: dict[str, st.SavedName], on_disk: set[str]) -> list[st.SavedName]:
         """Let go of the claims the database no longer has (`tonk-server names release`,
-        while the server runs); `on_disk` is its folded names. Returns those let go."""
+        while the server runs): `known` is saved_claims() from before the database was read,
+        `on_disk` its folded names. A claim made since is kept. Returns those let go."""
         gone = [
             claim
-            for folded, claim in self._names.items()
-            if folded not in on_disk and folded not in self._unsaved
+            for folded, claim in known.items()
+            if folded not in on_disk and self._names.get(folded) is claim
         ]
         for claim in gone:
             del self._names[fold(claim.name)]
