@@ -102,9 +102,10 @@ class SSHDoor:
         self.host_key = load_host_key(path)
         self.fingerprint = self.host_key.get_fingerprint("sha256")
         self.authorized: asyncssh.SSHAuthorizedKeys | None = None
+        self._authorized_as_read: tuple[int, int] | None = None  # its mtime and size
         if config.authorized_keys is not None:
             try:
-                self.authorized = asyncssh.read_authorized_keys(str(config.authorized_keys))
+                self._read_authorized(config.authorized_keys)
             except (OSError, ValueError) as exc:
                 raise ValueError(
                     f"cannot read the authorized keys {config.authorized_keys}: {exc}"
@@ -140,6 +141,27 @@ class SSHDoor:
         self.port = self._acceptor.get_port()
         self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
         self._names_task = asyncio.create_task(self._follow_releases(), name="door-releases")
+
+    def _read_authorized(self, path: Path) -> None:
+        stat = path.stat()
+        self.authorized = asyncssh.read_authorized_keys(str(path))
+        self._authorized_as_read = (stat.st_mtime_ns, stat.st_size)
+
+    def authorized_keys(self) -> asyncssh.SSHAuthorizedKeys | None:
+        """The keys admitted (None: every key), read again when the file has changed, so
+        that a host adds a friend's key without a restart. A file that cannot be read any
+        more leaves the keys read last in force."""
+        path = self.config.authorized_keys
+        if path is None:
+            return None
+        try:
+            stat = path.stat()
+            if (stat.st_mtime_ns, stat.st_size) != self._authorized_as_read:
+                self._read_authorized(path)
+                log.info("ssh door: read the authorized keys %s again", path)
+        except (OSError, ValueError) as exc:
+            log.warning("ssh door: cannot read the authorized keys %s: %s", path, exc)
+        return self.authorized
 
     @property
     def address(self) -> str:
@@ -341,10 +363,11 @@ class DoorConnection(asyncssh.SSHServer):
         if self.refused_name is not None:
             self._say(self.refused_name)
             return False
-        if self.door.authorized is not None:
+        authorized = self.door.authorized_keys()
+        if authorized is not None:
             peer = self.conn.get_extra_info("peername") if self.conn else None
             host = str(peer[0]) if peer else ""
-            if self.door.authorized.validate(key, host, host) is None:
+            if authorized.validate(key, host, host) is None:
                 self._say("tonk: this server admits only the keys its host has listed")
                 return False
         claim = self.door.server.door_names.owner(self.username)

@@ -949,3 +949,24 @@ def test_names_on_a_database_from_before_the_door_lists_none_and_releases_nothin
     assert capsys.readouterr().out == "no name has been claimed at the SSH door\n"
     assert cli.main(["names", "release", "ann", "--db", str(path)]) == 2
     assert "nobody has claimed the name 'ann'" in capsys.readouterr().err
+
+
+async def test_a_key_added_to_the_authorized_keys_file_is_admitted_without_a_restart(
+    tmp_path: Path,
+) -> None:
+    first, friend = new_key(), new_key()
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(first.export_public_key("openssh"))
+    async with running_door(tmp_path, authorized_keys=keys) as (_, door):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "fay", friend)
+        # The host adds the friend's key to the file, the server running.
+        keys.write_bytes(first.export_public_key("openssh") + friend.export_public_key("openssh"))
+        conn, _ = await connect(door, "fay", friend)
+        conn.close()
+        # A file that cannot be read leaves the keys read last in force (not every key).
+        keys.write_text("this is not a key\n")
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "gus", new_key())
+        conn, _ = await connect(door, "fay", friend)
+        conn.close()
