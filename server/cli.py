@@ -73,7 +73,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=Path,
         default=None,
         metavar="FILE",
-        help="admit only the public keys in FILE (OpenSSH's authorized_keys format)",
+        help="admit only the public keys in FILE (OpenSSH's authorized_keys format; read "
+        "again when it changes)",
     )
     parser.add_argument(
         "--lobby-interval",
