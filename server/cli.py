@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import resource
 import signal
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from tonk.shared.rules import HouseRules, RulesError
 
-from . import audit
+from . import audit, names
 from .app import Limits, ServerConfig, TonkServer, default_db_path
 from .door import DoorConfig, SSHDoor
 from .store import DatabaseRefused
@@ -24,8 +25,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="tonk-server",
         description="Host Tonk tables on the LAN for tonk-client players.",
-        epilog="Reading the database (safe while a server runs): tonk-server ledger, "
-        "tonk-server audit, tonk-server replay TABLE HAND; each has --help.",
+        epilog="The database, safe while a server runs: tonk-server ledger, tonk-server audit "
+        "and tonk-server replay TABLE HAND read it; tonk-server names lists the names claimed "
+        "at the SSH door, and tonk-server names release NAME frees one. Each has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
     parser.add_argument(
@@ -77,7 +79,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=Path,
         default=None,
         metavar="FILE",
-        help="admit only the public keys in FILE (OpenSSH's authorized_keys format)",
+        help="admit only the public keys in FILE (OpenSSH's authorized_keys format; read "
+        "again when it changes)",
     )
     parser.add_argument(
         "--lobby-interval",
@@ -172,7 +175,14 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
     if door_config is not None:
         try:
             door = SSHDoor(server, door_config)
-            await door.start()
+            try:
+                await door.start()
+            except OSError as exc:
+                where = f"{door_config.host}:{door_config.port}"
+                reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+                raise ValueError(
+                    f"--ssh-port {door_config.port}: cannot listen on {where}: {reason}"
+                ) from None
         except BaseException:
             await server.close()
             raise
@@ -203,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in audit.COMMANDS:
         return audit.main(argv)
+    if argv and argv[0] == names.COMMAND:
+        return names.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)
@@ -241,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     try:
         asyncio.run(run(config, door_config))
-    except (ValueError, DatabaseRefused) as exc:  # the door's keys; a database in use
+    except (ValueError, DatabaseRefused) as exc:  # the door's keys or port; a database in use
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:

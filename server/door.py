@@ -20,8 +20,10 @@ import asyncssh
 from tonk.shared import protocol as p
 
 from . import store as st
+from .audit import AuditError
 from .door_names import fold
 from .door_session import DoorSession
+from .names import claimed_on_disk
 from .table import CLOSED, FINISHED
 
 if TYPE_CHECKING:
@@ -31,6 +33,15 @@ log = logging.getLogger("tonk.server")
 
 #: Seconds between the door's checks for idle sessions.
 IDLE_CHECK = 5.0
+#: Seconds between the door's looks at the database for names released while it runs.
+RELEASE_CHECK = 5.0
+#: What a player whose ssh offered no key is told.
+NO_KEY = (
+    "tonk: this server lets players in by their SSH key, and your ssh has none: make one with "
+    "ssh-keygen -t ed25519 (press Enter at each question), then ssh again"
+)
+#: Why a forwarded connection is refused.
+NO_FORWARDING = "tonk: this server forwards nothing"
 
 
 def default_host_key_path(db_path: Path) -> Path:
@@ -91,9 +102,10 @@ class SSHDoor:
         self.host_key = load_host_key(path)
         self.fingerprint = self.host_key.get_fingerprint("sha256")
         self.authorized: asyncssh.SSHAuthorizedKeys | None = None
+        self._authorized_as_read: tuple[int, int] | None = None  # its mtime and size
         if config.authorized_keys is not None:
             try:
-                self.authorized = asyncssh.read_authorized_keys(str(config.authorized_keys))
+                self._read_authorized(config.authorized_keys)
             except (OSError, ValueError) as exc:
                 raise ValueError(
                     f"cannot read the authorized keys {config.authorized_keys}: {exc}"
@@ -102,6 +114,7 @@ class SSHDoor:
         self.per_address: dict[str, int] = {}
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._idle_task: asyncio.Task[None] | None = None
+        self._names_task: asyncio.Task[None] | None = None
         self.port = 0
 
     async def start(self) -> None:
@@ -121,12 +134,34 @@ class SSHDoor:
             encoding=None,
             line_editor=False,
             password_auth=False,
-            kbdint_auth=False,
+            kbdint_auth=True,  # never lets anyone in: see kbdint_auth_supported
             host_based_auth=False,
             gss_host=None,
         )
         self.port = self._acceptor.get_port()
         self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
+        self._names_task = asyncio.create_task(self._follow_releases(), name="door-releases")
+
+    def _read_authorized(self, path: Path) -> None:
+        stat = path.stat()
+        self.authorized = asyncssh.read_authorized_keys(str(path))
+        self._authorized_as_read = (stat.st_mtime_ns, stat.st_size)
+
+    def authorized_keys(self) -> asyncssh.SSHAuthorizedKeys | None:
+        """The keys admitted (None: every key), read again when the file has changed, so
+        that a host adds a friend's key without a restart. A file that cannot be read any
+        more leaves the keys read last in force."""
+        path = self.config.authorized_keys
+        if path is None:
+            return None
+        try:
+            stat = path.stat()
+            if (stat.st_mtime_ns, stat.st_size) != self._authorized_as_read:
+                self._read_authorized(path)
+                log.info("ssh door: read the authorized keys %s again", path)
+        except (OSError, ValueError) as exc:
+            log.warning("ssh door: cannot read the authorized keys %s: %s", path, exc)
+        return self.authorized
 
     @property
     def address(self) -> str:
@@ -134,8 +169,9 @@ class SSHDoor:
 
     async def close(self) -> None:
         """No new connections; every session's app ends; every connection is closed."""
-        if self._idle_task is not None:
-            self._idle_task.cancel()
+        for task in (self._idle_task, self._names_task):
+            if task is not None:
+                task.cancel()
         if self._acceptor is not None:
             self._acceptor.close()
         for door_conn in list(self.connections):
@@ -159,6 +195,28 @@ class SSHDoor:
                     idle = self.limits.ssh_idle_timeout
                     said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
                     session.end(f"tonk: no key pressed for {said}: goodbye", 0)
+
+    async def _follow_releases(self) -> None:
+        """A name released with `tonk-server names release` while the server runs is let go
+        of here too, within RELEASE_CHECK seconds."""
+        names = self.server.door_names
+        path = self.server.config.db_path
+        while True:
+            await asyncio.sleep(RELEASE_CHECK)
+            if not len(names):
+                continue
+            known = names.saved_claims()
+            try:
+                on_disk = await asyncio.to_thread(claimed_on_disk, path)
+            except AuditError as exc:
+                log.warning("ssh door: cannot read the claimed names: %s", exc)
+                continue
+            for claim in names.refresh(known, on_disk):
+                log.info(
+                    "ssh door: %s is free again (released from key %s)",
+                    claim.name,
+                    claim.fingerprint,
+                )
 
     # -- who is who ---------------------------------------------------------------------------
 
@@ -273,6 +331,22 @@ class DoorConnection(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return True
 
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        # Offered to a client that has offered no key yet, for one thing only: an ssh with no
+        # key at all comes to it next and is told how to make one (OpenSSH prints the line).
+        # Its answer is always no.
+        return self.key is None and not self.refusals and not self.said
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self._say(NO_KEY)
+        return False
+
+    def validate_kbdint_response(self, username: str, responses: Any) -> bool:
+        return False
+
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         if self._admits(key):
             self.key = key
@@ -289,10 +363,11 @@ class DoorConnection(asyncssh.SSHServer):
         if self.refused_name is not None:
             self._say(self.refused_name)
             return False
-        if self.door.authorized is not None:
+        authorized = self.door.authorized_keys()
+        if authorized is not None:
             peer = self.conn.get_extra_info("peername") if self.conn else None
             host = str(peer[0]) if peer else ""
-            if self.door.authorized.validate(key, host, host) is None:
+            if authorized.validate(key, host, host) is None:
                 self._say("tonk: this server admits only the keys its host has listed")
                 return False
         claim = self.door.server.door_names.owner(self.username)
@@ -317,6 +392,18 @@ class DoorConnection(asyncssh.SSHServer):
             await self._let_in()
         finally:
             self.let_in.set()
+        # A connection that opens no session (`ssh -N`) would hold its place for ever.
+        asyncio.get_running_loop().call_later(
+            self.door.limits.ssh_login_timeout, self._without_a_session
+        )
+
+    def _without_a_session(self) -> None:
+        if self.session is None and self.conn is not None:
+            self.conn.disconnect(
+                asyncssh.DISC_BY_APPLICATION,
+                "tonk: this server opens the table and nothing else, and no table was asked "
+                "for: ssh -p PORT NAME@HOST (without -N)",
+            )
 
     async def _let_in(self) -> None:
         assert self.conn is not None and self.key is not None
@@ -340,6 +427,7 @@ class DoorConnection(asyncssh.SSHServer):
                 self.close("the server could not keep your name; try again later")
                 return
             else:
+                names.saved(claim.name)
                 log.info("ssh door: %s claimed by key %s", claim.name, claim.fingerprint)
         if claim is None or claim.public_key != public_key_text(key):
             self.close(f"the name {self.username} belongs to another key on this server")
@@ -355,15 +443,16 @@ class DoorConnection(asyncssh.SSHServer):
         self.session = self.door.session_class(self, self.name)
         return self.session
 
-    # Forwarding of any kind is refused (these are asyncssh's defaults, said here on purpose).
+    # Forwarding of any kind is refused (these are asyncssh's defaults, said here on purpose,
+    # with a reason that OpenSSH shows: `open failed: administratively prohibited: ...`).
     def connection_requested(self, dest_host: str, dest_port: int, *args: Any) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
         return False
 
     def unix_connection_requested(self, dest_path: str) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
 
     def unix_server_requested(self, listen_path: str) -> bool:
         return False

@@ -1,8 +1,11 @@
 """One SSH door session's table app: tonk-client's App in a process of its own, started by the
 door on a pseudo-terminal (the door sends SIGWINCH when it is resized) and handed its link to
-the server as an open socket, and the seats its player holds through a pipe.
+the server as an open socket (and a socket to ask the door for another), the seats its player
+holds through a pipe, and a pipe for its errors: a traceback goes to the server's log, never to
+the player's terminal.
 
-    python -m tonk.server.door_child --link FD --seats FD --name NAME [--bots N] [--ascii]
+    python -m tonk.server.door_child --link FD --seats FD --errors FD --relink FD --name NAME
+        [--server HOST] [--port PORT] [--bots N --table-name NAME] [--ascii]
 """
 
 from __future__ import annotations
@@ -11,13 +14,19 @@ import argparse
 import asyncio
 import contextlib
 import ctypes
+import inspect
+import io
 import json
 import os
 import signal
 import socket
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
+from rich.console import Console, RenderableType
 from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
@@ -26,6 +35,9 @@ from tonk.client.tokens import SeatRecord, SeatTokens
 NICENESS = 10
 #: prctl(2)'s option for a signal on the parent's death.
 PR_SET_PDEATHSIG = 1
+#: The exit status of a session's app that stopped on an error: the door then logs what the
+#: app wrote to its error pipe and tells the player in one line.
+CRASHED = os.EX_SOFTWARE
 
 
 class HeldSeats(SeatTokens):
@@ -57,24 +69,108 @@ def read_seats(fd: int, name: str) -> list[SeatRecord]:
     return [SeatRecord(int(s["table"]), str(s["token"]), name, bool(s["left"])) for s in data]
 
 
+class Links:
+    """The app's links to the server: the first one it was started with, then one more from
+    the door each time it connects again (the server closed the last one: too many messages
+    at once, say, or a slow screen), as tonk-client connects again over TCP."""
+
+    def __init__(self, first: int, door: int) -> None:
+        self.first: socket.socket | None = socket.socket(fileno=first)
+        self.door = socket.socket(fileno=door)
+        self.door.setblocking(False)
+
+    async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        sock, self.first = self.first, None
+        if sock is None:
+            sock = await self._from_the_door()
+        return await asyncio.open_connection(sock=sock)
+
+    async def _from_the_door(self) -> socket.socket:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.sock_sendall(self.door, b"L")
+            while True:
+                try:
+                    _, fds, _, _ = socket.recv_fds(self.door, 1, 1)
+                except BlockingIOError:
+                    await self._readable()
+                    continue
+                break
+        except OSError:
+            fds = []
+        if not fds:  # the door is closing this session (the server is shutting down)
+            raise ConnectionRefusedError("the server has closed the door")
+        for extra in fds[1:]:
+            os.close(extra)
+        return socket.socket(fileno=fds[0])
+
+    async def _readable(self) -> None:
+        loop = asyncio.get_running_loop()
+        readable: asyncio.Future[None] = loop.create_future()
+
+        def ready() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
+        loop.add_reader(self.door.fileno(), ready)
+        try:
+            await readable
+        finally:
+            loop.remove_reader(self.door.fileno())
+
+
 def config_for(args: argparse.Namespace) -> ClientConfig:
-    link: list[socket.socket] = [socket.socket(fileno=args.link)]
+    links = Links(args.link, args.relink)
 
     async def opener() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        # The door and the server are one process: when this link is gone, so is the server.
-        if not link:
-            raise ConnectionRefusedError("the server has closed the door")
-        return await asyncio.open_connection(sock=link.pop())
+        return await links.open()
 
     style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
     config = ClientConfig(name=args.name, host=args.server, style=style)
+    if args.port:  # the door's: what the player typed, for any line that names the server
+        config.port = args.port
     config.opener = opener
     config.tokens = HeldSeats(read_seats(args.seats, args.name))
     if args.bots:
         practice = ClientConfig(name=args.name, bots=args.bots)
-        practice.table_name = f"{args.name}'s practice"[:32]
+        practice.table_name = args.table_name
         config.table = practice_request(practice)
     return config
+
+
+class DoorApp(TonkApp):
+    """tonk-client's App, whose parting line (a refusal, a lost server) is kept to be said on
+    the terminal by main(), so that what Textual prints on its error console at the end is
+    only ever an error: that goes to the server's log."""
+
+    # Textual looks for CSS_PATH beside the module that defines the class: tonk.client's.
+    CSS_PATH = str(Path(inspect.getfile(TonkApp)).with_name(str(TonkApp.CSS_PATH)))
+    parting: str | None = None
+
+    def exit(
+        self, result: Any = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        if message is not None:
+            # The player typed ssh, not tonk-client: the door's lines say "tonk:".
+            text = str(message)
+            self.parting = "tonk: " + text.removeprefix("tonk-client: ")
+        super().exit(result, return_code=return_code)
+
+
+class ErrorPipe(io.TextIOWrapper):
+    """The pipe to the door for errors: the door logs what comes through it."""
+
+    used = False
+
+    def write(self, text: str) -> int:
+        self.used = self.used or bool(text.strip())
+        with contextlib.suppress(OSError, ValueError):  # the server is gone: nowhere to say it
+            super().write(text)
+        return len(text)
+
+
+def error_pipe(fd: int) -> ErrorPipe:
+    return ErrorPipe(io.FileIO(fd, "w"), encoding="utf-8", errors="replace", write_through=True)
 
 
 def stop_with_the_server() -> None:
@@ -90,18 +186,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tonk-door-session")
     parser.add_argument("--link", type=int, required=True)
     parser.add_argument("--seats", type=int, required=True)
+    parser.add_argument("--errors", type=int, required=True)
+    parser.add_argument("--relink", type=int, required=True)
     parser.add_argument("--name", required=True)
     parser.add_argument("--server", default="tonk-server")
+    parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--bots", type=int, default=0)
+    parser.add_argument("--table-name", default="practice")
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)
-    stop_with_the_server()
-    # Drawing screens yields to the games: when the machine is busy, the server's tables
-    # (everybody's, over TCP too) come first and a session's screen waits.
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
-    app = TonkApp(config_for(args))
-    app.run()
+    errors = error_pipe(args.errors)
+    # Python's own error output (an exception here, a warning) goes to the door's log, not to
+    # the terminal; Textual draws on sys.__stderr__, which stays the terminal.
+    sys.stderr = errors
+    # What Textual prints on its error console at the end: an error that stopped the app
+    # (a warning on sys.stderr is logged, but the app did not stop on it).
+    fatal = error_pipe(os.dup(args.errors))
+    try:
+        stop_with_the_server()
+        # Drawing screens yields to the games: when the machine is busy, the server's tables
+        # (everybody's, over TCP too) come first and a session's screen waits.
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
+        app = DoorApp(config_for(args))
+        app.error_console = Console(file=fatal, width=120, markup=False, highlight=False)
+        app.run()
+    except Exception:
+        traceback.print_exc(file=errors)
+        return CRASHED
+    if fatal.used:  # the app stopped on an error: Textual printed it on its error console
+        return CRASHED
+    if app.parting:
+        terminal = sys.__stderr__
+        if terminal is not None:
+            terminal.write(app.parting + "\n")
+            terminal.flush()
     return app.return_code or 0
 
 

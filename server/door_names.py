@@ -18,6 +18,7 @@ class DoorNames:
     def __init__(self) -> None:
         self._names: dict[str, st.SavedName] = {}
         self._seats: dict[str, dict[int, st.SavedDoorSeat]] = {}
+        self._unsaved: set[str] = set()  # claims made here whose write is not done yet
 
     def load(self, names: list[st.SavedName], seats: dict[str, list[st.SavedDoorSeat]]) -> None:
         self._names = {fold(n.name): n for n in names}
@@ -35,11 +36,34 @@ class DoorNames:
         if folded in self._names:
             raise ValueError(f"{claim.name!r} is claimed already")
         self._names[folded] = claim
+        self._unsaved.add(folded)
         return st.claim_name(folded, claim)
+
+    def saved(self, name: str) -> None:
+        """A claim's write is done: from now on the database is its record."""
+        self._unsaved.discard(fold(name))
 
     def unclaim(self, name: str) -> None:
         """Undo a claim whose write failed (the database is the record)."""
         self._names.pop(fold(name), None)
+        self._unsaved.discard(fold(name))
+
+    def saved_claims(self) -> dict[str, st.SavedName]:
+        """The claims the database has as well, by folded name (taken before reading it)."""
+        return {f: c for f, c in self._names.items() if f not in self._unsaved}
+
+    def refresh(self, known: dict[str, st.SavedName], on_disk: set[str]) -> list[st.SavedName]:
+        """Let go of the claims the database no longer has (`tonk-server names release`,
+        while the server runs): `known` is saved_claims() from before the database was read,
+        `on_disk` its folded names. A claim made since is kept. Returns those let go."""
+        gone = [
+            claim
+            for folded, claim in known.items()
+            if folded not in on_disk and self._names.get(folded) is claim
+        ]
+        for claim in gone:
+            del self._names[fold(claim.name)]
+        return gone
 
     def seats(self, name: str) -> list[st.SavedDoorSeat]:
         """The tables where `name` took a seat through the door, the newest first."""

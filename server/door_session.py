@@ -15,6 +15,7 @@ import os
 import pty
 import shlex
 import signal
+import socket
 import struct
 import sys
 import termios
@@ -42,6 +43,18 @@ RESET_TERMINAL = (
 )
 #: The door's commands (`ssh -t -p PORT NAME@HOST COMMAND`).
 COMMANDS = "practice [BOTS]"
+#: Bytes of a session app's error output kept for the log (the last ones).
+MAX_ERROR_TEXT = 64 * 1024
+#: What a player is told when their session's app stops on an error (the log has the rest).
+CRASH_LINE = (
+    "tonk: the table stopped on an error (the host will find it in the server's log); "
+    "ssh in again to carry on: any seat you hold is kept"
+)
+
+
+def practice_table_name(name: str) -> str:
+    """The name of the table `practice` makes for `name`."""
+    return f"{name}'s practice"[:32]
 
 
 def parse_command(command: str | None) -> tuple[int | None, str | None]:
@@ -134,6 +147,11 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.task: asyncio.Task[None] | None = None
         self.child: asyncio.subprocess.Process | None = None
         self.master = -1  # the pty's master side, while the child runs
+        self.errors = -1  # the read side of the child's error pipe, while it runs
+        self.relinks: socket.socket | None = None  # where the child asks for a new link
+        self.relinking = False
+        self.relink_task: asyncio.Task[None] | None = None
+        self.error_text = bytearray()  # what the child wrote there (the last bytes)
         self.pending = bytearray()  # keys the child has not taken yet
         self.paused = False  # the SSH client is behind: stop reading the pty
         self.ended = False
@@ -219,17 +237,36 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             held.append({"table": saved.table_id, "token": token, "left": saved.left})
         return held
 
+    def _practice_to_take_back(
+        self, seats: list[dict[str, Any]], bots: int
+    ) -> dict[str, Any] | None:
+        """The player's own practice table with as many bots, still open, where they hold a
+        seat (dropped, or left on purpose), if there is one."""
+        name = practice_table_name(self.name)
+        for seat in seats:
+            table = self.door.open_table(seat["table"])
+            if table is not None and table.name == name and len(table.seats) == bots + 1:
+                return seat
+        return None
+
     async def _run_child(self, bots: int | None) -> int:
         terminal = self.terminal
         assert terminal is not None
-        server = self.door.server
-        _, writer = await server.open_door_link(self.name, self.door_conn.address)
-        link = os.dup(writer.get_extra_info("socket").fileno())
-        writer.transport.abort()  # our descriptor only: the child's copy keeps the link
+        link = await self._new_link()
+        relinks, child_relinks = socket.socketpair()
+        relink = child_relinks.detach()
         seats_in, seats_out = os.pipe()
+        errors_in, errors_out = os.pipe()
         master, slave = pty.openpty()
         try:
-            os.write(seats_out, json.dumps(self._held_seats()).encode())
+            seats = self._held_seats()
+            if bots:
+                back = self._practice_to_take_back(seats, bots)
+                if back is not None:  # `practice` again: back to it, not a new table
+                    seats.remove(back)
+                    seats.insert(0, {**back, "left": False})
+                    bots = None
+            os.write(seats_out, json.dumps(seats).encode())
             os.close(seats_out)
             seats_out = -1
             _set_size(master, terminal.width, terminal.height)
@@ -242,13 +279,19 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 str(link),
                 "--seats",
                 str(seats_in),
+                "--errors",
+                str(errors_out),
+                "--relink",
+                str(relink),
                 "--name",
                 self.name,
                 "--server",
                 self._label(),
+                "--port",
+                str(self.door.port),
             ]
             if bots:
-                argv += ["--bots", str(bots)]
+                argv += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]
             if not terminal.utf8:
                 argv.append("--ascii")
             self.child = await asyncio.create_subprocess_exec(
@@ -256,24 +299,32 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
-                pass_fds=(link, seats_in),
+                pass_fds=(link, seats_in, errors_out, relink),
                 # A process group of its own (no signal from the server's terminal reaches
                 # it) but the server's session: Linux shares CPU between sessions first
                 # (autogroups), so a session each would let 20 players' screens take 20/21
                 # of the CPU from the games, and the app's lower priority would count for
                 # nothing.
                 process_group=0,
-                env=terminal.child_environ(),
+                env=self.child_environ(),
             )
         except BaseException:
             os.close(master)
+            os.close(errors_in)
+            relinks.close()
             raise
         finally:
-            for fd in (slave, link, seats_in, seats_out):
+            for fd in (slave, link, seats_in, seats_out, errors_out, relink):
                 if fd >= 0:
                     os.close(fd)
         self.master = master
+        self.errors = errors_in
+        os.set_blocking(errors_in, False)
         loop = asyncio.get_running_loop()
+        loop.add_reader(errors_in, self._errors_from_child)
+        self.relinks = relinks
+        relinks.setblocking(False)
+        loop.add_reader(relinks.fileno(), self._relink_asked)
         if not self.paused:
             loop.add_reader(master, self._from_child)
         if self.stopping or self.gone:
@@ -283,7 +334,102 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         finally:
             self._from_child(final=True)
             self._close_master()
+            self._errors_from_child(final=True)
+            self._close_relinks()
+        self._log_errors(status)
         return status
+
+    async def _new_link(self) -> int:
+        """A new link to the server for this player: a descriptor of our own to hand on."""
+        _, writer = await self.door.server.open_door_link(self.name, self.door_conn.address)
+        link = os.dup(writer.get_extra_info("socket").fileno())
+        writer.transport.abort()  # our descriptor only: the dup keeps the link
+        return link
+
+    def _relink_asked(self) -> None:
+        """The app lost its link (the server closed it: too many messages, say) and asks
+        for another, as tonk-client would connect again."""
+        relinks = self.relinks
+        if relinks is None:
+            return
+        try:
+            asked = relinks.recv(64)
+        except BlockingIOError:
+            return
+        except OSError:
+            asked = b""
+        if not asked:  # the child is gone
+            self._close_relinks()
+        elif not self.relinking and not self.stopping and not self.gone:
+            self.relinking = True
+            self.relink_task = asyncio.create_task(self._relink(), name=f"ssh-{self.name}-relink")
+
+    async def _relink(self) -> None:
+        try:
+            link = await self._new_link()
+        except Exception as exc:  # the app asks again (tonk-client's delays between tries)
+            log.warning("ssh door: no new link for %s: %s", self.name, exc)
+            self.relinking = False
+            return
+        try:
+            if self.relinks is not None:
+                with contextlib.suppress(OSError):
+                    socket.send_fds(self.relinks, [b"L"], [link])
+                    log.info("ssh door: %s's table has a new link to the server", self.name)
+        finally:
+            os.close(link)
+            self.relinking = False
+
+    def _close_relinks(self) -> None:
+        if self.relinks is not None:
+            asyncio.get_running_loop().remove_reader(self.relinks.fileno())
+            self.relinks.close()
+            self.relinks = None
+
+    def _errors_from_child(self, final: bool = False) -> None:
+        while self.errors >= 0:
+            try:
+                data = os.read(self.errors, 65536)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                data = b""
+            if data:
+                self.error_text += data
+                del self.error_text[:-MAX_ERROR_TEXT]
+                if final:
+                    continue
+                return
+            if data is None and not final:
+                return
+            # The child (and everything it started) is gone, or it is and we read the rest.
+            asyncio.get_running_loop().remove_reader(self.errors)
+            os.close(self.errors)
+            self.errors = -1
+
+    def _log_errors(self, status: int) -> None:
+        """What the app wrote to its error pipe goes to the log, with who and how it ended."""
+        text = self.error_text.decode("utf-8", "replace").rstrip()
+        if self.crashed(status):
+            log.error(
+                "ssh door: %s's table app stopped on an error (exit status %d)%s",
+                self.name,
+                status,
+                ":\n" + text if text else "",
+            )
+        elif text:
+            log.warning("ssh door: %s's table app said:\n%s", self.name, text)
+
+    def crashed(self, status: int | None) -> bool:
+        """Did the app stop on an error (not asked to by the door, nor left by its player)?"""
+        if status is None or self.stopping or self.gone:
+            return False
+        return status == os.EX_SOFTWARE or status < 0
+
+    def child_environ(self) -> dict[str, str]:
+        """The environment the session's app runs in."""
+        assert self.terminal is not None
+        return self.terminal.child_environ()
 
     def _label(self) -> str:
         conn = self.door_conn.conn
@@ -423,7 +569,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             if self.gone or status is None:
                 chan.close()
                 return
-            if self.stopping:
+            if self.crashed(status):
+                line, status = CRASH_LINE, 1
+            if self.stopping or line == CRASH_LINE:
                 chan.write(RESET_TERMINAL)  # the app was stopped before it could do this
             if line:
                 text = "\r\n".join(line.splitlines()) + "\r\n"

@@ -96,6 +96,7 @@ class SSHTerminal:
         known_hosts: Path | None = None,
         env: dict[str, str] | None = None,
         options: tuple[str, ...] = (),
+        batch: bool = True,
     ) -> None:
         import ptyprocess
         import pyte
@@ -115,7 +116,7 @@ class SSHTerminal:
             "-o",
             "IdentityAgent=none",
             "-o",
-            "BatchMode=yes",
+            f"BatchMode={'yes' if batch else 'no'}",
             "-o",
             "StrictHostKeyChecking=accept-new",
             "-o",

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
+import signal
+import socket
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,9 +21,13 @@ from typing import Any
 import asyncssh
 import pyte
 import pytest
+from tonk.server import door as door_module
+from tonk.server import names
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
-from tonk.server.door_session import parse_command
+from tonk.server.door_names import DoorNames
+from tonk.server.door_session import CRASH_LINE, DoorSession, parse_command
+from tonk.server.store import SavedName
 from tonk.shared import protocol as p
 
 from tests.netclient import NetClient
@@ -37,7 +45,10 @@ class Banners(asyncssh.SSHClient):
 
 @contextlib.asynccontextmanager
 async def running_door(
-    directory: Path, authorized_keys: Path | None = None, **limits: Any
+    directory: Path,
+    authorized_keys: Path | None = None,
+    session_class: type[DoorSession] | None = None,
+    **limits: Any,
 ) -> AsyncIterator[tuple[TonkServer, SSHDoor]]:
     config = ServerConfig(
         host="127.0.0.1",
@@ -48,7 +59,9 @@ async def running_door(
     )
     server = TonkServer(config)
     await server.start()
-    door = SSHDoor(server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys))
+    door = SSHDoor(
+        server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys), session_class
+    )
     try:
         await door.start()
         yield server, door
@@ -554,3 +567,406 @@ async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: 
     assert process.exit_status == 1
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+#: Loaded by a session's app at its start (sitecustomize): a crash in the app's own code on
+#: a resize to 77 columns, as a bug would.
+CRASHING_APP = """
+import tonk.client.app
+
+resize = tonk.client.app.TonkApp.on_resize
+
+
+def on_resize(self, event):
+    if event.size.width == 77:
+        raise RuntimeError("a bug in the table app")
+    resize(self, event)
+
+
+tonk.client.app.TonkApp.on_resize = on_resize
+"""
+
+
+async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "crash").mkdir()
+    (tmp_path / "crash" / "sitecustomize.py").write_text(CRASHING_APP)
+
+    class CrashingSession(DoorSession):
+        def child_environ(self) -> dict[str, str]:
+            return {**super().child_environ(), "PYTHONPATH": str(tmp_path / "crash")}
+
+    async with running_door(tmp_path, session_class=CrashingSession) as (server, door):
+        conn, _ = await connect(door, "ida", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as ida")
+        process.change_terminal_size(77, 30)
+        output = await asyncio.wait_for(process.stdout.read(), 20)
+        await asyncio.wait_for(process.wait_closed(), 10)
+        conn.close()
+        await _nothing_left(server, door)
+    assert process.exit_status == 1
+    # The player's terminal: given back (alternate screen off, cursor on), then one line.
+    assert b"Traceback" not in output and b"a bug in the table app" not in output
+    assert output.endswith(b"\x1b[?1049l\x1b[?25h" + CRASH_LINE.encode() + b"\r\n")
+    # The host's log: who, and the traceback.
+    (record,) = [r for r in caplog.records if "stopped on an error" in r.getMessage()]
+    assert record.levelname == "ERROR"
+    assert "ida's table app" in record.getMessage()
+    assert "RuntimeError" in record.getMessage()
+    assert "a bug in the table app" in record.getMessage()
+
+
+async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "jo", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as jo")
+        (door_conn,) = door.connections
+        assert door_conn.session is not None and door_conn.session.child is not None
+        os.kill(door_conn.session.child.pid, signal.SIGKILL)  # the kernel's OOM killer, say
+        output = await asyncio.wait_for(process.stdout.read(), 20)
+        await asyncio.wait_for(process.wait_closed(), 10)
+        conn.close()
+        await _nothing_left(server, door)
+    assert process.exit_status == 1
+    assert output.endswith(b"\x1b[?1049l\x1b[?25h" + CRASH_LINE.encode() + b"\r\n")
+    assert any(
+        r.levelname == "ERROR"
+        and "jo's table app stopped on an error (exit status -9)" in r.message
+        for r in caplog.records
+    )
+
+
+async def test_a_connection_that_asks_for_no_session_is_closed(tmp_path: Path) -> None:
+    async with running_door(tmp_path, ssh_login_timeout=1.0) as (_, door):
+        conn, _ = await connect(door, "ned", new_key())
+        # Logged in, then nothing asked for (as `ssh -N` does): closed by the server (without
+        # the limit, this would wait for ever and time out). What OpenSSH shows the player is
+        # in test_ssh_door_openssh.py.
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        assert not door.connections
+
+
+async def test_agent_forwarding_is_refused(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        # The client asks to forward its agent (at a socket of the test's own) with its session.
+        conn, _ = await connect(door, "ann", new_key(), agent_forwarding=str(tmp_path / "agent"))
+        async with conn:
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "playing as ann")
+            (door_conn,) = door.connections
+            assert door_conn.conn is not None and door_conn.session is not None
+            # Granted, the server would listen on a socket of its own for agent connections.
+            assert door_conn.conn.get_agent_path() is None
+            assert door_conn.session.chan is not None
+            assert door_conn.session.chan.get_agent_path() is None
+            assert "SSH_AUTH_SOCK" not in door_conn.session.child_environ()
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait_closed(), 10)
+
+
+async def test_a_name_released_while_the_server_runs_can_be_claimed_by_another_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(door_module, "RELEASE_CHECK", 0.1)
+    async with running_door(tmp_path) as (server, door):
+        lost, new = new_key(), new_key()
+        conn, _ = await connect(door, "ann", lost)
+        for door_conn in list(door.connections):  # the claim is written
+            await asyncio.wait_for(door_conn.let_in.wait(), 10)
+        conn.close()
+        await conn.wait_closed()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "ann", new)
+        listed = names.claims_text(names.claims(sqlite3.connect(server.config.db_path)))
+        assert [line.split()[0] for line in listed] == ["name", "ann"]
+        assert listed[1].endswith(lost.get_fingerprint("sha256"))
+        released = names.release(server.config.db_path, "ANN")
+        assert released.name == "ann"
+        # The running server lets go of it (a few checks of the database at most).
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while server.door_names.owner("ann") is not None:
+            assert loop.time() < end, "the server never let go of the released name"
+            await asyncio.sleep(0.05)
+        conn, _ = await connect(door, "ann", new)
+        async with conn:
+            for door_conn in list(door.connections):
+                await asyncio.wait_for(door_conn.let_in.wait(), 10)
+        claim = server.door_names.owner("ann")
+        assert claim is not None and claim.fingerprint == new.get_fingerprint("sha256")
+        with pytest.raises(names.AuditError, match="nobody has claimed the name 'bob'"):
+            names.release(server.config.db_path, "bob")
+
+
+def test_a_claim_not_yet_written_or_made_since_the_database_was_read_is_kept() -> None:
+    door_names = DoorNames()
+    door_names.claim(SavedName("ann", "ssh-ed25519 AAAA", "SHA256:a", 0.0))
+    # Its write is under way: the database does not have it yet, and it is not let go of.
+    assert door_names.refresh(door_names.saved_claims(), set()) == []
+    assert door_names.owner("ann") is not None
+    door_names.saved("ann")
+    known = door_names.saved_claims()
+    # Made and written while the database was being read: kept.
+    door_names.claim(SavedName("bob", "ssh-ed25519 BBBB", "SHA256:b", 1.0))
+    door_names.saved("bob")
+    assert door_names.refresh(known, {"ann"}) == []
+    assert door_names.owner("bob") is not None
+    # Released: let go of.
+    assert [c.name for c in door_names.refresh(door_names.saved_claims(), {"bob"})] == ["ann"]
+    assert door_names.owner("ann") is None and door_names.owner("bob") is not None
+
+
+class NoKey(Banners):
+    """A client with no key, that goes on to keyboard-interactive as OpenSSH's ssh does,
+    answering whatever it is asked with nothing."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str]:
+        return ["" for _ in prompts]
+
+
+async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        client = NoKey()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: client,
+                "127.0.0.1",
+                door.port,
+                username="ann",
+                client_keys=None,
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert client.banners == [door_module.NO_KEY]
+        # A key that is refused is not told that: it is told why its key was refused.
+        conn, _ = await connect(door, "ann", new_key())
+        for door_conn in list(door.connections):  # the claim is written
+            await asyncio.wait_for(door_conn.let_in.wait(), 10)
+        conn.close()
+        refused = NoKey()
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.create_connection(
+                lambda: refused,
+                "127.0.0.1",
+                door.port,
+                username="ann",
+                client_keys=[new_key()],
+                known_hosts=None,
+                agent_path=None,
+                config=None,
+            )
+        assert len(refused.banners) == 1
+        assert refused.banners[0].startswith("tonk: the name ann belongs to another key")
+        assert len(server.door_names) == 1
+
+
+async def test_a_link_the_server_closes_is_opened_again_and_the_seat_resumed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "tonk.server")
+    async with running_door(tmp_path) as (server, door):
+        conn, _ = await connect(door, "lee", new_key())
+        process = await conn.create_process(
+            "practice", term_type="xterm", term_size=(100, 30), encoding=None
+        )
+        await screen_of(process, "lee's practice")
+        (first,) = server.connections
+        # The server closes the session's link (as it does to a connection past its message
+        # rate, or too far behind): the app connects again, as tonk-client would.
+        first.abort()
+        await screen_of(process, "Connected again")
+        (second,) = server.connections
+        assert second is not first and second.name == "lee"
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while not any("lee resumes seat 0" in r.getMessage() for r in caplog.records):
+            assert loop.time() < end, "the seat was not resumed"
+            await asyncio.sleep(0.05)
+        process.stdin.write(b"q")
+        conn.close()
+        await _nothing_left(server, door)
+
+
+def test_a_door_port_in_use_stops_the_server_with_a_line_naming_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tonk.server import cli
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = str(tmp_path / "t.db")
+        code = cli.main(["--host", "127.0.0.1", "--port", "0", "--db", db, "--ssh-port", str(port)])
+    assert code == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        f"tonk-server: --ssh-port {port}: cannot listen on 127.0.0.1:{port}: address already in use"
+    )
+
+
+async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # One connection from this address at most: a TCP client holds it, so the session's link
+    # (counted against the SSH client's address) is refused and the app ends with a line.
+    async with running_door(tmp_path, max_per_address=1) as (server, door):
+        holder = await NetClient.connect(server.port, "tcp")
+        try:
+            conn, _ = await connect(door, "kim", new_key())
+            process = await conn.create_process(
+                term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            output = await asyncio.wait_for(process.stdout.read(), 20)
+            await asyncio.wait_for(process.wait_closed(), 10)
+            conn.close()
+        finally:
+            await holder.close()
+    assert process.exit_status == 1
+    # The line names the door (HOST:PORT as typed after ssh -p), and says tonk:, not tonk-client:
+    # (what it says of the refusal is the client's own).
+    plain = re.sub(rb"\x1b(\[[0-9;?<>=$]*[a-zA-Z~]|\][^\x07]*\x07)", b"", output)
+    last = plain.rstrip().splitlines()[-1]
+    assert last.startswith(b"tonk: "), last
+    assert b"127.0.0.1:%d" % door.port in last, last
+    assert CRASH_LINE.encode() not in output
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_practice_again_goes_back_to_the_player_s_own_practice_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "tonk.server")
+    key = new_key()
+    async with running_door(tmp_path) as (server, door):
+
+        async def practice(command: str) -> tuple[asyncssh.SSHClientConnection, Any]:
+            conn, _ = await connect(door, "max", key)
+            process = await conn.create_process(
+                command, term_type="xterm", term_size=(100, 30), encoding=None
+            )
+            await screen_of(process, "max's practice")
+            return conn, process
+
+        conn, _ = await practice("practice")
+        (table,) = server.tables.values()
+        conn.abort()  # dropped mid-hand
+        await _nothing_left(server, door)
+        # The same command again (the shell's history): back in that seat, no new table.
+        conn, process = await practice("practice")
+        assert list(server.tables) == [table.id]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while not any("max resumes seat 0" in r.getMessage() for r in caplog.records):
+            assert loop.time() < end, "the seat was not resumed"
+            await asyncio.sleep(0.05)
+        # Left on purpose (q, then y), then practice again: that table still.
+        process.stdin.write(b"q")
+        await asyncio.sleep(0.5)
+        process.stdin.write(b"y")
+        await screen_of(process, "playing as max")  # the lobby
+        conn.close()
+        await _nothing_left(server, door)
+        conn, _ = await practice("practice")
+        assert list(server.tables) == [table.id]
+        conn.close()
+        await _nothing_left(server, door)
+        # Another number of bots is another practice table.
+        conn, _ = await practice("practice 3")
+        assert len(server.tables) == 2
+        conn.close()
+        await _nothing_left(server, door)
+
+
+#: Loaded by a session's app at its start (sitecustomize): a warning as the app is made.
+WARNING_APP = """
+import warnings
+
+import tonk.client.app
+
+init = tonk.client.app.TonkApp.__init__
+
+
+def __init__(self, *args, **kwargs):
+    warnings.warn("something the app was warned of", RuntimeWarning)
+    init(self, *args, **kwargs)
+
+
+tonk.client.app.TonkApp.__init__ = __init__
+"""
+
+
+async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "warn").mkdir()
+    (tmp_path / "warn" / "sitecustomize.py").write_text(WARNING_APP)
+
+    class WarnedSession(DoorSession):
+        def child_environ(self) -> dict[str, str]:
+            return {**super().child_environ(), "PYTHONPATH": str(tmp_path / "warn")}
+
+    async with running_door(tmp_path, session_class=WarnedSession) as (server, door):
+        conn, _ = await connect(door, "uma", new_key())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        await screen_of(process, "playing as uma")
+        process.stdin.write(b"q")
+        output = await asyncio.wait_for(process.stdout.read(), 20)
+        await asyncio.wait_for(process.wait_closed(), 10)
+        conn.close()
+        await _nothing_left(server, door)
+    assert process.exit_status == 0
+    assert CRASH_LINE.encode() not in output and b"something the app" not in output
+    (record,) = [r for r in caplog.records if "uma's table app" in r.getMessage()]
+    assert record.levelname == "WARNING"
+    assert "RuntimeWarning: something the app was warned of" in record.getMessage()
+
+
+def test_names_on_a_database_from_before_the_door_lists_none_and_releases_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tonk.server import cli
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:  # a server from before the door: no ssh_* tables
+        conn.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY)")
+    assert cli.main(["names", "--db", str(path)]) == 0
+    assert capsys.readouterr().out == "no name has been claimed at the SSH door\n"
+    assert cli.main(["names", "release", "ann", "--db", str(path)]) == 2
+    assert "nobody has claimed the name 'ann'" in capsys.readouterr().err
+
+
+async def test_a_key_added_to_the_authorized_keys_file_is_admitted_without_a_restart(
+    tmp_path: Path,
+) -> None:
+    first, friend = new_key(), new_key()
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(first.export_public_key("openssh"))
+    async with running_door(tmp_path, authorized_keys=keys) as (_, door):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "fay", friend)
+        # The host adds the friend's key to the file, the server running.
+        keys.write_bytes(first.export_public_key("openssh") + friend.export_public_key("openssh"))
+        conn, _ = await connect(door, "fay", friend)
+        conn.close()
+        # A file that cannot be read leaves the keys read last in force (not every key).
+        keys.write_text("this is not a key\n")
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(door, "gus", new_key())
+        conn, _ = await connect(door, "fay", friend)
+        conn.close()

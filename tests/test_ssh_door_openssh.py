@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.sshkit import DoorServer, SSHTerminal, make_key, require_tool
+from tests.termkit import command_path
 
 
 @pytest.fixture
@@ -102,3 +105,123 @@ def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
         back.wait_for(r"bea discards|to play", timeout=15)
     finally:
         back.kill()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_ssh_n_with_a_forward_is_refused_and_closed_with_one_line(tmp_path: Path) -> None:
+    require_tool("ssh", "openssh-client")
+    server = DoorServer(tmp_path, "--limit", "ssh_login_timeout=3")
+    key = make_key(tmp_path, "ann_key")
+    local = _free_port()
+    term = SSHTerminal(
+        server.port, key, "ann", options=("-N", "-L", f"{local}:127.0.0.1:{server.tcp_port}")
+    )
+    try:
+        # ssh listens on `local` once logged in; what comes through is refused by the door.
+        end = time.monotonic() + 15
+        while True:
+            try:
+                probe = socket.create_connection(("127.0.0.1", local), timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > end:
+                    raise
+                term.pump(0.1)
+        with probe:
+            probe.settimeout(10)
+            assert probe.recv(100) == b""  # closed, nothing from the game server
+        status = term.wait_exit(timeout=20)
+        said = term.output.decode("utf-8", "replace")
+    finally:
+        term.kill()
+        server.stop()
+    assert status == 255
+    assert "open failed: administratively prohibited: tonk: this server forwards nothing" in said
+    assert (
+        "tonk: this server opens the table and nothing else, and no table was asked for: "
+        "ssh -p PORT NAME@HOST (without -N)" in said
+    )
+    assert "connection #" not in server.server_log()  # nothing reached the game server
+
+
+def _names(server: DoorServer, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [command_path("tonk-server"), "names", *args, "--db", str(server.db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    lost = make_key(tmp_path, "lost_key")
+    new = make_key(tmp_path, "new_key")
+    first = SSHTerminal(door.port, lost, "ann")
+    try:
+        first.wait_for(r"playing as ann")
+        first.press(b"q")
+        assert first.wait_exit() == 0
+    finally:
+        first.kill()
+    listed = _names(door)
+    assert listed.returncode == 0, listed.stderr
+    rows = listed.stdout.splitlines()
+    assert rows[0].split() == ["name", "claimed", "tables", "key"]
+    assert rows[1].split()[0] == "ann" and rows[1].endswith(_fingerprint(lost))
+    released = _names(door, "release", "ANN")
+    assert released.returncode == 0, released.stderr
+    assert released.stdout.startswith(f"released ann (key {_fingerprint(lost)})")
+    # The server, still running, lets go of the name within seconds.
+    end = time.monotonic() + 20
+    while "ssh door: ann is free again" not in door.server_log():
+        assert time.monotonic() < end, door.server_log()
+        time.sleep(0.1)
+    second = SSHTerminal(door.port, new, "ann")
+    try:
+        second.wait_for(r"playing as ann")
+        second.press(b"q")
+        assert second.wait_exit() == 0
+    finally:
+        second.kill()
+    assert _names(door).stdout.splitlines()[1].endswith(_fingerprint(new))
+    missing = _names(door, "release", "bob")
+    assert missing.returncode == 2
+    assert "nobody has claimed the name 'bob'" in missing.stderr
+
+
+def _fingerprint(key: Path) -> str:
+    out = subprocess.run(
+        ["ssh-keygen", "-l", "-E", "sha256", "-f", f"{key}.pub"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.split()[1]
+
+
+def test_a_player_whose_ssh_has_no_key_is_told_how_to_make_one(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    key = make_key(tmp_path, "unused_key")  # known_hosts beside it; the key is not offered
+    term = SSHTerminal(
+        door.port, key, "ann", options=("-o", "PubkeyAuthentication=no"), batch=False
+    )
+    try:
+        assert term.wait_exit() == 255
+        said = term.output.decode("utf-8", "replace")
+    finally:
+        term.kill()
+    lines = [line for line in said.splitlines() if line.startswith("tonk:")]
+    assert lines == [
+        "tonk: this server lets players in by their SSH key, and your ssh has none: make one "
+        "with ssh-keygen -t ed25519 (press Enter at each question), then ssh again"
+    ]
+    assert "Permission denied (publickey)" in said
+    assert "password:" not in said.lower()
