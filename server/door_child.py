@@ -24,9 +24,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import Console
 from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
@@ -139,22 +138,19 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
 
 
 class DoorApp(TonkApp):
-    """tonk-client's App, whose parting line (a refusal, a lost server) is kept to be said on
+    """tonk-client's App, whose parting line (a refusal, a lost server: `failure`) is said on
     the terminal by main(), so that what Textual prints on its error console at the end is
     only ever an error: that goes to the server's log."""
 
     # Textual looks for CSS_PATH beside the module that defines the class: tonk.client's.
     CSS_PATH = str(Path(inspect.getfile(TonkApp)).with_name(str(TonkApp.CSS_PATH)))
-    parting: str | None = None
 
-    def exit(
-        self, result: Any = None, return_code: int = 0, message: RenderableType | None = None
-    ) -> None:
-        if message is not None:
-            # The player typed ssh, not tonk-client: the door's lines say "tonk:".
-            text = str(message)
-            self.parting = "tonk: " + text.removeprefix("tonk-client: ")
-        super().exit(result, return_code=return_code)
+    @property
+    def parting(self) -> str | None:
+        """The player typed ssh, not tonk-client: the door's lines say "tonk:"."""
+        if self.failure is None:
+            return None
+        return "tonk: " + self.failure.removeprefix("tonk-client: ")
 
 
 class ErrorPipe(io.TextIOWrapper):
