@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import re
 import secrets
 import time
 from collections.abc import Sequence
@@ -97,6 +98,15 @@ class TableConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableConfig:
         return cls(**{**data, "rules": HouseRules.from_dict(data["rules"])})
+
+
+_PATH = re.compile(r"""(?:^|\s)(?:'/[^']*'|"/[^"]*"|/[^\s'"]+)""")
+
+
+def without_paths(reason: str) -> str:
+    """`reason` without the server's file paths: what is wrong is the players' business,
+    where the host keeps the database is not (the log has the paths)."""
+    return _PATH.sub(" on the server", reason).replace(": on the server", " on the server")
 
 
 @dataclass(slots=True)
@@ -729,7 +739,8 @@ class Table:
         except st.StoreError as exc:
             log.error("table %d: storage error: %s", self.id, exc)
             raise RequestError(
-                p.STORAGE_ERROR, f"the server could not save that ({exc}); nothing was changed"
+                p.STORAGE_ERROR,
+                f"the server could not save that ({without_paths(str(exc))}); nothing was changed",
             ) from None
 
     def refuse_paused(self) -> None:
@@ -739,9 +750,11 @@ class Table:
         )
 
     def pause(self, reason: str) -> None:
-        """The store cannot write: stop play and tell everybody at the table why, once."""
+        """The store cannot write: stop play and tell everybody at the table why, once (in
+        words without the server's file paths: those are the host's, in the log)."""
         if self.paused is not None or self.state in (FINISHED, CLOSED):
             return
+        reason = without_paths(reason)
         self.paused = reason
         self.paused_at = self.now
         log.debug("table %d: paused: the game cannot be saved (%s)", self.id, reason)

@@ -455,6 +455,11 @@ async def test_a_moved_or_replaced_database_pauses_play_until_it_is_back(tmp_pat
     async with server_process(db) as server:
         ports.append(server.port)
         f = await through_a_fault(server, make_fault, heal, "removed or replaced")
+        # The players are told what is wrong, not where the host keeps the database.
+        for client in f.at_tables:
+            told = [str(m) for m in client.received if m["type"] in (p.ERROR, p.TABLE)]
+            assert any("removed or replaced" in text for text in told), told
+            assert not any(str(tmp_path) in text for text in told), told
         await nothing_lost(db, f)
 
 
