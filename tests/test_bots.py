@@ -3,11 +3,13 @@ and `sharp` beats `easy`."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from tonk.shared.actions import DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
+from tonk.shared.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.bots import (
     BOT_STRATEGIES,
     BotError,
@@ -21,7 +23,7 @@ from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
 from tonk.shared.sim import play_hand, simulate
 from tonk.shared.spreads import Spread, SpreadKind
-from tonk.shared.view import Phase
+from tonk.shared.view import Phase, SeatView
 
 OPTIONS: list[dict[str, Any]] = [
     {},
@@ -305,3 +307,78 @@ def test_a_bot_seated_mid_hand_plays_on_from_the_view(strategy: str) -> None:
     assert action in hand.legal_actions(1).actions(1)
     with pytest.raises(BotError, match="events its seat sees"):
         late.observe([Event("draw_stock", 2, (parse_card("2c"),), private=True)])
+
+
+Ask = Callable[[SeatView], SeatView]
+
+
+class ShadowedSharp(SharpBot):
+    """A sharp bot playing a hand, with twins that follow the same events and are asked, at
+    each turn where it may drop, what they would do from the same view changed by `asks` (other
+    rules, other stakes). The twins are reseeded alike before each question, so only the
+    change tells their answers apart."""
+
+    def __init__(self, rng: random.Random, asks: Sequence[Ask], drops: list[int]) -> None:
+        super().__init__(rng)
+        self.asks = asks
+        self.drops = drops
+        self.twins = [SharpBot(random.Random(0)) for _ in asks]
+
+    def observe(self, events: Sequence[Event]) -> None:
+        super().observe(events)
+        for twin in self.twins:
+            twin.observe(events)
+
+    def choose(self, view: SeatView) -> Action:
+        if view.phase is Phase.START and view.legal().drop:
+            self.drops[0] += 1
+            for k, (twin, ask) in enumerate(zip(self.twins, self.asks, strict=True)):
+                twin.rng.seed(view.event_count)
+                self.drops[k + 1] += twin.choose(ask(view)) == Drop(view.turn)
+        return super().choose(view)
+
+
+def shadow_drops(
+    rules: HouseRules, players: int, hands: int, seed: int, asks: Sequence[Ask]
+) -> list[int]:
+    """[turns where a drop was open, then each twin's drops] over `hands` seeded hands."""
+    drops = [0] * (len(asks) + 1)
+    rng = random.Random(seed)
+    for number in range(hands):
+        bots = [
+            ShadowedSharp(random.Random(seed * 1000 + number * 10 + seat), asks, drops)
+            for seat in range(players)
+        ]
+        play_hand(Hand(rules, players, number % players, (1,) * players, rng=rng), bots)
+    return drops
+
+
+def with_rules(rules: HouseRules) -> Ask:
+    return lambda view: dataclasses.replace(view, rules=rules)
+
+
+def with_stakes(mine: int, others: int) -> Ask:
+    return lambda view: dataclasses.replace(
+        view, stakes=tuple(mine if seat == view.seat else others for seat in range(view.players))
+    )
+
+
+def test_sharp_drops_less_often_when_a_caught_drop_costs_more() -> None:
+    classic = PRESETS["classic"]
+    cheap = with_rules(classic.with_options({"caught_pays": 2}))
+    costly = with_rules(classic.with_options({"caught_pays": 6}))
+    turns, cheap_drops, costly_drops = shadow_drops(classic, 3, 300, 6, [cheap, costly])
+    # the same positions, the same samples: only what a caught drop costs differs
+    assert turns > 2000 and cheap_drops > 200
+    assert costly_drops < 0.9 * cheap_drops, (cheap_drops, costly_drops)
+
+
+def test_sharp_drops_more_often_when_its_own_seat_stake_is_higher() -> None:
+    # Under stake_mode = seat a won drop is paid at the dropper's stake, a caught one at each
+    # catcher's: a seat whose stake is three times the others' risks less for what it wins.
+    speno = PRESETS["speno"]
+    asks = [with_stakes(1, 1), with_stakes(3, 3), with_stakes(3, 1)]
+    turns, even, even_higher, mine_higher = shadow_drops(speno, 3, 300, 7, asks)
+    assert turns > 2000 and even > 200
+    assert even_higher == even  # one stake for all, whatever its size: the same decisions
+    assert mine_higher > 1.1 * even, (even, mine_higher)
