@@ -1,5 +1,6 @@
 """Bots: players that see exactly what one seat sees (its SeatView and its events) and choose
-one of the legal actions. `make_bot("easy" | "sharp", rng)` builds one."""
+one of the legal actions. `make_bot("easy" | "sharp" | "expert", rng)` builds one (`expert`
+is in expert.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .rules import HouseRules
 from .spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
 from .view import NO_ACTIONS, LegalActions, Phase, SeatView
 
-BOT_STRATEGIES = ("easy", "sharp")
+BOT_STRATEGIES = ("easy", "sharp", "expert")
 
 _START = Phase.START  # under a module name: see the note at `_START` in view.py
 
@@ -50,6 +51,10 @@ def make_bot(strategy: str, rng: random.Random) -> Bot:
         return EasyBot(rng)
     if strategy == "sharp":
         return SharpBot(rng)
+    if strategy == "expert":
+        from .expert import ExpertBot  # (it builds on SharpBot, below)
+
+        return ExpertBot(rng)
     raise BotError(f"unknown bot {strategy!r}; the bots are {', '.join(BOT_STRATEGIES)}")
 
 
@@ -478,23 +483,33 @@ class SharpBot(SeatBot):
 
     # -- judging a hand -------------------------------------------------------------------------
 
-    def best_discard(
+    def discard_scores(
         self, cards: Sequence[Card], live: Live, allowed: Collection[Card] | None = None
-    ) -> tuple[float, Card | None]:
-        """The discard (from `allowed`, default any) that leaves the best hand, and that hand's
-        score: lower is better, the count held less the worth of its near-spreads (pairs and
-        suited neighbours that live cards could make a spread of)."""
+    ) -> list[tuple[float, Card]]:
+        """Each discard (from `allowed`, default any) with the score of the hand it leaves:
+        lower is better, the count held less the worth of its near-spreads (pairs and suited
+        neighbours that live cards could make a spread of)."""
         n = len(cards)
         values = [VALUE[card.rank] for card in cards]
         total = sum(values)
         near_each, near_all = near_spreads(cards, live)
         weight = self.NEAR_WEIGHT
-        best_score = float("inf")
-        best: Card | None = None
+        scores = []
         for i, card in enumerate(cards):
             if allowed is not None and card not in allowed:
                 continue
             score = self.OUT if n == 1 else total - values[i] - weight * (near_all - near_each[i])
+            scores.append((score, card))
+        return scores
+
+    def best_discard(
+        self, cards: Sequence[Card], live: Live, allowed: Collection[Card] | None = None
+    ) -> tuple[float, Card | None]:
+        """The discard that leaves the best hand (see `discard_scores`; of equal scores the
+        higher card), and that hand's score."""
+        best_score = float("inf")
+        best: Card | None = None
+        for score, card in self.discard_scores(cards, live, allowed):
             if score < best_score or (score == best_score and best is not None and card > best):
                 best_score, best = score, card
         return best_score, best
@@ -629,7 +644,10 @@ class SharpBot(SeatBot):
                 card, spread = max(legal.hits, key=_hit_value)
                 return Hit(seat, card, spread)
         if legal.discards:
-            _, discard = self.best_discard(hand, Live(self.unseen(view)), legal.discards)
-            if discard is not None:
-                return _discard(seat, discard)
+            return self.choose_discard(view, legal.discards)
         return fallback(seat, legal)
+
+    def choose_discard(self, view: SeatView, allowed: tuple[Card, ...]) -> Action:
+        """The discard ending this turn, from `allowed` (not empty)."""
+        _, discard = self.best_discard(view.hand, Live(self.unseen(view)), allowed)
+        return _discard(view.turn, allowed[0] if discard is None else discard)

@@ -4,8 +4,12 @@ and `sharp` beats `easy`."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +19,10 @@ from tonk.shared.bots import (
     BotError,
     SharpBot,
     best_lay,
+    hand_count,
     make_bot,
 )
-from tonk.shared.cards import parse_card, parse_cards, stacked_deck
+from tonk.shared.cards import Card, parse_card, parse_cards, shuffled_deck, stacked_deck
 from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
@@ -151,12 +156,19 @@ def test_bots_take_from_an_empty_stock_table_only_a_discard_they_lay_at_once(
     assert hand.settlement.winners == (1,)
 
 
-@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+@pytest.mark.parametrize("strategy", ["easy", "sharp"])
 def test_every_hand_ends_and_some_run_the_stock_out(strategy: str) -> None:
     # play_hand raises if a hand goes on past 10,000 actions
     result = simulate(PRESETS["pagat"], 5, 200, 9, [strategy])
     assert sum(result.endings.values()) == 200
     assert result.endings["stock_out"] > 0
+
+
+def test_every_hand_of_experts_ends() -> None:
+    # (fewer hands: an expert thinks a thousand times longer than the others; its play at an
+    # empty stock is test_bots_end_the_hand_when_the_stock_is_empty's)
+    result = simulate(PRESETS["pagat"], 5, 20, 9, ["expert"])
+    assert sum(result.endings.values()) == 20
 
 
 def test_sharp_lays_the_combination_that_removes_the_most_count() -> None:
@@ -382,3 +394,126 @@ def test_sharp_drops_more_often_when_its_own_seat_stake_is_higher() -> None:
     assert turns > 2000 and even > 200
     assert even_higher == even  # one stake for all, whatever its size: the same decisions
     assert mine_higher > 1.1 * even, (even, mine_higher)
+
+
+# -- expert ---------------------------------------------------------------------------------
+
+
+def first_turn(rules: HouseRules, players: int, deck: Sequence[Card], dealer: int = 0) -> Hand:
+    return Hand(rules, players, dealer, (1,) * players, deck=deck)
+
+
+def expert_choice(hand: Hand, seed: int) -> Action:
+    bot = make_bot("expert", random.Random(seed))
+    bot.observe(hand.events_for(hand.turn))
+    return bot.choose(hand.view(hand.turn))
+
+
+def hidden_swapped(
+    deck: Sequence[Card], players: int, dealer: int, rng: random.Random
+) -> list[Card]:
+    """`deck` with every card the first seat to act cannot see shuffled among themselves: its
+    own five, the up card and the stock's top card (which it may draw) stay where they are."""
+    first = (dealer + 1) % players
+    offset = (first - dealer - 1) % players
+    dealt = 5 * players
+    fixed = {offset + players * k for k in range(5)} | {dealt, dealt + 1}
+    free = [i for i in range(len(deck)) if i not in fixed]
+    cards = [deck[i] for i in free]
+    rng.shuffle(cards)
+    out = list(deck)
+    for i, card in zip(free, cards, strict=True):
+        out[i] = card
+    return out
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3), ("speno", 4)])
+def test_expert_decides_from_its_seats_view_alone(preset: str, players: int) -> None:
+    """Two deals the seat to act cannot tell apart (other hands and the stock differ, what it
+    sees does not) get the same decisions from the same seed, before and after its draw."""
+    rules = PRESETS[preset]
+    rng = random.Random(41)
+    differed = 0
+    for number in range(12):
+        deck = shuffled_deck(rng)
+        other = hidden_swapped(deck, players, 0, rng)
+        hands = [first_turn(rules, players, d) for d in (deck, other)]
+        if hands[0].ended or hands[1].ended:
+            continue  # a tonk on the deal: nothing to decide
+        differed += hands[0].hands != hands[1].hands
+        seat = hands[0].turn
+        assert hands[0].view(seat) == hands[1].view(seat)
+        choices = [expert_choice(hand, number) for hand in hands]
+        assert choices[0] == choices[1]
+        for hand in hands:
+            hand.apply(DrawStock(seat))
+        assert hands[0].view(seat) == hands[1].view(seat)
+        assert expert_choice(hands[0], number) == expert_choice(hands[1], number)
+    assert differed >= 8
+
+
+def test_expert_drops_a_sure_winner_and_draws_with_a_high_count() -> None:
+    rules = PRESETS["classic"]
+    hands = [
+        parse_cards("Kc Qd 9s 7h 5c"),
+        parse_cards("As 2h Ac 2d 3s"),
+        parse_cards("Kh Jc 9d 7s 4c"),
+        parse_cards("Kd Jh 8c 6s 4d"),
+    ]
+    low = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    assert expert_choice(low, 1) == Drop(1)
+    hands[1] = parse_cards("Ks 10h 9c 8d 3s")
+    high = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    assert expert_choice(high, 1) == DrawStock(1)
+
+
+def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
+    """The first decision of seeded heads-up deals, asked under caught_pays 1 and 10: the
+    expert settles each sampled drop by the table's rules, so the costlier catch is avoided."""
+    classic = PRESETS["classic"]
+    cheap, costly = (classic.with_options({"caught_pays": n}) for n in (1, 10))
+    rng = random.Random(8)
+    asked = drops_cheap = drops_costly = 0
+    while asked < 40:
+        hand = first_turn(classic, 2, shuffled_deck(rng))
+        if hand.ended or hand_count(hand.hands[hand.turn]) > 20:
+            continue
+        asked += 1
+        view = hand.view(hand.turn)
+        for rules in (cheap, costly):
+            bot = make_bot("expert", random.Random(asked))
+            bot.observe(hand.events_for(hand.turn))
+            dropped = bot.choose(dataclasses.replace(view, rules=rules)) == Drop(hand.turn)
+            if rules is cheap:
+                drops_cheap += dropped
+            else:
+                drops_costly += dropped
+    assert drops_cheap >= 8
+    assert drops_costly < 0.7 * drops_cheap, (drops_cheap, drops_costly)
+
+
+def test_an_expert_decision_is_the_same_from_the_same_seed() -> None:
+    first = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
+    second = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
+    assert first.to_dict() == second.to_dict()
+    assert first.ledger.to_dict() == second.ledger.to_dict()
+
+
+def test_tonk_sim_plays_the_expert() -> None:
+    tonk_sim = Path(sys.executable).with_name("tonk-sim")
+    assert tonk_sim.exists(), "tonk-sim is not installed: pip install -e ."
+    helped = subprocess.run(
+        [tonk_sim, "--help"], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert "expert" in helped.stdout
+    done = subprocess.run(
+        [tonk_sim, "--players", "3", "--hands", "6", "--bots", "expert,sharp", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [seat["bot"] for seat in data["seats"]] == ["expert", "sharp", "expert"]
+    assert sum(data["endings"].values()) == 6
