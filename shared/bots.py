@@ -564,6 +564,14 @@ class SharpBot(SeatBot):
             and self.drop_worth(view, mine, unseen) >= self.DROP_WORTH
         ):
             return _drop(seat)
+        return self.draw_choice(view, legal, unseen, uses_top)
+
+    def draw_choice(
+        self, view: SeatView, legal: LegalActions, unseen: list[Card], uses_top: bool
+    ) -> Action:
+        """The stock or the top discard, whichever leaves the better hand."""
+        seat = view.turn
+        top = view.discard_top
         if legal.take_discard and top is not None and legal.draw_stock:
             if self.prefers_discard(view, top, unseen, uses_top):
                 return _take_discard(seat)

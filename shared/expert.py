@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Sequence
-from math import comb
+from math import comb, sqrt
 
-from .actions import Action, Discard, DrawStock, Drop, Hit, LaySpread, TakeDiscard
+from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from .bots import VALUE, Live, SharpBot, card_uses, fallback, hand_count
 from .cards import DECK, Card
 from .hand import Hand
@@ -23,10 +23,11 @@ Deal = tuple[list[list[Card]], list[Card], list[Card]]
 
 
 class ExpertBot(SharpBot):
-    """Plays its spreads and hits as `sharp` does; weighs each real choice (drop, draw from
-    the stock or take the discard; which card to throw) by dealing the unseen cards many ways
-    and playing each choice out to the hand's end, every seat then playing the quick policy
-    (`playout_action`), and takes the choice that wins the most by the table's settlement.
+    """Starts from what `sharp` would do, and puts each real choice to a search: whether to
+    drop (or not, when sharp would), and which of the few best discards to throw. The search
+    deals the unseen cards many ways, plays each option out to the hand's end on the same
+    deals, every seat then playing the quick policy (`playout_action`), and settles each ending
+    by the table's rules and stakes; sharp's choice stands unless another wins clearly more.
     It reads only its seat's view and events; the search's size is a number of samples, so a
     decision depends on the seed alone, never on the clock."""
 
@@ -35,63 +36,69 @@ class ExpertBot(SharpBot):
     DEALS = 160  # at most this many deals of the unseen cards sampled for a decision
     CHECK_EVERY = 20  # deals between looks at whether one option is clearly best
     CLEAR = 3.0  # ... by this many standard errors of its lead
-    CANDIDATES = 4  # random deals each sampled deal is picked from, by how likely it is
+    SURE = 2.0  # search overrules sharp's choice only when ahead of it by this many
     DISCARDS = 3  # discards weighed by search: the best few by sharp's score
     DISCARD_SPAN = 6.0  # ... no worse than the best by more than this
     DROP_MAX = 25  # a drop above this count is never weighed
     PLAYOUT_LIMIT = 400  # actions before a playout is called even (a hand ends long before)
 
+    def new_hand(self) -> None:
+        super().new_hand()
+        self.drawn: dict[int, int] = {}  # draws from the stock by seat this hand
+
+    def see(self, event: Event) -> None:
+        super().see(event)
+        if event.kind == "draw_stock" and event.seat is not None:
+            self.drawn[event.seat] = self.drawn.get(event.seat, 0) + 1
+
     # -- deciding -------------------------------------------------------------------------------
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
+        sharp = super().start_turn(view, legal)
         if view.stock_size == 0:
-            return super().start_turn(view, legal)  # drawing ends the hand: nothing to weigh
+            return sharp  # drawing ends the hand: nothing to weigh
         seat = view.turn
         hand = view.hand
-        options: list[Action] = [DrawStock(seat)]
-        if legal.drop and hand_count(hand) <= self.DROP_MAX:
-            options.append(Drop(seat))
-        top = view.discard_top
-        if (
-            legal.take_discard
-            and top is not None
-            and (
-                card_uses(top, hand, view.spreads, view.rules)
-                or VALUE[top.rank] < max(VALUE[card.rank] for card in hand)
+        options: list[Action] = [sharp]
+        if isinstance(sharp, Drop):
+            top = view.discard_top
+            uses_top = bool(
+                legal.take_discard
+                and top is not None
+                and card_uses(top, hand, view.spreads, view.rules)
             )
-        ):
-            options.append(TakeDiscard(seat))  # (a dead card no lower than any held is not)
+            options.append(self.draw_choice(view, legal, self.unseen(view), uses_top))
+        elif legal.drop and hand_count(hand) <= self.DROP_MAX:
+            options.append(Drop(seat))
         if len(options) == 1:
-            return options[0]
-        return self.search(view, options) or super().start_turn(view, legal)
+            return sharp
+        return self.search(view, options)
 
     def choose_discard(self, view: SeatView, allowed: tuple[Card, ...]) -> Action:
         seat = view.turn
-        if len(view.hand) == 1:
-            return Discard(seat, view.hand[0])  # out on the discard
-        scores = sorted(
-            self.discard_scores(view.hand, Live(self.unseen(view)), allowed),
-            key=lambda scored: (scored[0], -VALUE[scored[1].rank], -scored[1].rank),
-        )
+        live = Live(self.unseen(view))
+        _, sharp = self.best_discard(view.hand, live, allowed)
+        if sharp is None or len(view.hand) == 1:
+            return Discard(seat, allowed[0] if sharp is None else sharp)  # (the last: out)
+        scores = sorted(self.discard_scores(view.hand, live, allowed), key=_score_then_high)
         best = scores[0][0]
-        options: list[Action] = [
-            Discard(seat, card)
-            for score, card in scores[: self.DISCARDS]
-            if score <= best + self.DISCARD_SPAN
-        ]
-        if len(options) > 1:
-            chosen = self.search(view, options)
-            if chosen is not None:
-                return chosen
-        return options[0]
+        options: list[Action] = [Discard(seat, sharp)]
+        for score, card in scores[: self.DISCARDS]:
+            if card != sharp and score <= best + self.DISCARD_SPAN:
+                options.append(Discard(seat, card))
+        if len(options) == 1:
+            return options[0]
+        return self.search(view, options)
 
     # -- searching ------------------------------------------------------------------------------
 
-    def search(self, view: SeatView, options: Sequence[Action]) -> Action | None:
-        """The option that wins the most over the sampled deals (None if the unseen cards
-        cannot fill the hidden places: a seat that came in mid-hand may not know enough).
-        Every option is played out on the same deals, so their differences are measured, not
-        drowned in the deals' luck; sampling stops early once the leader is clearly ahead."""
+    def search(self, view: SeatView, options: Sequence[Action]) -> Action:
+        """Of `options` (the first being sharp's choice), the one that wins the most over the
+        sampled deals; sharp's choice unless another is ahead of it by SURE standard errors
+        (and when the unseen cards cannot fill the hidden places: a seat that came in
+        mid-hand may not know enough). Every option is played out on the same deals, so their
+        differences are measured, not drowned in the deals' luck; sampling stops early once
+        one option is clearly ahead of every other."""
         seat = view.turn
         rules = view.rules
         nets: list[list[int]] = [[] for _ in options]
@@ -109,26 +116,30 @@ class ExpertBot(SharpBot):
             if dealt % self.CHECK_EVERY == 0 and clearly_best(nets, self.CLEAR) is not None:
                 break
         if not dealt:
-            return None
+            return options[0]
         best = max(range(len(options)), key=lambda i: (sum(nets[i]), -i))
+        if best and not ahead(nets[best], nets[0], self.SURE):
+            return options[0]
         return options[best]
 
     def deals(self, view: SeatView, count: int) -> Iterator[Deal]:
         """`count` deals of the unseen cards into the other hands (around the cards each is
         known to hold: taken from the pile and not yet played) and the stock; none if the
-        unseen cards cannot fill those places. Players keep their low cards: each deal is
-        picked from CANDIDATES random ones, a candidate being LIKELY_HIGH times as likely for
-        each card it gives a player above what that player last threw away."""
+        unseen cards cannot fill those places. Players keep their low cards: a player who has
+        drawn from the stock n times is dealt the lowest of its hidden places' number plus n
+        random cards (each draw was a chance to throw a high card away), the rest going back
+        to the stock."""
         seat = view.turn
         unseen = self.unseen(view)
-        places: list[tuple[int, list[Card], int, int]] = []  # (seat, known, hidden, thrown)
+        places: list[tuple[int, list[Card], int, int]] = []  # (seat, known, hidden, drawn)
         for other in range(view.players):
             if other == seat:
                 continue
             known = self.known.get(other, [])[: view.card_counts[other]]
             hidden = view.card_counts[other] - len(known)
-            places.append((other, known, hidden, self.last_discard.get(other, 10)))
-        needed = sum(hidden for _, _, hidden, _ in places) + view.stock_size
+            places.append((other, known, hidden, self.drawn.get(other, 0)))
+        hidden_all = sum(hidden for _, _, hidden, _ in places)
+        needed = hidden_all + view.stock_size
         size = len(unseen)
         if needed > size:
             return
@@ -139,49 +150,49 @@ class ExpertBot(SharpBot):
         elif not pile or pile[-1] != top or len(pile) != view.discard_size:
             pile = [top]  # the cards under the top were not all seen (came in mid-hand)
         random_ = self.rng.random
-        likely_high = self.LIKELY_HIGH
         mine = list(view.hand)
         for _ in range(count):
-            best: list[Card] = unseen
-            best_key = -1.0
-            for _ in range(self.CANDIDATES):
-                # a partial shuffle deals `needed` random unseen cards to the front
-                for k in range(needed):
-                    j = k + int(random_() * (size - k))
-                    unseen[k], unseen[j] = unseen[j], unseen[k]
-                weight = 1.0
-                at = 0
-                for _, _, hidden, thrown in places:
-                    for card in unseen[at : at + hidden]:
-                        if VALUE[card.rank] > thrown:
-                            weight *= likely_high
-                    at += hidden
-                # one of the candidates drawn with chance by weight (Efraimidis-Spirakis)
-                key = random_() ** (1.0 / weight)
-                if key > best_key:
-                    best, best_key = unseen[:needed], key
+            # a partial shuffle deals `needed` random unseen cards to the front
+            for k in range(needed):
+                j = k + int(random_() * (size - k))
+                unseen[k], unseen[j] = unseen[j], unseen[k]
             hands: list[list[Card]] = [mine] * view.players
+            rest = unseen[hidden_all:needed]
             at = 0
-            for other, known, hidden, _ in places:
-                hands[other] = known + best[at : at + hidden]
+            for other, known, hidden, drawn in places:
+                extra = min(drawn, len(rest))
+                offered = unseen[at : at + hidden] + rest[:extra]
                 at += hidden
-            yield hands, best[at:needed], pile
+                if extra:
+                    offered.sort(key=_card_count)
+                    rest[:extra] = offered[hidden:]
+                hands[other] = known + offered[:hidden]
+            for k in range(len(rest) - 1, 0, -1):  # the cards sent back go anywhere in it
+                j = int(random_() * (k + 1))
+                rest[k], rest[j] = rest[j], rest[k]
+            yield hands, rest, pile
 
 
 def clearly_best(nets: Sequence[Sequence[int]], clear: float) -> int | None:
     """The option whose mean net beats every other's by more than `clear` standard errors
     of their paired differences (the same deals), or None while none does."""
-    n = len(nets[0])
     best = max(range(len(nets)), key=lambda i: sum(nets[i]))
     for other in range(len(nets)):
-        if other == best:
-            continue
-        diffs = [a - b for a, b in zip(nets[best], nets[other], strict=True)]
-        mean = sum(diffs) / n
-        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        if mean <= clear * (variance / n) ** 0.5:
+        if other != best and not ahead(nets[best], nets[other], clear):
             return None
     return best
+
+
+def ahead(these: Sequence[int], those: Sequence[int], by: float) -> bool:
+    """Whether nets `these` beat `those` (on the same deals) by more than `by` standard errors
+    of their differences."""
+    n = len(these)
+    if n < 2:
+        return False
+    diffs = [a - b for a, b in zip(these, those, strict=True)]
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > by * sqrt(variance / n)
 
 
 def play_out(hand: Hand, seat: int, limit: int) -> int:
@@ -273,3 +284,8 @@ def _hit_count(hit: tuple[Card, int]) -> int:
 
 def _card_count(card: Card) -> tuple[int, int]:
     return VALUE[card.rank], card.rank
+
+
+def _score_then_high(scored: tuple[float, Card]) -> tuple[float, int, int]:
+    score, card = scored
+    return score, -VALUE[card.rank], -card.rank
