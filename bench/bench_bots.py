@@ -7,14 +7,17 @@ Each deal is played twice, the seats' bots swapped (expert, sharp, expert, ... a
 expert, sharp, ...), from the same deck and dealer, so that the luck of the deal cancels and
 what is left is the bots' difference. A deal's figure is the mean net per hand of its expert
 seats less that of its sharp seats, over its two plays; the interval is the mean of those
-figures plus or minus 1.96 standard errors. Runs in one process pinned to one core where the
-OS allows it; decision times are the thread's CPU time. With --write, the results replace the
+figures plus or minus 1.96 standard errors. The tables' matches run in --jobs processes, each
+pinned to one core where the OS allows it (a table's result does not depend on how many);
+decision times are the thread's CPU time. With --write, the results replace the
 "## Bots" section of the file (the rest of the file is kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import random
 import statistics
 import sys
@@ -116,6 +119,21 @@ def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times
     )
 
 
+def match_task(task: tuple[str, int, int, int]) -> tuple[Match, Times]:
+    """One table's match in a worker process: the match and its expert decisions' times."""
+    times = Times()
+    return expert_against_sharp(*task, times), times
+
+
+def pin_worker() -> None:
+    """Each worker on a core of its own (the n-th worker on the n-th allowed core)."""
+    if hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        identity = multiprocessing.current_process()._identity
+        index = (identity[0] - 1) if identity else 0
+        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+
+
 def sharp_decision_times(hands: int, seed: int) -> Times:
     """Every decision of sharp bots playing each other at every preset and 2 to 4 seats."""
     times = Times()
@@ -150,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sharp-hands", type=int, default=200, help="hands per table timing sharp")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
+        "--jobs", type=int, default=1, help="processes for the matches, each on its own core"
+    )
+    parser.add_argument(
         "--tables", help="only these tables, e.g. classic:2,speno:4 (default every preset at 2-4)"
     )
     parser.add_argument("--write", type=Path, help="update this file's Bots section")
@@ -158,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tables:
         tables = [(t.split(":")[0], int(t.split(":")[1])) for t in args.tables.split(",")]
 
-    pinned = pin_to_one_core()
+    pinned = f"matches in {args.jobs} process(es), each pinned to a core"
     command = "python bench/bench_bots.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [
         HEADING,
@@ -180,8 +201,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     expert_times = Times()
     above = 0
-    for number, (preset, players) in enumerate(tables):
-        match = expert_against_sharp(preset, players, args.deals, args.seed + number, expert_times)
+    tasks = [
+        (preset, players, args.deals, args.seed + number)
+        for number, (preset, players) in enumerate(tables)
+    ]
+    with multiprocessing.Pool(args.jobs, initializer=pin_worker) as pool:
+        results = pool.map(match_task, tasks, chunksize=1)
+    for match, times in results:
+        expert_times.start += times.start
+        expert_times.play += times.play
+        preset, players = match.preset, match.players
         low, high = match.edge - match.half, match.edge + match.half
         met = low > 0
         above += met
@@ -195,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines.append(line)
     lines += ["", f"Above zero at {above} of {len(tables)} tables.", ""]
 
+    pin_to_one_core()
     sharp_times = sharp_decision_times(args.sharp_hands, args.seed)
     lines += [
         "CPU time of one decision (the whole `choose`, legal actions included; thread CPU "

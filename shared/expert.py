@@ -34,6 +34,7 @@ class ExpertBot(SharpBot):
     strategy = "expert"
 
     DEALS = 160  # at most this many deals of the unseen cards sampled for a decision
+    PLAYOUTS = 320  # ... and at most this many playouts (each option played out on each deal)
     CHECK_EVERY = 20  # deals between looks at whether one option is clearly best
     CLEAR = 3.0  # ... by this many standard errors of its lead
     SURE = 2.0  # search overrules sharp's choice only when ahead of it by this many
@@ -103,7 +104,9 @@ class ExpertBot(SharpBot):
         rules = view.rules
         nets: list[list[int]] = [[] for _ in options]
         dealt = 0
-        for hands, stock, pile in self.deals(view, self.DEALS):
+        played = sum(not isinstance(option, Drop) for option in options)  # (a drop is settled)
+        deals = min(self.DEALS, self.PLAYOUTS // max(1, played))
+        for hands, stock, pile in self.deals(view, deals):
             for option, found in zip(options, nets, strict=True):
                 if isinstance(option, Drop):
                     settlement = settle_drop(rules, seat, hands, view.stakes, view.multiplier)
