@@ -518,3 +518,32 @@ def test_tonk_sim_plays_the_expert() -> None:
     data = json.loads(done.stdout)
     assert [seat["bot"] for seat in data["seats"]] == ["expert", "sharp", "expert"]
     assert sum(data["endings"].values()) == 6
+
+
+def test_a_position_built_from_a_view_and_the_hidden_cards_plays_on_like_the_hand() -> None:
+    rules = PRESETS["black-tonk"]
+    for seed in range(20):
+        hand = Hand(rules, 3, seed % 3, (1,) * 3, rng=random.Random(seed))
+        bots = [make_bot("sharp", random.Random(seed + seat)) for seat in range(3)]
+        for seat, bot in enumerate(bots):
+            bot.observe(hand.events_for(seat))
+        steps = 0
+        while not hand.ended and steps < 4:  # a few moves in: spreads, a pile, a turn begun
+            start = len(hand.events)
+            hand.apply(bots[hand.turn].choose(hand.view(hand.turn)))
+            for seat, bot in enumerate(bots):
+                bot.observe(hand.events_for(seat, start))
+            steps += 1
+        if hand.ended:
+            continue
+        view = hand.view(hand.turn)
+        copy = Hand.position(view, hand.hands, hand.stock, hand.discards)
+        assert copy.view(hand.turn) == dataclasses.replace(view, event_count=0)
+        while not hand.ended:
+            action = bots[hand.turn].choose(hand.view(hand.turn))
+            start = len(hand.events)
+            hand.apply(action)
+            copy.apply(action)
+            for seat, bot in enumerate(bots):
+                bot.observe(hand.events_for(seat, start))
+        assert copy.settlement == hand.settlement
