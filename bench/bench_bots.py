@@ -222,7 +222,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(line, flush=True)
         lines.append(line)
-    lines += ["", f"Above zero at {above} of {len(tables)} tables.", ""]
+    edges = [match.edge for match, _ in results]
+    pooled_half = sum((match.half) ** 2 for match, _ in results) ** 0.5 / len(results)
+    pooled = statistics.mean(edges)
+    lines += [
+        "",
+        f"Above zero at {above} of {len(tables)} tables. Over all {len(tables)} tables together "
+        f"(the mean of their edges, the tables independent): {pooled:+.3f} "
+        f"[{pooled - pooled_half:+.3f}, {pooled + pooled_half:+.3f}].",
+        "",
+    ]
 
     pin_to_one_core()
     sharp_times = sharp_decision_times(args.sharp_hands, args.seed)
