@@ -282,12 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace the Game core section of `path` (or add it), keeping every other section."""
+def write_section(path: Path, section: str, heading: str = HEADING) -> None:
+    """Replace the `heading` section of `path` (or add it), keeping every other section."""
     text = path.read_text() if path.exists() else "# Benchmarks\n"
     lines = text.splitlines()
     try:
-        start = lines.index(HEADING)
+        start = lines.index(heading)
     except ValueError:
         new = text.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n"
     else:

@@ -59,6 +59,7 @@ class ClientConfig:
     style: CardStyle = field(default_factory=CardStyle)
     theme: str | None = None
     bots: int = 2
+    bot_strategies: tuple[str, ...] = ()  # each bot's strategy; empty: every bot `easy`
     rules: str = "classic"
     confirm_drop: bool = True  # ask before a drop
     bot_pause: float | None = None
@@ -301,7 +302,8 @@ class TonkApp(KeyedApp):
         kind = request.get("type")
         if kind == "create_table":
             bots = int(request.pop("bots", 0) or 0)
-            connection.create_table(TableRequest(request, bots))
+            strategy = str(request.pop("strategy", "easy"))
+            connection.create_table(TableRequest(request, bots, strategy))
         elif kind == p.LEAVE:
             connection.leave()
         elif kind == p.SIT:
@@ -333,4 +335,4 @@ def practice_request(config: ClientConfig) -> TableRequest:
         fields["deck"] = config.deck
     if config.dealer is not None:
         fields["dealer"] = config.dealer
-    return TableRequest(fields, bots=config.bots)
+    return TableRequest(fields, bots=config.bots, strategies=config.bot_strategies)

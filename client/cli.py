@@ -1,5 +1,6 @@
-"""`tonk-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--theme T] [--bots N]
-[--rules PRESET]`: join a server, or with no address play a practice table against bots."""
+"""`tonk-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--theme T]
+[--bots N | --bots BOT,BOT,...] [--rules PRESET]`: join a server, or with no address play a
+practice table against bots."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.rules import PRESETS
 
 from .app import DEFAULT_PORT, ClientConfig, TonkApp
@@ -34,6 +36,27 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
         raise ValueError(f"{port_text!r} is not a port number (1-65535)")
     return host, int(port_text)
+
+
+def parse_bots(text: str) -> tuple[int, tuple[str, ...]]:
+    """`--bots`: a number of bots (each `easy`), or each bot's strategy, comma-separated.
+    Returns (how many, the strategies named: none for a number); raises ValueError."""
+    text = text.strip()
+    if text.isdigit():
+        count = int(text)
+        strategies: tuple[str, ...] = ()
+    else:
+        strategies = tuple(name.strip() for name in text.split(","))
+        for name in strategies:
+            if name not in BOT_STRATEGIES:
+                raise ValueError(
+                    f"--bots: no bot {name!r}; give a number or bots from "
+                    f"{', '.join(BOT_STRATEGIES)}, comma-separated"
+                )
+        count = len(strategies)
+    if not 1 <= count <= 4:
+        raise ValueError("--bots takes 1 to 4 bots")
+    return count, strategies
 
 
 def login_name() -> str:
@@ -78,7 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     practice = parser.add_argument_group("practice table (no address)")
     practice.add_argument(
-        "--bots", type=int, default=2, metavar="N", help="bots at the table, 1 to 4 (default 2)"
+        "--bots",
+        default="2",
+        metavar="N|BOT,...",
+        help=f"bots at the table: how many (1 to 4, each easy), or each bot's strategy in "
+        f"seat order ({', '.join(BOT_STRATEGIES)}; e.g. expert,sharp) (default 2)",
     )
     practice.add_argument(
         "--rules",
@@ -106,15 +133,15 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
     if args.address:
         config.host, config.port = parse_address(args.address)
         return config
-    if not 1 <= args.bots <= 4:
-        raise ValueError("--bots takes 1 to 4 bots")
+    count, strategies = parse_bots(args.bots)
     max_players = PRESETS[args.rules].players
-    if args.bots + 1 > max_players:
+    if count + 1 > max_players:
         raise ValueError(
             f"the {args.rules} rules seat at most {max_players} players: "
             f"--bots {max_players - 1} at most"
         )
-    config.bots = args.bots
+    config.bots = count
+    config.bot_strategies = strategies
     config.rules = args.rules
     config.bot_pause = args.bot_pause
     config.seed, config.deck, config.dealer = args.seed, args.deck, args.dealer

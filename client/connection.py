@@ -78,11 +78,17 @@ Opener = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter
 @dataclass
 class TableRequest:
     """A table to create on connecting (the practice table) or from the lobby's form: the
-    create_table fields, and how many bots to seat once we sit."""
+    create_table fields, and the bots to seat once we sit: `bots` bots playing `strategy`,
+    or, when `strategies` is given, one bot for each strategy named there."""
 
     fields: dict[str, Any]
     bots: int = 0
     strategy: str = "easy"
+    strategies: tuple[str, ...] = ()
+
+    def bot_strategies(self) -> tuple[str, ...]:
+        """Each bot's strategy, in the order they are seated."""
+        return self.strategies or (self.strategy,) * self.bots
 
 
 @dataclass
@@ -169,7 +175,7 @@ class Connection:
         self.joining = False
         self.table: _Table | None = None
         self.token: str | None = None
-        self._pending_bots: tuple[int, str] | None = None
+        self._pending_bots: tuple[str, ...] | None = None
         self._log: list[LogLine] = []
         self._log_numbers = itertools.count()
         self._ids = itertools.count(1)
@@ -400,7 +406,7 @@ class Connection:
     # -- requests from the screens -----------------------------------------------------------
 
     def create_table(self, request: TableRequest) -> bool:
-        self._pending_bots = (request.bots, request.strategy) if request.bots else None
+        self._pending_bots = request.bot_strategies() or None
         return self.send({"type": p.CREATE_TABLE, **request.fields})
 
     def leave(self) -> bool:
@@ -544,9 +550,9 @@ class Connection:
         if self.tokens is not None:
             self.tokens.remember(self.address, SeatRecord(table_id, self.token, self.name))
         if self._pending_bots is not None:
-            count, strategy = self._pending_bots
+            strategies = self._pending_bots
             self._pending_bots = None
-            for _ in range(count):
+            for strategy in strategies:
                 self._send({"type": p.ADD_BOT, "strategy": strategy})
 
     def _on_watching(self, message: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
+from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import Card
 from tonk.shared.rules import PRESETS, HouseRules, RulesError
 from tonk.shared.settlement import Settlement
@@ -363,8 +364,9 @@ SESSION_ENDS = (("never", "never"), ("after N hands", "hands"), ("after N minute
 
 
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
-    """The create-table form: name, preset, option overrides, stake and unit, seats, bots,
-    turn timer, and how the session ends. Dismisses with the request's fields, or None."""
+    """The create-table form: name, preset, option overrides, stake and unit, seats, bots and
+    their strategy, turn timer, and how the session ends. Dismisses with the request's fields
+    (`bots` and `strategy` for the client to seat), or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
@@ -412,6 +414,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
                         value=0,
                         allow_blank=False,
                         id="bots",
+                        compact=True,
+                    )
+                    yield Select(
+                        [(name, name) for name in BOT_STRATEGIES],
+                        value="easy",
+                        allow_blank=False,
+                        id="strategy",
                         compact=True,
                     )
                 yield Label("Turn timer (s)")
@@ -484,6 +493,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
             "unit": self._value("#unit"),
             "seats": seats,
             "bots": bots,
+            "strategy": str(self.query_one("#strategy", Select).value),
             "turn_timer": timer or None,
         }
         if ends != "never":

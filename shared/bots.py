@@ -1,11 +1,12 @@
 """Bots: players that see exactly what one seat sees (its SeatView and its events) and choose
-one of the legal actions. `make_bot("easy" | "sharp", rng)` builds one."""
+one of the legal actions. `make_bot("easy" | "sharp" | "expert", rng)` builds one (`expert`
+is in expert.py)."""
 
 from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from operator import attrgetter
 from typing import Protocol
 
@@ -15,7 +16,7 @@ from .rules import HouseRules
 from .spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
 from .view import NO_ACTIONS, LegalActions, Phase, SeatView
 
-BOT_STRATEGIES = ("easy", "sharp")
+BOT_STRATEGIES = ("easy", "sharp", "expert")
 
 _START = Phase.START  # under a module name: see the note at `_START` in view.py
 
@@ -50,6 +51,10 @@ def make_bot(strategy: str, rng: random.Random) -> Bot:
         return EasyBot(rng)
     if strategy == "sharp":
         return SharpBot(rng)
+    if strategy == "expert":
+        from .expert import ExpertBot  # (it builds on SharpBot, below)
+
+        return ExpertBot(rng)
     raise BotError(f"unknown bot {strategy!r}; the bots are {', '.join(BOT_STRATEGIES)}")
 
 
@@ -323,13 +328,14 @@ def near_spreads(cards: Sequence[Card], live: Live) -> tuple[list[float], float]
 class SharpBot(SeatBot):
     """Counts what it has seen, plays its spreads and hits for the most count, keeps low cards
     and near-spreads, takes the discard when it beats the expected stock card, and drops when
-    sampling the unseen cards says nobody is likely to be at or below its count."""
+    sampling the unseen cards says a drop is worth enough by the table's own payments and
+    stakes (what a caught drop costs against what a won one pays)."""
 
     strategy = "sharp"
     tracks = True
 
     SAMPLES = 120  # deals of the unseen cards sampled per drop question
-    DROP_CHANCE = 0.8  # drop when the chance that nobody is at or below us is at least this
+    DROP_WORTH = 0.5  # drop when its expected winnings are at least this share of a won drop
     DROP_MAX = 20  # never drop above this count (no sampling needed)
     NEAR_WEIGHT = 0.2  # worth of a near-spread, per live card that completes it, per point
     TAKE_MARGIN = 0.5  # how much better than the expected stock card the discard must be
@@ -385,19 +391,25 @@ class SharpBot(SeatBot):
                 seen.update(cards)
         return [card for card in DECK if card not in seen]
 
-    def chance_lowest(
-        self,
-        view: SeatView,
-        mine: int,
-        unseen: Sequence[Card],
-        threshold: float | None = None,
-    ) -> float:
-        """The chance that every other seat counts more than `mine`. Each sample deals the
-        unseen cards at random to fill the other hands around their known cards, and weighs
-        down cards higher than what their holder last threw away (players keep low cards).
-        With a `threshold`, sampling stops once the answer is clearly on one side of it."""
+    def chance_lowest(self, view: SeatView, mine: int, unseen: Sequence[Card]) -> float:
+        """The chance that every other seat counts more than `mine` (see `drop_outcomes`)."""
+        won = total = 0.0
+        for weight, catchers in self.drop_outcomes(view, mine, unseen, self.SAMPLES):
+            total += weight
+            if not catchers:
+                won += weight
+        return won / total if total else 0.0
+
+    def drop_outcomes(
+        self, view: SeatView, mine: int, unseen: Sequence[Card], samples: int
+    ) -> Iterator[tuple[float, tuple[int, ...]]]:
+        """Who would catch a drop at `mine`, over `samples` sampled deals of the unseen cards:
+        (weight, the seats at or below `mine`) for each. A sample fills the other hands around
+        their known cards with unseen cards at random, and weighs down cards higher than what
+        their holder last threw away (players keep low cards)."""
         seat = view.seat
-        others: list[tuple[int, int, int]] = []  # (known count, hidden cards, last discard)
+        sure: list[int] = []  # seats whose whole hand is known and at or below us
+        others: list[tuple[int, int, int, int]] = []  # (seat, known count, hidden, last discard)
         for other in range(view.players):
             if other == seat:
                 continue
@@ -406,65 +418,98 @@ class SharpBot(SeatBot):
             hidden = max(0, view.card_counts[other] - len(known))
             if hidden == 0:
                 if known_count <= mine:
-                    return 0.0  # its whole hand is known, and it is at or below us
+                    sure.append(other)
                 continue
-            others.append((known_count, hidden, self.last_discard.get(other, 10)))
-        if not others:
-            return 1.0
+            others.append((other, known_count, hidden, self.last_discard.get(other, 10)))
         pool = [VALUE[card.rank] for card in unseen]
         size = len(pool)
-        needed = sum(hidden for _, hidden, _ in others)
-        if needed > size:
-            return 0.0
+        needed = sum(hidden for _, _, hidden, _ in others)
+        if not others or needed > size:
+            yield 1.0, tuple(sure)
+            return
         random_ = self.rng.random
         low_weight = self.LIKELY_HIGH
-        won = 0.0
-        total = 0.0
-        for n in range(1, self.SAMPLES + 1):
+        for _ in range(samples):
             # a partial shuffle deals `needed` random unseen cards to the front of the pool
             for k in range(needed):
                 j = k + int(random_() * (size - k))
                 pool[k], pool[j] = pool[j], pool[k]
             weight = 1.0
-            lowest = True
+            catchers = list(sure)
             at = 0
-            for known_count, hidden, top in others:
+            for other, known_count, hidden, top in others:
                 part = pool[at : at + hidden]
                 at += hidden
                 if known_count + sum(part) <= mine:
-                    lowest = False
+                    catchers.append(other)
                 for value in part:
                     if value > top:
                         weight *= low_weight
+            yield weight, tuple(catchers)
+
+    def drop_worth(self, view: SeatView, mine: int, unseen: Sequence[Card]) -> float:
+        """What dropping at `mine` is expected to win, as a share of what a won drop pays (1:
+        surely won; below 0: expected to lose), by the table's own payments: each other seat
+        pays a won drop 1 stake, a caught dropper pays `caught_pays` stakes to each seat at or
+        below it, every payment sized by the receiver's stake (`stake_mode = seat`; the hand's
+        multiplier scales both alike). Sampling stops once the answer is clearly either side of
+        DROP_WORTH."""
+        seat = view.turn
+        stakes = view.stakes
+        won = (view.players - 1) * stakes[seat]
+        if won <= 0:
+            return 0.0
+        caught = view.rules.caught_pays / won
+        bar = self.DROP_WORTH
+        total = worth = squares = 0.0
+        outcomes = self.drop_outcomes(view, mine, unseen, self.SAMPLES)
+        for n, (weight, catchers) in enumerate(outcomes, 1):
+            if catchers:
+                value = 0.0
+                for catcher in catchers:
+                    value -= stakes[catcher]
+                value *= caught
+            else:
+                value = 1.0
             total += weight
-            if lowest:
-                won += weight
-            if threshold is not None and n % 30 == 0:
-                chance = won / total
-                spread = 2.5 * (chance * (1 - chance) / n) ** 0.5 + 0.03
-                if abs(chance - threshold) > spread:
+            worth += weight * value
+            squares += weight * value * value
+            if n % 30 == 0:
+                mean = worth / total
+                spread = 2.5 * (max(0.0, squares / total - mean * mean) / n) ** 0.5 + 0.03
+                if abs(mean - bar) > spread:
                     break
-        return won / total if total else 0.0
+        return worth / total if total else 0.0
 
     # -- judging a hand -------------------------------------------------------------------------
 
-    def best_discard(
+    def discard_scores(
         self, cards: Sequence[Card], live: Live, allowed: Collection[Card] | None = None
-    ) -> tuple[float, Card | None]:
-        """The discard (from `allowed`, default any) that leaves the best hand, and that hand's
-        score: lower is better, the count held less the worth of its near-spreads (pairs and
-        suited neighbours that live cards could make a spread of)."""
+    ) -> list[tuple[float, Card]]:
+        """Each discard (from `allowed`, default any) with the score of the hand it leaves:
+        lower is better, the count held less the worth of its near-spreads (pairs and suited
+        neighbours that live cards could make a spread of)."""
         n = len(cards)
         values = [VALUE[card.rank] for card in cards]
         total = sum(values)
         near_each, near_all = near_spreads(cards, live)
         weight = self.NEAR_WEIGHT
-        best_score = float("inf")
-        best: Card | None = None
+        scores = []
         for i, card in enumerate(cards):
             if allowed is not None and card not in allowed:
                 continue
             score = self.OUT if n == 1 else total - values[i] - weight * (near_all - near_each[i])
+            scores.append((score, card))
+        return scores
+
+    def best_discard(
+        self, cards: Sequence[Card], live: Live, allowed: Collection[Card] | None = None
+    ) -> tuple[float, Card | None]:
+        """The discard that leaves the best hand (see `discard_scores`; of equal scores the
+        higher card), and that hand's score."""
+        best_score = float("inf")
+        best: Card | None = None
+        for score, card in self.discard_scores(cards, live, allowed):
             if score < best_score or (score == best_score and best is not None and card > best):
                 best_score, best = score, card
         return best_score, best
@@ -516,9 +561,17 @@ class SharpBot(SeatBot):
         if (
             legal.drop
             and mine <= self.DROP_MAX
-            and self.chance_lowest(view, mine, unseen, self.DROP_CHANCE) >= self.DROP_CHANCE
+            and self.drop_worth(view, mine, unseen) >= self.DROP_WORTH
         ):
             return _drop(seat)
+        return self.draw_choice(view, legal, unseen, uses_top)
+
+    def draw_choice(
+        self, view: SeatView, legal: LegalActions, unseen: list[Card], uses_top: bool
+    ) -> Action:
+        """The stock or the top discard, whichever leaves the better hand."""
+        seat = view.turn
+        top = view.discard_top
         if legal.take_discard and top is not None and legal.draw_stock:
             if self.prefers_discard(view, top, unseen, uses_top):
                 return _take_discard(seat)
@@ -599,7 +652,10 @@ class SharpBot(SeatBot):
                 card, spread = max(legal.hits, key=_hit_value)
                 return Hit(seat, card, spread)
         if legal.discards:
-            _, discard = self.best_discard(hand, Live(self.unseen(view)), legal.discards)
-            if discard is not None:
-                return _discard(seat, discard)
+            return self.choose_discard(view, legal.discards)
         return fallback(seat, legal)
+
+    def choose_discard(self, view: SeatView, allowed: tuple[Card, ...]) -> Action:
+        """The discard ending this turn, from `allowed` (not empty)."""
+        _, discard = self.best_discard(view.hand, Live(self.unseen(view)), allowed)
+        return _discard(view.turn, allowed[0] if discard is None else discard)

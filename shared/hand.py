@@ -203,6 +203,41 @@ class Hand:
         else:
             self.events.append(_turn_event(self.turn))
 
+    @classmethod
+    def position(
+        cls,
+        view: SeatView,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        discards: Sequence[Card],
+    ) -> Hand:
+        """A hand in the middle of play: what `view` shows, with every hand's cards, the stock
+        (its top card last) and the pile (its top card last) filled in. A bot searching what
+        may follow builds one from a deal of the cards its seat has not seen; the hand plays on
+        from there like any other, but has no deck order or actions to replay."""
+        hand: Hand = object.__new__(cls)
+        hand.rules = view.rules
+        hand.players = view.players
+        hand.dealer = view.dealer
+        hand.stakes = view.stakes
+        hand.deck = None
+        hand.rng = None
+        hand.multiplier = view.multiplier
+        hand.hands = [list(cards) for cards in hands]
+        hand.stock = list(stock)
+        hand.discards = list(discards)
+        hand.spreads = list(view.spreads)
+        hand.turn = view.turn
+        hand.phase = view.phase
+        hand.taken_discard = view.taken_discard
+        hand.hit_locks = list(view.hit_locks)
+        hand.settlement = view.settlement
+        hand.events = []
+        hand.actions = []
+        hand.deck_order = ()
+        hand._next_spread = max((spread.id for spread in view.spreads), default=0) + 1
+        return hand
+
     # -- reading ----------------------------------------------------------------------------
 
     @property

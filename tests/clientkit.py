@@ -84,6 +84,7 @@ def practice_app(name: str = "Tester", style: CardStyle | None = None, **options
         name=name,
         style=style or CardStyle(),
         bots=bots,
+        bot_strategies=options.pop("bot_strategies", ()),
         rules=options.pop("rules", "classic"),
         bot_pause=options.pop("bot_pause", 0.0),
         seed=options.pop("seed", 11),

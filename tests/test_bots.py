@@ -3,25 +3,32 @@ and `sharp` beats `easy`."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
-from tonk.shared.actions import DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
+from tonk.shared.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.bots import (
     BOT_STRATEGIES,
     BotError,
     SharpBot,
     best_lay,
+    hand_count,
     make_bot,
 )
-from tonk.shared.cards import parse_card, parse_cards, stacked_deck
+from tonk.shared.cards import Card, parse_card, parse_cards, shuffled_deck, stacked_deck
 from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
 from tonk.shared.sim import play_hand, simulate
 from tonk.shared.spreads import Spread, SpreadKind
-from tonk.shared.view import Phase
+from tonk.shared.view import Phase, SeatView
 
 OPTIONS: list[dict[str, Any]] = [
     {},
@@ -149,12 +156,19 @@ def test_bots_take_from_an_empty_stock_table_only_a_discard_they_lay_at_once(
     assert hand.settlement.winners == (1,)
 
 
-@pytest.mark.parametrize("strategy", BOT_STRATEGIES)
+@pytest.mark.parametrize("strategy", ["easy", "sharp"])
 def test_every_hand_ends_and_some_run_the_stock_out(strategy: str) -> None:
     # play_hand raises if a hand goes on past 10,000 actions
     result = simulate(PRESETS["pagat"], 5, 200, 9, [strategy])
     assert sum(result.endings.values()) == 200
     assert result.endings["stock_out"] > 0
+
+
+def test_every_hand_of_experts_ends() -> None:
+    # (fewer hands: an expert thinks a thousand times longer than the others; its play at an
+    # empty stock is test_bots_end_the_hand_when_the_stock_is_empty's)
+    result = simulate(PRESETS["pagat"], 5, 20, 9, ["expert"])
+    assert sum(result.endings.values()) == 20
 
 
 def test_sharp_lays_the_combination_that_removes_the_most_count() -> None:
@@ -305,3 +319,231 @@ def test_a_bot_seated_mid_hand_plays_on_from_the_view(strategy: str) -> None:
     assert action in hand.legal_actions(1).actions(1)
     with pytest.raises(BotError, match="events its seat sees"):
         late.observe([Event("draw_stock", 2, (parse_card("2c"),), private=True)])
+
+
+Ask = Callable[[SeatView], SeatView]
+
+
+class ShadowedSharp(SharpBot):
+    """A sharp bot playing a hand, with twins that follow the same events and are asked, at
+    each turn where it may drop, what they would do from the same view changed by `asks` (other
+    rules, other stakes). The twins are reseeded alike before each question, so only the
+    change tells their answers apart."""
+
+    def __init__(self, rng: random.Random, asks: Sequence[Ask], drops: list[int]) -> None:
+        super().__init__(rng)
+        self.asks = asks
+        self.drops = drops
+        self.twins = [SharpBot(random.Random(0)) for _ in asks]
+
+    def observe(self, events: Sequence[Event]) -> None:
+        super().observe(events)
+        for twin in self.twins:
+            twin.observe(events)
+
+    def choose(self, view: SeatView) -> Action:
+        if view.phase is Phase.START and view.legal().drop:
+            self.drops[0] += 1
+            for k, (twin, ask) in enumerate(zip(self.twins, self.asks, strict=True)):
+                twin.rng.seed(view.event_count)
+                self.drops[k + 1] += twin.choose(ask(view)) == Drop(view.turn)
+        return super().choose(view)
+
+
+def shadow_drops(
+    rules: HouseRules, players: int, hands: int, seed: int, asks: Sequence[Ask]
+) -> list[int]:
+    """[turns where a drop was open, then each twin's drops] over `hands` seeded hands."""
+    drops = [0] * (len(asks) + 1)
+    rng = random.Random(seed)
+    for number in range(hands):
+        bots = [
+            ShadowedSharp(random.Random(seed * 1000 + number * 10 + seat), asks, drops)
+            for seat in range(players)
+        ]
+        play_hand(Hand(rules, players, number % players, (1,) * players, rng=rng), bots)
+    return drops
+
+
+def with_rules(rules: HouseRules) -> Ask:
+    return lambda view: dataclasses.replace(view, rules=rules)
+
+
+def with_stakes(mine: int, others: int) -> Ask:
+    return lambda view: dataclasses.replace(
+        view, stakes=tuple(mine if seat == view.seat else others for seat in range(view.players))
+    )
+
+
+def test_sharp_drops_less_often_when_a_caught_drop_costs_more() -> None:
+    classic = PRESETS["classic"]
+    cheap = with_rules(classic.with_options({"caught_pays": 2}))
+    costly = with_rules(classic.with_options({"caught_pays": 6}))
+    turns, cheap_drops, costly_drops = shadow_drops(classic, 3, 300, 6, [cheap, costly])
+    # the same positions, the same samples: only what a caught drop costs differs
+    assert turns > 2000 and cheap_drops > 200
+    assert costly_drops < 0.9 * cheap_drops, (cheap_drops, costly_drops)
+
+
+def test_sharp_drops_more_often_when_its_own_seat_stake_is_higher() -> None:
+    # Under stake_mode = seat a won drop is paid at the dropper's stake, a caught one at each
+    # catcher's: a seat whose stake is three times the others' risks less for what it wins.
+    speno = PRESETS["speno"]
+    asks = [with_stakes(1, 1), with_stakes(3, 3), with_stakes(3, 1)]
+    turns, even, even_higher, mine_higher = shadow_drops(speno, 3, 300, 7, asks)
+    assert turns > 2000 and even > 200
+    assert even_higher == even  # one stake for all, whatever its size: the same decisions
+    assert mine_higher > 1.1 * even, (even, mine_higher)
+
+
+# -- expert ---------------------------------------------------------------------------------
+
+
+def first_turn(rules: HouseRules, players: int, deck: Sequence[Card], dealer: int = 0) -> Hand:
+    return Hand(rules, players, dealer, (1,) * players, deck=deck)
+
+
+def expert_choice(hand: Hand, seed: int) -> Action:
+    bot = make_bot("expert", random.Random(seed))
+    bot.observe(hand.events_for(hand.turn))
+    return bot.choose(hand.view(hand.turn))
+
+
+def hidden_swapped(
+    deck: Sequence[Card], players: int, dealer: int, rng: random.Random
+) -> list[Card]:
+    """`deck` with every card the first seat to act cannot see shuffled among themselves: its
+    own five, the up card and the stock's top card (which it may draw) stay where they are."""
+    first = (dealer + 1) % players
+    offset = (first - dealer - 1) % players
+    dealt = 5 * players
+    fixed = {offset + players * k for k in range(5)} | {dealt, dealt + 1}
+    free = [i for i in range(len(deck)) if i not in fixed]
+    cards = [deck[i] for i in free]
+    rng.shuffle(cards)
+    out = list(deck)
+    for i, card in zip(free, cards, strict=True):
+        out[i] = card
+    return out
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3), ("speno", 4)])
+def test_expert_decides_from_its_seats_view_alone(preset: str, players: int) -> None:
+    """Two deals the seat to act cannot tell apart (other hands and the stock differ, what it
+    sees does not) get the same decisions from the same seed, before and after its draw."""
+    rules = PRESETS[preset]
+    rng = random.Random(41)
+    differed = 0
+    for number in range(12):
+        deck = shuffled_deck(rng)
+        other = hidden_swapped(deck, players, 0, rng)
+        hands = [first_turn(rules, players, d) for d in (deck, other)]
+        if hands[0].ended or hands[1].ended:
+            continue  # a tonk on the deal: nothing to decide
+        differed += hands[0].hands != hands[1].hands
+        seat = hands[0].turn
+        assert hands[0].view(seat) == hands[1].view(seat)
+        choices = [expert_choice(hand, number) for hand in hands]
+        assert choices[0] == choices[1]
+        for hand in hands:
+            hand.apply(DrawStock(seat))
+        assert hands[0].view(seat) == hands[1].view(seat)
+        assert expert_choice(hands[0], number) == expert_choice(hands[1], number)
+    assert differed >= 8
+
+
+def test_expert_drops_a_sure_winner_and_draws_with_a_high_count() -> None:
+    rules = PRESETS["classic"]
+    hands = [
+        parse_cards("Kc Qd 9s 7h 5c"),
+        parse_cards("As 2h Ac 2d 3s"),
+        parse_cards("Kh Jc 9d 7s 4c"),
+        parse_cards("Kd Jh 8c 6s 4d"),
+    ]
+    low = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    assert expert_choice(low, 1) == Drop(1)
+    hands[1] = parse_cards("Ks 10h 9c 8d 3s")
+    high = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    assert expert_choice(high, 1) == DrawStock(1)
+
+
+def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
+    """The first decision of seeded heads-up deals dealt 15 to 25, asked under caught_pays 2
+    and 8: the expert settles each sampled drop by the table's rules, so the costlier catch
+    is avoided."""
+    classic = PRESETS["classic"]
+    cheap, costly = (classic.with_options({"caught_pays": n}) for n in (2, 8))
+    rng = random.Random(8)
+    asked = drops_cheap = drops_costly = 0
+    while asked < 40:
+        hand = first_turn(classic, 2, shuffled_deck(rng))
+        if hand.ended or not 15 <= hand_count(hand.hands[hand.turn]) <= 25:
+            continue
+        asked += 1
+        view = hand.view(hand.turn)
+        for rules in (cheap, costly):
+            bot = make_bot("expert", random.Random(asked))
+            bot.observe(hand.events_for(hand.turn))
+            dropped = bot.choose(dataclasses.replace(view, rules=rules)) == Drop(hand.turn)
+            if rules is cheap:
+                drops_cheap += dropped
+            else:
+                drops_costly += dropped
+    assert drops_cheap >= 20
+    assert drops_costly < 0.7 * drops_cheap, (drops_cheap, drops_costly)
+
+
+def test_an_expert_decision_is_the_same_from_the_same_seed() -> None:
+    first = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
+    second = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
+    assert first.to_dict() == second.to_dict()
+    assert first.ledger.to_dict() == second.ledger.to_dict()
+
+
+def test_tonk_sim_plays_the_expert() -> None:
+    tonk_sim = Path(sys.executable).with_name("tonk-sim")
+    assert tonk_sim.exists(), "tonk-sim is not installed: pip install -e ."
+    helped = subprocess.run(
+        [tonk_sim, "--help"], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert "expert" in helped.stdout
+    done = subprocess.run(
+        [tonk_sim, "--players", "3", "--hands", "6", "--bots", "expert,sharp", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [seat["bot"] for seat in data["seats"]] == ["expert", "sharp", "expert"]
+    assert sum(data["endings"].values()) == 6
+
+
+def test_a_position_built_from_a_view_and_the_hidden_cards_plays_on_like_the_hand() -> None:
+    rules = PRESETS["black-tonk"]
+    for seed in range(20):
+        hand = Hand(rules, 3, seed % 3, (1,) * 3, rng=random.Random(seed))
+        bots = [make_bot("sharp", random.Random(seed + seat)) for seat in range(3)]
+        for seat, bot in enumerate(bots):
+            bot.observe(hand.events_for(seat))
+        steps = 0
+        while not hand.ended and steps < 4:  # a few moves in: spreads, a pile, a turn begun
+            start = len(hand.events)
+            hand.apply(bots[hand.turn].choose(hand.view(hand.turn)))
+            for seat, bot in enumerate(bots):
+                bot.observe(hand.events_for(seat, start))
+            steps += 1
+        if hand.ended:
+            continue
+        view = hand.view(hand.turn)
+        copy = Hand.position(view, hand.hands, hand.stock, hand.discards)
+        assert copy.view(hand.turn) == dataclasses.replace(view, event_count=0)
+        while not hand.ended:
+            action = bots[hand.turn].choose(hand.view(hand.turn))
+            start = len(hand.events)
+            hand.apply(action)
+            copy.apply(action)
+            for seat, bot in enumerate(bots):
+                bot.observe(hand.events_for(seat, start))
+        assert copy.settlement == hand.settlement

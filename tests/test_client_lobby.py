@@ -14,12 +14,14 @@ from clientkit import (
     joined_app,
     log_text,
     my_turn,
+    practice_app,
     table_request,
     table_state,
     wait_for,
 )
 from netclient import NetClient, start_server
 from textual.widgets import DataTable, Input, Label, Select
+from tonk.client.app import TonkApp
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
@@ -114,6 +116,48 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             assert state.rules.preset == "pagat" and state.rules.hit_lock == 1
             assert state.stake == 2
             assert [p.bot for p in state.players] == [False, True, True]
+
+
+def seated_strategies(app: TonkApp) -> list[str | None]:
+    """Each seat's bot strategy as the server's table message gives it (None for a person)."""
+    connection = app.connection
+    assert connection is not None and connection.table is not None
+    return [player["strategy"] for player in connection.table.info.get("players", [])]
+
+
+async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            form = app.screen
+            offered = [value for _, value in form.query_one("#strategy", Select)._options]
+            assert offered == ["easy", "sharp", "expert"]
+            form.query_one("#seats", Select).value = 3
+            form.query_one("#bots", Select).value = 2
+            form.query_one("#strategy", Select).value = "expert"
+            await pilot.press("ctrl+s")
+            await wait_for(
+                pilot,
+                lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
+                "the first deal (the table is full)",
+            )
+            assert seated_strategies(app) == [None, "expert", "expert"]
+            table = server.tables[int(table_state(app).table_id)]  # type: ignore[union-attr]
+            assert sorted(bot.strategy for bot in table.bots.values()) == ["expert", "expert"]
+
+
+async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> None:
+    app = practice_app(bots=2, bot_strategies=("expert", "sharp"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(
+            pilot,
+            lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
+            "the first deal (the table is full)",
+        )
+        assert seated_strategies(app) == [None, "expert", "sharp"]
 
 
 async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) -> None:

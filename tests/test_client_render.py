@@ -159,6 +159,20 @@ def test_the_command_line_builds_the_config() -> None:
         config_from_args(_args("--bots", "4"), {})  # classic seats 2 to 4
 
 
+def test_the_command_line_names_each_bots_strategy() -> None:
+    practice = config_from_args(_args("--bots", "expert,sharp"), {})
+    assert practice.bots == 2 and practice.bot_strategies == ("expert", "sharp")
+    counted = config_from_args(_args("--bots", "3"), {})
+    assert counted.bots == 3 and counted.bot_strategies == ()
+    assert "expert" in build_parser().format_help()
+    with pytest.raises(ValueError, match="no bot 'wizard'"):
+        config_from_args(_args("--bots", "expert,wizard"), {})
+    with pytest.raises(ValueError, match="1 to 4 bots"):
+        config_from_args(_args("--bots", "0"), {})
+    with pytest.raises(ValueError, match="at most 4 players"):
+        config_from_args(_args("--bots", "easy,sharp,expert,expert"), {})  # classic seats 4
+
+
 def test_a_paused_table_says_why_in_the_status_line() -> None:
     from tonk.client.state import TableState
     from tonk.client.widgets import turn_message

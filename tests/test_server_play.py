@@ -173,6 +173,40 @@ async def test_bots_play_whole_hands_and_the_session_ends_with_standings(tmp_pat
         assert final["table"]["hands_played"] == 3
 
 
+async def test_expert_bots_take_seats_and_play_whole_hands(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.request(
+            {
+                "type": "create_table",
+                "name": "experts",
+                "seats": 3,
+                "hands": 2,
+                "seed": 5,
+                "bot_pause": 0,
+            },
+            p.SEATED,
+        )
+        await alice.send({"type": "add_bot", "strategy": "expert"})
+        await alice.send({"type": "add_bot", "strategy": "expert", "seat": 2})
+        seated = await alice.expect(
+            p.TABLE,
+            lambda m: [pl["strategy"] for pl in m["table"]["players"]][1:] == ["expert"] * 2,
+        )
+        assert [pl["kind"] for pl in seated["table"]["players"]] == ["human", "bot", "bot"]
+        end = await alice.play_until(lambda m: m["type"] == p.SESSION_END, timeout=60)
+        assert end["hands"] == 2
+        assert sum(balance for _, balance in end["standings"]) == 0
+        moved = {
+            event["seat"]
+            for m in alice.received
+            if m["type"] == p.UPDATE
+            for event in m["events"]
+            if event["kind"] in ("draw_stock", "take_discard", "drop")
+        }
+        assert {1, 2} <= moved
+
+
 async def test_the_turn_timer_plays_for_a_slow_player_who_is_away_until_back(tmp_path):
     async with start_server(tmp_path) as server:
         alice, bob, _table = await two_players(server, deck=TWO_SEAT_DECK, turn_timer=0.2)
