@@ -258,3 +258,23 @@ async def test_the_servers_goodbye_is_told_in_its_words_not_its_code(tmp_path: P
             await server.close("the server is going down for the night")
             await wait_for(pilot, lambda: reasons, "the link to notice the goodbye")
     assert reasons[0] == "the server said goodbye: the server is going down for the night"
+
+
+async def test_a_practice_server_gives_the_server_log_back_when_it_stops() -> None:
+    """The embedded server's log goes to a file while it runs (not over the table); once it
+    stops, the server's logger is as it was, its file closed (or the log of everything after
+    it in this process went on into a deleted directory)."""
+    import logging
+
+    from tonk.client.practice import start_practice_server
+
+    logger = logging.getLogger("tonk.server")
+    before = (list(logger.handlers), logger.level, logger.propagate)
+    practice = await start_practice_server()
+    try:
+        assert logger.propagate is False
+        (handler,) = [h for h in logger.handlers if h not in before[0]]
+    finally:
+        await practice.close()
+    assert (list(logger.handlers), logger.level, logger.propagate) == before
+    assert handler.stream is None  # type: ignore[attr-defined]  # closed
