@@ -587,17 +587,23 @@ tonk.client.app.TonkApp.on_resize = on_resize
 """
 
 
+def session_running(folder: Path, code: str) -> type[DoorSession]:
+    """A door session whose child runs `code` first (as its sitecustomize) to change the app."""
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(code)
+
+    class Session(DoorSession):
+        def child_environ(self) -> dict[str, str]:
+            return {**super().child_environ(), "PYTHONPATH": str(folder)}
+
+    return Session
+
+
 async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_one_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    (tmp_path / "crash").mkdir()
-    (tmp_path / "crash" / "sitecustomize.py").write_text(CRASHING_APP)
-
-    class CrashingSession(DoorSession):
-        def child_environ(self) -> dict[str, str]:
-            return {**super().child_environ(), "PYTHONPATH": str(tmp_path / "crash")}
-
-    async with running_door(tmp_path, session_class=CrashingSession) as (server, door):
+    crashing = session_running(tmp_path / "crash", CRASHING_APP)
+    async with running_door(tmp_path, session_class=crashing) as (server, door):
         conn, _ = await connect(door, "ida", new_key())
         process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
         await screen_of(process, "playing as ida")
@@ -914,14 +920,8 @@ tonk.client.app.TonkApp.__init__ = __init__
 async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    (tmp_path / "warn").mkdir()
-    (tmp_path / "warn" / "sitecustomize.py").write_text(WARNING_APP)
-
-    class WarnedSession(DoorSession):
-        def child_environ(self) -> dict[str, str]:
-            return {**super().child_environ(), "PYTHONPATH": str(tmp_path / "warn")}
-
-    async with running_door(tmp_path, session_class=WarnedSession) as (server, door):
+    warned = session_running(tmp_path / "warn", WARNING_APP)
+    async with running_door(tmp_path, session_class=warned) as (server, door):
         conn, _ = await connect(door, "uma", new_key())
         process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
         await screen_of(process, "playing as uma")
