@@ -73,7 +73,8 @@ class Limits:
     ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
     ssh_per_address: int = 8  # SSH connections from one IP address
     ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
-    ssh_login_timeout: float = 30.0  # seconds from connecting to being let in
+    # seconds from connecting to being let in, and then to asking for a session (ssh -N asks none)
+    ssh_login_timeout: float = 30.0
     ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
 
     def to_wire(self, grace: float) -> dict[str, Any]:
