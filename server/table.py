@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import random
 import re
@@ -37,6 +38,7 @@ from tonk.shared.hand import Hand, HandRecord, cut_for_deal
 from tonk.shared.ledger import Ledger, LedgerEntry
 from tonk.shared.rules import HouseRules, StakeMode
 from tonk.shared.settlement import Settlement
+from tonk.shared.view import SeatView
 from tonk.shared.words import plural
 
 from . import store as st
@@ -149,6 +151,22 @@ class Settle:
     payments: list[tuple[str, str, int]]
     balances: dict[str, int]
     session_over: str | None
+
+
+@dataclass(slots=True)
+class Pending:
+    """A slow bot's decision (`Bot.slow`), made in a worker thread while the event loop serves
+    everybody else, with the table's lock free: acted on only if the table is still where it
+    was when the bot was asked (`Table.still_due`)."""
+
+    number: int  # the seat to act
+    seat: Seat
+    hand: Hand
+    events: int  # how many events the hand had when the bot was asked
+    bot: Bot  # the seat's bot then: never touched by the thread
+    thinker: Bot  # a copy of it that decides, and replaces it if the decision is acted on
+    view: SeatView
+    announce: bool  # the seat was just marked away: the table goes out after the move
 
 
 @dataclass(slots=True)
@@ -1035,6 +1053,9 @@ class Table:
             try:
                 async with self.lock:
                     delay = await self.step()
+                if isinstance(delay, Pending):
+                    await self.decide(delay)
+                    delay = 0
             except asyncio.CancelledError:
                 raise
             except RequestError:
@@ -1051,8 +1072,9 @@ class Table:
             except TimeoutError:
                 pass
 
-    async def step(self) -> float | None:
-        """Do whatever is due now; return the seconds until something else will be due."""
+    async def step(self) -> float | Pending | None:
+        """Do whatever is due now; return the seconds until something else will be due, or a
+        slow bot's decision to make with the lock free (`decide`)."""
         if self.state in (FINISHED, CLOSED):
             return None
         if self.paused is not None:
@@ -1133,15 +1155,18 @@ class Table:
                 seat.disconnected_at = None
                 await self.set_away(turn, True)
                 log.info("table %d: %s is away; playing for them", self.id, seat.name)
+                pending = None
                 try:
-                    await self.autoplay(turn)
+                    pending = await self.autoplay(turn, announce=True)
                 finally:
                     # The mark goes out after the move made for the player: a client never
-                    # shows the seat away with the view from before that move.
-                    self.broadcast_table()
-                return 0
-            await self.autoplay(turn)
-            return 0
+                    # shows the seat away with the view from before that move (a decision
+                    # made off the loop sends it once made; see `decide`).
+                    if pending is None:
+                        self.broadcast_table()
+                return 0 if pending is None else pending
+            pending = await self.autoplay(turn)
+            return 0 if pending is None else pending
         wake = min(wake, due)
         return None if wake == float("inf") else wake - now
 
@@ -1154,15 +1179,72 @@ class Table:
             self.bots[number] = bot
         return bot
 
-    async def autoplay(self, number: int) -> None:
+    async def autoplay(self, number: int, announce: bool = False) -> Pending | None:
+        """Play for seat `number` (a bot, or a player away): a quick bot's move is made now; a
+        slow bot's decision is handed back, to be made off the event loop (`decide`)."""
         hand = self.hand
         assert hand is not None
         view = hand.view(number)
+        bot = self.bot_for(number)
+        if bot.slow:
+            # The thread decides on a copy: the seat's bot goes on observing the table meanwhile
+            # (a decision the table moved past is dropped), and its random numbers are drawn
+            # only by decisions acted on, so play stays the same for the same seed.
+            thinker = copy.deepcopy(bot)
+            seat = self.seats[number]
+            return Pending(number, seat, hand, len(hand.events), bot, thinker, view, announce)
         try:
-            action = self.bot_for(number).choose(view)
+            action = bot.choose(view)
         except Exception:
             log.exception("table %d: bot in seat %d failed to choose", self.id, number)
             action = fallback_action(number, hand)
+        await self.play_for(number, hand, action)
+        return None
+
+    async def decide(self, pending: Pending) -> None:
+        """Make a slow bot's decision in a worker thread, the lock free meanwhile (players act,
+        the table pauses or stops), then act on it only if `still_due`; else drop it, and the
+        table's loop asks again if the seat is still to be played for. Stopping the table
+        cancels the wait at once; the thread finishes its decision unheeded."""
+        action: Action | None = None
+        try:
+            action = await asyncio.to_thread(pending.thinker.choose, pending.view)
+        except Exception:
+            log.exception("table %d: bot in seat %d failed to choose", self.id, pending.number)
+        async with self.lock:
+            try:
+                if not self.still_due(pending):
+                    log.debug("table %d: seat %d's decision dropped", self.id, pending.number)
+                    return
+                self.bots[pending.number] = pending.thinker
+                if action is None:
+                    action = fallback_action(pending.number, pending.hand)
+                await self.play_for(pending.number, pending.hand, action)
+            finally:
+                if pending.announce:
+                    self.broadcast_table()
+
+    def still_due(self, pending: Pending) -> bool:
+        """Whether the table is where it was when `pending`'s bot was asked: playing, not
+        paused, the same hand with as many events, the same seat to act, still played for."""
+        hand = self.hand
+        number = pending.number
+        seat = pending.seat
+        return (
+            self.state == PLAYING
+            and self.paused is None
+            and hand is pending.hand
+            and not hand.ended
+            and hand.turn == number
+            and len(hand.events) == pending.events
+            and number < len(self.seats)
+            and self.seats[number] is seat
+            and (seat.kind == "bot" or seat.away)
+            and self.bots.get(number) is pending.bot
+        )
+
+    async def play_for(self, number: int, hand: Hand, action: Action) -> None:
+        """Apply the move a bot chose for seat `number`; a fallback move if it is illegal."""
         try:
             await self.apply(action)
         except IllegalAction as exc:

@@ -33,6 +33,9 @@ class Bot(Protocol):
     its seat's view; it never sees another seat's cards."""
 
     strategy: str
+    #: Whether a decision may take long (milliseconds of search, not microseconds): the server
+    #: asks such a bot off its event loop, so other tables are not kept waiting meanwhile.
+    slow: bool
 
     def observe(self, events: Sequence[Event]) -> None:
         """Events as this seat sees them (`Event.for_seat`)."""
@@ -63,6 +66,7 @@ class SeatBot:
     more than its seat may see, and resets its memory on each deal."""
 
     strategy = "base"
+    slow = False  # see Bot.slow
     tracks = False  # whether `see` wants every event
 
     def __init__(self, rng: random.Random) -> None:

@@ -32,6 +32,7 @@ class ExpertBot(SharpBot):
     decision depends on the seed alone, never on the clock."""
 
     strategy = "expert"
+    slow = True  # a search per real choice: up to tens of milliseconds
 
     DEALS = 160  # at most this many deals of the unseen cards sampled for a decision
     PLAYOUTS = 320  # ... and at most this many playouts (each option played out on each deal)
