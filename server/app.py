@@ -7,6 +7,7 @@ tables. Runnable embedded (the client's practice table, tests) or from `tonk-ser
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import socket
@@ -164,6 +165,10 @@ class TonkServer:
         self.stalls = 0
         self.lost = 0.0  # seconds lost to stalls in all
         self._remembered_port: int | None = None  # the port kept in the database, if any
+        #: The worker thread where slow bots decide (`Bot.slow`, see `Table.decide`), off the
+        #: event loop. One: under the GIL more threads add no speed, only more threads for the
+        #: event loop to wait behind for its turn (measured in BENCHMARKS.md).
+        self.thinking = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tonk-bots")
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -259,6 +264,8 @@ class TonkServer:
             self._clock.cancel()
         for table in list(self.tables.values()):
             await table.stop()
+        # Not waited for: a decision still running finishes by itself, unheeded.
+        self.thinking.shutdown(wait=False, cancel_futures=True)
         for conn in list(self.connections):
             conn.close(goodbye(message))
             conn.reader.feed_eof()  # the reading loop ends after the request in hand

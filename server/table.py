@@ -1202,13 +1202,17 @@ class Table:
         return None
 
     async def decide(self, pending: Pending) -> None:
-        """Make a slow bot's decision in a worker thread, the lock free meanwhile (players act,
-        the table pauses or stops), then act on it only if `still_due`; else drop it, and the
-        table's loop asks again if the seat is still to be played for. Stopping the table
-        cancels the wait at once; the thread finishes its decision unheeded."""
+        """Make a slow bot's decision in the server's worker thread (`TonkServer.thinking`),
+        the lock free meanwhile (players act, the table pauses or stops), then act on it only
+        if `still_due`; else drop it, and the table's loop asks again if the seat is still to
+        be played for. Stopping the table cancels the wait at once; a decision already running
+        finishes unheeded."""
         action: Action | None = None
+        thinker = pending.thinker
         try:
-            action = await asyncio.to_thread(pending.thinker.choose, pending.view)
+            action = await self.loop.run_in_executor(
+                self.server.thinking, thinker.choose, pending.view
+            )
         except Exception:
             log.exception("table %d: bot in seat %d failed to choose", self.id, pending.number)
         async with self.lock:
