@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from math import comb, sqrt
 
 from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from .bots import VALUE, Live, SharpBot, card_uses, fallback, hand_count
+from .bots import VALUE, Live, SharpBot, _hit_value, _spread_value, card_uses, fallback, hand_count
 from .cards import DECK, Card
 from .hand import Hand
 from .settlement import settle_drop
@@ -230,9 +230,9 @@ def playout_action(hand: Hand) -> Action:
         return DrawStock(seat)
     legal = hand.legal_actions(seat)
     if legal.spreads:
-        return LaySpread(seat, max(legal.spreads, key=_spread_count))
+        return LaySpread(seat, max(legal.spreads, key=_spread_value))
     if legal.hits:
-        card, spread = max(legal.hits, key=_hit_count)
+        card, spread = max(legal.hits, key=_hit_value)
         return Hit(seat, card, spread)
     if legal.discards:
         return Discard(seat, max(legal.discards, key=_card_count))
@@ -276,14 +276,6 @@ def _sum_ways(cards: int) -> tuple[int, ...]:
             for total in range(10 * cards, value - 1, -1):
                 row[total] += below[total - value]
     return tuple(ways[cards])
-
-
-def _spread_count(cards: tuple[Card, ...]) -> int:
-    return hand_count(cards)
-
-
-def _hit_count(hit: tuple[Card, int]) -> int:
-    return VALUE[hit[0].rank]
 
 
 def _card_count(card: Card) -> tuple[int, int]:
