@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.pilot import Pilot
 from tonk.client.app import ClientConfig, TonkApp
@@ -14,6 +14,9 @@ from tonk.client.connection import TableRequest
 from tonk.client.render import CardStyle
 from tonk.client.state import TableState
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
+
+if TYPE_CHECKING:
+    from netclient import NetClient
 
 # You sit in seat 0 and the bots after you; the last bot deals, so you play first.
 #   you: 5s 6s 7s 9h 9d (count 36), each bot 35 (Kc Qd Jh 2c 3d, ...); up card 9c; you draw 8s.
@@ -126,3 +129,19 @@ def log_text(app: TonkApp) -> str:
 def hand_text(app: TonkApp) -> str:
     state = app.table_screen.state
     return format_cards(state.view.hand) if state and state.view else ""
+
+
+async def start_kitchen(alice: NetClient) -> None:
+    """Alice creates a two-seat table dealt from the stacked deck; she deals, so the other
+    seat (5s 6s 7s 9h 9d, count 36) plays first; Alice holds Kc Qd Jh 2c 3d (35)."""
+    await alice.send(
+        {
+            "type": "create_table",
+            "name": "Kitchen",
+            "seats": 2,
+            "deck": deck_text([BOTS, MINE], dealer=0),
+            "dealer": 0,
+            "seed": 1,
+        }
+    )
+    await alice.expect("seated")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from clientkit import BOTS, MINE, deck_text
+from clientkit import start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, ssh_command, sshd, tonk_server
@@ -20,17 +20,7 @@ async def play_a_hand(term: Term, port: int) -> None:
     shown by suit: 5s 6s 7s 8s 9h 9d once the 8s is drawn."""
     alice = await NetClient.connect(port, "Alice")
     try:
-        await alice.send(
-            {
-                "type": "create_table",
-                "name": "Kitchen",
-                "seats": 2,
-                "deck": deck_text([BOTS, MINE], dealer=0),
-                "dealer": 0,
-                "seed": 1,
-            }
-        )
-        await alice.expect("seated")
+        await start_kitchen(alice)
 
         lobby = await term.wait_for("Kitchen")
         assert "tonk · lobby · 127.0.0.1 · playing as Tester" in lobby

@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-from clientkit import BOTS, MINE, deck_text
+from clientkit import deck_text, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, ssh_command, sshd, tonk_server
@@ -132,22 +132,6 @@ async def test_a_key_that_means_nothing_here_says_so(tmp_path: Path) -> None:
         term.close()
 
 
-async def start_kitchen(port: int, alice: NetClient) -> None:
-    """Alice creates a two-seat table dealt from the stacked deck; she deals, so the other
-    seat (5s 6s 7s 9h 9d, count 36) plays first."""
-    await alice.send(
-        {
-            "type": "create_table",
-            "name": "Kitchen",
-            "seats": 2,
-            "deck": deck_text([BOTS, MINE], dealer=0),
-            "dealer": 0,
-            "seed": 1,
-        }
-    )
-    await alice.expect("seated")
-
-
 async def end_the_first_hand(term: Term, tmp_path: Path, port: int, keys: str = "kk") -> None:
     """The client takes the other seat from the lobby and drops at once (36 against Alice's
     35: caught), which ends the hand; `keys` are written in one write (k asks, k drops)."""
@@ -167,7 +151,7 @@ async def test_the_end_of_hand_window_closes_when_the_next_hand_is_dealt(tmp_pat
         alice = await NetClient.connect(port, "Alice")
         term = Term(80, 24)
         try:
-            await start_kitchen(port, alice)
+            await start_kitchen(alice)
             await end_the_first_hand(term, tmp_path, port)
             # Nothing pressed: the next deal takes the window away.
             screen = await term.wait_gone("Hand 1 is over")
@@ -185,7 +169,7 @@ async def test_a_game_key_pressed_over_the_end_of_hand_window_goes_to_the_table(
         alice = await NetClient.connect(port, "Alice")
         term = Term(80, 24)
         try:
-            await start_kitchen(port, alice)
+            await start_kitchen(alice)
             await end_the_first_hand(term, tmp_path, port)
             term.write("o")  # show the hand by rank
             await term.wait_gone("Hand 1 is over")
@@ -202,7 +186,7 @@ async def test_a_key_typed_before_the_hand_ended_leaves_the_window_up(tmp_path: 
         alice = await NetClient.connect(port, "Alice")
         term = Term(80, 24)
         try:
-            await start_kitchen(port, alice)
+            await start_kitchen(alice)
             await end_the_first_hand(term, tmp_path, port, keys="kkx")
             screen = await term.wait_for("The hand was over before x")
             assert "Hand 1 is over" in screen
