@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tonk.server.sim import build_parser, process_runner, record_from_csv, resolve_bot
+from tonk.server.sim import build_parser, process_runner, resolve_bot
+from tonk.server.sim_export import record_from_csv
 from tonk.shared.bots import BOT_STRATEGIES, BotError
 from tonk.shared.hand import cut_for_deal
 from tonk.shared.rules import PRESETS, HouseRules

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-from tonk.server.sim import result_table
+from tonk.server.sim_report import result_table
 from tonk.shared.rules import PRESETS
 from tonk.shared.sim import simulate
 from tonk.shared.words import plural
