@@ -1,5 +1,6 @@
 """Durable storage in one SQLite file (WAL, synchronous=FULL): tables, seats, the ledger, every
-hand's record and each accepted action of the hand in play.
+hand's record and each accepted action of the hand in play. This module is the writer; the
+schema and the records read back are in `store_schema`, the statements in `store_ops`.
 
 Writes go to one writer thread that commits whatever is waiting in one transaction (group
 commit, one fsync for many tables) and only then resolves each writer's future: a caller that
@@ -23,99 +24,47 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
-import json
 import logging
 import os
 import queue
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tonk.shared.protocol import LEDGER_HANDS
 
+# The statements and the records are the store's too: callers use `store.put_seat` and such.
+from .store_ops import Op as Op
+from .store_ops import claim_name as claim_name
+from .store_ops import delete_door_seat as delete_door_seat
+from .store_ops import delete_seat as delete_seat
+from .store_ops import delete_seats as delete_seats
+from .store_ops import dumps as dumps
+from .store_ops import hash_token as hash_token
+from .store_ops import insert_action as insert_action
+from .store_ops import insert_hand as insert_hand
+from .store_ops import insert_table as insert_table
+from .store_ops import merged as merged
+from .store_ops import put_door_seat as put_door_seat
+from .store_ops import put_seat as put_seat
+from .store_ops import put_setting as put_setting
+from .store_ops import set_away as set_away
+from .store_ops import set_token as set_token
+from .store_ops import settle_hand as settle_hand
+from .store_ops import update_table as update_table
+from .store_schema import SCHEMA as SCHEMA
+from .store_schema import SavedDoorSeat as SavedDoorSeat
+from .store_schema import SavedHand as SavedHand
+from .store_schema import SavedName as SavedName
+from .store_schema import SavedSeat as SavedSeat
+from .store_schema import SavedTable as SavedTable
+from .store_schema import load_tables as load_tables
+from .store_schema import upgrade as upgrade
+
 log = logging.getLogger("tonk.server")
-
-Op = tuple[str, tuple[Any, ...]]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    config TEXT NOT NULL,
-    state TEXT NOT NULL,
-    created REAL NOT NULL,
-    started REAL,
-    hands_played INTEGER NOT NULL DEFAULT 0,
-    dealer INTEGER,
-    multiplier INTEGER NOT NULL DEFAULT 1,
-    creator INTEGER
-);
-CREATE TABLE IF NOT EXISTS seats (
-    table_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    strategy TEXT,
-    token_hash TEXT,
-    stake INTEGER NOT NULL,
-    away INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (table_id, seat)
-);
-CREATE TABLE IF NOT EXISTS balances (
-    table_id INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    balance INTEGER NOT NULL,
-    PRIMARY KEY (table_id, name)
-);
-CREATE TABLE IF NOT EXISTS hands (
-    table_id INTEGER NOT NULL,
-    number INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    names TEXT NOT NULL,
-    settlement TEXT,
-    started REAL NOT NULL,
-    ended REAL,
-    PRIMARY KEY (table_id, number)
-);
-CREATE TABLE IF NOT EXISTS actions (
-    table_id INTEGER NOT NULL,
-    hand INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (table_id, hand, idx)
-);
-CREATE TABLE IF NOT EXISTS payments (
-    table_id INTEGER NOT NULL,
-    hand INTEGER NOT NULL,
-    payer TEXT NOT NULL,
-    payee TEXT NOT NULL,
-    amount INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ssh_names (
-    folded TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    public_key TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    claimed REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ssh_seats (
-    folded TEXT NOT NULL,
-    table_id INTEGER NOT NULL,
-    left_table INTEGER NOT NULL DEFAULT 0,
-    taken REAL NOT NULL,
-    PRIMARY KEY (folded, table_id)
-);
-CREATE TABLE IF NOT EXISTS settings (
-    name TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-"""
 
 #: Commits are grouped: at most this many writes share one transaction.
 MAX_BATCH = 512
@@ -179,77 +128,6 @@ def fault_of(exc: BaseException) -> str | None:
     if isinstance(exc, OSError):
         return str(exc)
     return None
-
-
-def hash_token(token: str) -> str:
-    """Seat tokens are kept only as a hash: a copy of the database gives nobody a seat."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-#: One encoder for every record (json.dumps with separators builds a new one per call).
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
-
-
-def dumps(data: Any) -> str:
-    return _ENCODER.encode(data)
-
-
-@dataclass(slots=True)
-class SavedSeat:
-    seat: int
-    name: str
-    kind: str
-    strategy: str | None
-    token_hash: str | None
-    stake: int
-    away: bool = False  # its seat is played for it until its player is back
-
-
-@dataclass(slots=True)
-class SavedHand:
-    number: int
-    record: dict[str, Any]
-    names: list[str]
-    settlement: dict[str, Any] | None
-    actions: list[dict[str, Any]]
-
-
-@dataclass(slots=True)
-class SavedTable:
-    id: int
-    name: str
-    config: dict[str, Any]
-    state: str
-    created: float
-    started: float | None
-    hands_played: int
-    dealer: int | None
-    multiplier: int
-    creator: int | None
-    seats: list[SavedSeat] = field(default_factory=list)
-    balances: dict[str, int] = field(default_factory=dict)
-    history: list[tuple[int, str, list[tuple[str, str, int]]]] = field(default_factory=list)
-    hand: SavedHand | None = None  # the last hand dealt (in play, or the one just settled)
-
-
-@dataclass(frozen=True, slots=True)
-class SavedName:
-    """A name claimed through the SSH door by the first key that came under it."""
-
-    name: str
-    public_key: str  # OpenSSH's one-line form, without a comment
-    fingerprint: str  # SHA256:...
-    claimed: float
-
-
-@dataclass(frozen=True, slots=True)
-class SavedDoorSeat:
-    """A table at which a name claimed over SSH took a seat through the door (no token: the
-    key is the player's proof, and a copy of the database must give nobody a seat)."""
-
-    table_id: int
-    left: bool
-    taken: float
 
 
 class Store:
@@ -367,7 +245,7 @@ class Store:
             try:
                 conn.executescript(SCHEMA)
                 upgrade(conn)
-                tables = self._load(conn, history)
+                tables = load_tables(conn, history)
             finally:
                 conn.close()
         except BaseException:
@@ -427,76 +305,6 @@ class Store:
                 "the database file was removed while a server was using it; put it back (or "
                 "move the log away to start afresh)"
             )
-
-    def _load(self, conn: sqlite3.Connection, history: int) -> list[SavedTable]:
-        out: list[SavedTable] = []
-        rows = conn.execute(
-            "SELECT id, name, config, state, created, started, hands_played, dealer,"
-            " multiplier, creator FROM tables WHERE state IN ('waiting', 'playing') ORDER BY id"
-        ).fetchall()
-        for row in rows:
-            table = SavedTable(
-                id=row[0],
-                name=row[1],
-                config=json.loads(row[2]),
-                state=row[3],
-                created=row[4],
-                started=row[5],
-                hands_played=row[6],
-                dealer=row[7],
-                multiplier=row[8],
-                creator=row[9],
-            )
-            for number, name, kind, strategy, token_hash, stake, away in conn.execute(
-                "SELECT seat, name, kind, strategy, token_hash, stake, away FROM seats"
-                " WHERE table_id = ? ORDER BY seat",
-                (table.id,),
-            ):
-                table.seats.append(
-                    SavedSeat(number, name, kind, strategy, token_hash, stake, bool(away))
-                )
-            table.balances = dict(
-                conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table.id,))
-            )
-            # The newest `history` settled hands (what the table keeps of its ledger's hands),
-            # and the last hand, settled or still being played.
-            recent = conn.execute(
-                "SELECT number, settlement FROM hands WHERE table_id = ?"
-                " AND settlement IS NOT NULL ORDER BY number DESC LIMIT ?",
-                (table.id, max(1, history)),
-            ).fetchall()[::-1]
-            payments: dict[int, list[tuple[str, str, int]]] = {}
-            for hand, payer, payee, amount in conn.execute(
-                "SELECT hand, payer, payee, amount FROM payments WHERE table_id = ? AND hand >= ?"
-                " ORDER BY rowid",
-                (table.id, recent[0][0] if recent else 0),
-            ):
-                payments.setdefault(hand, []).append((payer, payee, amount))
-            for number, settlement in recent:
-                ending = json.loads(settlement)["ending"]
-                table.history.append((number, ending, payments.get(number, [])))
-            last: tuple[Any, ...] | None = conn.execute(
-                "SELECT number, record, names, settlement FROM hands WHERE table_id = ?"
-                " ORDER BY number DESC LIMIT 1",
-                (table.id,),
-            ).fetchone()
-            if last is not None:
-                actions = [
-                    json.loads(a)
-                    for (a,) in conn.execute(
-                        "SELECT action FROM actions WHERE table_id = ? AND hand = ? ORDER BY idx",
-                        (table.id, last[0]),
-                    )
-                ]
-                table.hand = SavedHand(
-                    number=last[0],
-                    record=json.loads(last[1]),
-                    names=json.loads(last[2]),
-                    settlement=None if last[3] is None else json.loads(last[3]),
-                    actions=actions,
-                )
-            out.append(table)
-        return out
 
     def setting(self, name: str) -> str | None:
         """A server setting kept in the database (`port`: where its server listened last)."""
@@ -763,13 +571,6 @@ class Store:
         self._release_lock()
 
 
-def upgrade(conn: sqlite3.Connection) -> None:
-    """Bring a database made by an older tonk-server to this schema (columns added since)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(seats)")}
-    if "away" not in columns:
-        conn.execute("ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0")
-
-
 def _resolve_all(resolved: list[tuple[asyncio.Future[None], Exception | None]]) -> None:
     for future, result in resolved:
         if future.done():
@@ -778,170 +579,3 @@ def _resolve_all(resolved: list[tuple[asyncio.Future[None], Exception | None]]) 
             future.set_result(None)
         else:
             future.set_exception(StoreError(str(result)))
-
-
-#: A plain insert of one row, every value a parameter: several in a row can become one.
-_PLAIN_INSERT = re.compile(r"INSERT INTO \w+ \([\w, ]+\) VALUES (\((?:\?, )*\?\))")
-#: SQLite's smallest limit on parameters in one statement (older versions).
-_MAX_PARAMS = 999
-
-
-def merged(ops: Sequence[Op]) -> list[Op]:
-    """The same changes in fewer statements: runs of the same plain one-row INSERT become
-    multi-row INSERTs (rows in the same order; any failure fails the whole run)."""
-    out: list[Op] = []
-    i = 0
-    while i < len(ops):
-        sql, params = ops[i]
-        match = _PLAIN_INSERT.fullmatch(sql)
-        j = i + 1
-        if match is not None and params:
-            most = max(1, _MAX_PARAMS // len(params))
-            while j < len(ops) and j - i < most and ops[j][0] == sql:
-                j += 1
-        if j - i == 1:
-            out.append((sql, params))
-        else:
-            rows = ", ".join([match.group(1)] * (j - i)) if match else ""
-            values = tuple(value for _, row in ops[i:j] for value in row)
-            out.append((sql[: match.start(1)] + rows if match else sql, values))
-        i = j
-    return out
-
-
-# -- the statements the tables use -----------------------------------------------------------
-
-
-def insert_table(
-    table_id: int, name: str, config: dict[str, Any], created: float, creator: int | None
-) -> Op:
-    return (
-        "INSERT INTO tables (id, name, config, state, created, creator)"
-        " VALUES (?, ?, ?, 'waiting', ?, ?)",
-        (table_id, name, dumps(config), created, creator),
-    )
-
-
-def put_setting(name: str, value: str) -> Op:
-    return ("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (name, value))
-
-
-def update_table(table_id: int, **columns: Any) -> Op:
-    names = sorted(columns)
-    assignments = ", ".join(f"{name} = ?" for name in names)
-    return (
-        f"UPDATE tables SET {assignments} WHERE id = ?",
-        (*(columns[name] for name in names), table_id),
-    )
-
-
-def put_seat(table_id: int, seat: SavedSeat) -> Op:
-    return (
-        "INSERT OR REPLACE INTO seats"
-        " (table_id, seat, name, kind, strategy, token_hash, stake, away)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            table_id,
-            seat.seat,
-            seat.name,
-            seat.kind,
-            seat.strategy,
-            seat.token_hash,
-            seat.stake,
-            int(seat.away),
-        ),
-    )
-
-
-def set_away(table_id: int, seat: int, away: bool) -> Op:
-    return (
-        "UPDATE seats SET away = ? WHERE table_id = ? AND seat = ?",
-        (int(away), table_id, seat),
-    )
-
-
-def set_token(table_id: int, seat: int, name: str, token_hash: str) -> Op:
-    """A new token for a seat still held under `name` (nothing if it was given up since)."""
-    return (
-        "UPDATE seats SET token_hash = ? WHERE table_id = ? AND seat = ? AND name = ?",
-        (token_hash, table_id, seat, name),
-    )
-
-
-def delete_seat(table_id: int, seat: int) -> Op:
-    return ("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
-
-
-def delete_seats(table_id: int) -> Op:
-    return ("DELETE FROM seats WHERE table_id = ?", (table_id,))
-
-
-def insert_hand(
-    table_id: int, number: int, record: dict[str, Any], names: list[str], started: float
-) -> Op:
-    return (
-        "INSERT INTO hands (table_id, number, record, names, started) VALUES (?, ?, ?, ?, ?)",
-        (table_id, number, dumps(record), dumps(names), started),
-    )
-
-
-def insert_action(table_id: int, hand: int, index: int, action: dict[str, Any]) -> Op:
-    return (
-        "INSERT INTO actions (table_id, hand, idx, action) VALUES (?, ?, ?, ?)",
-        (table_id, hand, index, dumps(action)),
-    )
-
-
-def settle_hand(
-    table_id: int,
-    number: int,
-    record: dict[str, Any],
-    settlement: dict[str, Any],
-    ended: float,
-    payments: Sequence[tuple[str, str, int]],
-    balances: dict[str, int],
-) -> list[Op]:
-    """The settled hand, its payments and the new balances (run in one transaction)."""
-    ops: list[Op] = [
-        (
-            "UPDATE hands SET record = ?, settlement = ?, ended = ?"
-            " WHERE table_id = ? AND number = ?",
-            (dumps(record), dumps(settlement), ended, table_id, number),
-        )
-    ]
-    ops.extend(
-        (
-            "INSERT INTO payments (table_id, hand, payer, payee, amount) VALUES (?, ?, ?, ?, ?)",
-            (table_id, number, payer, payee, amount),
-        )
-        for payer, payee, amount in payments
-    )
-    ops.extend(
-        (
-            "INSERT INTO balances (table_id, name, balance) VALUES (?, ?, ?)"
-            " ON CONFLICT (table_id, name) DO UPDATE SET balance = excluded.balance",
-            (table_id, name, balance),
-        )
-        for name, balance in balances.items()
-    )
-    return ops
-
-
-def claim_name(folded: str, name: SavedName) -> Op:
-    return (
-        "INSERT INTO ssh_names (folded, name, public_key, fingerprint, claimed)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (folded, name.name, name.public_key, name.fingerprint, name.claimed),
-    )
-
-
-def put_door_seat(folded: str, seat: SavedDoorSeat) -> Op:
-    return (
-        "INSERT OR REPLACE INTO ssh_seats (folded, table_id, left_table, taken)"
-        " VALUES (?, ?, ?, ?)",
-        (folded, seat.table_id, int(seat.left), seat.taken),
-    )
-
-
-def delete_door_seat(folded: str, table_id: int) -> Op:
-    return ("DELETE FROM ssh_seats WHERE folded = ? AND table_id = ?", (folded, table_id))
