@@ -26,6 +26,7 @@ from . import store as st
 from .connection import Connection
 from .door_names import DoorNames
 from .lobby import Lobby
+from .paths import default_db_path
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
 
 log = logging.getLogger("tonk.server")
@@ -107,12 +108,6 @@ class Limits:
         if number <= 0:
             raise ValueError(f"--limit {name} must be above 0")
         return replace(self, **{name: number})
-
-
-def default_db_path() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("tonk")) / "tonk-server.db"
 
 
 @dataclass(slots=True)

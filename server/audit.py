@@ -21,7 +21,7 @@ from tonk.shared.rules import HouseRules
 from tonk.shared.settlement import Settlement
 from tonk.shared.words import plural
 
-from .app import default_db_path
+from .paths import default_db_path
 
 #: The subcommands of `tonk-server` this module answers.
 COMMANDS = ("ledger", "audit", "replay")

@@ -16,8 +16,9 @@ from pathlib import Path
 from tonk.shared.rules import HouseRules, RulesError
 
 from . import audit, names
-from .app import Limits, ServerConfig, TonkServer, default_db_path
+from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
+from .paths import default_db_path
 from .store import DatabaseRefused
 
 

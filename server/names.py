@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .app import default_db_path
 from .audit import AuditError, read_only
 from .door_names import fold
+from .paths import default_db_path
 
 #: The subcommand of `tonk-server` this module answers.
 COMMAND = "names"

@@ -201,3 +201,18 @@ def test_a_file_that_is_not_a_tonk_database_is_refused(tmp_path):
     assert result.returncode == 2
     assert "is not a tonk-server database" in result.stderr
     assert junk.read_text().startswith("these are my notes")
+
+
+@pytest.mark.parametrize("command", ["tonk.server.audit", "tonk.server.names"])
+def test_the_operator_commands_read_the_database_without_loading_the_server(command: str) -> None:
+    """`audit`, `ledger`, `replay` and `names` need only the database's default path, not the
+    asyncio server with its tables and connections."""
+    check = (
+        f"import sys, {command}; "
+        "loaded = sorted(m for m in sys.modules if m.startswith('tonk.server.')); "
+        "print(loaded); "
+        "server = {'tonk.server.app', 'tonk.server.table', 'tonk.server.connection'}; "
+        "assert not server & set(loaded)"
+    )
+    ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
