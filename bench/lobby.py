@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import load
+import load_driver
 import loadkit as lk
 from tonk.server.app import ServerConfig
 from tonk.shared import protocol as p
@@ -119,15 +119,15 @@ async def _table_worker(
 ) -> None:
     loop = asyncio.get_running_loop()
     stats = lk.Stats()
-    gate = asyncio.Semaphore(load.SETUP_CONCURRENCY)
-    pace = HONEST_PACE if honest else load.PACE
+    gate = asyncio.Semaphore(load_driver.SETUP_CONCURRENCY)
+    pace = HONEST_PACE if honest else load_driver.PACE
 
     async def one(index: int) -> list[lk.BotClient]:
         async with gate:
             return await seat_table(port, index, stats, pace, seed, honest)
 
     tables = await asyncio.gather(*(one(first + i) for i in range(count)))
-    load.quiet_collector()
+    load_driver.quiet_collector()
     results.put(("ready", os.getpid()))
     command = await loop.run_in_executor(None, commands.get)
     assert command == "stop"
@@ -219,7 +219,7 @@ async def _lobby_worker(
         client = LobbyClient(f"lobby{i}", tables, counts)
         await loop.create_connection(lambda client=client: client, "127.0.0.1", port)  # type: ignore[misc]
         clients.append(client)
-    load.quiet_collector()
+    load_driver.quiet_collector()
     results.put(("ready", os.getpid()))
     began, cpu = time.monotonic(), time.process_time()
     command = await loop.run_in_executor(None, commands.get)
@@ -281,7 +281,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     results = ctx.Queue()
     procs: list[tuple[Any, Any]] = []
     try:
-        shares = load.split(tables, min(args.procs, tables))
+        shares = load_driver.split(tables, min(args.procs, tables))
         for first, count in shares:
             procs.append(start(table_worker, (server.port, first, count, False, 1), results))
         procs.append(start(table_worker, (server.port, 100_000, honest, True, 2), results))

@@ -40,7 +40,8 @@ import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import load
+import load_driver
+import load_report
 import loadkit as lk
 
 DOOR_SERVER = Path(__file__).resolve().parent / "door_server.py"
@@ -149,7 +150,7 @@ class Session:
 
 def start(design: str, workdir: Path, tables: int) -> tuple[lk.ServerProcess, int]:
     run = Path(tempfile.mkdtemp(prefix=f"{design}-", dir=workdir))
-    limits = load.server_limits(max(tables, 1), False)
+    limits = load_driver.server_limits(max(tables, 1), False)
     limits.update({"ssh_sessions": 200, "ssh_per_address": 200})
     server = lk.start_server(
         run / "tonk.db",
@@ -229,8 +230,8 @@ async def paced_with(
 ) -> dict[str, Any]:
     """The paced benchmark against `server` while `sessions` press keys all along."""
     shares = [
-        (server.port, first, count, load.PACE, 1)
-        for first, count in load.split(args.tables, min(2, args.tables))
+        (server.port, first, count, load_driver.PACE, 1)
+        for first, count in load_driver.split(args.tables, min(2, args.tables))
     ]
     stop = asyncio.Event()
     pressed: list[float] = []
@@ -243,12 +244,19 @@ async def paced_with(
     pressing = [asyncio.create_task(press(s)) for s in sessions]
     try:
         result = await asyncio.to_thread(
-            load.drive, load.tonk_worker, shares, args.seconds, args.warmup, None, 600, server.pid
+            load_driver.drive,
+            load_driver.tonk_worker,
+            shares,
+            args.seconds,
+            args.warmup,
+            None,
+            600,
+            server.pid,
         )
     finally:
         stop.set()
         await asyncio.gather(*pressing, return_exceptions=True)
-    summary_ = load.summarize(result, args.tables, args.seconds)
+    summary_ = load_driver.summarize(result, args.tables, args.seconds)
     summary_["keys_meanwhile"] = summary(pressed)
     return summary_
 
@@ -378,7 +386,7 @@ async def main_async(args: argparse.Namespace, command: str) -> dict[str, Any]:
                 report["baseline_paced"] = await paced_with(server, [], args)
             finally:
                 server.stop()
-            print("paced, no sessions:", load.describe("paced", report["baseline_paced"]))
+            print("paced, no sessions:", load_report.describe("paced", report["baseline_paced"]))
         for design in args.designs:
             result = await measure_design(design, args, workdir)
             print(json.dumps(result, indent=1), flush=True)
