@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.termkit import command_path, require_tool
+from tests.termkit import command_path, loopback_args, require_tool, stop_process
 
 
 def make_key(directory: Path, name: str) -> Path:
@@ -37,14 +37,9 @@ class DoorServer:
         self.proc = subprocess.Popen(
             [
                 command_path("tonk-server"),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
+                *loopback_args(self.db),
                 "--ssh-port",
                 "0",
-                "--db",
-                str(self.db),
                 "--bot-pause",
                 "0.05",
                 "--next-hand-delay",
@@ -73,12 +68,7 @@ class DoorServer:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+            stop_process(self.proc, 15)
         self.log.close()
 
 
@@ -200,3 +190,15 @@ class SSHTerminal:
         if self.proc.isalive():
             self.proc.kill(9)
         self.proc.wait()
+
+
+def claim_and_quit(port: int, key: Path, name: str) -> None:
+    """Log in to the door as `name` with `key` (the first key under a name claims it), see the
+    lobby, and quit it with q: the session ends with status 0."""
+    term = SSHTerminal(port, key, name)
+    try:
+        term.wait_for(rf"playing as {re.escape(name)}")
+        term.press(b"q")
+        assert term.wait_exit() == 0
+    finally:
+        term.kill()

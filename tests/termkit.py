@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,22 @@ def command_path(name: str) -> str:
     if found is None:
         raise AssertionError(f"{name} is not installed: pip install -e . first")
     return found
+
+
+def loopback_args(db: Path, port: int = 0) -> list[str]:
+    """`tonk-server`'s options for a test's own server: loopback only, `port` (0: a free one),
+    the database `db`."""
+    return ["--host", "127.0.0.1", "--port", str(port), "--db", str(db)]
+
+
+def stop_process(process: subprocess.Popen[Any], wait: float) -> None:
+    """Ask `process` to stop (SIGTERM); kill it if it is still running after `wait` seconds."""
+    process.terminate()
+    try:
+        process.wait(wait)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
 
 
 def require_tool(tool: str, package: str) -> str:
@@ -51,12 +68,7 @@ def tonk_server(tmp_path: Path, *extra: str) -> Iterator[int]:
     process = subprocess.Popen(
         [
             command_path("tonk-server"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(tmp_path / "server.db"),
+            *loopback_args(tmp_path / "server.db"),
             "--dev",
             *extra,
         ],
@@ -72,12 +84,7 @@ def tonk_server(tmp_path: Path, *extra: str) -> Iterator[int]:
         port = int(first.rsplit(":", 1)[1])
         yield port
     finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        stop_process(process, 15)
 
 
 @contextlib.contextmanager
@@ -141,12 +148,7 @@ def sshd(tmp_path: Path) -> Iterator[tuple[int, Path]]:
             raise AssertionError(f"sshd never listened: {log.read_text().strip()}")
         yield port, user_key
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        stop_process(process, 10)
 
 
 def ssh_command(port: int, key: Path, remote: str) -> list[str]:

@@ -421,6 +421,18 @@ async def test_thousands_of_idle_connections_meet_the_limits_and_the_table_plays
         await late.request({"type": "list_tables"}, p.TABLES)
 
 
+async def small_buffered_client(port: int, name: str) -> NetClient:
+    """A client whose socket takes in only 4 KiB before the server's writes to it back up."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    client = NetClient(reader, writer)
+    await client.hello(name)
+    return client
+
+
 async def test_a_client_that_never_reads_big_answers_is_dropped_by_bytes(tmp_path):
     """However few the frames, the bytes waiting for one connection are bounded too."""
     limits = {"queue": 100_000, "queue_bytes": 256 * 1024}
@@ -433,13 +445,7 @@ async def test_a_client_that_never_reads_big_answers_is_dropped_by_bytes(tmp_pat
         listing = await maker.request({"type": "list_tables"}, p.TABLES)
         size = len(p.encode(listing))
         assert size > 15_000
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.setblocking(False)
-        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
-        reader, writer = await asyncio.open_connection(sock=sock)
-        hog = NetClient(reader, writer)
-        await hog.hello("Hog")
+        hog = await small_buffered_client(server.port, "Hog")
         request = p.encode({"type": "list_tables"})
         with contextlib.suppress(ConnectionError):
             for _ in range(400):  # many megabytes of answers it never reads
@@ -456,13 +462,7 @@ async def test_a_seated_player_who_never_reads_is_dropped_and_played_for(tmp_pat
         start_server(tmp_path, grace=0.2, limit_changes={"queue": 32}) as server,
         table_keeps_playing(server),
     ):
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.setblocking(False)
-        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
-        reader, writer = await asyncio.open_connection(sock=sock)
-        sleepy = NetClient(reader, writer)
-        await sleepy.hello("Sleepy")
+        sleepy = await small_buffered_client(server.port, "Sleepy")
         # A small kernel buffer on the server's side too (no autotuning to megabytes): the
         # backlog reaches the server's own queue after a few hands, not a few hundred.
         [conn] = [c for c in server.connections if c.name == "Sleepy"]

@@ -30,9 +30,8 @@ async def test_writes_commit_alone_or_together_and_a_failing_one_fails_alone(tmp
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
-async def test_a_write_is_all_or_nothing(tmp_path):
-    store = st.Store(tmp_path / "s.db")
-    store.open()
+async def test_a_write_is_all_or_nothing(tmp_path, opened_store):
+    store = opened_store
     await store.write([st.insert_table(1, "one", {}, 0.0, None)])
     with pytest.raises(st.StoreError):
         await store.write(

@@ -52,9 +52,8 @@ def test_a_long_run_is_split_under_sqlites_parameter_limit():
     assert run(merged) == run(ops)
 
 
-async def test_one_failing_write_in_a_batch_of_merged_inserts_fails_alone(tmp_path):
-    store = st.Store(tmp_path / "s.db")
-    store.open()
+async def test_one_failing_write_in_a_batch_of_merged_inserts_fails_alone(tmp_path, opened_store):
+    store = opened_store
     await store.write([st.insert_action(1, 1, 0, {"n": 0})])
     conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
     loop = asyncio.get_running_loop()

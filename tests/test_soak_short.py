@@ -84,33 +84,33 @@ def test_short_soak_memory_stays_within_its_bound(soaked):
     assert memory["growth"] <= memory["bound"], memory
 
 
-def planted(db: Path, tmp_path: Path, sql: str) -> Path:
+def problems_when_planted(db: Path, tmp_path: Path, sql: str) -> list[str]:
+    """What the soak's ledger audit finds in a copy of `db` after `sql` changed one row of it."""
     copy = tmp_path / "planted.db"
     shutil.copy(db, copy)
     with sqlite3.connect(copy) as conn:
         assert conn.execute(sql).rowcount == 1
-    return copy
+    problems: list[str] = soak.check_ledgers(copy)["problems"]
+    return problems
 
 
 def test_the_audit_catches_a_ledger_that_does_not_sum_to_zero(soaked, tmp_path):
     _, _, db = soaked
-    bad = planted(
+    problems = problems_when_planted(
         db,
         tmp_path,
         "UPDATE balances SET balance = balance + 1 WHERE rowid = (SELECT MIN(rowid) FROM balances)",
     )
-    problems = soak.check_ledgers(bad)["problems"]
     assert any("sum to 1" in problem for problem in problems), problems
 
 
 def test_the_audit_catches_balances_that_do_not_match_the_payments(soaked, tmp_path):
     _, _, db = soaked
-    bad = planted(
+    problems = problems_when_planted(
         db,
         tmp_path,
         "UPDATE payments SET amount = amount + 1 WHERE rowid = (SELECT MIN(rowid) FROM payments)",
     )
-    problems = soak.check_ledgers(bad)["problems"]
     assert any("the payments add up to" in problem for problem in problems), problems
 
 
@@ -122,12 +122,11 @@ def test_the_audit_catches_a_settlement_the_record_does_not_replay_to(soaked, tm
         ).fetchone()[0]
     data = json.loads(settlement)
     data["next_multiplier"] = data["next_multiplier"] + 7
-    bad = planted(
+    problems = problems_when_planted(
         db,
         tmp_path,
         "UPDATE hands SET settlement = '"
         + json.dumps(data).replace("'", "''")
         + "' WHERE rowid = (SELECT MIN(rowid) FROM hands WHERE settlement IS NOT NULL)",
     )
-    problems = soak.check_ledgers(bad)["problems"]
     assert any("replay" in problem for problem in problems), problems

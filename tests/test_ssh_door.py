@@ -75,11 +75,17 @@ def new_key() -> asyncssh.SSHKey:
 
 
 async def connect(
-    door: SSHDoor, name: str, key: asyncssh.SSHKey | None, **options: Any
+    door: SSHDoor,
+    name: str,
+    key: asyncssh.SSHKey | None,
+    client: Banners | None = None,
+    **options: Any,
 ) -> tuple[asyncssh.SSHClientConnection, Banners]:
+    """Log in to the door as `name` with `key` (or options["client_keys"]); `client` keeps the
+    banners shown, which a test reads after a refusal."""
     options.setdefault("client_keys", [key] if key is not None else None)
     conn, client = await asyncssh.create_connection(
-        Banners,
+        Banners if client is None else lambda: client,
         "127.0.0.1",
         door.port,
         username=name,
@@ -90,6 +96,18 @@ async def connect(
     )
     assert isinstance(client, Banners)
     return conn, client
+
+
+async def terminal(
+    conn: asyncssh.SSHClientConnection,
+    command: str | None = None,
+    term_type: str = "xterm",
+    **options: Any,
+) -> asyncssh.SSHClientProcess[bytes]:
+    """A session with a 100x30 terminal (`command` is what the player typed after the host)."""
+    return await conn.create_process(
+        command, term_type=term_type, term_size=(100, 30), encoding=None, **options
+    )
 
 
 async def screen_of(
@@ -121,9 +139,7 @@ async def test_the_first_key_claims_a_name_and_a_pty_session_shows_the_lobby(
         key = new_key()
         conn, _ = await connect(door, "ann", key)
         async with conn:
-            process = await conn.create_process(
-                term_type="xterm-256color", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn, term_type="xterm-256color")
             await screen_of(process, "playing as ann")
             claim = server.door_names.owner("ANN")
             assert claim is not None and claim.name == "ann"
@@ -218,16 +234,7 @@ async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_pat
         # The line, as an asyncssh client sees it.
         client = Banners()
         with pytest.raises(asyncssh.PermissionDenied):
-            await asyncssh.create_connection(
-                lambda: client,
-                "127.0.0.1",
-                door.port,
-                username="ann",
-                client_keys=[new_key()],
-                known_hosts=None,
-                agent_path=None,
-                config=None,
-            )
+            await connect(door, "ann", new_key(), client)
         assert client.banners == [
             "tonk: the name ann belongs to another key on this server: use your own name "
             "(ssh -p PORT NAME@HOST)"
@@ -291,16 +298,7 @@ async def test_an_authorized_keys_file_admits_only_its_keys(tmp_path: Path) -> N
     async with running_door(tmp_path, authorized_keys=keys) as (server, door):
         client = Banners()
         with pytest.raises(asyncssh.PermissionDenied):
-            await asyncssh.create_connection(
-                lambda: client,
-                "127.0.0.1",
-                door.port,
-                username="dee",
-                client_keys=[other],
-                known_hosts=None,
-                agent_path=None,
-                config=None,
-            )
+            await connect(door, "dee", other, client)
         assert client.banners == ["tonk: this server admits only the keys its host has listed"]
         assert server.door_names.owner("dee") is None
         conn, _ = await connect(door, "dee", listed)
@@ -353,9 +351,7 @@ async def test_an_idle_session_is_closed_with_a_line(tmp_path: Path) -> None:
     async with running_door(tmp_path, ssh_idle_timeout=4.0) as (server, door):
         conn, _ = await connect(door, "jo", new_key())
         async with conn:
-            process = await conn.create_process(
-                term_type="xterm", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn)
             await screen_of(process, "playing as jo")
             output = await asyncio.wait_for(process.stdout.read(), 15)
             await process.wait_closed()
@@ -384,9 +380,7 @@ async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
 ) -> None:
     async with running_door(tmp_path) as (server, door):
         conn, _ = await connect(door, "kit", new_key())
-        process = await conn.create_process(
-            "practice", term_type="xterm", term_size=(100, 30), encoding=None
-        )
+        process = await terminal(conn, "practice")
         await screen_of(process, "kit's practice")
         assert len(server.connections) == 1
         (door_conn,) = door.connections
@@ -406,16 +400,7 @@ async def test_a_name_that_cannot_be_one_is_refused_with_a_line(tmp_path: Path) 
         for bad in ("x" * 25, "  "):
             client = Banners()
             with pytest.raises(asyncssh.PermissionDenied):
-                await asyncssh.create_connection(
-                    lambda client=client: client,
-                    "127.0.0.1",
-                    door.port,
-                    username=bad,
-                    client_keys=[new_key()],
-                    known_hosts=None,
-                    agent_path=None,
-                    config=None,
-                )
+                await connect(door, bad, new_key(), client)
             assert len(client.banners) == 1
             assert (
                 "cannot be a name here: a name is printable text of 1 to 24" in (client.banners[0])
@@ -482,9 +467,7 @@ async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
         key = new_key()
         conn, _ = await connect(door, "lou", key)
         async with conn:
-            process = await conn.create_process(
-                "practice", term_type="xterm", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn, "practice")
             await screen_of(process, "lou's practice")
             process.stdin.write(b"q")  # leave the table (a hand is on: asked first)
             await asyncio.sleep(0.5)
@@ -496,9 +479,7 @@ async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
         assert [s.left for s in server.door_names.seats("lou")] == [True]
         conn, _ = await connect(door, "lou", key)
         async with conn:
-            process = await conn.create_process(
-                term_type="xterm", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn)
             # Left on purpose: the lobby first, not the table.
             await screen_of(process, "playing as lou")
             process.stdin.write(b"\r")  # sit at the (only) table: the seat is lou's again
@@ -516,13 +497,7 @@ async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: 
     async with running_door(tmp_path) as (_, door):
         conn, _ = await connect(door, "max", new_key())
         async with conn:
-            process = await conn.create_process(
-                "practice",
-                term_type="xterm",
-                term_size=(100, 30),
-                encoding=None,
-                env={"LANG": "de_DE.ISO-8859-1"},
-            )
+            process = await terminal(conn, "practice", env={"LANG": "de_DE.ISO-8859-1"})
             received = b""
             while b"Your turn" not in received and b"to play" not in received:
                 data = await asyncio.wait_for(process.stdout.read(65536), 30)
@@ -552,7 +527,7 @@ async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Pat
 async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: Path) -> None:
     async with running_door(tmp_path) as (_, door):
         conn, _ = await connect(door, "ned", new_key())
-        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        process = await terminal(conn)
         await screen_of(process, "playing as ned")
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
@@ -605,7 +580,7 @@ async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_on
     crashing = session_running(tmp_path / "crash", CRASHING_APP)
     async with running_door(tmp_path, session_class=crashing) as (server, door):
         conn, _ = await connect(door, "ida", new_key())
-        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        process = await terminal(conn)
         await screen_of(process, "playing as ida")
         process.change_terminal_size(77, 30)
         output = await asyncio.wait_for(process.stdout.read(), 20)
@@ -629,7 +604,7 @@ async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
 ) -> None:
     async with running_door(tmp_path) as (server, door):
         conn, _ = await connect(door, "jo", new_key())
-        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        process = await terminal(conn)
         await screen_of(process, "playing as jo")
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
@@ -662,9 +637,7 @@ async def test_agent_forwarding_is_refused(tmp_path: Path) -> None:
         # The client asks to forward its agent (at a socket of the test's own) with its session.
         conn, _ = await connect(door, "ann", new_key(), agent_forwarding=str(tmp_path / "agent"))
         async with conn:
-            process = await conn.create_process(
-                term_type="xterm", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn)
             await screen_of(process, "playing as ann")
             (door_conn,) = door.connections
             assert door_conn.conn is not None and door_conn.session is not None
@@ -748,16 +721,7 @@ async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
     async with running_door(tmp_path) as (server, door):
         client = NoKey()
         with pytest.raises(asyncssh.PermissionDenied):
-            await asyncssh.create_connection(
-                lambda: client,
-                "127.0.0.1",
-                door.port,
-                username="ann",
-                client_keys=None,
-                known_hosts=None,
-                agent_path=None,
-                config=None,
-            )
+            await connect(door, "ann", None, client)
         assert client.banners == [door_module.NO_KEY]
         # A key that is refused is not told that: it is told why its key was refused.
         conn, _ = await connect(door, "ann", new_key())
@@ -766,16 +730,7 @@ async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
         conn.close()
         refused = NoKey()
         with pytest.raises(asyncssh.PermissionDenied):
-            await asyncssh.create_connection(
-                lambda: refused,
-                "127.0.0.1",
-                door.port,
-                username="ann",
-                client_keys=[new_key()],
-                known_hosts=None,
-                agent_path=None,
-                config=None,
-            )
+            await connect(door, "ann", new_key(), refused)
         assert len(refused.banners) == 1
         assert refused.banners[0].startswith("tonk: the name ann belongs to another key")
         assert len(server.door_names) == 1
@@ -787,9 +742,7 @@ async def test_a_link_the_server_closes_is_opened_again_and_the_seat_resumed(
     caplog.set_level(logging.INFO, "tonk.server")
     async with running_door(tmp_path) as (server, door):
         conn, _ = await connect(door, "lee", new_key())
-        process = await conn.create_process(
-            "practice", term_type="xterm", term_size=(100, 30), encoding=None
-        )
+        process = await terminal(conn, "practice")
         await screen_of(process, "lee's practice")
         (first,) = server.connections
         # The server closes the session's link (as it does to a connection past its message
@@ -835,9 +788,7 @@ async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_a
         holder = await NetClient.connect(server.port, "tcp")
         try:
             conn, _ = await connect(door, "kim", new_key())
-            process = await conn.create_process(
-                term_type="xterm", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn)
             output = await asyncio.wait_for(process.stdout.read(), 20)
             await asyncio.wait_for(process.wait_closed(), 10)
             conn.close()
@@ -863,9 +814,7 @@ async def test_practice_again_goes_back_to_the_player_s_own_practice_table(
 
         async def practice(command: str) -> tuple[asyncssh.SSHClientConnection, Any]:
             conn, _ = await connect(door, "max", key)
-            process = await conn.create_process(
-                command, term_type="xterm", term_size=(100, 30), encoding=None
-            )
+            process = await terminal(conn, command)
             await screen_of(process, "max's practice")
             return conn, process
 
@@ -923,7 +872,7 @@ async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
     warned = session_running(tmp_path / "warn", WARNING_APP)
     async with running_door(tmp_path, session_class=warned) as (server, door):
         conn, _ = await connect(door, "uma", new_key())
-        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        process = await terminal(conn)
         await screen_of(process, "playing as uma")
         process.stdin.write(b"q")
         output = await asyncio.wait_for(process.stdout.read(), 20)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sshkit import DoorServer, SSHTerminal, make_key, require_tool
+from tests.sshkit import DoorServer, SSHTerminal, claim_and_quit, make_key, require_tool
 from tests.termkit import command_path
 
 
@@ -53,13 +53,7 @@ def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
 ) -> None:
     ann = make_key(tmp_path, "ann_key")
     mallory = make_key(tmp_path, "mallory_key")
-    first = SSHTerminal(door.port, ann, "ann")
-    try:
-        first.wait_for(r"playing as ann")
-        first.press(b"q")
-        assert first.wait_exit() == 0
-    finally:
-        first.kill()
+    claim_and_quit(door.port, ann, "ann")
     second = SSHTerminal(door.port, mallory, "Ann")  # a name is claimed in any case
     try:
         assert second.wait_exit() == 255
@@ -163,13 +157,7 @@ def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
 ) -> None:
     lost = make_key(tmp_path, "lost_key")
     new = make_key(tmp_path, "new_key")
-    first = SSHTerminal(door.port, lost, "ann")
-    try:
-        first.wait_for(r"playing as ann")
-        first.press(b"q")
-        assert first.wait_exit() == 0
-    finally:
-        first.kill()
+    claim_and_quit(door.port, lost, "ann")
     listed = _names(door)
     assert listed.returncode == 0, listed.stderr
     rows = listed.stdout.splitlines()
@@ -183,13 +171,7 @@ def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
     while "ssh door: ann is free again" not in door.server_log():
         assert time.monotonic() < end, door.server_log()
         time.sleep(0.1)
-    second = SSHTerminal(door.port, new, "ann")
-    try:
-        second.wait_for(r"playing as ann")
-        second.press(b"q")
-        assert second.wait_exit() == 0
-    finally:
-        second.kill()
+    claim_and_quit(door.port, new, "ann")
     assert _names(door).stdout.splitlines()[1].endswith(_fingerprint(new))
     missing = _names(door, "release", "bob")
     assert missing.returncode == 2

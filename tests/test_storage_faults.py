@@ -15,12 +15,13 @@ import errno
 import os
 import resource
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from netclient import NetClient
@@ -41,21 +42,36 @@ from reliakit import (
 from tonk.shared import protocol as p
 from tonk.shared.actions import action_message
 
+Client = TypeVar("Client", bound=NetClient)
+
+
+async def seat_two(
+    port: int,
+    names: tuple[str, str],
+    table: str,
+    seed: int,
+    client: type[Client] = NetClient,  # type: ignore[assignment]
+) -> tuple[int, list[Client]]:
+    """The first name opens a two-seat table with this deal seed and the second sits: the
+    hand starts, and each has its first update."""
+    first = await client.connect(port, names[0])
+    seated = await first.request(
+        {"type": "create_table", "name": table, "seats": 2, "seed": seed}, p.SEATED
+    )
+    second = await client.connect(port, names[1])
+    await second.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+    players = [first, second]
+    for player in players:
+        await player.expect(p.UPDATE)
+    return seated["table"], players
+
 
 async def two_players(port: int, seed: int = 4) -> tuple[int, list[NetClient]]:
     """Alice and Bob at a two-seat table, a few actions into the first hand."""
-    alice = await NetClient.connect(port, "Alice")
-    seated = await alice.request(
-        {"type": "create_table", "name": "faulty", "seats": 2, "seed": seed}, p.SEATED
-    )
-    bob = await NetClient.connect(port, "Bob")
-    await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
-    for client in (alice, bob):
-        await client.expect(p.UPDATE)
-    players = [alice, bob]
+    table, players = await seat_two(port, ("Alice", "Bob"), "faulty", seed)
     for _ in range(3):
         await act_once(players)
-    return seated["table"], players
+    return table, players
 
 
 def to_act(players: list[NetClient]) -> NetClient:
@@ -127,17 +143,10 @@ class Floor:
 
 async def floor(server: ServerProcess) -> Floor:
     table, players = await two_players(server.port)
-    carol = await NetClient.connect(server.port, "Carol")
-    seated = await carol.request(
-        {"type": "create_table", "name": "quiet", "seats": 2, "seed": 9}, p.SEATED
-    )
-    dan = await NetClient.connect(server.port, "Dan")
-    await dan.request({"type": "sit", "table": seated["table"]}, p.SEATED)
-    for client in (carol, dan):
-        await client.expect(p.UPDATE)
+    quiet, others = await seat_two(server.port, ("Carol", "Dan"), "quiet", 9)
     bots = await start_playing_table(server.port, "bots", live=True)
     lobby = await NetClient.connect(server.port, "Lobby")
-    return Floor(server, table, players, seated["table"], [carol, dan], bots, lobby)
+    return Floor(server, table, players, quiet, others, bots, lobby)
 
 
 async def read_all(clients: list[NetClient], seconds: float) -> None:
@@ -393,22 +402,39 @@ conn.execute("ROLLBACK")
 """
 
 
+@contextlib.contextmanager
+def write_locked(db: Path) -> Iterator[None]:
+    """A write lock on `db` held by a connection of the test's own, until the block ends."""
+    locker = sqlite3.connect(db, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+
+
+async def lock_the_database(db: Path) -> asyncio.subprocess.Process:
+    """Another program holding a write lock on `db` until its stdin is closed."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        LOCKER,
+        str(db),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert await proc.stdout.readline() == b"locked\n"
+    return proc
+
+
 async def test_a_database_locked_by_another_program_pauses_every_table_until_released(tmp_path):
     db = tmp_path / "tonk.db"
     locker: list[asyncio.subprocess.Process] = []
 
     async def make_fault() -> None:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            LOCKER,
-            str(db),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        assert proc.stdout is not None
-        assert await proc.stdout.readline() == b"locked\n"
-        locker.append(proc)
+        locker.append(await lock_the_database(db))
 
     async def heal() -> None:
         proc = locker[0]
@@ -536,24 +562,18 @@ async def test_a_restart_beside_an_orphaned_wal_refuses_and_keeps_the_wal(tmp_pa
 async def test_a_server_stops_in_good_time_while_the_database_cannot_be_written(tmp_path):
     """The writes that wait for the storage are given up at shutdown (nobody was told they
     were saved), instead of keeping the server from stopping."""
-    import sqlite3
 
     from netclient import start_server
 
     async with start_server(tmp_path) as server:
         bots = await start_playing_table(server.port, "bots")
-        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
-        locker.execute("BEGIN IMMEDIATE")
-        try:
+        with write_locked(server.config.db_path):
             await wait_for_all([bots.watcher], told_paused, "the table told it is paused")
             assert server.storage_fault is not None
             loop = asyncio.get_running_loop()
             started = loop.time()
             await asyncio.wait_for(server.close(), 20)
             assert loop.time() - started < 10
-        finally:
-            locker.execute("ROLLBACK")
-            locker.close()
     hand_ends = [m for m in bots.watcher.received if m["type"] == p.HAND_END]
     assert ledger_problems(server.config.db_path, bots.table, hand_ends) == []
 
@@ -565,29 +585,13 @@ async def test_a_player_whose_move_waits_for_the_storage_is_not_cut_for_silence(
     db = tmp_path / "tonk.db"
     limits = ["--limit", "heartbeat=0.5", "--limit", "idle_timeout=2"]
     async with server_process(db, *limits) as server:
-        alice = await LiveClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "t", "seats": 2, "seed": 4}, p.SEATED
-        )
-        bob = await LiveClient.connect(server.port, "Bob")
-        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
-        players = [alice, bob]
+        _, players = await seat_two(server.port, ("Alice", "Bob"), "t", 4, LiveClient)
         for client in players:
-            await client.expect(p.UPDATE)
             client.pump()
         actor = to_act(players)
         count = actor.seat_view().event_count
-        locker = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            LOCKER,
-            str(db),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
+        locker = await lock_the_database(db)
         try:
-            assert locker.stdout is not None and locker.stdin is not None
-            assert await locker.stdout.readline() == b"locked\n"
             await actor.send(an_action(actor))  # its write waits for the lock
             await wait_until(lambda: all(told_paused(c) for c in players), "told paused", 20)
             await asyncio.sleep(3)  # longer than the idle timeout
@@ -615,7 +619,6 @@ async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tm
     """A turn timer does not run while play is paused, and the deadline the players were sent
     before the pause is wrong afterwards: once play carries on everybody at the table is sent
     the turn's new deadline (an update with no events), and the seat to act still has it."""
-    import sqlite3
 
     from netclient import start_server
 
@@ -636,18 +639,13 @@ async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tm
         await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
         await watcher.expect(p.UPDATE)
         everybody = [*players, watcher]
-        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
-        locker.execute("BEGIN IMMEDIATE")
-        try:
+        with write_locked(server.config.db_path):
             # Somebody in the lobby opens a table: its write waits for the lock, and every
             # table pauses.
             carol = await NetClient.connect(server.port, "Carol")
             await carol.send({"type": "create_table", "name": "new", "id": 1})
             await wait_for_all(everybody, told_paused, "the table told it is paused")
             await read_all(everybody, turn_timer + 0.5)  # longer than the turn
-        finally:
-            locker.execute("ROLLBACK")
-            locker.close()
         await wait_for_all(everybody, told_resumed, "the table told play carries on")
         for client in everybody:
             refreshed = await client.expect(
@@ -667,7 +665,6 @@ async def test_while_play_is_paused_what_must_be_saved_is_refused_and_the_rest_s
     written, `sit`, `add_bot`, `remove_bot` and `start` are refused at once with
     `storage_error` (answering them) and change nothing; `watch`, `list_tables`, `ping`,
     `chat` and `leave` are served."""
-    import sqlite3
 
     from netclient import start_server
 
@@ -681,9 +678,7 @@ async def test_while_play_is_paused_what_must_be_saved_is_refused_and_the_rest_s
         await carol.expect(p.TABLE, lambda m: m["table"]["taken"] == 2)
         dave = await NetClient.connect(server.port, "Dave")
         await dave.expect(p.TABLES)
-        locker = sqlite3.connect(server.config.db_path, isolation_level=None)
-        locker.execute("BEGIN IMMEDIATE")
-        try:
+        with write_locked(server.config.db_path):
             eve = await NetClient.connect(server.port, "Eve")
             await eve.send({"type": "create_table", "name": "new"})  # waits for the lock
             await wait_for_all([carol, *players], told_paused, "every table told it is paused")
@@ -710,9 +705,6 @@ async def test_while_play_is_paused_what_must_be_saved_is_refused_and_the_rest_s
             said = await carol.request({"type": "chat", "text": "still here"}, p.CHAT)
             assert said["text"] == "still here"
             await dave.request({"type": "leave"}, p.LEFT)
-        finally:
-            locker.execute("ROLLBACK")
-            locker.close()
         await wait_for_all([carol, *players], told_resumed, "every table told play carries on")
         # Nothing refused was kept: the waiting table has its two seats, and takes a third now.
         await dave.request({"type": "sit", "table": waiting["table"]}, p.SEATED)
