@@ -9,6 +9,7 @@ import select
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.termkit import command_path, loopback_args, require_tool, stop_process
 
@@ -190,6 +191,16 @@ class SSHTerminal:
         if self.proc.isalive():
             self.proc.kill(9)
         self.proc.wait()
+
+
+def refused(port: int, key: Path, name: str, **options: Any) -> str:
+    """All that ssh said (as text) when the door turned it away: it exits with status 255."""
+    term = SSHTerminal(port, key, name, **options)
+    try:
+        assert term.wait_exit() == 255
+        return term.output.decode("utf-8", "replace")
+    finally:
+        term.kill()
 
 
 def claim_and_quit(port: int, key: Path, name: str) -> None:

@@ -31,6 +31,7 @@ from tonk.server.store import SavedName
 from tonk.shared import protocol as p
 
 from tests.netclient import NetClient
+from tests.termkit import loopback_args
 
 
 class Banners(asyncssh.SSHClient):
@@ -108,6 +109,16 @@ async def terminal(
     return await conn.create_process(
         command, term_type=term_type, term_size=(100, 30), encoding=None, **options
     )
+
+
+async def to_the_end(
+    process: asyncssh.SSHClientProcess[bytes], conn: asyncssh.SSHClientConnection
+) -> bytes:
+    """Everything the session writes until it ends, once it has closed; then log out."""
+    output = await asyncio.wait_for(process.stdout.read(), 20)
+    await asyncio.wait_for(process.wait_closed(), 10)
+    conn.close()
+    return output
 
 
 async def screen_of(
@@ -428,12 +439,7 @@ def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
     bad.write_text("not a key\n")
     code = cli.main(
         [
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(tmp_path / "t.db"),
+            *loopback_args(tmp_path / "t.db"),
             "--ssh-port",
             "0",
             "--ssh-host-key",
@@ -583,9 +589,7 @@ async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_on
         process = await terminal(conn)
         await screen_of(process, "playing as ida")
         process.change_terminal_size(77, 30)
-        output = await asyncio.wait_for(process.stdout.read(), 20)
-        await asyncio.wait_for(process.wait_closed(), 10)
-        conn.close()
+        output = await to_the_end(process, conn)
         await _nothing_left(server, door)
     assert process.exit_status == 1
     # The player's terminal: given back (alternate screen off, cursor on), then one line.
@@ -609,9 +613,7 @@ async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
         os.kill(door_conn.session.child.pid, signal.SIGKILL)  # the kernel's OOM killer, say
-        output = await asyncio.wait_for(process.stdout.read(), 20)
-        await asyncio.wait_for(process.wait_closed(), 10)
-        conn.close()
+        output = await to_the_end(process, conn)
         await _nothing_left(server, door)
     assert process.exit_status == 1
     assert output.endswith(b"\x1b[?1049l\x1b[?25h" + CRASH_LINE.encode() + b"\r\n")
@@ -789,9 +791,7 @@ async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_a
         try:
             conn, _ = await connect(door, "kim", new_key())
             process = await terminal(conn)
-            output = await asyncio.wait_for(process.stdout.read(), 20)
-            await asyncio.wait_for(process.wait_closed(), 10)
-            conn.close()
+            output = await to_the_end(process, conn)
         finally:
             await holder.close()
     assert process.exit_status == 1
@@ -875,9 +875,7 @@ async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
         process = await terminal(conn)
         await screen_of(process, "playing as uma")
         process.stdin.write(b"q")
-        output = await asyncio.wait_for(process.stdout.read(), 20)
-        await asyncio.wait_for(process.wait_closed(), 10)
-        conn.close()
+        output = await to_the_end(process, conn)
         await _nothing_left(server, door)
     assert process.exit_status == 0
     assert CRASH_LINE.encode() not in output and b"something the app" not in output

@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.sshkit import DoorServer, SSHTerminal, claim_and_quit, make_key, require_tool
+from tests.sshkit import (
+    DoorServer,
+    SSHTerminal,
+    claim_and_quit,
+    make_key,
+    refused,
+    require_tool,
+)
 from tests.termkit import command_path
 
 
@@ -54,12 +61,7 @@ def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
     ann = make_key(tmp_path, "ann_key")
     mallory = make_key(tmp_path, "mallory_key")
     claim_and_quit(door.port, ann, "ann")
-    second = SSHTerminal(door.port, mallory, "Ann")  # a name is claimed in any case
-    try:
-        assert second.wait_exit() == 255
-        said = second.output.decode("utf-8", "replace")
-    finally:
-        second.kill()
+    said = refused(door.port, mallory, "Ann")  # a name is claimed in any case
     refusals = [line for line in said.splitlines() if line.startswith("tonk:")]
     assert refusals == [
         "tonk: the name ann belongs to another key on this server: use your own name "
@@ -192,14 +194,7 @@ def test_a_player_whose_ssh_has_no_key_is_told_how_to_make_one(
     door: DoorServer, tmp_path: Path
 ) -> None:
     key = make_key(tmp_path, "unused_key")  # known_hosts beside it; the key is not offered
-    term = SSHTerminal(
-        door.port, key, "ann", options=("-o", "PubkeyAuthentication=no"), batch=False
-    )
-    try:
-        assert term.wait_exit() == 255
-        said = term.output.decode("utf-8", "replace")
-    finally:
-        term.kill()
+    said = refused(door.port, key, "ann", options=("-o", "PubkeyAuthentication=no"), batch=False)
     lines = [line for line in said.splitlines() if line.startswith("tonk:")]
     assert lines == [
         "tonk: this server lets players in by their SSH key, and your ssh has none: make one "

@@ -39,6 +39,7 @@ from reliakit import (
     take_seats_back,
     wait_until,
 )
+from termkit import loopback_args
 from tonk.shared import protocol as p
 from tonk.shared.actions import action_message
 
@@ -494,12 +495,7 @@ async def start_another(db: Path) -> tuple[int, list[str], bytes]:
     expected to refuse; killed after 20 s if it does not)."""
     proc = await asyncio.create_subprocess_exec(
         *server_command(),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--db",
-        str(db),
+        *loopback_args(db),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
