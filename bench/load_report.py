@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import loadkit as lk
+
 
 def describe(name: str, r: dict[str, Any]) -> str:
     lat = r["latency_ms"]
@@ -189,11 +191,7 @@ def section(report: dict[str, Any], command: str) -> str:
         "memory per table is the server's VmRSS with every table seated and playing, less its "
         "VmRSS before the first connection, over the tables.",
         "",
-        "Reproduce (from the repository, after `pip install -e '.[test]'`):",
-        "",
-        "```",
-        command,
-        "```",
+        *lk.reproduce(command),
         "",
     ]
     if any(

@@ -417,6 +417,17 @@ class BotClient(asyncio.Protocol):
 # -- writing BENCHMARKS.md ---------------------------------------------------------------------
 
 
+def reproduce(command: str) -> list[str]:
+    """The lines of a section that say how to run its measurement again."""
+    return [
+        "Reproduce (from the repository, after `pip install -e '.[test]'`):",
+        "",
+        "```",
+        command,
+        "```",
+    ]
+
+
 def write_section(path: Path, heading: str, body: str) -> None:
     """Replace the section that starts with `heading` (up to the next "## ") in `path`, or add
     it at the end; the rest of the file is kept."""

@@ -426,11 +426,7 @@ def section(report: dict[str, Any], command: str) -> str:
             "they ask, and after they have gone. Latency: from writing an action to the "
             "arrival of that connection's next `update` (the paced tables).",
             "",
-            "Reproduce (from the repository, after `pip install -e '.[test]'`):",
-            "",
-            "```",
-            command,
-            "```",
+            *lk.reproduce(command),
             ""
             if "--write" in command
             else "\n(the section written from that run's output: `python bench/lobby.py "
