@@ -421,6 +421,15 @@ async def test_thousands_of_idle_connections_meet_the_limits_and_the_table_plays
         await late.request({"type": "list_tables"}, p.TABLES)
 
 
+async def live_watcher(port: int, table: int) -> LiveClient:
+    """A watcher of `table` that reads everything as it comes (and answers every ping)."""
+    watcher = LiveClient(*await asyncio.open_connection("127.0.0.1", port))
+    await watcher.hello("Watcher")
+    await watcher.request({"type": "watch", "table": table}, p.WATCHING)
+    watcher.pump()
+    return watcher
+
+
 async def small_buffered_client(port: int, name: str) -> NetClient:
     """A client whose socket takes in only 4 KiB before the server's writes to it back up."""
     sock = socket.socket()
@@ -472,10 +481,7 @@ async def test_a_seated_player_who_never_reads_is_dropped_and_played_for(tmp_pat
         )
         await sleepy.send({"type": "add_bot"})
         await sleepy.send({"type": "add_bot", "strategy": "sharp"})
-        watcher = LiveClient(*await asyncio.open_connection("127.0.0.1", server.port))
-        await watcher.hello("Watcher")
-        await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
-        watcher.pump()
+        watcher = await live_watcher(server.port, seated["table"])
         # Sleepy never reads again: the updates pile up until the server drops it; its seat
         # is held for the grace period and then played for it; the hands go on.
         await wait_until(lambda: not any(c.name == "Sleepy" for c in server.connections), "drop")
@@ -506,10 +512,7 @@ async def test_a_vanished_peer_is_found_by_heartbeats_and_its_seat_held_then_pla
             p.SEATED,
         )
         await ghost.send({"type": "add_bot"})
-        watcher = LiveClient(*await asyncio.open_connection("127.0.0.1", server.port))
-        await watcher.hello("Watcher")
-        await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
-        watcher.pump()
+        watcher = await live_watcher(server.port, seated["table"])
         # From here the ghost neither reads nor writes nor closes.
         await wait_until(lambda: not any(c.name == "Ghost" for c in server.connections), "found")
 
