@@ -20,6 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import loadkit as lk
 from tonk.shared.actions import Action
 from tonk.shared.bots import SharpBot, make_bot
 from tonk.shared.hand import Hand
@@ -39,14 +42,7 @@ def pin_to_one_core() -> str:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = lk.cpu_name(platform.processor() or platform.machine())
     return (
         f"{cpu}, nproc {os.cpu_count()}, Python {platform.python_version()} "
         f"({platform.python_implementation()}), {platform.system()} {platform.release()}"

@@ -136,25 +136,36 @@ def main(argv: list[str] | None = None) -> int:
         programs = [("baseline_", baseline), ("", None)]
     with tempfile.TemporaryDirectory(prefix="tonk-load-") as tmp:
         workdir = Path(tmp)
+
+        def run_each(
+            tables: int,
+            pace: tuple[float, float] | None,
+            label: str,
+            runs: dict[str, list[dict[str, Any]]],
+        ) -> None:
+            """One run of tonk-server (and of the baseline command, first) at `tables` tables,
+            printed as it ends and kept under its program's prefix."""
+            for prefix, program in programs:
+                result = run_tonk(
+                    tables,
+                    args.seconds,
+                    args.procs,
+                    pace,
+                    args.seed,
+                    workdir,
+                    args.warmup,
+                    args.profile,
+                    program,
+                )
+                print(describe(f"{prefix}{label}", result), flush=True)
+                runs[prefix].append(result)
+
         if args.mode in ("paced", "all"):
             report["paced_sizes"] = []
             for tables in args.tables or [1000]:
                 runs: dict[str, list[dict[str, Any]]] = {prefix: [] for prefix, _ in programs}
                 for _ in range(args.repeat):
-                    for prefix, program in programs:
-                        result = run_tonk(
-                            tables,
-                            args.seconds,
-                            args.procs,
-                            PACE,
-                            args.seed,
-                            workdir,
-                            args.warmup,
-                            args.profile,
-                            program,
-                        )
-                        print(describe(f"{prefix}paced", result), flush=True)
-                        runs[prefix].append(result)
+                    run_each(tables, PACE, "paced", runs)
                 size: dict[str, Any] = {"tables": tables}
                 for prefix, found in runs.items():
                     size[f"{prefix}paced"] = median_run(found, "p99")
@@ -167,20 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                 echoes = []
                 fanouts = []
                 for _ in range(args.repeat):
-                    for prefix, program in programs:
-                        result = run_tonk(
-                            tables,
-                            args.seconds,
-                            args.procs,
-                            None,
-                            args.seed,
-                            workdir,
-                            args.warmup,
-                            args.profile,
-                            program,
-                        )
-                        print(describe(f"{prefix}flat out", result), flush=True)
-                        runs[prefix].append(result)
+                    run_each(tables, None, "flat out", runs)
                     echo = run_echo(tables, args.seconds, args.procs, workdir)
                     print(describe("echo ceiling", echo), flush=True)
                     echoes.append(echo)

@@ -40,15 +40,19 @@ def raise_nofile(wanted: int = 65536) -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def machine() -> str:
-    cpu = platform.machine()
+def cpu_name(unknown: str) -> str:
+    """The processor's model name from /proc/cpuinfo, or `unknown` where it does not say."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return unknown
+
+
+def machine() -> str:
+    cpu = cpu_name(platform.machine())
     ram = ""
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
