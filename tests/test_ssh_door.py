@@ -111,6 +111,16 @@ async def terminal(
     )
 
 
+async def in_the_lobby(
+    door: SSHDoor, name: str
+) -> tuple[asyncssh.SSHClientConnection, asyncssh.SSHClientProcess[bytes]]:
+    """A player with a new key logs in as `name` and opens a terminal: the lobby is shown."""
+    conn, _ = await connect(door, name, new_key())
+    process = await terminal(conn)
+    await screen_of(process, f"playing as {name}")
+    return conn, process
+
+
 async def to_the_end(
     process: asyncssh.SSHClientProcess[bytes], conn: asyncssh.SSHClientConnection
 ) -> bytes:
@@ -532,9 +542,7 @@ async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Pat
 
 async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: Path) -> None:
     async with running_door(tmp_path) as (_, door):
-        conn, _ = await connect(door, "ned", new_key())
-        process = await terminal(conn)
-        await screen_of(process, "playing as ned")
+        conn, process = await in_the_lobby(door, "ned")
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
         child = door_conn.session.child.pid
@@ -585,9 +593,7 @@ async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_on
 ) -> None:
     crashing = session_running(tmp_path / "crash", CRASHING_APP)
     async with running_door(tmp_path, session_class=crashing) as (server, door):
-        conn, _ = await connect(door, "ida", new_key())
-        process = await terminal(conn)
-        await screen_of(process, "playing as ida")
+        conn, process = await in_the_lobby(door, "ida")
         process.change_terminal_size(77, 30)
         output = await to_the_end(process, conn)
         await _nothing_left(server, door)
@@ -607,9 +613,7 @@ async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with running_door(tmp_path) as (server, door):
-        conn, _ = await connect(door, "jo", new_key())
-        process = await terminal(conn)
-        await screen_of(process, "playing as jo")
+        conn, process = await in_the_lobby(door, "jo")
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
         os.kill(door_conn.session.child.pid, signal.SIGKILL)  # the kernel's OOM killer, say
@@ -871,9 +875,7 @@ async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
 ) -> None:
     warned = session_running(tmp_path / "warn", WARNING_APP)
     async with running_door(tmp_path, session_class=warned) as (server, door):
-        conn, _ = await connect(door, "uma", new_key())
-        process = await terminal(conn)
-        await screen_of(process, "playing as uma")
+        conn, process = await in_the_lobby(door, "uma")
         process.stdin.write(b"q")
         output = await to_the_end(process, conn)
         await _nothing_left(server, door)
