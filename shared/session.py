@@ -80,6 +80,13 @@ def seat_stake(rules: HouseRules, table_stake: int, unit: str, stake: int | None
     )
 
 
+def creators_stake(rules: HouseRules, stake: int | None) -> int | None:
+    """The stake the creator of a table sits down with: the table's stake is the creator's
+    own under stake_mode seat; where every seat plays for the table's stake, none of its own
+    (the table's)."""
+    return stake if rules.stake_mode is StakeMode.SEAT else None
+
+
 def seat_stakes(rules: HouseRules, players: int, stakes: Sequence[int]) -> tuple[int, ...]:
     """One stake per seat from one stake, or from one per seat under `stake_mode = seat`.
     Raises ValueError with a reason."""

@@ -22,12 +22,14 @@ from .cards import Card, format_cards
 from .hand import HAND_SIZE, Hand
 from .ledger import Ledger
 from .rules import HouseRules
-from .session import check_players, dealer_of, first_dealer, seat_stakes
+from .session import check_players, dealer_of, first_dealer
+from .session import seat_stakes as seat_stakes  # (re-exported, as the other two below)
 from .settlement import Ending, Settlement
-from .sim_report import ENDINGS, SimResult, Tally
+from .sim_report import ENDINGS, Tally
 
 # Re-exported: a run's result and its comparisons are read from here too.
 from .sim_report import TONK_KINDS as TONK_KINDS
+from .sim_report import SimResult as SimResult
 from .sim_report import compare as compare
 
 #: Called with (hands played, hands in all) as the simulation goes.
