@@ -39,7 +39,10 @@ from tonk.shared.session import (
     Session,
     SessionError,
     Settled,
+    bot_name,
     check_can_start,
+    check_name_free,
+    next_creator,
     pick_seat,
     seat_stake,
     starts_itself,
@@ -58,7 +61,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tonk.server")
 
-BOT_NAMES = ("Ada", "Bix", "Cleo", "Dot", "Eli", "Fay", "Gus")
 WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
 #: Seconds before the table loop tries again after a write of its own failed alone.
 STORAGE_RETRY = 1.0
@@ -453,8 +455,10 @@ class Table:
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
             number = self.pick_seat(seat)
             assert conn.name is not None
-            if conn.name in self.names():
-                raise RequestError(p.NAME_TAKEN, f"someone at this table is called {conn.name}")
+            try:
+                check_name_free(self.names(), conn.name)
+            except SessionError as exc:
+                raise RequestError.refused(exc) from None
             token = secrets.token_urlsafe(18)
             new = Seat(
                 name=conn.name,
@@ -578,14 +582,8 @@ class Table:
         ops: list[st.Op] = [st.delete_seat(self.id, number)]
         creator = self.creator
         if creator == number:
-            creator = next(
-                (
-                    n
-                    for n, s in enumerate(self.seats)
-                    if n != number and s.kind == "human" and s.conn is not None
-                ),
-                None,
-            )
+            here = [s.kind == "human" and s.conn is not None for s in self.seats]
+            creator = next_creator(number, here)
             ops.append(st.update_table(self.id, creator=creator))
         humans = [n for n, s in enumerate(self.seats) if n != number and s.kind == "human"]
         if not humans:
@@ -619,8 +617,7 @@ class Table:
                     p.BAD_BOT, f"no bot {strategy!r}; the bots are {', '.join(BOT_STRATEGIES)}"
                 )
             number = self.pick_seat(seat)
-            taken = set(self.names())
-            name = next(f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in taken)
+            name = bot_name(self.names())
             new = Seat(name=name, kind="bot", strategy=strategy, stake=self.check_stake(stake))
             await self.write([st.put_seat(self.id, new.saved(number))])
             self.seats[number] = new

@@ -21,6 +21,8 @@ from .view import Phase, SeatView
 
 #: The fewest players a session is played with.
 MIN_PLAYERS = 2
+#: A bot is named with the first of these not taken at its table, and " (bot)".
+BOT_NAMES = ("Ada", "Bix", "Cleo", "Dot", "Eli", "Fay", "Gus")
 
 
 class SessionError(ValueError):
@@ -63,6 +65,24 @@ def pick_seat(taken: Sequence[bool], wanted: int | None) -> int:
     if taken[wanted]:
         raise SessionError(p.SEAT_TAKEN, f"seat {wanted} is taken")
     return wanted
+
+
+def check_name_free(names: Sequence[str | None], name: str) -> None:
+    """Nobody at a table shares a name: each is told apart in the ledger by it."""
+    if name in names:
+        raise SessionError(p.NAME_TAKEN, f"someone at this table is called {name}")
+
+
+def bot_name(names: Sequence[str | None]) -> str:
+    """The name a new bot at a table gets: the first of BOT_NAMES not taken there."""
+    return next(f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in names)
+
+
+def next_creator(leaving: int, here: Sequence[bool]) -> int | None:
+    """When the creator of a waiting table gives up seat `leaving`, the first other player
+    still here (`here[n]`: a person is in seat n, connected) becomes its creator; None if
+    nobody is."""
+    return next((n for n, present in enumerate(here) if n != leaving and present), None)
 
 
 def seat_stake(rules: HouseRules, table_stake: int, unit: str, stake: int | None) -> int:

@@ -11,15 +11,19 @@ from tonk.shared import protocol as p
 from tonk.shared.actions import DrawStock
 from tonk.shared.hand import Hand, cut_for_deal
 from tonk.shared.session import (
+    BOT_NAMES,
     Session,
     SessionError,
+    bot_name,
     check_can_start,
     check_fixed_dealer,
+    check_name_free,
     check_players,
     creators_stake,
     dealer_of,
     first_dealer,
     hand_stakes,
+    next_creator,
     next_dealer,
     pick_seat,
     plays_next,
@@ -79,6 +83,25 @@ def test_a_newcomer_gets_the_first_free_seat_or_the_free_one_asked_for() -> None
         with pytest.raises(SessionError) as exc:
             pick_seat([True, False], wanted)
         assert refusal(exc) == (p.NO_SUCH_SEAT, "this table has seats 0 to 1", None)
+
+
+def test_nobody_at_a_table_shares_a_name() -> None:
+    check_name_free(["ann", "", None], "bo")
+    with pytest.raises(SessionError) as exc:
+        check_name_free(["ann", "bo"], "bo")
+    assert refusal(exc) == (p.NAME_TAKEN, "someone at this table is called bo", None)
+
+
+def test_a_bot_takes_the_first_bot_name_free_at_its_table() -> None:
+    assert bot_name(["ann", ""]) == f"{BOT_NAMES[0]} (bot)"
+    assert bot_name([f"{BOT_NAMES[0]} (bot)", "ann"]) == f"{BOT_NAMES[1]} (bot)"
+    assert bot_name([BOT_NAMES[0], f"{BOT_NAMES[1]} (bot)"]) == f"{BOT_NAMES[0]} (bot)"
+
+
+def test_a_creator_who_leaves_hands_the_table_to_the_first_other_player_here() -> None:
+    assert next_creator(0, [True, False, True, True]) == 2
+    assert next_creator(2, [True, False, True]) == 0
+    assert next_creator(0, [True, False, False]) is None
 
 
 def test_a_seat_has_a_stake_of_its_own_only_under_stake_mode_seat() -> None:
