@@ -53,16 +53,13 @@ class Ledger:
         """The balances once `payments` are made (every one of `names` in them), leaving these
         as they are."""
         balances = dict(self.balances)
-        for name in names:
-            balances.setdefault(name, 0)
-        for name, amount in net(payments).items():
-            balances[name] = balances.get(name, 0) + amount
+        _pay(balances, payments, names)
         return balances
 
     def record(self, settlement: Settlement, names: Sequence[str]) -> LedgerEntry:
         """Apply a hand's settlement; `names[seat]` is who sat in each seat."""
         payments = self.payments(settlement, names)
-        self.balances = self.balances_after(payments, names)
+        _pay(self.balances, payments, names)
         number = self.history[-1].hand_number + 1 if self.history else 1
         entry = LedgerEntry(number, settlement.ending.value, payments)
         self.history.append(entry)
@@ -100,3 +97,11 @@ class Ledger:
                 for h in data["history"]
             ],
         )
+
+
+def _pay(balances: dict[str, int], payments: Payments, names: Sequence[str]) -> None:
+    """Make `payments` in `balances` (every one of `names` in them, from 0 if new)."""
+    for name in names:
+        balances.setdefault(name, 0)
+    for name, amount in net(payments).items():
+        balances[name] = balances.get(name, 0) + amount
