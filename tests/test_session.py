@@ -184,7 +184,7 @@ def test_the_deal_passes_to_the_left_after_each_hand() -> None:
     for number in range(1, 7):
         deal = session.next_deal(3, random.Random(number))
         assert deal.number == number
-        assert (deal.cut is None) is True  # fixed first dealer, then passing left
+        assert deal.cut is None  # a fixed first dealer, then the deal passing left
         session.dealt(deal)
         dealers.append(deal.dealer)
     assert dealers == [1, 2, 0, 1, 2, 0]
