@@ -193,16 +193,8 @@ def _and(parts: Sequence[str]) -> str:
 
 def catchers(settlement: Settlement) -> list[tuple[int, int]]:
     """(count, seat) of each player who caught a drop (a count no higher than the
-    dropper's), lowest first; none unless the drop was caught."""
-    dropper = settlement.dropper
-    if settlement.ending is not Ending.DROP_CAUGHT or dropper is None:
-        return []
-    mine = settlement.counts[dropper]
-    return sorted(
-        (c, s)
-        for s, c in enumerate(settlement.counts)
-        if s != dropper and c is not None and mine is not None and c <= mine
-    )
+    dropper's), lowest first; none unless the drop was caught: as the settlement says."""
+    return list(settlement.catchers)
 
 
 #: The moves a player makes in a turn, logged together on one line ("drew 8♥, discarded 2♣").

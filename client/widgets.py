@@ -21,6 +21,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 from tonk.shared.cards import Card, count
+from tonk.shared.session import plays_next
 from tonk.shared.view import LegalActions, Phase, SeatView
 from tonk.shared.words import plural
 
@@ -350,7 +351,7 @@ def turn_message(
     line = f"{name} to play{timer}."
     if away:
         return f"You are away (b: back). {line}"
-    if state.seat is not None and (view.turn + 1) % view.players == state.seat:
+    if state.seat is not None and plays_next(view) == state.seat:
         line += " You are next."
     return line
 

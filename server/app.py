@@ -19,7 +19,8 @@ from typing import Any
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.cards import CardError, parse_cards, validate_deck
-from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
+from tonk.shared.rules import PRESETS, HouseRules, RulesError
+from tonk.shared.session import SessionError, check_fixed_dealer, check_players, creators_stake
 from tonk.shared.words import plural
 
 from . import store as st
@@ -737,10 +738,10 @@ class TonkServer:
         except RulesError as exc:
             raise RequestError(p.BAD_RULES, str(exc)) from None
         seats = message.get("seats") or rules.players
-        if not 2 <= seats <= rules.players:
-            raise RequestError(
-                p.BAD_TABLE, f"seats: these rules seat 2 to {rules.players} players", "seats"
-            )
+        try:
+            check_players(rules, seats)
+        except SessionError as exc:
+            raise RequestError.refused(exc) from None
         unit = message.get("unit", "chips")
         if unit and not p.is_printable_text(unit):
             raise RequestError(p.BAD_TABLE, "unit: the stake's unit must be printable", "unit")
@@ -751,8 +752,10 @@ class TonkServer:
             except CardError as exc:
                 raise RequestError(p.BAD_TABLE, f"deck: {exc}", "deck") from None
         dealer = message.get("dealer")
-        if dealer is not None and dealer >= seats:
-            raise RequestError(p.BAD_TABLE, f"dealer: there is no seat {dealer} to deal", "dealer")
+        try:
+            check_fixed_dealer(dealer, seats)
+        except SessionError as exc:
+            raise RequestError.refused(exc) from None
         timer = message.get("turn_timer") or None
         return TableConfig(
             rules=rules,
@@ -807,10 +810,7 @@ class TonkServer:
             config.unit,
         )
         if message.get("sit", True):
-            # The table's stake is the creator's own under stake_mode seat; at a table where
-            # every seat plays for the table's stake, a seat is given none of its own.
-            own = message.get("stake") if config.rules.stake_mode is StakeMode.SEAT else None
-            await table.sit(conn, 0, own)
+            await table.sit(conn, 0, creators_stake(config.rules, message.get("stake")))
         else:
             conn.reply({"type": p.TABLE, "table": table.summary()})
 

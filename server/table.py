@@ -26,17 +26,28 @@ from typing import TYPE_CHECKING, Any
 from tonk.shared import protocol as p
 from tonk.shared.actions import (
     Action,
-    Discard,
-    DrawStock,
     IllegalAction,
     action_from_dict,
     action_to_dict,
 )
-from tonk.shared.bots import BOT_STRATEGIES, Bot, make_bot
+from tonk.shared.bots import BOT_STRATEGIES, Bot, fallback, make_bot
 from tonk.shared.cards import parse_cards
-from tonk.shared.hand import Hand, HandRecord, cut_for_deal
-from tonk.shared.ledger import Ledger, LedgerEntry
-from tonk.shared.rules import HouseRules, StakeMode
+from tonk.shared.hand import Hand, HandRecord
+from tonk.shared.ledger import Ledger, LedgerEntry, Payments
+from tonk.shared.rules import HouseRules
+from tonk.shared.session import (
+    Session,
+    SessionError,
+    Settled,
+    bot_name,
+    check_can_start,
+    check_name_free,
+    next_creator,
+    pick_seat,
+    seat_stake,
+    starts_itself,
+    without_last_action,
+)
 from tonk.shared.settlement import Settlement
 from tonk.shared.view import SeatView
 from tonk.shared.words import plural
@@ -50,7 +61,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tonk.server")
 
-BOT_NAMES = ("Ada", "Bix", "Cleo", "Dot", "Eli", "Fay", "Gus")
 WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
 #: Seconds before the table loop tries again after a write of its own failed alone.
 STORAGE_RETRY = 1.0
@@ -64,6 +74,13 @@ class RequestError(Exception):
         self.code = code
         self.message = message
         self.detail = detail
+
+    @classmethod
+    def refused(cls, exc: SessionError) -> RequestError:
+        """The request the session's rules refused, as the protocol's error (a field at fault
+        named first: `stake: ...`)."""
+        message = exc.message if exc.detail is None else f"{exc.detail}: {exc.message}"
+        return cls(exc.code, message, exc.detail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +163,23 @@ class Settle:
     """A hand's settlement, ready to be written and then applied."""
 
     ops: list[st.Op]
-    settlement: Settlement
-    names: list[str]
-    payments: list[tuple[str, str, int]]
-    balances: dict[str, int]
-    session_over: str | None
+    settled: Settled
+
+    @property
+    def settlement(self) -> Settlement:
+        return self.settled.settlement
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.settled.names)
+
+    @property
+    def payments(self) -> Payments:
+        return self.settled.payments
+
+    @property
+    def session_over(self) -> str | None:
+        return self.settled.over
 
 
 @dataclass(slots=True)
@@ -181,12 +210,9 @@ class Table:
     spectators: set[Connection] = field(default_factory=set)
     creator: int | None = None
     creator_address: str | None = None  # where it was created from (not kept over a restart)
-    ledger: Ledger = field(default_factory=Ledger)
-    started: float | None = None  # wall clock, for the minutes limit
-    hands_played: int = 0
-    hand_number: int = 0
-    dealer: int | None = None
-    multiplier: int = 1
+    # The session's rules and its state between hands (the ledger, who dealt, the multiplier);
+    # its deserted_since is in loop time, its started in wall-clock time.
+    session: Session = field(init=False)
     hand: Hand | None = None
     hand_settled: bool = True
     bots: dict[int, Bot] = field(default_factory=dict)
@@ -198,9 +224,6 @@ class Table:
     next_hand_at: float | None = None
     turn_seat: int | None = None
     unseated_since: float | None = None  # a waiting table with no player: closed after grace
-    # Since when no player of a session in play has been connected: no hand is dealt
-    # meanwhile, and after ServerConfig.abandoned_after the session ends.
-    deserted_since: float | None = None
     paused: str | None = None  # why play is paused: the storage cannot be written
     paused_at: float = 0.0  # loop time the pause started
     # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
@@ -208,8 +231,32 @@ class Table:
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
 
     def __post_init__(self) -> None:
+        config = self.config
+        self.session = Session(
+            config.rules, config.stake, config.hands, config.minutes, config.dealer
+        )
         if not self.seats:
-            self.seats = [Seat(stake=self.config.stake) for _ in range(self.config.seats)]
+            self.seats = [Seat(stake=config.stake) for _ in range(config.seats)]
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.session.ledger
+
+    @property
+    def hands_played(self) -> int:
+        return self.session.hands_played
+
+    @property
+    def dealer(self) -> int | None:
+        return self.session.dealer
+
+    @property
+    def hand_number(self) -> int:
+        return self.session.hand_number
+
+    @hand_number.setter
+    def hand_number(self, number: int) -> None:
+        self.session.hand_number = number
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -385,30 +432,18 @@ class Table:
             raise RequestError(p.ALREADY_STARTED, "the session has started")
 
     def pick_seat(self, seat: int | None) -> int:
-        if seat is None:
-            for number, candidate in enumerate(self.seats):
-                if not candidate.taken:
-                    return number
-            raise RequestError(p.TABLE_FULL, "every seat at this table is taken")
-        if not 0 <= seat < len(self.seats):
-            raise RequestError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(self.seats) - 1}")
-        if self.seats[seat].taken:
-            raise RequestError(p.SEAT_TAKEN, f"seat {seat} is taken")
-        return seat
+        try:
+            return pick_seat([candidate.taken for candidate in self.seats], seat)
+        except SessionError as exc:
+            raise RequestError.refused(exc) from None
 
     def check_stake(self, stake: int | None) -> int:
-        """A new seat's stake: its own under stake_mode seat (the table's if none is given);
-        at a table where every seat plays for the table's stake, none may be given."""
-        if stake is None:
-            return self.config.stake
-        if self.rules.stake_mode is StakeMode.SEAT:
-            return stake
-        raise RequestError(
-            p.BAD_VALUE,
-            f"stake: every seat at this table plays for its stake of {self.config.stake} "
-            f"{self.config.unit}; a seat has a stake of its own only under stake_mode seat",
-            "stake",
-        )
+        """A new seat's stake (see `session.seat_stake`)."""
+        config = self.config
+        try:
+            return seat_stake(config.rules, config.stake, config.unit, stake)
+        except SessionError as exc:
+            raise RequestError.refused(exc) from None
 
     async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
         async with self.lock:
@@ -420,8 +455,10 @@ class Table:
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
             number = self.pick_seat(seat)
             assert conn.name is not None
-            if conn.name in self.names():
-                raise RequestError(p.NAME_TAKEN, f"someone at this table is called {conn.name}")
+            try:
+                check_name_free(self.names(), conn.name)
+            except SessionError as exc:
+                raise RequestError.refused(exc) from None
             token = secrets.token_urlsafe(18)
             new = Seat(
                 name=conn.name,
@@ -545,14 +582,8 @@ class Table:
         ops: list[st.Op] = [st.delete_seat(self.id, number)]
         creator = self.creator
         if creator == number:
-            creator = next(
-                (
-                    n
-                    for n, s in enumerate(self.seats)
-                    if n != number and s.kind == "human" and s.conn is not None
-                ),
-                None,
-            )
+            here = [s.kind == "human" and s.conn is not None for s in self.seats]
+            creator = next_creator(number, here)
             ops.append(st.update_table(self.id, creator=creator))
         humans = [n for n, s in enumerate(self.seats) if n != number and s.kind == "human"]
         if not humans:
@@ -586,8 +617,7 @@ class Table:
                     p.BAD_BOT, f"no bot {strategy!r}; the bots are {', '.join(BOT_STRATEGIES)}"
                 )
             number = self.pick_seat(seat)
-            taken = set(self.names())
-            name = next(f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in taken)
+            name = bot_name(self.names())
             new = Seat(name=name, kind="bot", strategy=strategy, stake=self.check_stake(stake))
             await self.write([st.put_seat(self.id, new.saved(number))])
             self.seats[number] = new
@@ -616,8 +646,10 @@ class Table:
     async def start_session(self, answer: Connection | None = None) -> None:
         """Remove the empty seats, renumber the rest in order, and start playing."""
         taken = [seat for seat in self.seats if seat.taken]
-        if len(taken) < 2:
-            raise RequestError(p.NOT_ENOUGH_PLAYERS, "a session needs at least 2 players")
+        try:
+            check_can_start(len(taken))
+        except SessionError as exc:
+            raise RequestError.refused(exc) from None
         creator = None
         if self.creator is not None:
             creator = taken.index(self.seats[self.creator])
@@ -633,11 +665,9 @@ class Table:
             if seat.kind == "bot":
                 assert seat.strategy is not None
                 self.bots[number] = make_bot(seat.strategy, self.rng(f"bot{number}"))
-            assert seat.name is not None
-            self.ledger.join(seat.name)
+        self.session.start(self.names(), started)
         self.creator = creator
         self.state = PLAYING
-        self.started = started
         self.next_hand_at = self.now
         log.info("table %d: session starts with %s", self.id, ", ".join(self.names()))
         self.broadcast_table(answer)
@@ -719,16 +749,7 @@ class Table:
         try:
             await self.write(ops)
         except RequestError:
-            record = hand.record()
-            self.hand = HandRecord(
-                record.rules,
-                record.players,
-                record.dealer,
-                record.stakes,
-                record.multiplier,
-                record.deck,
-                record.actions[:-1],
-            ).replay()
+            self.hand = without_last_action(hand)
             raise
         self.after_change(start, settle, answer)
 
@@ -794,8 +815,8 @@ class Table:
             self.next_hand_at += lost
         if self.unseated_since is not None:
             self.unseated_since += lost
-        if self.deserted_since is not None:
-            self.deserted_since += lost
+        if self.session.deserted_since is not None:
+            self.session.deserted_since += lost
         for seat in self.seats:
             if seat.disconnected_at is not None:
                 seat.disconnected_at += lost
@@ -830,43 +851,28 @@ class Table:
         self.kick()
 
     def settle(self, hand: Hand) -> Settle:
+        """The ended `hand`'s settlement as the session takes it, and its writes."""
         settlement = hand.settlement
         assert settlement is not None
-        names = self.names()
-        payments = [(names[x.payer], names[x.payee], x.amount) for x in settlement.payments]
-        balances = dict(self.ledger.balances)
-        for name in names:
-            balances.setdefault(name, 0)
-        for payer, payee, amount in payments:
-            balances[payer] -= amount
-            balances[payee] += amount
-        played = self.hands_played + 1
-        over: str | None = None
-        if self.config.hands is not None and played >= self.config.hands:
-            over = "hands"
-        elif (
-            self.config.minutes is not None
-            and self.started is not None
-            and time.time() - self.started >= self.config.minutes * 60
-        ):
-            over = "minutes"
+        now = time.time()
+        settled = self.session.settle(settlement, self.names(), now)
         ops = st.settle_hand(
             self.id,
             self.hand_number,
             hand.record().to_dict(),
             settlement.to_dict(),
-            time.time(),
-            payments,
-            balances,
+            now,
+            list(settled.payments),
+            settled.balances,
         )
         columns: dict[str, Any] = {
-            "hands_played": played,
-            "multiplier": settlement.next_multiplier,
+            "hands_played": settled.played,
+            "multiplier": settled.next_multiplier,
         }
-        if over:
+        if settled.over:
             columns["state"] = FINISHED
         ops.append(st.update_table(self.id, **columns))
-        return Settle(ops, settlement, names, payments, balances, over)
+        return Settle(ops, settled)
 
     def after_change(
         self, start: int, settle: Settle | None, answer: Connection | None = None
@@ -905,11 +911,8 @@ class Table:
         self.kick()
 
     def apply_settlement(self, settle: Settle) -> None:
-        self.ledger.record(settle.settlement, settle.names)
-        self.ledger.keep_newest(self.server.config.ledger_hands)
-        self.hands_played += 1
+        self.session.settled(settle.settled, self.server.config.ledger_hands)
         self.server.lobby.changed(self.id)  # the hands played and the balances
-        self.multiplier = settle.settlement.next_multiplier
         self.hand_settled = True
         self.turn_seat = None
         log.info(
@@ -977,29 +980,19 @@ class Table:
         return random.Random(random.SystemRandom().getrandbits(128))
 
     async def deal(self) -> None:
+        session = self.session
         players = len(self.seats)
-        number = self.hand_number + 1
-        cut = None
-        if self.dealer is not None:
-            dealer = (self.dealer + 1) % players
-        elif self.config.dealer is not None and self.config.dealer < players:
-            dealer = self.config.dealer
-        else:
-            cut = cut_for_deal(players, self.rng("cut"))
-            dealer = cut.dealer
+        deal = session.next_deal(players, self.rng("cut"))
+        number, dealer, cut = deal.number, deal.dealer, deal.cut
         deck = parse_cards(self.config.deck) if number == 1 and self.config.deck else None
-        if self.rules.stake_mode is StakeMode.TABLE:
-            stakes: tuple[int, ...] = (self.config.stake,)
-        else:
-            stakes = tuple(seat.stake for seat in self.seats)
         hand = Hand(
             self.rules,
             players,
             dealer,
-            stakes,
+            session.hand_stakes([seat.stake for seat in self.seats]),
             deck=deck,
             rng=self.rng(f"hand{number}"),
-            multiplier=self.multiplier,
+            multiplier=session.multiplier,
         )
         names = self.names()
         ops = [
@@ -1016,7 +1009,7 @@ class Table:
         except RequestError:
             self.hand, self.hand_number = previous
             raise
-        self.dealer = dealer
+        session.dealt(deal)
         self.server.lobby.changed(self.id)
         self.hand_settled = False
         self.next_hand_at = None
@@ -1101,8 +1094,7 @@ class Table:
                 await self.set_away(number, True)
                 self.broadcast_table()
         if self.state == WAITING:
-            taken = sum(seat.taken for seat in self.seats)
-            if taken == len(self.seats) and taken >= 2:
+            if starts_itself(sum(seat.taken for seat in self.seats), len(self.seats)):
                 await self.start_session()
                 return 0
             if any(seat.kind == "human" for seat in self.seats):
@@ -1121,10 +1113,8 @@ class Table:
         hand = self.hand
         # Every player has left (or lost the link): a session nobody comes back to ends, between
         # hands; meanwhile hands are dealt only for spectators watching.
-        if self.players_here():
-            self.deserted_since = None
-        elif self.deserted_since is None:
-            self.deserted_since = now
+        session = self.session
+        session.players_seen(self.players_here(), now)
         if hand is None or hand.ended:
             if hand is not None and not self.hand_settled:
                 # The hand's end was not settled (it cannot normally happen): settle it now.
@@ -1132,12 +1122,12 @@ class Table:
                 await self.write(settle.ops)
                 self.apply_settlement(settle)
                 return 0
-            if self.deserted_since is not None:
-                ends = self.deserted_since + self.server.config.abandoned_after
-                if now >= ends:
+            abandoned = session.abandoned_at(self.server.config.abandoned_after)
+            if abandoned is not None:
+                if now >= abandoned:
                     await self.end_session("abandoned")
                     return None
-                wake = min(wake, ends)
+                wake = min(wake, abandoned)
                 if not self.attached():
                     # No hand for nobody: wait for somebody to come (a kick), or the end.
                     return wake - now
@@ -1197,7 +1187,7 @@ class Table:
             action = bot.choose(view)
         except Exception:
             log.exception("table %d: bot in seat %d failed to choose", self.id, number)
-            action = fallback_action(number, hand)
+            action = fallback(number, hand.legal_actions(number))
         await self.play_for(number, hand, action)
         return None
 
@@ -1222,7 +1212,7 @@ class Table:
                     return
                 self.bots[pending.number] = pending.thinker
                 if action is None:
-                    action = fallback_action(pending.number, pending.hand)
+                    action = fallback(pending.number, pending.hand.legal_actions(pending.number))
                 await self.play_for(pending.number, pending.hand, action)
             finally:
                 if pending.announce:
@@ -1253,18 +1243,19 @@ class Table:
             await self.apply(action)
         except IllegalAction as exc:
             log.error("table %d: bot in seat %d chose %s: %s", self.id, number, action, exc.reason)
-            await self.apply(fallback_action(number, hand))
+            await self.apply(fallback(number, hand.legal_actions(number)))
 
     # -- restoring after a restart --------------------------------------------------------------
 
     def restore(self, saved: st.SavedTable) -> None:
         """Rebuild from the database: seats (everybody disconnected), ledger, hand in play."""
         now = self.now
+        session = self.session
         self.state = saved.state
-        self.started = saved.started
-        self.hands_played = saved.hands_played
-        self.dealer = saved.dealer
-        self.multiplier = saved.multiplier
+        session.started = saved.started
+        session.hands_played = saved.hands_played
+        session.dealer = saved.dealer
+        session.multiplier = saved.multiplier
         self.creator = saved.creator
         if saved.state == PLAYING:
             self.seats = []
@@ -1284,7 +1275,7 @@ class Table:
                 self.seats.append(seat)
             elif 0 <= s.seat < len(self.seats):
                 self.seats[s.seat] = seat
-        self.ledger = Ledger(
+        session.ledger = Ledger(
             balances=dict(saved.balances),
             history=[
                 LedgerEntry(number, ending, tuple(payments))
@@ -1293,7 +1284,7 @@ class Table:
         )
         for seat in self.seats:
             if seat.name is not None and saved.state == PLAYING:
-                self.ledger.join(seat.name)
+                session.ledger.join(seat.name)
         if saved.state == PLAYING:
             for number, seat in enumerate(self.seats):
                 if seat.kind == "bot":
@@ -1333,16 +1324,6 @@ def ledger_message(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -
 def _ignore_result(future: asyncio.Future[None]) -> None:
     if not future.cancelled():
         future.exception()  # retrieved: a failure here is already logged by the store
-
-
-def fallback_action(seat: int, hand: Hand) -> Action:
-    """A legal action when a bot fails: draw, else discard the highest card."""
-    legal = hand.legal_actions(seat)
-    if legal.draw_stock:
-        return DrawStock(seat)
-    if legal.discards:
-        return Discard(seat, max(legal.discards, key=lambda c: (c.value, c.rank)))
-    return legal.actions(seat)[0]
 
 
 def _log_failed_write(future: asyncio.Future[None]) -> None:

@@ -8,6 +8,19 @@ from typing import Any
 
 from .settlement import Settlement
 
+#: Who paid whom how much in one hand, by player name.
+Payments = tuple[tuple[str, str, int], ...]
+
+
+def net(payments: Payments) -> dict[str, int]:
+    """Each player's gain (positive) or loss from these payments: the one place payments
+    become balances."""
+    totals: dict[str, int] = {}
+    for payer, payee, amount in payments:
+        totals[payer] = totals.get(payer, 0) - amount
+        totals[payee] = totals.get(payee, 0) + amount
+    return totals
+
 
 @dataclass(frozen=True, slots=True)
 class LedgerEntry:
@@ -15,14 +28,10 @@ class LedgerEntry:
 
     hand_number: int
     ending: str
-    payments: tuple[tuple[str, str, int], ...]
+    payments: Payments
 
     def net(self) -> dict[str, int]:
-        totals: dict[str, int] = {}
-        for payer, payee, amount in self.payments:
-            totals[payer] = totals.get(payer, 0) - amount
-            totals[payee] = totals.get(payee, 0) + amount
-        return totals
+        return net(self.payments)
 
 
 @dataclass(slots=True)
@@ -35,14 +44,22 @@ class Ledger:
     def join(self, player: str) -> None:
         self.balances.setdefault(player, 0)
 
+    @staticmethod
+    def payments(settlement: Settlement, names: Sequence[str]) -> Payments:
+        """A hand's payments by player name; `names[seat]` is who sat in each seat."""
+        return tuple((names[p.payer], names[p.payee], p.amount) for p in settlement.payments)
+
+    def balances_after(self, payments: Payments, names: Sequence[str] = ()) -> dict[str, int]:
+        """The balances once `payments` are made (every one of `names` in them), leaving these
+        as they are."""
+        balances = dict(self.balances)
+        _pay(balances, payments, names)
+        return balances
+
     def record(self, settlement: Settlement, names: Sequence[str]) -> LedgerEntry:
         """Apply a hand's settlement; `names[seat]` is who sat in each seat."""
-        for name in names:
-            self.join(name)
-        payments = tuple((names[p.payer], names[p.payee], p.amount) for p in settlement.payments)
-        for payer, payee, amount in payments:
-            self.balances[payer] -= amount
-            self.balances[payee] += amount
+        payments = self.payments(settlement, names)
+        _pay(self.balances, payments, names)
         number = self.history[-1].hand_number + 1 if self.history else 1
         entry = LedgerEntry(number, settlement.ending.value, payments)
         self.history.append(entry)
@@ -53,15 +70,6 @@ class Ledger:
         a table's recent hands only, since a session may go on for weeks)."""
         if hands >= 1 and len(self.history) > hands:
             del self.history[:-hands]
-
-    def series(self, player: str) -> list[int]:
-        """The player's balance after each hand, from 0: for a sparkline."""
-        balance = 0
-        out = [0]
-        for entry in self.history:
-            balance += entry.net().get(player, 0)
-            out.append(balance)
-        return out
 
     def standings(self) -> list[tuple[str, int]]:
         """Players from most ahead to most behind."""
@@ -89,3 +97,11 @@ class Ledger:
                 for h in data["history"]
             ],
         )
+
+
+def _pay(balances: dict[str, int], payments: Payments, names: Sequence[str]) -> None:
+    """Make `payments` in `balances` (every one of `names` in them, from 0 if new)."""
+    for name in names:
+        balances.setdefault(name, 0)
+    for name, amount in net(payments).items():
+        balances[name] = balances.get(name, 0) + amount

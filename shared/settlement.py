@@ -43,6 +43,22 @@ class Settlement:
     dropper: int | None = None
     next_multiplier: int = 1
 
+    @property
+    def catchers(self) -> tuple[tuple[int, int], ...]:
+        """(count, seat) of each player who caught a drop (a count no higher than the
+        dropper's), lowest first; none unless the drop was caught."""
+        dropper = self.dropper
+        if self.ending is not Ending.DROP_CAUGHT or dropper is None:
+            return ()
+        mine = self.counts[dropper]
+        return tuple(
+            sorted(
+                (c, s)
+                for s, c in enumerate(self.counts)
+                if s != dropper and c is not None and mine is not None and c <= mine
+            )
+        )
+
     def net(self, seats: int) -> list[int]:
         """Each seat's gain (positive) or loss from this hand."""
         totals = [0] * seats

@@ -12,21 +12,25 @@ the same deals. The one thing a batch takes from the one before it, the stake mu
 from __future__ import annotations
 
 import random
-from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from itertools import accumulate
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .actions import DrawStock, Drop, TakeDiscard
 from .bots import BOT_STRATEGIES, Bot, BotError, make_bot
 from .cards import Card, format_cards
-from .hand import HAND_SIZE, Hand, cut_for_deal
+from .hand import HAND_SIZE, Hand
 from .ledger import Ledger
-from .rules import HouseRules, StakeMode
+from .rules import HouseRules
+from .session import check_players, dealer_of, first_dealer
+from .session import seat_stakes as seat_stakes  # (re-exported, as the other two below)
 from .settlement import Ending, Settlement
-from .stats import Mean, percentile, rounded, wilson
+from .sim_report import ENDINGS, Tally
+
+# Re-exported: a run's result and its comparisons are read from here too.
+from .sim_report import TONK_KINDS as TONK_KINDS
+from .sim_report import SimResult as SimResult
+from .sim_report import compare as compare
 
 #: Called with (hands played, hands in all) as the simulation goes.
 Progress = Callable[[int, int], None]
@@ -35,10 +39,6 @@ BotFactory = Callable[[random.Random], Bot]
 #: Turns a `--bots` entry into a factory: a registry name, or whatever the caller allows.
 BotResolver = Callable[[str], BotFactory]
 
-ENDINGS = tuple(ending.value for ending in Ending)
-_ENDING_CODE = {ending: code for code, ending in enumerate(ENDINGS)}
-#: The kinds of tonk on the deal: one seat's high or low total, or several seats at once.
-TONK_KINDS = ("high", "low", "several")
 #: The actions that open a turn: a turn is counted when one of them is taken.
 _OPENERS = frozenset((Drop, DrawStock, TakeDiscard))
 #: Hands are played in batches of this many: the unit of work of a process and of progress.
@@ -67,35 +67,10 @@ def seat_bots(
     return tuple(bots[seat % len(bots)] for seat in range(players))
 
 
-def seat_stakes(rules: HouseRules, players: int, stakes: Sequence[int]) -> tuple[int, ...]:
-    """One stake per seat from one stake, or from one per seat under `stake_mode = seat`.
-    Raises ValueError with a reason."""
-    if any(type(s) is not int or s < 1 for s in stakes):
-        raise ValueError("a stake is a whole number, 1 or more")
-    if len(stakes) not in (1, players):
-        raise ValueError(f"give one stake, or one for each of the {players} seats")
-    if len(set(stakes)) > 1 and rules.stake_mode is not StakeMode.SEAT:
-        raise ValueError(
-            f"one stake for the table under stake_mode = table ({rules.name}); seat stakes "
-            "need stake_mode = seat"
-        )
-    if len(stakes) == 1:
-        return (stakes[0],) * players
-    return tuple(stakes)
-
-
 def position_of(seat: int, dealer: int, players: int) -> int:
     """A seat's position from the dealer: 0 is the dealer's left (first to act), players - 1
     the dealer."""
     return (seat - dealer - 1) % players
-
-
-def position_label(position: int, players: int) -> str:
-    """`1st to act (dealer's left)`, `2nd to act`, ..., `dealer (last to act)`."""
-    if position == players - 1:
-        return "dealer (last to act)"
-    ordinal = {0: "1st", 1: "2nd", 2: "3rd"}.get(position, f"{position + 1}th")
-    return f"{ordinal} to act" + (" (dealer's left)" if position == 0 else "")
 
 
 # -- one hand ------------------------------------------------------------------------------------
@@ -150,16 +125,9 @@ class HandSummary(NamedTuple):
     @property
     def caught(self) -> int | None:
         """For a caught drop, how many players were at or below the dropper."""
-        s = self.settlement
-        if s.ending is not Ending.DROP_CAUGHT or s.dropper is None:
+        if self.settlement.ending is not Ending.DROP_CAUGHT:
             return None
-        mine = s.counts[s.dropper]
-        assert mine is not None
-        return sum(
-            1
-            for seat, c in enumerate(s.counts)
-            if seat != s.dropper and c is not None and c <= mine
-        )
+        return len(self.settlement.catchers)
 
     @property
     def drop_turn(self) -> int | None:
@@ -244,7 +212,7 @@ class Table:
     first_dealer: int
 
     def dealer(self, number: int) -> int:
-        return (self.first_dealer + number) % self.players
+        return dealer_of(self.first_dealer, number, self.players)
 
 
 def _play_one(
@@ -299,206 +267,6 @@ def play_batch(
 BatchRunner = Callable[[Sequence[Batch]], Iterable[list[HandSummary]]]
 
 
-# -- adding up -----------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Tally:
-    """Everything a run's report needs, added up hand by hand. Each hand's ending, dealer,
-    turns and nets are kept (compactly, in arrays): the means and intervals are worked out from
-    them when asked for, and paired comparisons and pictures read them hand by hand."""
-
-    rules: HouseRules
-    players: int
-    hands: int = 0
-    actions: int = 0
-    endings: Counter[str] = field(default_factory=Counter)
-    tonk_kinds: Counter[str] = field(default_factory=Counter)
-    caught: Counter[int] = field(default_factory=Counter)
-    money: Counter[str] = field(default_factory=Counter)
-    turns: Counter[int] = field(default_factory=Counter)
-    drop_turns: Counter[int] = field(default_factory=Counter)
-    stock_low: int = 0
-    seat_wins: list[int] = field(init=False)
-    position_wins: list[int] = field(init=False)
-    ending_codes: bytearray = field(default_factory=bytearray)
-    hand_turns: array[int] = field(default_factory=lambda: array("l"))
-    dealers: bytearray = field(default_factory=bytearray)
-    nets: list[array[int]] = field(init=False)
-
-    def __post_init__(self) -> None:
-        n = self.players
-        self.seat_wins = [0] * n
-        self.position_wins = [0] * n
-        self.nets = [array("q") for _ in range(n)]
-
-    def add(self, hand: HandSummary) -> None:
-        # (Kept short: it runs once a hand, and a simulated hand takes about 200 microseconds.)
-        players = self.players
-        s = hand.settlement
-        ending = s.ending.value
-        self.hands += 1
-        self.actions += hand.actions
-        self.endings[ending] += 1
-        turns = hand.turns
-        if turns == 0:
-            kind = hand.tonk_kind(self.rules)
-            assert kind is not None
-            self.tonk_kinds[kind] += 1
-        elif s.dropper is not None:
-            self.drop_turns[turns] += 1
-            caught = hand.caught
-            if caught is not None:
-                self.caught[caught] += 1
-        if s.payments:
-            self.money[ending] += sum([p.amount for p in s.payments])
-        self.turns[turns] += 1
-        if turns and hand.stock_left < players:
-            self.stock_low += 1
-        net = s.net(players)
-        for seat_nets, value in zip(self.nets, net, strict=True):
-            seat_nets.append(value)
-        dealer = hand.dealer
-        for winner in s.winners:
-            self.seat_wins[winner] += 1
-            self.position_wins[(winner - dealer - 1) % players] += 1
-        self.ending_codes.append(_ENDING_CODE[ending])
-        self.hand_turns.append(turns)
-        self.dealers.append(dealer)
-
-    def seat_net(self, seat: int) -> Mean:
-        """A seat's net per hand, with its interval."""
-        mean = Mean()
-        mean.extend(self.nets[seat])
-        return mean
-
-    def position_net(self, position: int) -> Mean:
-        """The net per hand of the seat at `position` from the dealer, with its interval."""
-        mean = Mean()
-        mean.extend(self.position_nets(position))
-        return mean
-
-    def position_nets(self, position: int) -> Iterator[int]:
-        """The net of the seat at `position` from the dealer, hand by hand."""
-        players = self.players
-        nets = self.nets
-        for number, dealer in enumerate(self.dealers):
-            yield nets[(dealer + 1 + position) % players][number]
-
-    def running_net(self, seat: int) -> list[int]:
-        """A seat's balance after each hand, from 0."""
-        return [0, *accumulate(self.nets[seat])]
-
-
-def _rate(count: int, trials: int) -> dict[str, Any]:
-    return {
-        "hands": count,
-        "rate": round(count / trials, 6) if trials else None,
-        "ci95": rounded(wilson(count, trials), 6),
-    }
-
-
-def _mean(mean: Mean, places: int = 4) -> dict[str, Any]:
-    value = mean.mean
-    return {
-        "mean": None if value is None else round(value, places),
-        "ci95": rounded(mean.ci95(), places),
-    }
-
-
-def _net(mean: Mean) -> dict[str, Any]:
-    figures = _mean(mean)
-    return {"net_per_hand": figures["mean"], "ci95": figures["ci95"]}
-
-
-def distribution(counts: Counter[int]) -> dict[str, Any]:
-    """A distribution held as counts: its mean with interval, percentiles, and the counts."""
-    mean = Mean()
-    for value, n in counts.items():
-        mean.n += n
-        mean.total += value * n
-        mean.squares += value * value * n
-    return {
-        **_mean(mean, 3),
-        **{f"p{q}": percentile(counts, q / 100) for q in (10, 25, 50, 75, 90, 99)},
-        "max": max(counts) if counts else None,
-        "counts": {str(value): counts[value] for value in sorted(counts)},
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class SimResult:
-    """What a simulation came to: how the hands ended, and each seat's net stakes and wins."""
-
-    rules: HouseRules
-    players: int
-    seed: int
-    bots: tuple[str, ...]
-    hands: int
-    endings: dict[str, int]
-    net: tuple[int, ...]
-    wins: tuple[int, ...]
-    actions: int
-    first_dealer: int
-    ledger: Ledger
-    stakes: tuple[int, ...]
-    tally: Tally
-
-    def to_dict(self) -> dict[str, Any]:
-        tally = self.tally
-        hands = self.hands
-        return {
-            "hands": hands,
-            "players": self.players,
-            "rules": self.rules.name,
-            "rules_options": self.rules.to_dict(),
-            "seed": self.seed,
-            "endings": dict(self.endings),
-            "ending_rates": {e: _rate(self.endings[e], hands) for e in ENDINGS},
-            "deal_tonks": {kind: _rate(tally.tonk_kinds[kind], hands) for kind in TONK_KINDS},
-            "caught_by": {str(k): _rate(tally.caught[k], hands) for k in range(1, self.players)},
-            "money": {
-                e: {
-                    "stakes": tally.money[e],
-                    "per_hand": round(tally.money[e] / hands, 6) if hands else None,
-                }
-                for e in ENDINGS
-            },
-            "seats": [
-                {
-                    "seat": seat,
-                    "bot": bot,
-                    "stake": self.stakes[seat],
-                    "net": net,
-                    "wins": wins,
-                    **_net(tally.seat_net(seat)),
-                    "win_rate": _rate(wins, hands)["rate"],
-                    "win_ci95": _rate(wins, hands)["ci95"],
-                }
-                for seat, (bot, net, wins) in enumerate(
-                    zip(self.bots, self.net, self.wins, strict=True)
-                )
-            ],
-            "by_position": [
-                {
-                    "position": position,
-                    "label": position_label(position, self.players),
-                    "net": int(tally.position_net(position).total),
-                    **_net(tally.position_net(position)),
-                    "wins": tally.position_wins[position],
-                    "win_rate": _rate(tally.position_wins[position], hands)["rate"],
-                    "win_ci95": _rate(tally.position_wins[position], hands)["ci95"],
-                }
-                for position in range(self.players)
-            ],
-            "hand_turns": distribution(tally.turns),
-            "drop_turns": distribution(tally.drop_turns),
-            "stock_low": {"below": self.players, **_rate(tally.stock_low, hands)},
-            "actions": self.actions,
-            "first_dealer": self.first_dealer,
-        }
-
-
 # -- a run ---------------------------------------------------------------------------------------
 
 
@@ -522,8 +290,10 @@ def simulate(
 
     `runner` plays the batches (in this process when None); whatever plays them, the result
     is the same for the same seed (and `batch_size`). `on_hand` sees every hand, in order."""
-    if not 2 <= players <= rules.players:
-        raise ValueError(f"these rules seat 2 to {rules.players} players, not {players}")
+    try:
+        check_players(rules, players)
+    except ValueError as exc:
+        raise ValueError(f"{exc}, not {players}") from None
     if hands < 0:
         raise ValueError("the number of hands cannot be negative")
     if batch_size < 1:
@@ -535,7 +305,7 @@ def simulate(
         seed,
         specs,
         seat_stakes(rules, players, (stake,) if stakes is None else stakes),
-        cut_for_deal(players, random.Random(seed)).dealer,
+        first_dealer(players, random.Random(seed))[0],
     )
     factories = [resolve(spec) for spec in specs]
     batches = [
@@ -592,66 +362,3 @@ def _stitch(
         yield from summaries
         if summaries:
             carry = summaries[-1].settlement.next_multiplier
-
-
-# -- paired comparisons --------------------------------------------------------------------------
-
-
-def _difference(mean: Mean) -> dict[str, Any]:
-    value = mean.mean
-    return {
-        "difference": None if value is None else round(value, 6),
-        "ci95": rounded(mean.ci95(), 6),
-    }
-
-
-def compare(base: SimResult, other: SimResult) -> dict[str, Any]:
-    """`other` less `base`, hand by hand on the same deals, with 95% intervals on the mean
-    difference: each ending's rate, each seat's and each position's net per hand, and the
-    hand's length in turns. Raises ValueError unless both runs played the same deals."""
-    for name in ("seed", "players", "hands", "first_dealer"):
-        if getattr(base, name) != getattr(other, name):
-            raise ValueError(f"the runs differ in {name}: they did not play the same deals")
-    a, b = base.tally, other.tally
-    endings = {}
-    for code, ending in enumerate(ENDINGS):
-        mean = Mean()
-        for x, y in zip(a.ending_codes, b.ending_codes, strict=True):
-            mean.add((y == code) - (x == code))
-        endings[ending] = _difference(mean)
-    seats = []
-    for seat in range(base.players):
-        mean = Mean()
-        mean.extend(y - x for x, y in zip(a.nets[seat], b.nets[seat], strict=True))
-        seats.append({"seat": seat, "net_per_hand": _difference(mean)})
-    positions = []
-    for position in range(base.players):
-        mean = Mean()
-        mean.extend(
-            y - x for x, y in zip(a.position_nets(position), b.position_nets(position), strict=True)
-        )
-        positions.append(
-            {
-                "position": position,
-                "label": position_label(position, base.players),
-                "net_per_hand": _difference(mean),
-            }
-        )
-    turns = Mean()
-    turns.extend(y - x for x, y in zip(a.hand_turns, b.hand_turns, strict=True))
-    same = sum(
-        1
-        for x, y, tx, ty in zip(
-            a.ending_codes, b.ending_codes, a.hand_turns, b.hand_turns, strict=True
-        )
-        if x == y and tx == ty
-    )
-    return {
-        "base": base.rules.to_dict(),
-        "rules": other.rules.to_dict(),
-        "endings": endings,
-        "seats": seats,
-        "by_position": positions,
-        "hand_turns": _difference(turns),
-        "hands_alike": same,
-    }

@@ -41,14 +41,7 @@ class ForwardStates:
             return None
         hand = self.hands.get(number)
         if hand is None or len(hand.events) > count:
-            hand = HandRecord(
-                record.rules,
-                record.players,
-                record.dealer,
-                record.stakes,
-                record.multiplier,
-                record.deck,
-            ).replay()
+            hand = record.deal()
             self.hands[number] = hand
         for action in record.actions[len(hand.actions) :]:
             if len(hand.events) >= count:

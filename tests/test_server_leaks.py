@@ -33,14 +33,7 @@ class Truth:
         self.states: dict[tuple[int, int], Hand] = {}
         self.final: dict[int, Hand] = {}
         for number, record in records.items():
-            hand = HandRecord(
-                record.rules,
-                record.players,
-                record.dealer,
-                record.stakes,
-                record.multiplier,
-                record.deck,
-            ).replay()
+            hand = record.deal()
             self.states[number, len(hand.events)] = copy.deepcopy(hand)
             for action in record.actions:
                 hand.apply(action)

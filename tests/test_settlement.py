@@ -90,6 +90,14 @@ def test_caught_dropper_pays_double_to_everyone_at_or_below() -> None:
     assert payment_table(s) == {(0, 1, 2), (0, 2, 2)}
 
 
+def test_a_caught_drop_says_who_caught_it_lowest_count_first() -> None:
+    s = drop(CLASSIC, 1, [12, 15, 4, 15, 30])
+    assert s.ending is Ending.DROP_CAUGHT
+    assert s.catchers == ((4, 2), (12, 0), (15, 3))  # (count, seat): at or below 15, not 30
+    assert drop(CLASSIC, 0, [5, 10, 20]).catchers == ()  # a drop won is caught by nobody
+    assert settle_out(CLASSIC, 0, 3, (1,), 1, tonk_out=True).catchers == ()
+
+
 def test_dropper_who_ties_the_lowest_count_is_caught() -> None:
     s = drop(CLASSIC, 1, [7, 7, 30])
     assert s.ending is Ending.DROP_CAUGHT
