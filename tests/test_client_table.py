@@ -30,9 +30,8 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from tonk.client.app import TonkApp
-from tonk.client.connection import Connection as ClientConnection
-from tonk.client.connection import _Table
 from tonk.client.dialogs import DropModal, EndOfHandModal
+from tonk.client.model import ClientModel, _Table
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
 from tonk.client.widgets import (
@@ -127,10 +126,11 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
             await wait_for(pilot, lambda: app.connection is not None, "the connection")
             connection = app.connection
             assert connection is not None
-            handle = connection._on_update
+            model = connection.model
+            handle = model._on_update
             dropped: list[dict[str, Any]] = []
             resumes: list[dict[str, Any]] = []
-            send = connection.send
+            send = model.send
 
             def lossy(message: dict[str, Any]) -> None:
                 kinds = [e["kind"] for e in message["events"] if e.get("seat") == 1]
@@ -145,8 +145,8 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
                     resumes.append(message)
                 return send(message)
 
-            connection._on_update = lossy  # type: ignore[method-assign]
-            connection.send = sending  # type: ignore[method-assign]
+            model._on_update = lossy  # type: ignore[method-assign]
+            model.send = sending  # type: ignore[method-assign]
             await wait_for(pilot, lambda: my_turn(app), "our turn, after the bot's")
             assert dropped and resumes  # an update was lost, and the whole hand asked for
             assert table_state(app).hand_number == 1  # type: ignore[union-attr]
@@ -469,11 +469,10 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
 
 
 def test_a_cut_tied_and_cut_again_says_so() -> None:
-    posted: list[Any] = []
-    connection = ClientConnection("127.0.0.1", 1, "Kim", posted.append)
-    connection.table = _Table(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
-    connection._on_cut({"table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
-    line = connection._log[-1].text.plain
+    model = ClientModel("Kim", "127.0.0.1:1", clock=lambda: 0.0)
+    model.table = _Table(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
+    model.receive({"type": "cut", "table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
+    line = model.log.lines[-1].text.plain
     assert line == (
         "Cut for the deal: You 7♠ Ada 7♥; a tie, so they cut again: You 2♣ Ada J♦. You deal first."
     )
