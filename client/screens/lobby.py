@@ -64,9 +64,7 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.server = server
         self.player = player
-        self.tables: tuple[TableInfo, ...] = ()
         self._rows: dict[str, tuple[str, ...]] = {}  # the rows shown, by table id, in order
-        self._ready = False  # the table's columns exist
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -88,25 +86,26 @@ class LobbyScreen(Screen[None]):
         table = self.query_one("#tables", DataTable)
         for key, heading in LOBBY_COLUMNS:
             table.add_column(heading, key=key)
-        self._ready = True
-        self.show(self.tables)
+        # The list and who we are flow down from the App's reactives: drawn now and on
+        # every change.
+        self.watch(self.app, "identity", self._show_identity)
+        self.watch(self.app, "tables", self._show_tables)
 
-    def on_unmount(self) -> None:
-        self._ready = False
+    @property
+    def tables(self) -> tuple[TableInfo, ...]:
+        """The server's tables, as the App has them."""
+        tables: tuple[TableInfo, ...] = getattr(self.app, "tables", ())
+        return tables
 
-    def set_identity(self, server: str, player: str) -> None:
-        self.server, self.player = server, player
-        if self._ready:
-            self.query_one("#lobby-title", Static).update(self._title())
+    def _show_identity(self, identity: tuple[str, str]) -> None:
+        self.server, self.player = identity
+        self.query_one("#lobby-title", Static).update(self._title())
 
-    def show(self, tables: tuple[TableInfo, ...]) -> None:
+    def _show_tables(self, tables: tuple[TableInfo, ...]) -> None:
         """Show `tables` (in id order), changing only the rows that changed: the list is
         updated by the server as tables come, fill up, play and go, and the cursor stays on
         the table it is on."""
         chosen = self.selected()
-        self.tables = tables
-        if not self._ready:
-            return
         try:
             table = self.query_one("#tables", DataTable)
         except NoMatches:
@@ -144,7 +143,7 @@ class LobbyScreen(Screen[None]):
 
     def selected(self) -> TableInfo | None:
         """The table under the cursor."""
-        if not self._ready or not self.tables:
+        if not self.tables:
             return None
         try:
             table = self.query_one("#tables", DataTable)

@@ -53,9 +53,9 @@ class TableScreen(Screen[None]):
         self.card_style = style
         self.practice = practice
         self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
+        # What the App's reactives say, as last drawn (see on_mount).
         self.state: TableState | None = None
         self.link_note = ""
-        self._ready = False  # mounted: the widgets exist
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -90,22 +90,20 @@ class TableScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self._ready = True
-        if self.state is not None:
-            self.show(self.state)
+        # The table flows down from the App's reactives: each is drawn now and on every change.
+        self.watch(self.app, "link_note", self._show_link_note)
+        self.watch(self.app, "table_state", self._show_state)
+        self.watch(self.app, "too_small", self._show_too_small, init=False)
         self.set_interval(1.0, self._tick)
-
-    def on_unmount(self) -> None:
-        self._ready = False  # (the App shutting down: a late table change draws nothing)
 
     # -- rendering ---------------------------------------------------------------------------
 
-    def show(self, state: TableState) -> None:
+    def _show_state(self, state: TableState | None) -> None:
         """Draw `state` (attributes down to every widget)."""
-        changed_table = self.state is None or self.state.table_id != state.table_id
-        self.state = state
-        if not self._ready:
+        if state is None:
             return
+        changed_table = self.state is not None and self.state.table_id != state.table_id
+        self.state = state
         if changed_table:
             self.query_one(LogPanel).clear()
         self.query_one(PlayersPanel).show(state, self.card_style.ascii)
@@ -149,8 +147,6 @@ class TableScreen(Screen[None]):
     def refresh_keys(self) -> None:
         """The key bar: every key, greyed out when it is not open now (it is redrawn only
         as far as it changed)."""
-        if not self._ready:
-            return
         entries = []
         for key in BAR_KEYS:
             state = self.check_action(key.action, ())
@@ -160,7 +156,7 @@ class TableScreen(Screen[None]):
         self.query_one(KeyBar).show(entries)
 
     def _status(self) -> None:
-        if self.state is None or not self._ready:
+        if self.state is None:
             return
         hand = self.query_one(HandView)
         message = self.link_note or turn_message(
@@ -176,11 +172,13 @@ class TableScreen(Screen[None]):
         if self.state is not None and self.state.turn_deadline is not None:
             self._status()
 
-    def set_link_note(self, note: str) -> None:
+    def _show_link_note(self, note: str) -> None:
         self.link_note = note
-        if self._ready:
-            self._status()
-            self.refresh_keys()
+        self._status()
+        self.refresh_keys()
+
+    def _show_too_small(self, small: bool) -> None:
+        self.refresh_keys()  # greyed while the terminal is too small
 
     # -- what is open now (the core says; the client only greys keys) ------------------------
 
