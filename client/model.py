@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -19,7 +19,7 @@ from tonk.shared.rules import HouseRules, RulesError
 from tonk.shared.settlement import Settlement
 from tonk.shared.view import SeatView
 
-from .balances import Balances
+from .lobbylist import LobbyList
 from .messages import (
     Connected,
     HandEnded,
@@ -31,8 +31,9 @@ from .messages import (
 )
 from .render import CardStyle
 from .seatnews import seat_news
-from .state import PlayerInfo, TableInfo, TableState, table_info
+from .state import TableInfo, TableState
 from .tablelog import TableLog, chat_line
+from .tableseen import TableSeen
 from .tokens import SeatRecord, SeatTokens
 
 CLIENT_NAME = "tonk-client 0.1.0"
@@ -71,27 +72,6 @@ class TableRequest:
         return self.strategies or (self.strategy,) * self.bots
 
 
-@dataclass
-class _Table:
-    """The table as the model accumulates it; `ClientModel.state()` freezes it for screens."""
-
-    table_id: int
-    seat: int | None
-    info: Mapping[str, Any] = field(default_factory=dict)
-    rules: HouseRules = field(default_factory=HouseRules)  # info's rules, read once
-    view: SeatView | None = None
-    hand: int = 0
-    events: int = 0
-    deadline: float | None = None
-    ledger: Balances = field(default_factory=Balances)
-    session_over: bool = False
-    # The hand whose events are in the log, and how many of its events: an event is logged
-    # once, however often it arrives (a resync sends the whole hand again).
-    logged_hand: int = 0
-    logged_events: int = 0
-    resyncing: bool = False  # asked for the whole hand again; later parts are ignored till then
-
-
 class ClientModel:
     """One client's knowledge of the server, fed the server's messages one at a time.
 
@@ -120,12 +100,11 @@ class ClientModel:
         self.connected = False
         self.heartbeat = 15.0
         self.tables: tuple[TableInfo, ...] = ()
-        self._lobby: dict[int, TableInfo] = {}  # the server's tables as far as we know them
-        self._asked_after: set[int] = set()  # pages of the list asked for and not yet come
+        self.lobby = LobbyList()  # the server's tables as far as we know them
         # Asked the server for a table (to resume, watch or create) and not yet answered: the
         # lobby's list is kept, but the lobby screen is not to be shown for it.
         self.joining = False
-        self.table: _Table | None = None
+        self.table: TableSeen | None = None
         self.token: str | None = None
         self._pending_bots: tuple[str, ...] | None = None
         self.log = TableLog(self.style)
@@ -202,8 +181,7 @@ class ClientModel:
         we held before this client started, or the lobby."""
         table = self.table
         # (In the lobby the server sends the list of tables by itself, and then its changes.)
-        self._lobby.clear()
-        self._asked_after.clear()
+        self.lobby.clear()
         self.joining = True
         if table is not None and table.seat is not None and self.token:
             self.send({"type": p.RESUME, "table": table.table_id, "token": self.token})
@@ -338,42 +316,20 @@ class ClientModel:
         self.post(ServerRefused(code, text, message.get("detail", "")))
 
     def _on_tables(self, message: dict[str, Any]) -> None:
-        """A page of the list: every table with an id above `after`, up to its last one (to
-        the end when there are no `more`); what we knew of that stretch is replaced."""
         self._requests.pop(message.get("reply_to", -1), None)
-        after = message["after"]
-        self._asked_after.discard(after)
-        page = [table_info(t) for t in message["tables"]]
-        last = page[-1].number if page and message["more"] else None
-        for number in list(self._lobby):
-            if number > after and (last is None or number <= last):
-                del self._lobby[number]
-        for info in page:
-            self._lobby[info.number] = info
-        if last is not None and last not in self._asked_after:
-            # The next page: the server paces them, so a long list comes in a few steps.
-            self._asked_after.add(last)
-            self.send({"type": p.LIST_TABLES, "after": last})
+        after = self.lobby.page(message)
+        if after is not None:
+            self.send({"type": p.LIST_TABLES, "after": after})
         self._post_lobby()
 
     def _on_lobby(self, message: dict[str, Any]) -> None:
-        """The tables changed since the last `lobby` message."""
-        for data in message["tables"]:
-            info = table_info(data)
-            self._lobby[info.number] = info
-        for number in message["removed"]:
-            self._lobby.pop(number, None)
+        self.lobby.changes(message)
         self._post_lobby()
 
     def _post_lobby(self) -> None:
-        held = (
-            {record.table for record in self.tokens.seats(self.address, self.name)}
-            if self.tokens is not None
-            else set()
-        )
-        self.tables = tuple(
-            replace(info, mine=info.number in held) for _, info in sorted(self._lobby.items())
-        )
+        tokens = self.tokens
+        held = [] if tokens is None else [r.table for r in tokens.seats(self.address, self.name)]
+        self.tables = self.lobby.tables(held)
         self.post(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
     def _on_seated(self, message: dict[str, Any]) -> None:
@@ -382,7 +338,7 @@ class ClientModel:
         table_id = message["table"]
         self.token = message["token"]
         if self.table is None or self.table.table_id != table_id:
-            self.table = _Table(table_id, message["seat"])
+            self.table = TableSeen(table_id, message["seat"])
             self.log.clear()
         else:
             self.table.seat = message["seat"]
@@ -399,7 +355,7 @@ class ClientModel:
         self.joining = False
         table_id = message["table"]
         if self.table is None or self.table.table_id != table_id:
-            self.table = _Table(table_id, None)
+            self.table = TableSeen(table_id, None)
             self.log.clear()
         self.token = None
 
@@ -508,7 +464,7 @@ class ClientModel:
         table.logged_events = max(table.logged_events, start + len(events))
         self._publish()
 
-    def _played_for(self, table: _Table, seat: int | None, live: bool) -> bool:
+    def _played_for(self, table: TableSeen, seat: int | None, live: bool) -> bool:
         """Whether the move just come from `seat` was made for it by the server: for our
         own seat, a move we did not ask for; for another (or in a hand sent again), a seat
         shown away."""
@@ -574,81 +530,19 @@ class ClientModel:
             self.send({"type": p.WATCH, "table": table.table_id})
 
     def _back_on_my_turn(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-        """Our seat was away in `old` and is not in `new`, and it is our turn."""
         table = self.table
-        seat = table.seat if table is not None else None
-        view = table.view if table is not None else None
-        if seat is None or view is None or not view.my_turn:
-            return False
-
-        def status(info: Mapping[str, Any]) -> object:
-            players = info.get("players", [])
-            return players[seat].get("status") if seat < len(players) else None
-
-        return status(old) == "away" and status(new) != "away"
+        return table is not None and table.back_on_my_turn(old, new)
 
     def _names(self) -> list[str]:
-        table = self.table
-        if table is None:
-            return []
-        names = [
-            str(player.get("name") or f"seat {player.get('seat', i) + 1}")
-            for i, player in enumerate(table.info.get("players", []))
-        ]
-        if table.view is not None and len(names) < table.view.players:
-            names += [f"seat {i + 1}" for i in range(len(names), table.view.players)]
-        if table.seat is not None and table.seat < len(names):
-            names[table.seat] = "You"
-        return names
+        return self.table.names() if self.table is not None else []
 
     def _spread_owner(self, spread_id: int) -> tuple[int, str] | None:
-        table = self.table
-        if table is None or table.view is None:
-            return None
-        for spread in table.view.spreads:
-            if spread.id == spread_id:
-                return spread.owner, spread.kind.value
-        return None
+        return self.table.spread_owner(spread_id) if self.table is not None else None
 
     def state(self) -> TableState | None:
         """The table as the screens see it now."""
         table = self.table
-        if table is None:
-            return None
-        info = table.info
-        players = tuple(
-            PlayerInfo(
-                seat=int(player.get("seat", i)),
-                name=str(player.get("name") or f"seat {i + 1}"),
-                connected=player.get("status") != "disconnected",
-                away=player.get("status") == "away",
-                bot=player.get("kind") == "bot",
-            )
-            for i, player in enumerate(info.get("players", []))
-            if player.get("kind") != "empty"
-        )
-        seat = table.seat
-        return TableState(
-            table_id=str(table.table_id),
-            name=str(info.get("name", "")),
-            rules=table.rules,
-            stake=int(info.get("stake", 1)),
-            unit=str(info.get("unit", "")),
-            seat=seat,
-            players=players,
-            view=table.view,
-            hand_number=table.hand,
-            balances=dict(table.ledger.balances),
-            series={name: tuple(values) for name, values in table.ledger.series.items()},
-            last_net=dict(table.ledger.last_net),
-            log=tuple(self.log.lines),
-            creator=info.get("creator") is not None and info.get("creator") == seat,
-            playing=info.get("state") == "playing",
-            turn_deadline=table.deadline,
-            session_over=table.session_over,
-            paused=str(info.get("paused") or ""),
-            seats=int(info.get("seats", len(players))),
-        )
+        return table.state(tuple(self.log.lines)) if table is not None else None
 
     def _publish(self) -> None:
         state = self.state()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.text import Text
 from tonk.shared.rules import HouseRules
@@ -109,26 +108,3 @@ def ledger_rows(state: TableState) -> list[tuple[str, int, tuple[int, ...], int]
         )
         for name in order
     ]
-
-
-def table_info(data: Mapping[str, Any]) -> TableInfo:
-    """A lobby line from the server's table map."""
-    players = tuple(
-        str(player["name"])
-        for player in data.get("players", [])
-        if player.get("name") and player.get("kind") != "empty"
-    )
-    rules_name = str(data.get("rules_name") or data.get("rules", {}).get("preset", ""))
-    return TableInfo(
-        table_id=str(data.get("id", "")),
-        name=str(data.get("name", "")),
-        rules=rules_name,
-        stake=int(data.get("stake", 1)),
-        unit=str(data.get("unit", "")),
-        seats_taken=int(data.get("taken", 0)),
-        seats=int(data.get("seats", 0)),
-        playing=data.get("state") == "playing",
-        spectators=int(data.get("spectators", 0)),
-        players=players,
-        state=str(data.get("state", "")),
-    )

@@ -31,9 +31,10 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import DropModal, EndOfHandModal
-from tonk.client.model import ClientModel, _Table
+from tonk.client.model import ClientModel
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
+from tonk.client.tableseen import TableSeen
 from tonk.client.widgets import (
     HandView,
     KeyBar,
@@ -470,7 +471,7 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
 
 def test_a_cut_tied_and_cut_again_says_so() -> None:
     model = ClientModel("Kim", "127.0.0.1:1", clock=lambda: 0.0)
-    model.table = _Table(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
+    model.table = TableSeen(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
     model.receive({"type": "cut", "table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
     line = model.log.lines[-1].text.plain
     assert line == (
