@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.filter import Monochrome, NoColor
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 from tonk.shared import protocol as p
@@ -103,15 +103,15 @@ class TonkApp(KeyedApp):
 
     # What the connection reports, flowing down to the screens that watch it.
     #: The server's tables, for the lobby.
-    tables: reactive[tuple[TableInfo, ...]] = reactive(())
+    tables: var[tuple[TableInfo, ...]] = var(())
     #: (the server's host, or "" for a practice table; our name as the server accepted it)
-    identity: reactive[tuple[str, str]] = reactive(("", ""))
+    identity: var[tuple[str, str]] = var(("", ""))
     #: The table we sit at or watch (drawn every time it comes: it is new every time).
-    table_state: reactive[TableState | None] = reactive(None, always_update=True)
+    table_state: var[TableState | None] = var(None, always_update=True)
     #: Why the link is down while it reconnects, or "".
-    link_note: reactive[str] = reactive("")
+    link_note: var[str] = var("")
     #: The terminal is smaller than the table needs.
-    too_small: reactive[bool] = reactive(False)
+    too_small: var[bool] = var(False)
 
     def __init__(self, config: ClientConfig) -> None:
         super().__init__()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import DropModal, EndOfHandModal
+from tonk.client.messages import TableChanged
 from tonk.client.model import ClientModel
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
@@ -492,3 +494,28 @@ async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path:
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
             assert "Played for you: " in log_text(app)
             assert table_state(app).view.settlement is None  # type: ignore[union-attr]
+
+
+async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() -> None:
+    """A table state comes with every move: it reaches the widgets whose rows changed, and
+    never repaints the App or the table screen whole (every byte goes down an SSH link)."""
+    app = practice_app(bots=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "our turn")
+        state = table_state(app)
+        assert state is not None
+        whole: list[str] = []
+        for node in (app, app.table_screen):
+            real = node.refresh
+
+            def spy(*regions: Any, _real: Any = real, _node: Any = node, **kwargs: Any) -> Any:
+                if not regions:
+                    whole.append(type(_node).__name__)
+                return _real(*regions, **kwargs)
+
+            node.refresh = spy  # type: ignore[method-assign]
+        app.post_message(TableChanged(replace(state, turn_deadline=None)))
+        await pilot.pause()
+        assert app.table_screen.state is not None
+        assert app.table_screen.state.turn_deadline is None  # drawn
+        assert whole == []

@@ -27,6 +27,3 @@ class ConnectingScreen(Screen[None]):
         yield TooSmall()
         yield Static(self.text, id="connecting")
         yield Footer()
-
-    def say(self, text: str) -> None:
-        self.query_one("#connecting", Static).update(text)
