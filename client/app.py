@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.filter import Monochrome, NoColor
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 from tonk.shared import protocol as p
@@ -39,7 +40,7 @@ from .messages import (
 from .practice import PracticeServer, start_practice_server
 from .render import CardStyle
 from .screens import ConnectingScreen, LobbyScreen, TableScreen
-from .state import TableState
+from .state import TableInfo, TableState
 from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
 from .widgets import TooSmall
@@ -100,6 +101,18 @@ class TonkApp(KeyedApp):
     )
     FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
 
+    # What the connection reports, flowing down to the screens that watch it.
+    #: The server's tables, for the lobby.
+    tables: var[tuple[TableInfo, ...]] = var(())
+    #: (the server's host, or "" for a practice table; our name as the server accepted it)
+    identity: var[tuple[str, str]] = var(("", ""))
+    #: The table we sit at or watch (drawn every time it comes: it is new every time).
+    table_state: var[TableState | None] = var(None, always_update=True)
+    #: Why the link is down while it reconnects, or "".
+    link_note: var[str] = var("")
+    #: The terminal is smaller than the table needs.
+    too_small: var[bool] = var(False)
+
     def __init__(self, config: ClientConfig) -> None:
         super().__init__()
         self.config = config
@@ -116,7 +129,6 @@ class TonkApp(KeyedApp):
             else f"Connecting to {config.host}:{config.port}..."
         )
         self.connecting = ConnectingScreen(where)
-        self.last_table_state: TableState | None = None
         self._standings: SessionEnded | None = None
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
@@ -141,8 +153,9 @@ class TonkApp(KeyedApp):
 
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
-        self.set_class(width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT, "-too-small")
-        self.table_screen.refresh_keys()
+        small = width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        self.too_small = small
 
     def key_route(self) -> Widget:
         """The table posts the moves the keys ask for (see KeyedApp.on_key_done)."""
@@ -194,15 +207,14 @@ class TonkApp(KeyedApp):
 
     def on_connected(self, message: Connected) -> None:
         host = "" if self.config.practice else str(self.config.host)
-        self.lobby.set_identity(host, message.name)
-        self.table_screen.set_link_note("")
+        self.identity = (host, message.name)
+        self.link_note = ""
         if message.reconnect:
             self.notify("Connected again.", title="Connection")
 
     def on_link_lost(self, message: LinkLost) -> None:
         self.move_answered()
-        note = f"Connection lost: reconnecting (attempt {message.attempt})"
-        self.table_screen.set_link_note(note)
+        self.link_note = f"Connection lost: reconnecting (attempt {message.attempt})"
         if message.attempt == 1 or message.attempt % 10 == 0:
             self.notify(
                 f"{message.reason}. Trying again...", title="Connection lost", severity="warning"
@@ -213,12 +225,12 @@ class TonkApp(KeyedApp):
         self.exit(return_code=1)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
-        self.lobby.show(message.tables)
+        self.tables = message.tables
         if self.current_mode == "connecting" and message.show:
             self.switch_mode("lobby")
 
     def on_table_changed(self, message: TableChanged) -> None:
-        self.last_table_state = state = message.state
+        state = message.state
         # A move that ended the hand is answered by the end-of-hand window (the hand_end
         # that follows): the keys after it find the window up (see KeyedApp._next_key).
         if state.view is None or state.view.settlement is None:
@@ -231,7 +243,7 @@ class TonkApp(KeyedApp):
             and message.state.hand_number > top.hand_number
         ):
             top.dismiss(None)
-        self.table_screen.show(message.state)
+        self.table_state = state
         if self.current_mode != "table":
             self.switch_mode("table")
 
@@ -310,7 +322,7 @@ class TonkApp(KeyedApp):
             connection.sit(int(request["table"]))
         elif connection.send(request) and kind in p.ACTION_TYPES:
             # The keys after a move wait for its answer (see KeyedApp).
-            state = self.last_table_state
+            state = self.table_state
             self.move_sent(progress(state) if state is not None else (0, 0))
 
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from textual import events
 from textual.app import App
-from textual.keys import _character_to_key
+from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -33,6 +33,19 @@ KEY_WAIT = 3.0
 MOVE_WAIT = 3.0
 #: A paste outside a text field is typed key by key, as far as this many characters.
 MAX_PASTE_KEYS = 200
+
+
+#: The keys whose names a list of bindings cannot hold (it is split at commas and stripped).
+_UNLISTABLE = {" ": "space", ",": "comma"}
+
+
+def key_name(char: str) -> str:
+    """The name of the key that types `char`, as Textual names it in bindings and key events
+    ("?" is `question_mark`): read from Textual's own bindings, so the two cannot differ."""
+    named = _UNLISTABLE.get(char)
+    if named is not None:
+        return named
+    return next(iter(Binding.make_bindings([Binding(char, "")]))).key
 
 
 @dataclass
@@ -104,7 +117,7 @@ class KeyedApp(App[None]):
             elif char == "\t":
                 self._queue_key(events.Key("tab", "\t"))
             elif char.isprintable():
-                self._queue_key(events.Key(_character_to_key(char), char))
+                self._queue_key(events.Key(key_name(char), char))
 
     def _queue_key(self, key: events.Key) -> None:
         self.keys_arrived += 1

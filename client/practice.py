@@ -1,73 +1,17 @@
-"""The practice table's server: the real server code, started in this process on loopback with
-a free port and a temporary database, and stopped with the client."""
+"""The practice table's server: the real server code, embedded in this process (see
+`tonk.server.embedded`), started with the client and stopped with it."""
 
 from __future__ import annotations
 
-import logging
-import shutil
-import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from tonk.server.embedded import EmbeddedServer, start_embedded
 
-@dataclass
-class PracticeServer:
-    """A running embedded server and the temporary directory holding its database."""
-
-    server: Any
-    directory: Path
-    port: int
-    restore_log: Callable[[], None] = field(default=lambda: None)
-
-    async def close(self) -> None:
-        try:
-            await self.server.close()
-        finally:
-            self.restore_log()
-            shutil.rmtree(self.directory, ignore_errors=True)
+#: A running practice server.
+PracticeServer = EmbeddedServer
 
 
-def quiet_server_log(directory: Path) -> Callable[[], None]:
-    """The server logs a line per connection and hand; in the client's terminal those lines
-    would scribble over the table, so they go to a file beside the practice database. Returns
-    what puts the server's logger back as it was (its file closed), for when it stops."""
-    logger = logging.getLogger("tonk.server")
-    before = (list(logger.handlers), logger.level, logger.propagate)
-    for handler in before[0]:
-        logger.removeHandler(handler)
-    handler = logging.FileHandler(directory / "server.log", encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-
-    def restore() -> None:
-        logger.removeHandler(handler)
-        handler.close()
-        for old in before[0]:
-            logger.addHandler(old)
-        logger.setLevel(before[1])
-        logger.propagate = before[2]
-
-    return restore
-
-
-async def start_practice_server(dev: bool = False, **options: Any) -> PracticeServer:
-    """Start `TonkServer` on 127.0.0.1, port 0 (a free one), with a temporary database.
-    `dev` allows a fixed seed, deck or dealer for the practice table (tests and teaching);
-    `options` are other ServerConfig fields (tests use them for timing)."""
-    from tonk.server.app import ServerConfig, TonkServer
-
-    directory = Path(tempfile.mkdtemp(prefix="tonk-practice-"))
-    restore_log = quiet_server_log(directory)
-    config = ServerConfig(host="127.0.0.1", port=0, db_path=directory / "practice.sqlite3", dev=dev)
-    server = TonkServer(config)
-    try:
-        await server.start()
-    except BaseException:
-        restore_log()
-        shutil.rmtree(directory, ignore_errors=True)
-        raise
-    return PracticeServer(server, directory, int(server.port), restore_log)
+async def start_practice_server(dev: bool = False, **options: Any) -> EmbeddedServer:
+    """Start the embedded server for a practice table; `dev` allows a fixed seed, deck or
+    dealer; `options` are other server settings (tests use them for timing)."""
+    return await start_embedded(dev, **options)

@@ -23,6 +23,7 @@ from clientkit import (
 from netclient import start_server
 from textual.widgets import Static
 from tonk.client.connection import describe_os_error
+from tonk.client.practice import start_practice_server
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.tokens import SeatRecord, SeatTokens
 from tonk.shared import protocol as p
@@ -266,8 +267,6 @@ async def test_a_practice_server_gives_the_server_log_back_when_it_stops() -> No
     it in this process went on into a deleted directory)."""
     import logging
 
-    from tonk.client.practice import start_practice_server
-
     logger = logging.getLogger("tonk.server")
     before = (list(logger.handlers), logger.level, logger.propagate)
     practice = await start_practice_server()
@@ -278,3 +277,16 @@ async def test_a_practice_server_gives_the_server_log_back_when_it_stops() -> No
         await practice.close()
     assert (list(logger.handlers), logger.level, logger.propagate) == before
     assert handler.stream is None  # type: ignore[attr-defined]  # closed
+
+
+async def test_the_practice_server_runs_with_the_settings_it_is_given() -> None:
+    practice = await start_practice_server(dev=True, next_hand_delay=42.0, bot_pause=0.25)
+    try:
+        config = practice.server.config
+        assert (config.dev, config.next_hand_delay, config.bot_pause) == (True, 42.0, 0.25)
+        assert config.host == "127.0.0.1" and practice.port == practice.server.port > 0
+    finally:
+        await practice.close()
+    assert not practice.directory.exists()
+    with pytest.raises(TypeError):
+        await start_practice_server(next_hand_dely=1.0)

@@ -12,6 +12,7 @@ from clientkit import deck_text, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, ssh_command, sshd, tonk_server
+from tonk.client.keys import key_name
 
 
 def client_env(tmp_path: Path) -> dict[str, str]:
@@ -193,3 +194,19 @@ async def test_a_key_typed_before_the_hand_ended_leaves_the_window_up(tmp_path: 
         finally:
             term.close()
             await alice.close()
+
+
+def test_a_pasted_character_is_named_as_textual_names_its_key() -> None:
+    named = {c: key_name(c) for c in "a1Z?,/@ $-"}
+    assert named == {
+        "a": "a",
+        "1": "1",
+        "Z": "Z",
+        "?": "question_mark",
+        ",": "comma",
+        "/": "slash",
+        "@": "at",
+        " ": "space",
+        "$": "dollar_sign",
+        "-": "minus",
+    }

@@ -121,8 +121,8 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
 def seated_strategies(app: TonkApp) -> list[str | None]:
     """Each seat's bot strategy as the server's table message gives it (None for a person)."""
     connection = app.connection
-    assert connection is not None and connection.table is not None
-    return [player["strategy"] for player in connection.table.info.get("players", [])]
+    assert connection is not None and connection.model.table is not None
+    return [player["strategy"] for player in connection.model.table.info.get("players", [])]
 
 
 async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:

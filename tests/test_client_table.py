@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -31,11 +32,12 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from tonk.client.app import TonkApp
-from tonk.client.connection import Connection as ClientConnection
-from tonk.client.connection import _Table
 from tonk.client.dialogs import DropModal, EndOfHandModal
+from tonk.client.messages import TableChanged
+from tonk.client.model import ClientModel
 from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
+from tonk.client.tableseen import TableSeen
 from tonk.client.widgets import (
     HandView,
     KeyBar,
@@ -128,10 +130,11 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
             await wait_for(pilot, lambda: app.connection is not None, "the connection")
             connection = app.connection
             assert connection is not None
-            handle = connection._on_update
+            model = connection.model
+            handle = model._on_update
             dropped: list[dict[str, Any]] = []
             resumes: list[dict[str, Any]] = []
-            send = connection.send
+            send = model.send
 
             def lossy(message: dict[str, Any]) -> None:
                 kinds = [e["kind"] for e in message["events"] if e.get("seat") == 1]
@@ -146,8 +149,8 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
                     resumes.append(message)
                 return send(message)
 
-            connection._on_update = lossy  # type: ignore[method-assign]
-            connection.send = sending  # type: ignore[method-assign]
+            model._on_update = lossy  # type: ignore[method-assign]
+            model.send = sending  # type: ignore[method-assign]
             await wait_for(pilot, lambda: my_turn(app), "our turn, after the bot's")
             assert dropped and resumes  # an update was lost, and the whole hand asked for
             assert table_state(app).hand_number == 1  # type: ignore[union-attr]
@@ -471,11 +474,10 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
 
 
 def test_a_cut_tied_and_cut_again_says_so() -> None:
-    posted: list[Any] = []
-    connection = ClientConnection("127.0.0.1", 1, "Kim", posted.append)
-    connection.table = _Table(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
-    connection._on_cut({"table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
-    line = connection._log[-1].text.plain
+    model = ClientModel("Kim", "127.0.0.1:1", clock=lambda: 0.0)
+    model.table = TableSeen(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
+    model.receive({"type": "cut", "table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
+    line = model.log.lines[-1].text.plain
     assert line == (
         "Cut for the deal: You 7♠ Ada 7♥; a tie, so they cut again: You 2♣ Ada J♦. You deal first."
     )
@@ -494,3 +496,28 @@ async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path:
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
             assert "Played for you: " in log_text(app)
             assert table_state(app).view.settlement is None  # type: ignore[union-attr]
+
+
+async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() -> None:
+    """A table state comes with every move: it reaches the widgets whose rows changed, and
+    never repaints the App or the table screen whole (every byte goes down an SSH link)."""
+    app = practice_app(bots=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "our turn")
+        state = table_state(app)
+        assert state is not None
+        whole: list[str] = []
+        for node in (app, app.table_screen):
+            real = node.refresh
+
+            def spy(*regions: Any, _real: Any = real, _node: Any = node, **kwargs: Any) -> Any:
+                if not regions:
+                    whole.append(type(_node).__name__)
+                return _real(*regions, **kwargs)
+
+            node.refresh = spy  # type: ignore[method-assign]
+        app.post_message(TableChanged(replace(state, turn_deadline=None)))
+        await pilot.pause()
+        assert app.table_screen.state is not None
+        assert app.table_screen.state.turn_deadline is None  # drawn
+        assert whole == []

@@ -209,7 +209,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
     client = ClientConnection("127.0.0.1", port, "Tess", posted.append, create=request)
 
     def my_turn() -> bool:
-        table = client.table
+        table = client.model.table
         return bool(table and table.view and table.view.my_turn)
 
     async with server_process(db, port=port) as server:
@@ -218,13 +218,13 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
         assert client.send({"type": "draw_stock"})
         await wait_until(
             lambda: (
-                client.table is not None
-                and client.table.view is not None
-                and client.table.view.phase.value == "play"
+                client.model.table is not None
+                and client.model.table.view is not None
+                and client.model.table.view.phase.value == "play"
             ),
             "the draw",
         )
-        before = client.table.view if client.table else None
+        before = client.model.table.view if client.model.table else None
         server.kill()
         await server.wait()
     await wait_until(lambda: any(isinstance(m, LinkLost) for m in posted), "the link lost")
@@ -234,16 +234,17 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
             "the reconnect",
         )
         await wait_until(
-            lambda: client.table is not None and client.table.view == before, "the same hand"
+            lambda: client.model.table is not None and client.model.table.view == before,
+            "the same hand",
         )
         assert before is not None and my_turn()
         discard = max(before.hand, key=lambda c: c.value)
         assert client.send({"type": "discard", "card": str(discard)})
         await wait_until(
             lambda: (
-                client.table is not None
-                and client.table.view is not None
-                and client.table.view.event_count > before.event_count
+                client.model.table is not None
+                and client.model.table.view is not None
+                and client.model.table.view.event_count > before.event_count
             ),
             "the discard after the restart",
         )

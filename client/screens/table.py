@@ -1,28 +1,25 @@
-"""The full screens: connecting, the lobby, and the table. Screens render the state the App
-hands them and post `Request` messages up for what the player wants done."""
+"""The table screen: players, the stock and discard, spreads, your hand, the ledger, the log."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.coordinate import Coordinate
-from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import Input
 from tonk.shared import protocol as p
 from tonk.shared.cards import count, format_cards
 from tonk.shared.view import NO_ACTIONS, LegalActions
 
-from .dialogs import ConfirmModal, CreateTableScreen, DropModal, HelpScreen, HitChooser
-from .messages import Request
-from .render import HAND_ORDERS, CardStyle, amount_text, sort_hand
-from .state import TableInfo, TableState
-from .widgets import (
+from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
+from ..messages import Request
+from ..render import HAND_ORDERS, CardStyle, sort_hand
+from ..state import TableState
+from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
+from ..widgets import (
     CentrePanel,
     HandView,
     KeyBar,
@@ -35,258 +32,19 @@ from .widgets import (
     hand_title,
     turn_message,
 )
-
-
-def too_small(screen: Screen[None]) -> bool:
-    # The App's mark, set from the resize event's own size as the terminal changes: while it
-    # handles that event `app.size` may still be the old size (the key line stayed greyed
-    # after the terminal grew back until something else redrew it).
-    return screen.app.has_class("-too-small")
-
-
-class ConnectingScreen(Screen[None]):
-    """Shown while the first connection is made (and the practice server started)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.quit", "Quit")]
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        yield TooSmall()
-        yield Static(self.text, id="connecting")
-        yield Footer()
-
-    def say(self, text: str) -> None:
-        self.query_one("#connecting", Static).update(text)
-
-
-#: The lobby's columns: (key, heading).
-LOBBY_COLUMNS = (
-    ("name", "Table"),
-    ("rules", "Rules"),
-    ("stake", "Stake"),
-    ("seats", "Seats"),
-    ("state", "State"),
-    ("watching", "Watching"),
-    ("players", "Players"),
-)
-
-
-def lobby_row(info: TableInfo) -> tuple[str, ...]:
-    """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
-    state = info.state or ("playing" if info.playing else "waiting")
-    return (
-        info.name,
-        info.rules,
-        amount_text(info.stake, info.unit),
-        f"{info.seats_taken}/{info.seats}",
-        f"{state}, your seat" if info.mine else state,
-        str(info.spectators),
-        ", ".join(info.players),
-    )
-
-
-class LobbyScreen(Screen[None]):
-    """The server's tables, kept up to date by the server; keys to create one, take a seat,
-    and watch."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "create", "New table"),
-        Binding("enter,j", "sit", "Take a seat"),
-        Binding("w", "watch", "Watch"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
-    ]
-
-    def __init__(self, server: str = "", player: str = "") -> None:
-        super().__init__()
-        self.server = server
-        self.player = player
-        self.tables: tuple[TableInfo, ...] = ()
-        self._rows: dict[str, tuple[str, ...]] = {}  # the rows shown, by table id, in order
-        self._ready = False  # the table's columns exist
-
-    def compose(self) -> ComposeResult:
-        yield TooSmall()
-        yield Static(self._title(), id="lobby-title")
-        table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        yield table
-        yield Label("", id="lobby-empty")
-        yield Footer(compact=True)
-
-    def _title(self) -> Text:
-        line = Text("tonk · lobby", style="bold")
-        if self.server:
-            line.append(f" · {self.server}")
-        if self.player:
-            line.append(f" · playing as {self.player}")
-        return line
-
-    def on_mount(self) -> None:
-        table = self.query_one("#tables", DataTable)
-        for key, heading in LOBBY_COLUMNS:
-            table.add_column(heading, key=key)
-        self._ready = True
-        self.show(self.tables)
-
-    def on_unmount(self) -> None:
-        self._ready = False
-
-    def set_identity(self, server: str, player: str) -> None:
-        self.server, self.player = server, player
-        if self._ready:
-            self.query_one("#lobby-title", Static).update(self._title())
-
-    def show(self, tables: tuple[TableInfo, ...]) -> None:
-        """Show `tables` (in id order), changing only the rows that changed: the list is
-        updated by the server as tables come, fill up, play and go, and the cursor stays on
-        the table it is on."""
-        chosen = self.selected()
-        self.tables = tables
-        if not self._ready:
-            return
-        try:
-            table = self.query_one("#tables", DataTable)
-        except NoMatches:
-            return  # the screen is being taken down (the list keeps coming till the end)
-        rows = {info.table_id: lobby_row(info) for info in tables}
-        shown = self._rows
-        for key in [key for key in shown if key not in rows]:
-            table.remove_row(key)
-            del shown[key]
-        kept = [key for key in rows if key in shown]
-        added = [key for key in rows if key not in shown]
-        if kept != list(shown) or (kept and added and int(added[0]) < int(kept[-1])):
-            # Out of order (cannot happen with ids that only grow): draw it all again.
-            table.clear()
-            shown.clear()
-            added = list(rows)
-        for key in rows:
-            cells = rows[key]
-            old = shown.get(key)
-            if old is None:
-                continue
-            for (column, _), before, after in zip(LOBBY_COLUMNS, old, cells, strict=True):
-                if before != after:
-                    table.update_cell(key, column, after)
-            shown[key] = cells
-        for key in added:
-            table.add_row(*rows[key], key=key)
-            shown[key] = rows[key]
-        if chosen is not None and chosen.table_id in shown:
-            table.move_cursor(row=table.get_row_index(chosen.table_id))
-        self.query_one("#lobby-empty", Label).update(
-            "" if tables else "No tables yet: press n to create one."
-        )
-        self.refresh_bindings()
-
-    def selected(self) -> TableInfo | None:
-        """The table under the cursor."""
-        if not self._ready or not self.tables:
-            return None
-        try:
-            table = self.query_one("#tables", DataTable)
-        except NoMatches:
-            return None
-        if not table.row_count or table.cursor_row < 0:
-            return None
-        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
-        return next((info for info in self.tables if info.table_id == key), None)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("sit", "watch"):
-            return True if self.tables else None
-        return True
-
-    def action_create(self) -> None:
-        def created(request: dict[str, object] | None) -> None:
-            if request is not None:
-                self.post_message(Request({"type": "create_table", **request}))
-
-        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
-
-    @on(DataTable.RowSelected)
-    def _row_chosen(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.action_sit()
-
-    def action_sit(self) -> None:
-        info = self.selected()
-        if info is None:
-            self.notify("There is no table to sit at: press n to create one.")
-            return
-        self.post_message(Request({"type": p.SIT, "table": int(info.table_id)}))
-
-    def action_watch(self) -> None:
-        info = self.selected()
-        if info is None:
-            self.notify("There is no table to watch.")
-            return
-        self.post_message(Request({"type": p.WATCH, "table": int(info.table_id)}))
-
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(None))
-
-
-#: Game keys and the action each stands for, for explaining a greyed-out key.
-GAME_KEYS = {
-    "d": "draw",
-    "p": "pickup",
-    "s": "spread",
-    "h": "hit",
-    "x": "discard",
-    "k": "drop",
-}
-
-#: Keys shown only when they apply, and what pressing one says when it does not.
-HIDDEN_KEYS = {
-    "b": ("back", "You are not away: your turns are yours to play."),
-    "g": ("start", "Only the table's creator starts the game, before the table is full."),
-}
+from .common import too_small
 
 #: What `g` says once the game is under way.
 STARTED = "The game has started."
+
+#: The field of `LegalActions` that opens each move's action.
+MOVE_ACTIONS = {entry.action: entry.legal for entry in TABLE_KEYS if entry.legal}
 
 
 class TableScreen(Screen[None]):
     """The table: players, the stock and discard, spreads, your hand, the ledger, the log."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "cursor(-1)", "Left", show=False),
-        Binding("right", "cursor(1)", "Right", show=False),
-        Binding("space", "toggle_card", "Select", show=False),
-        *(Binding(str(n), f"select({n})", show=False) for n in range(1, 7)),
-        Binding("d", "draw", "Draw"),
-        Binding("p", "pickup", "Pick up"),
-        Binding("s", "spread", "Spread"),
-        Binding("h", "hit", "Hit"),
-        Binding("x", "discard", "Discard"),
-        Binding("k", "drop", "Drop"),
-        Binding("o", "order", "Sort"),
-        Binding("b", "back", "Back"),
-        Binding("c", "chat", "Chat"),
-        Binding("g", "start", "Start"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "leave", "Leave"),
-    ]
-
-    #: The key bar: (binding key, shown as, action, how much it is kept when space is short).
-    KEYS: ClassVar[tuple[tuple[str, str, str, str, int], ...]] = (
-        ("d", "d", "Draw", "draw", 9),
-        ("p", "p", "Pick up", "pickup", 9),
-        ("s", "s", "Spread", "spread", 9),
-        ("h", "h", "Hit", "hit", 9),
-        ("x", "x", "Discard", "discard", 9),
-        ("k", "k", "Drop", "drop", 9),
-        ("b", "b", "Back", "back", 8),
-        ("g", "g", "Start", "start", 8),
-        ("o", "o", "Sort", "order", 3),
-        ("c", "c", "Chat", "chat", 4),
-        ("question_mark", "?", "Help", "help", 6),
-        ("q", "q", "Leave", "leave", 7),
-    )
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings())
 
     AUTO_FOCUS = None  # keys go to the table; the chat line takes focus only on `c`
 
@@ -295,9 +53,9 @@ class TableScreen(Screen[None]):
         self.card_style = style
         self.practice = practice
         self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
+        # What the App's reactives say, as last drawn (see on_mount).
         self.state: TableState | None = None
         self.link_note = ""
-        self._ready = False  # mounted: the widgets exist
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -332,22 +90,20 @@ class TableScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self._ready = True
-        if self.state is not None:
-            self.show(self.state)
+        # The table flows down from the App's reactives: each is drawn now and on every change.
+        self.watch(self.app, "link_note", self._show_link_note)
+        self.watch(self.app, "table_state", self._show_state)
+        self.watch(self.app, "too_small", self._show_too_small, init=False)
         self.set_interval(1.0, self._tick)
-
-    def on_unmount(self) -> None:
-        self._ready = False  # (the App shutting down: a late table change draws nothing)
 
     # -- rendering ---------------------------------------------------------------------------
 
-    def show(self, state: TableState) -> None:
+    def _show_state(self, state: TableState | None) -> None:
         """Draw `state` (attributes down to every widget)."""
-        changed_table = self.state is None or self.state.table_id != state.table_id
-        self.state = state
-        if not self._ready:
+        if state is None:
             return
+        changed_table = self.state is not None and self.state.table_id != state.table_id
+        self.state = state
         if changed_table:
             self.query_one(LogPanel).clear()
         self.query_one(PlayersPanel).show(state, self.card_style.ascii)
@@ -391,18 +147,16 @@ class TableScreen(Screen[None]):
     def refresh_keys(self) -> None:
         """The key bar: every key, greyed out when it is not open now (it is redrawn only
         as far as it changed)."""
-        if not self._ready:
-            return
         entries = []
-        for key, shown, description, action, keep in self.KEYS:
-            state = self.check_action(action, ())
+        for key in BAR_KEYS:
+            state = self.check_action(key.action, ())
             if state is False:
                 continue  # hidden: not a key for this table now
-            entries.append(KeyEntry(key, shown, description, state is True, keep))
+            entries.append(KeyEntry(key.key, key.shown, key.label, state is True, key.keep))
         self.query_one(KeyBar).show(entries)
 
     def _status(self) -> None:
-        if self.state is None or not self._ready:
+        if self.state is None:
             return
         hand = self.query_one(HandView)
         message = self.link_note or turn_message(
@@ -418,11 +172,13 @@ class TableScreen(Screen[None]):
         if self.state is not None and self.state.turn_deadline is not None:
             self._status()
 
-    def set_link_note(self, note: str) -> None:
+    def _show_link_note(self, note: str) -> None:
         self.link_note = note
-        if self._ready:
-            self._status()
-            self.refresh_keys()
+        self._status()
+        self.refresh_keys()
+
+    def _show_too_small(self, small: bool) -> None:
+        self.refresh_keys()  # greyed while the terminal is too small
 
     # -- what is open now (the core says; the client only greys keys) ------------------------
 
@@ -437,20 +193,10 @@ class TableScreen(Screen[None]):
             return True
         if too_small(self):
             return None
-        legal = self.legal()
         state = self.state
-        if action == "draw":
-            return True if legal.draw_stock else None
-        if action == "pickup":
-            return True if legal.take_discard else None
-        if action == "drop":
-            return True if legal.drop else None
-        if action == "spread":
-            return True if legal.spreads else None
-        if action == "hit":
-            return True if legal.hits else None
-        if action == "discard":
-            return True if legal.discards else None
+        opened_by = MOVE_ACTIONS.get(action)
+        if opened_by is not None:
+            return True if getattr(self.legal(), opened_by) else None
         if action == "chat":
             return True if state is not None and not self.link_note else None
         if action == "order":
@@ -474,26 +220,24 @@ class TableScreen(Screen[None]):
         """A game key that is greyed out is explained, never silently ignored."""
         if self.query_one("#chat", Input).has_focus:
             return
-        if (
-            event.key in HIDDEN_KEYS
-            and self.check_action(HIDDEN_KEYS[event.key][0], ()) is not True
-        ):
+        hidden = HIDDEN_KEYS.get(event.key)
+        if hidden is not None and self.check_action(hidden.action, ()) is not True:
             event.stop()
             event.prevent_default()
             state = self.state
-            message = HIDDEN_KEYS[event.key][1]
+            message = hidden.hidden
             if event.key == "g" and state is not None and state.session_over:
                 message = "The session is over."
             elif event.key == "g" and state is not None and (state.playing or state.view):
                 message = STARTED
             self.notify(message)
             return
-        action = GAME_KEYS.get(event.key)
-        if action is None or self.check_action(action, ()) is True:
+        move = MOVE_KEYS.get(event.key)
+        if move is None or self.check_action(move.action, ()) is True:
             return
         event.stop()
         event.prevent_default()
-        self.explain(action)
+        self.explain(move.action)
 
     def explain(self, action: str) -> None:
         """Say why `action` cannot be taken. Whether a move is legal is the server's (the

@@ -1,0 +1,69 @@
+"""Yes/no questions: a plain one, and the one asked before a drop."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from ..widgets import TooSmall
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """A yes/no question: y or enter says yes, n or escape says no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog confirm"):
+            yield Static(self.question, id="question")
+            yield Label("y: yes    n: no", classes="hint")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class DropModal(ModalScreen[str]):
+    """Asked before a drop, which cannot be taken back: k (again) or enter drops, a drops
+    and stops asking for the rest of this run of the client, escape or n keeps playing.
+    Dismisses with "drop", "always" or "cancel"."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("k,enter,y", "answer('drop')", "Drop"),
+        Binding("a", "answer('always')", "Drop, never ask"),
+        Binding("escape,n", "answer('cancel')", "Keep playing"),
+    ]
+
+    def __init__(self, count: int, asked_at: tuple[int, int] = (0, 0)) -> None:
+        super().__init__()
+        self.count = count
+        self.asked_at = asked_at  # (hand, events so far) when it was asked
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog confirm drop"):
+            yield Static(
+                f"Drop with {self.count}? The hand ends now; if another count is low "
+                "enough, you are caught and pay.",
+                id="question",
+            )
+            yield Label(
+                "k or enter: drop    escape: keep playing\n"
+                "a: drop, and stop asking (or start with --no-confirm-drop)",
+                classes="hint",
+            )
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)

@@ -1,0 +1,187 @@
+"""The create-table form."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select
+from tonk.shared.bots import BOT_STRATEGIES
+from tonk.shared.rules import PRESETS, HouseRules, RulesError
+
+from ..widgets import TooSmall
+
+SESSION_ENDS = (("never", "never"), ("after N hands", "hands"), ("after N minutes", "minutes"))
+
+
+class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
+    """The create-table form: name, preset, option overrides, stake and unit, seats, bots and
+    their strategy, turn timer, and how the session ends. Dismisses with the request's fields
+    (`bots` and `strategy` for the client to seat), or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "submit", "Create"),
+    ]
+
+    def __init__(self, default_name: str) -> None:
+        super().__init__()
+        self.default_name = default_name
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog create"):
+            yield Label("Create a table", classes="title")
+            with Grid(id="create-form"):
+                yield Label("Name")
+                yield Input(self.default_name, id="name", max_length=32, compact=True)
+                yield Label("Rules")
+                yield Select(
+                    [(name, name) for name in PRESETS],
+                    value="classic",
+                    allow_blank=False,
+                    id="preset",
+                    compact=True,
+                )
+                yield Label("Options")
+                yield Input(
+                    placeholder="e.g. hit_lock=1 no_rediscard=true", id="options", compact=True
+                )
+                yield Label("Stake, unit")
+                with Horizontal(classes="pair"):
+                    yield Input("1", id="stake", type="integer", max_length=7, compact=True)
+                    yield Input("chips", id="unit", max_length=16, compact=True)
+                yield Label("Seats, bots")
+                with Horizontal(classes="pair"):
+                    yield Select(
+                        [(str(n), n) for n in range(2, 6)],
+                        value=4,
+                        allow_blank=False,
+                        id="seats",
+                        compact=True,
+                    )
+                    yield Select(
+                        [(str(n), n) for n in range(5)],
+                        value=0,
+                        allow_blank=False,
+                        id="bots",
+                        compact=True,
+                    )
+                    yield Select(
+                        [(name, name) for name in BOT_STRATEGIES],
+                        value="easy",
+                        allow_blank=False,
+                        id="strategy",
+                        compact=True,
+                    )
+                yield Label("Turn timer (s)")
+                yield Input("0", id="timer", type="integer", max_length=4, compact=True)
+                yield Label("Session ends")
+                with Horizontal(classes="pair"):
+                    yield Select(
+                        SESSION_ENDS, value="never", allow_blank=False, id="ends", compact=True
+                    )
+                    yield Input(
+                        "",
+                        id="ends-n",
+                        type="integer",
+                        max_length=6,
+                        placeholder="N",
+                        compact=True,
+                    )
+            yield Label("", id="form-note")
+            yield Label("", id="form-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Create", variant="primary", id="create", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+            yield Label("tab: next field    ctrl+s: create    escape: cancel", classes="hint")
+
+    @on(Select.Changed, "#seats, #bots")
+    def _seats_changed(self) -> None:
+        """Say, before the table is made, when you and the bots fill every seat."""
+        seats = int(str(self.query_one("#seats", Select).value))
+        bots = int(str(self.query_one("#bots", Select).value))
+        note = ""
+        if bots == seats - 1:
+            note = (
+                f"You and {bots} bot{'s' if bots != 1 else ''} fill all {seats} seats: nobody "
+                "else will be able to sit, and the game starts at once."
+            )
+        self.query_one("#form-note", Label).update(Text(note, style="bold"))
+
+    def _value(self, selector: str) -> str:
+        return self.query_one(selector, Input).value.strip()
+
+    def form(self) -> dict[str, Any]:
+        """The form as a create-table request; raises ValueError with a reason to show."""
+        name = self._value("#name")
+        if not name:
+            raise ValueError("the table needs a name")
+        preset = str(self.query_one("#preset", Select).value)
+        options: dict[str, Any] = {}
+        for part in self._value("#options").replace(",", " ").split():
+            key, sep, raw = part.partition("=")
+            if not sep:
+                raise ValueError(f"write options as name=value, not {part!r}")
+            options[key] = _option_value(raw)
+        try:
+            HouseRules.preset_named(preset).with_options(options)
+        except RulesError as exc:
+            raise ValueError(str(exc)) from None
+        stake = int(self._value("#stake") or "1")
+        if stake < 1:
+            raise ValueError("the stake must be at least 1")
+        seats = int(str(self.query_one("#seats", Select).value))
+        bots = int(str(self.query_one("#bots", Select).value))
+        if bots > seats - 1:
+            raise ValueError(f"{seats} seats leave room for at most {seats - 1} bots and you")
+        timer = int(self._value("#timer") or "0")
+        ends = str(self.query_one("#ends", Select).value)
+        request: dict[str, Any] = {
+            "name": name,
+            "rules": {"preset": preset, **options},
+            "stake": stake,
+            "unit": self._value("#unit"),
+            "seats": seats,
+            "bots": bots,
+            "strategy": str(self.query_one("#strategy", Select).value),
+            "turn_timer": timer or None,
+        }
+        if ends != "never":
+            n = int(self._value("#ends-n") or "0")
+            if n < 1:
+                raise ValueError(f"give the number of {ends} the session lasts")
+            request[ends] = n
+        return request
+
+    @on(Button.Pressed, "#create")
+    def action_submit(self) -> None:
+        try:
+            request = self.form()
+        except ValueError as exc:
+            self.query_one("#form-error", Label).update(Text(str(exc), style="bold red"))
+            return
+        self.dismiss(request)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _option_value(raw: str) -> Any:
+    lowered = raw.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    if lowered in ("none", "nil"):
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        return raw

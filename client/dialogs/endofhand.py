@@ -1,0 +1,101 @@
+"""The end of a hand: how it ended, who paid whom, and the balances after it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+from tonk.shared.settlement import Settlement
+
+from ..render import (
+    CardStyle,
+    cards_text,
+    catchers,
+    ending_line,
+    payment_lines,
+    signed,
+)
+from ..widgets import TooSmall
+
+
+class EndOfHandModal(ModalScreen[None]):
+    """Every revealed hand and its count, who won how, and who paid whom."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape,space", "close", "Continue")]
+
+    def __init__(
+        self,
+        hand_number: int,
+        settlement: Settlement,
+        names: Sequence[str],
+        unit: str,
+        style: CardStyle,
+        balances: Sequence[int | None] = (),
+    ) -> None:
+        super().__init__()
+        self.hand_number = hand_number
+        self.settlement = settlement
+        self.names = list(names)
+        self.unit = unit
+        self.card_style = style
+        self.balances = list(balances)
+        self.keys_before = 0  # how many keys had arrived when it was shown (the App says)
+
+    def compose(self) -> ComposeResult:
+        s = self.settlement
+        table = Table.grid(padding=(0, 2))
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_row(
+            *(
+                Text(heading, style="bold")
+                for heading in ("Player", "Hand", "Count", "", "This hand", "Balance")
+            )
+        )
+        net = s.net(len(self.names))
+        caught_by = {seat for _, seat in catchers(s)}
+        for seat, name in enumerate(self.names):
+            revealed = s.revealed[seat] if seat < len(s.revealed) else None
+            counted = s.counts[seat] if seat < len(s.counts) else None
+            won = seat in s.winners
+            result = "dropped" if seat == s.dropper else ""
+            if won:
+                result = f"{result}, won" if result else "won"
+            elif seat in caught_by:
+                result = "caught"
+            balance = self.balances[seat] if seat < len(self.balances) else None
+            table.add_row(
+                Text(name, style="bold" if won else ""),
+                cards_text(revealed, self.card_style) if revealed else Text("-", style="dim"),
+                "-" if counted is None else str(counted),
+                Text(result, style="bold green" if won else ""),
+                Text(
+                    signed(net[seat]) if seat < len(net) else "",
+                    style="green" if net[seat] > 0 else "red" if net[seat] < 0 else "",
+                ),
+                "" if balance is None else signed(balance),
+            )
+        payments = "\n".join(payment_lines(s, self.names, self.unit))
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog end-of-hand"):
+            yield Label(f"Hand {self.hand_number} is over", classes="title")
+            yield Static(Text(ending_line(s, self.names), style="bold"), id="ending")
+            yield Static(table, id="revealed")
+            yield Static(Text(payments), id="payments")
+            yield Label(
+                "enter: back to the table (it closes by itself at the next deal)", classes="hint"
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,79 @@
+"""The server's list of tables as far as one client knows it: read from the pages of `tables`
+(the client asks for the next page as each comes) and the changes in `lobby`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from .state import TableInfo
+
+
+class LobbyList:
+    """The tables by id; `page()` and `changes()` read the server's messages."""
+
+    def __init__(self) -> None:
+        self._tables: dict[int, TableInfo] = {}
+        self._asked_after: set[int] = set()  # pages of the list asked for and not yet come
+
+    def clear(self) -> None:
+        self._tables.clear()
+        self._asked_after.clear()
+
+    def page(self, message: Mapping[str, Any]) -> int | None:
+        """A page of the list: every table with an id above `after`, up to its last one (to
+        the end when there are no `more`); what we knew of that stretch is replaced. Returns
+        where the next page starts when it is to be asked for (the server paces pages, so a
+        long list comes in a few steps), else None."""
+        after = message["after"]
+        self._asked_after.discard(after)
+        page = [table_info(t) for t in message["tables"]]
+        last = page[-1].number if page and message["more"] else None
+        for number in list(self._tables):
+            if number > after and (last is None or number <= last):
+                del self._tables[number]
+        for info in page:
+            self._tables[info.number] = info
+        if last is not None and last not in self._asked_after:
+            self._asked_after.add(last)
+            return last
+        return None
+
+    def changes(self, message: Mapping[str, Any]) -> None:
+        """The tables changed since the last `lobby` message."""
+        for data in message["tables"]:
+            info = table_info(data)
+            self._tables[info.number] = info
+        for number in message["removed"]:
+            self._tables.pop(number, None)
+
+    def tables(self, held: Iterable[int]) -> tuple[TableInfo, ...]:
+        """The tables in id order, those in `held` (where we hold a seat) marked."""
+        mine = set(held)
+        return tuple(
+            replace(info, mine=info.number in mine) for _, info in sorted(self._tables.items())
+        )
+
+
+def table_info(data: Mapping[str, Any]) -> TableInfo:
+    """A lobby line from the server's table map."""
+    players = tuple(
+        str(player["name"])
+        for player in data.get("players", [])
+        if player.get("name") and player.get("kind") != "empty"
+    )
+    rules_name = str(data.get("rules_name") or data.get("rules", {}).get("preset", ""))
+    return TableInfo(
+        table_id=str(data.get("id", "")),
+        name=str(data.get("name", "")),
+        rules=rules_name,
+        stake=int(data.get("stake", 1)),
+        unit=str(data.get("unit", "")),
+        seats_taken=int(data.get("taken", 0)),
+        seats=int(data.get("seats", 0)),
+        playing=data.get("state") == "playing",
+        spectators=int(data.get("spectators", 0)),
+        players=players,
+        state=str(data.get("state", "")),
+    )

@@ -1,0 +1,189 @@
+"""The lobby: the server's tables, kept up to date by the server."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, Static
+from tonk.shared import protocol as p
+
+from ..dialogs import CreateTableScreen, HelpScreen
+from ..messages import Request
+from ..render import amount_text
+from ..state import TableInfo
+from ..widgets import (
+    TooSmall,
+)
+
+#: The lobby's columns: (key, heading).
+LOBBY_COLUMNS = (
+    ("name", "Table"),
+    ("rules", "Rules"),
+    ("stake", "Stake"),
+    ("seats", "Seats"),
+    ("state", "State"),
+    ("watching", "Watching"),
+    ("players", "Players"),
+)
+
+
+def lobby_row(info: TableInfo) -> tuple[str, ...]:
+    """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
+    state = info.state or ("playing" if info.playing else "waiting")
+    return (
+        info.name,
+        info.rules,
+        amount_text(info.stake, info.unit),
+        f"{info.seats_taken}/{info.seats}",
+        f"{state}, your seat" if info.mine else state,
+        str(info.spectators),
+        ", ".join(info.players),
+    )
+
+
+class LobbyScreen(Screen[None]):
+    """The server's tables, kept up to date by the server; keys to create one, take a seat,
+    and watch."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "create", "New table"),
+        Binding("enter,j", "sit", "Take a seat"),
+        Binding("w", "watch", "Watch"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, server: str = "", player: str = "") -> None:
+        super().__init__()
+        self.server = server
+        self.player = player
+        self._rows: dict[str, tuple[str, ...]] = {}  # the rows shown, by table id, in order
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield Static(self._title(), id="lobby-title")
+        table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Label("", id="lobby-empty")
+        yield Footer(compact=True)
+
+    def _title(self) -> Text:
+        line = Text("tonk · lobby", style="bold")
+        if self.server:
+            line.append(f" · {self.server}")
+        if self.player:
+            line.append(f" · playing as {self.player}")
+        return line
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        for key, heading in LOBBY_COLUMNS:
+            table.add_column(heading, key=key)
+        # The list and who we are flow down from the App's reactives: drawn now and on
+        # every change.
+        self.watch(self.app, "identity", self._show_identity)
+        self.watch(self.app, "tables", self._show_tables)
+
+    @property
+    def tables(self) -> tuple[TableInfo, ...]:
+        """The server's tables, as the App has them."""
+        tables: tuple[TableInfo, ...] = getattr(self.app, "tables", ())
+        return tables
+
+    def _show_identity(self, identity: tuple[str, str]) -> None:
+        self.server, self.player = identity
+        self.query_one("#lobby-title", Static).update(self._title())
+
+    def _show_tables(self, tables: tuple[TableInfo, ...]) -> None:
+        """Show `tables` (in id order), changing only the rows that changed: the list is
+        updated by the server as tables come, fill up, play and go, and the cursor stays on
+        the table it is on."""
+        chosen = self.selected()
+        try:
+            table = self.query_one("#tables", DataTable)
+        except NoMatches:
+            return  # the screen is being taken down (the list keeps coming till the end)
+        rows = {info.table_id: lobby_row(info) for info in tables}
+        shown = self._rows
+        for key in [key for key in shown if key not in rows]:
+            table.remove_row(key)
+            del shown[key]
+        kept = [key for key in rows if key in shown]
+        added = [key for key in rows if key not in shown]
+        if kept != list(shown) or (kept and added and int(added[0]) < int(kept[-1])):
+            # Out of order (cannot happen with ids that only grow): draw it all again.
+            table.clear()
+            shown.clear()
+            added = list(rows)
+        for key in rows:
+            cells = rows[key]
+            old = shown.get(key)
+            if old is None:
+                continue
+            for (column, _), before, after in zip(LOBBY_COLUMNS, old, cells, strict=True):
+                if before != after:
+                    table.update_cell(key, column, after)
+            shown[key] = cells
+        for key in added:
+            table.add_row(*rows[key], key=key)
+            shown[key] = rows[key]
+        if chosen is not None and chosen.table_id in shown:
+            table.move_cursor(row=table.get_row_index(chosen.table_id))
+        self.query_one("#lobby-empty", Label).update(
+            "" if tables else "No tables yet: press n to create one."
+        )
+        self.refresh_bindings()
+
+    def selected(self) -> TableInfo | None:
+        """The table under the cursor."""
+        if not self.tables:
+            return None
+        try:
+            table = self.query_one("#tables", DataTable)
+        except NoMatches:
+            return None
+        if not table.row_count or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
+        return next((info for info in self.tables if info.table_id == key), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("sit", "watch"):
+            return True if self.tables else None
+        return True
+
+    def action_create(self) -> None:
+        def created(request: dict[str, object] | None) -> None:
+            if request is not None:
+                self.post_message(Request({"type": "create_table", **request}))
+
+        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
+
+    @on(DataTable.RowSelected)
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_sit()
+
+    def action_sit(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("There is no table to sit at: press n to create one.")
+            return
+        self.post_message(Request({"type": p.SIT, "table": int(info.table_id)}))
+
+    def action_watch(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("There is no table to watch.")
+            return
+        self.post_message(Request({"type": p.WATCH, "table": int(info.table_id)}))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(None))

@@ -1,0 +1,134 @@
+"""The table screen's keys, declared once: the screen's bindings, its key bar, the help screen's
+list, which keys are moves (legal now or not, as the core says), and what a key shown only when
+it applies says when it does not, are all read from `TABLE_KEYS`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True, slots=True)
+class TableKey:
+    """One key of the table screen (or a group that the help lists as one line)."""
+
+    #: (key, action) pairs bound: most keys are one; `1-6` is six.
+    bindings: tuple[tuple[str, str], ...]
+    #: As the help and the key bar write the key.
+    shown: str
+    #: What the help says it does.
+    help: str
+    #: Its name on the key bar (and in the binding).
+    label: str = ""
+    #: Where it stands on the key bar (1 first), and how much it is kept when the bar is
+    #: short of room (higher: kept longer); 0: not on the bar.
+    bar: int = 0
+    keep: int = 0
+    #: A move of the hand: the field of `LegalActions` that says whether it is open now
+    #: (a greyed-out move key is explained, not ignored).
+    legal: str = ""
+    #: Shown only when it applies: what pressing it says when it does not.
+    hidden: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.bindings[0][0]
+
+    @property
+    def action(self) -> str:
+        return self.bindings[0][1]
+
+
+TABLE_KEYS: tuple[TableKey, ...] = (
+    TableKey(
+        (("left", "cursor(-1)"), ("right", "cursor(1)")),
+        "left right",
+        "move the cursor in your hand",
+    ),
+    TableKey((("space", "toggle_card"),), "space", "select or unselect the card under the cursor"),
+    TableKey(
+        tuple((str(n), f"select({n})") for n in range(1, 7)),
+        "1-6",
+        "select or unselect card N",
+    ),
+    TableKey((("d", "draw"),), "d", "draw from the stock", "Draw", 1, 9, legal="draw_stock"),
+    TableKey(
+        (("p", "pickup"),), "p", "pick up the top discard", "Pick up", 2, 9, legal="take_discard"
+    ),
+    TableKey((("s", "spread"),), "s", "spread the selected cards", "Spread", 3, 9, "spreads"),
+    TableKey(
+        (("h", "hit"),),
+        "h",
+        "hit the selected card onto a spread (then choose the spread)",
+        "Hit",
+        4,
+        9,
+        legal="hits",
+    ),
+    TableKey(
+        (("x", "discard"),),
+        "x",
+        "discard the card under the cursor",
+        "Discard",
+        5,
+        9,
+        legal="discards",
+    ),
+    TableKey(
+        (("k", "drop"),),
+        "k",
+        "drop (knock): end the hand with your count, before drawing (asks first)",
+        "Drop",
+        6,
+        9,
+        legal="drop",
+    ),
+    TableKey((("o", "order"),), "o", "show your hand by suit, by rank, or as dealt", "Sort", 9, 3),
+    TableKey(
+        (("b", "back"),),
+        "b",
+        "back: play your own turns again after being away",
+        "Back",
+        7,
+        8,
+        hidden="You are not away: your turns are yours to play.",
+    ),
+    TableKey((("c", "chat"),), "c", "chat with the table", "Chat", 10, 4),
+    TableKey(
+        (("g", "start"),),
+        "g",
+        "start the game (the table's creator)",
+        "Start",
+        8,
+        8,
+        hidden="Only the table's creator starts the game, before the table is full.",
+    ),
+    TableKey((("question_mark", "help"),), "?", "this help", "Help", 11, 6),
+    TableKey((("q", "leave"),), "q", "leave the table (asks first during a hand)", "Leave", 12, 7),
+)
+
+
+def bindings() -> list[Binding]:
+    """The table screen's bindings: those on the key bar under their names; the others
+    (the cursor and the selection) not shown."""
+    return [
+        Binding(key, action, entry.label if entry.bar else "", show=bool(entry.bar))
+        for entry in TABLE_KEYS
+        for key, action in entry.bindings
+    ]
+
+
+#: The key bar's keys, in its order.
+BAR_KEYS: tuple[TableKey, ...] = tuple(
+    sorted((entry for entry in TABLE_KEYS if entry.bar), key=lambda entry: entry.bar)
+)
+
+#: Game keys, by key: the field of `LegalActions` that opens each.
+MOVE_KEYS: dict[str, TableKey] = {entry.key: entry for entry in TABLE_KEYS if entry.legal}
+
+#: Keys shown only when they apply, by key.
+HIDDEN_KEYS: dict[str, TableKey] = {entry.key: entry for entry in TABLE_KEYS if entry.hidden}
+
+#: The help's list of keys: (as written, what it does).
+KEYS_HELP: tuple[tuple[str, str], ...] = tuple((entry.shown, entry.help) for entry in TABLE_KEYS)

@@ -1,0 +1,137 @@
+"""The table's log as the client keeps it: numbered lines (what happened, chat, notices), the
+newest few hundred, with a turn's moves amended onto one line as they come."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Sequence
+
+from rich.text import Text
+from tonk.shared.actions import Event
+from tonk.shared.cards import parse_card
+from tonk.shared.settlement import Ending
+from tonk.shared.view import SeatView
+
+from .render import ENDED_BY, MOVES, CardStyle, card_text, ending_line, event_line, move_phrase
+from .state import LogLine
+
+LOG_KEEP = 300
+
+#: Who owns a spread, and its kind, by the spread's id (None for one not on the table).
+SpreadOwner = Callable[[int], tuple[int, str] | None]
+
+
+class TableLog:
+    """The lines of one table's log, oldest first."""
+
+    def __init__(self, style: CardStyle) -> None:
+        self.style = style
+        self.lines: list[LogLine] = []
+        self._numbers = itertools.count()
+        # The log line of the turn being played (seat, line number, text): the turn's moves
+        # are one line, amended as each comes ("drew 8♥, discarded 2♣").
+        self.turn_line: tuple[int, int, Text] | None = None
+
+    def clear(self) -> None:
+        self.lines.clear()
+        self.turn_line = None
+
+    def add(self, text: Text, chat: bool = False) -> int:
+        """Add a line; returns its number."""
+        number = next(self._numbers)
+        self.lines.append(LogLine(number, text, chat))
+        if len(self.lines) > LOG_KEEP:
+            del self.lines[: len(self.lines) - LOG_KEEP]
+        return number
+
+    def amend(self, number: int, text: Text) -> int:
+        """Replace the text of log line `number` (one of the newest), keeping its place; a
+        line no longer among the newest is added again instead. Returns the line's number."""
+        for at in range(len(self.lines) - 1, max(-1, len(self.lines) - 9), -1):
+            line = self.lines[at]
+            if line.number == number:
+                self.lines[at] = LogLine(number, text, line.chat)
+                return number
+        return self.add(text)
+
+    def cut(self, rounds: Sequence[Sequence[str | None]], dealer: int, names: list[str]) -> None:
+        """The cut for the first deal: each round's cards, and who deals."""
+        line = Text("Cut for the deal:")
+        for number, round_ in enumerate(rounds):
+            if number:
+                line.append("; a tie, so they cut again:")
+            for seat, card in enumerate(round_):
+                if card is None:
+                    continue
+                line.append(f" {names[seat] if seat < len(names) else seat} ")
+                with contextlib.suppress(ValueError):
+                    line.append_text(card_text(parse_card(card), self.style))
+        who = names[dealer] if dealer < len(names) else str(dealer)
+        line.append(f". {who} {'deal' if who == 'You' else 'deals'} first.")
+        self.add(line)
+
+    def event(
+        self,
+        view: SeatView,
+        hand: int,
+        event: Event,
+        names: list[str],
+        played_for: Callable[[int | None], bool],
+        spread_owner: SpreadOwner,
+    ) -> None:
+        """Log one event of the hand: a turn's moves on one line, said as made for the
+        player when the server made them (`played_for` the event's seat); what the hand's
+        ending line says (a drop, going out) is not said twice."""
+        kind = event.kind
+        if kind == "deal" and event.seat == 0:
+            dealer = names[view.dealer]
+            verb = "deal" if dealer == "You" else "deals"
+            self.add(Text(f"Hand {hand}: {dealer} {verb}.", style="bold"))
+        if kind == "turn":
+            self.turn_line = None
+            return
+        if kind == "hand_end":
+            self.turn_line = None
+            settlement = view.settlement
+            # A tonk on the deal was logged with its cards already.
+            if settlement is not None and settlement.ending is not Ending.DEAL_TONK:
+                self.add(Text(ending_line(settlement, names), style="bold"))
+            return
+        for_them = kind in MOVES and played_for(event.seat)
+        if kind in ENDED_BY and not for_them:
+            return
+        phrase = move_phrase(event, names, view.seat, self.style, spread_owner)
+        if phrase is None or event.seat is None:
+            line = event_line(event, names, view.seat, self.style, spread_owner)
+            if line is not None:
+                self.add(line)
+            return
+        open_line = self.turn_line
+        if open_line is not None and open_line[0] == event.seat:
+            _, number, text = open_line
+            text = text.copy().append(", ").append_text(phrase)
+            number = self.amend(number, text)
+        else:
+            who = names[event.seat] if event.seat < len(names) else f"seat {event.seat + 1}"
+            if for_them:
+                text = Text(f"Played for {'you' if who == 'You' else who}: ", style="italic")
+            else:
+                text = Text(f"{who} ")
+            text.append_text(phrase)
+            number = self.add(text)
+        self.turn_line = (event.seat, number, text)
+
+
+def chat_line(name: str, seat: int | None, text: str) -> Text:
+    """A chat line in the log. A player's name is unique among the seats, but somebody
+    watching may have any name, a player's too: a spectator's line is marked as one, so that
+    nobody watching can pass for a player (`<Bob> hi` is Bob in his seat; `[Bob, watching] hi`
+    is somebody watching who goes by Bob)."""
+    line = Text()
+    if seat is None:
+        line.append(f"[{name}, watching] ", style="italic magenta")
+    else:
+        line.append(f"<{name}> ", style="bold cyan")
+    line.append(text)
+    return line

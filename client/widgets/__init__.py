@@ -1,0 +1,27 @@
+"""The table's widgets, by area. Each renders values its screen sets on it (attributes down);
+none of them decides anything about the game."""
+
+from .keybar import KeyBar, KeyEntry
+from .lines import LineWidget, changed_to
+from .sidebar import LedgerPanel, LogPanel
+from .status import StatusBar, turn_message, waiting_message
+from .table import CentrePanel, HandView, PlayersPanel, hand_title, player_lines
+from .toosmall import TooSmall
+
+__all__ = [
+    "CentrePanel",
+    "HandView",
+    "KeyBar",
+    "KeyEntry",
+    "LedgerPanel",
+    "LineWidget",
+    "LogPanel",
+    "PlayersPanel",
+    "StatusBar",
+    "TooSmall",
+    "changed_to",
+    "hand_title",
+    "player_lines",
+    "turn_message",
+    "waiting_message",
+]

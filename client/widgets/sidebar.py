@@ -1,0 +1,138 @@
+"""The right-hand side of the table: the ledger, and the log and chat."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.strip import Strip
+
+from ..render import (
+    CardStyle,
+    signed,
+    sparkline,
+)
+from ..state import LogLine, TableState, ledger_rows
+from .lines import LineWidget
+
+
+class LedgerPanel(LineWidget):
+    """Each player's balance in the table's unit, a sparkline of the balance over the hands
+    played (all players on one scale), and last hand's net."""
+
+    _state: TableState | None = None
+    _style: CardStyle | None = None
+
+    def show(self, state: TableState, style: CardStyle) -> None:
+        self._state, self._style = state, style
+        self._build()
+
+    def _build(self) -> None:
+        state, style = self._state, self._style
+        if state is None or style is None:
+            return
+        rows = ledger_rows(state)
+        width = max(20, self.size.width or 28)
+        longest = max((len(row[0]) for row in rows), default=6)
+        name_width = max(6, min(longest, width - 18))
+        spark_width = max(3, width - name_width - 12)
+        lines = []
+        me = state.players[state.seat].name if state.seat is not None and state.players else None
+        shown = [v for row in rows for v in row[2][-spark_width:]]
+        scale = (min(shown), max(shown)) if shown else None
+        for name, balance, series, last in rows:
+            line = Text()
+            line.append(f"{name:<{name_width}.{name_width}} ", style="bold" if name == me else "")
+            line.append(
+                f"{signed(balance):>5}",
+                style="green" if balance > 0 else "red" if balance < 0 else "",
+            )
+            line.append(" ")
+            spark = sparkline(series, spark_width, style.ascii, scale) if len(series) > 1 else ""
+            line.append(f"{spark:<{spark_width}}")
+            line.append(f" {signed(last) if state.last_net else '':>4}", style="dim")
+            lines.append(line)
+        if not lines:
+            lines.append(Text("No hands played yet.", style="dim"))
+        self.set_lines(lines)
+
+    def refit(self) -> None:
+        self._build()
+        super().refit()
+
+
+class LogPanel(LineWidget):
+    """What happened at the table, and the table's chat, the newest line at the bottom (as
+    every chat and log people know). Until the panel is full the lines fill it from the top;
+    after that each new line moves the others up, and only whole lines are shown. A line the
+    connection amends (the same number, new text: a turn's draw, then its discard) is drawn
+    again in place."""
+
+    DEFAULT_CSS = """
+    LogPanel { height: 1fr; }
+    """
+
+    KEEP = 500
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(wrap=True, id=id)
+        self.last_number = -1
+        self.entries: list[tuple[int, Text]] = []
+        self._cache: dict[int, tuple[int, Text, list[Strip]]] = {}
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self._cache.clear()
+        self.last_number = -1
+        self._rebuild()
+
+    def show(self, lines: Sequence[LogLine]) -> None:
+        changed = False
+        # An amended line keeps its number: its text is replaced where it is (only the
+        # newest few lines are ever amended).
+        recent = len(self.entries) - min(8, len(self.entries))
+        index = {number: recent + i for i, (number, _) in enumerate(self.entries[recent:])}
+        for line in lines:
+            if line.number > self.last_number:
+                self.entries.append((line.number, line.text))
+                self.last_number = line.number
+                changed = True
+            elif line.number in index:
+                at = index[line.number]
+                if self.entries[at][1] is not line.text:
+                    self.entries[at] = (line.number, line.text)
+                    changed = True
+        if not changed:
+            return
+        del self.entries[: max(0, len(self.entries) - self.KEEP)]
+        width, height = self.size
+        if width <= 0 or height <= 0 or width != self._width:
+            self._rebuild()
+            return
+        self.paint(self.rows_for_width(width))
+
+    def _entry_rows(self, number: int, text: Text, width: int) -> list[Strip]:
+        cached = self._cache.get(number)
+        if cached is not None and cached[0] == width and cached[1] is text:
+            return cached[2]
+        rows = self.render_rows([text], width)
+        self._cache[number] = (width, text, rows)
+        return rows
+
+    def rows_for_width(self, width: int) -> list[Strip]:
+        """The newest whole lines that fit, the newest at the bottom."""
+        height = self.size.height
+        rows: list[Strip] = []
+        used: set[int] = set()
+        for number, text in reversed(self.entries):
+            if height <= 0 or len(rows) >= height:
+                break
+            entry = self._entry_rows(number, text, width)
+            used.add(number)
+            if len(rows) + len(entry) > height:
+                if not rows:  # one line taller than the panel: its end
+                    rows = entry[-height:]
+                break  # only whole lines
+            rows[:0] = entry
+        self._cache = {k: v for k, v in self._cache.items() if k in used}
+        return rows

@@ -1,0 +1,120 @@
+"""The status line at the top of the table: the table, the hand, and what the turn asks."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from tonk.shared.cards import Card, count
+from tonk.shared.session import plays_next
+from tonk.shared.view import LegalActions, Phase
+from tonk.shared.words import plural
+
+from ..render import (
+    amount_text,
+)
+from ..state import TableState
+from .lines import LineWidget
+
+
+class StatusBar(LineWidget):
+    """The top line: whose turn it is (and what you may do) on the left; the table, its
+    rules, stake and hand number on the right."""
+
+    message = ""
+
+    def show(self, state: TableState, message: str = "") -> None:
+        parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
+        if state.hand_number:
+            parts.append(f"hand {state.hand_number}")
+        view = state.view
+        if view is not None and view.multiplier > 1:
+            parts.append(f"x{view.multiplier} stakes")
+        self.message = message
+        self._parts = tuple(parts)
+        self._build()
+
+    _parts: tuple[str, ...] = ()
+
+    def _build(self) -> None:
+        width = self.size.width
+        left = Text(self.message, style="bold")
+        if width <= 0:
+            self.set_lines([left])
+            return
+        # The turn matters more than the table: the table's name, rules and stake give way
+        # first when the message needs the room.
+        parts = list(self._parts)
+        right = Text(" · ".join(parts))
+        while parts and left.cell_len + 2 + right.cell_len > width:
+            parts.pop(0)
+            right = Text(" · ".join(parts))
+        room = width - (right.cell_len + 2 if parts else 0)
+        left.truncate(room, overflow="ellipsis", pad=True)
+        self.set_lines([left + Text("  ") + right if parts else left])
+
+    def refit(self) -> None:
+        self._build()
+        super().refit()
+
+
+def turn_message(
+    state: TableState,
+    now: float | None = None,
+    legal: LegalActions | None = None,
+    cursor: Card | None = None,
+    ascii_only: bool = False,
+) -> str:
+    """What the status line says about the turn: yours, and the keys for what you may do
+    now (`legal`, from the core; `cursor` the card a discard would throw), or someone's."""
+    view = state.view
+    if state.session_over:
+        return "The session is over."
+    if state.paused:
+        return f"Play is paused: {state.paused}"
+    if view is None:
+        return waiting_message(state) if not state.playing else "Dealing..."
+    if view.phase is Phase.ENDED:
+        return "The hand is over; the next is dealt soon."
+    timer = ""
+    if state.turn_deadline is not None:
+        left = max(0, round(state.turn_deadline - (now if now is not None else time.monotonic())))
+        timer = f" ({left}s)"
+    me = state.player(state.seat) if state.seat is not None else None
+    away = me is not None and me.away
+    if view.my_turn:
+        legal = view.legal() if legal is None else legal
+        if view.phase is Phase.START:
+            keys = ["d draw"] if legal.draw_stock else []
+            if legal.take_discard and view.discard_top is not None:
+                keys.append(f"p pick up {view.discard_top.pretty(ascii_only)}")
+            if legal.drop:
+                keys.append(f"k drop at {count(view.hand)}")
+        else:
+            keys = [f"x discard {cursor.pretty(ascii_only)}" if cursor is not None else "x discard"]
+            if legal.spreads:
+                keys.append("s spread")
+            if legal.hits:
+                keys.append("h hit")
+        return f"Your turn{timer}: " + " · ".join(keys)
+    name = state.names()[view.turn] if view.turn < len(state.players) else "?"
+    line = f"{name} to play{timer}."
+    if away:
+        return f"You are away (b: back). {line}"
+    if state.seat is not None and plays_next(view) == state.seat:
+        line += " You are next."
+    return line
+
+
+def waiting_message(state: TableState) -> str:
+    """A table waiting for its players: how many seats are open, and how it starts."""
+    seated = len(state.players)
+    free = max(0, state.seats - seated)
+    line = f"Waiting for players: {free} of {plural(state.seats, 'seat')} open."
+    if state.seat is None:
+        return line
+    if state.creator:
+        if seated >= 2:
+            return f"{line} g: start now with {seated} players."
+        return f"{line} g starts once another player sits."
+    return f"{line} The table's creator may start it sooner."

@@ -1,0 +1,159 @@
+"""The table itself: the players, the stock, discard and spreads, and your hand."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widget import Widget
+from tonk.shared.cards import Card, count
+from tonk.shared.view import Phase, SeatView
+
+from ..render import (
+    HAND_ORDERS,
+    CardStyle,
+    card_text,
+    hand_lines,
+    spread_line,
+)
+from ..state import TableState
+from .lines import LineWidget
+
+
+class PlayersPanel(LineWidget):
+    """Every seat, one line each: whose turn, the dealer, cards held, and marks for
+    disconnected, away and hit-locked players."""
+
+    def show(self, state: TableState, ascii_only: bool = False) -> None:
+        self.set_lines(player_lines(state, ascii_only) or [Text("Nobody is seated yet.")])
+
+
+def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
+    view = state.view
+    lines: list[Text] = []
+    # Your own name, as in the ledger and the chat, marked as you.
+    names = state.names(me_as_you=False)
+    for player in state.players:
+        seat = player.seat
+        line = Text()
+        to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
+        line.append(("> " if ascii_only else "▶ ") if to_play else "  ")
+        line.append(f"{names[seat]:<10.10}", style="bold" if to_play else "")
+        if view is not None and seat < view.players:
+            line.append(" D" if view.dealer == seat else "  ")
+            cards = view.card_counts[seat]
+            line.append(f" {cards} card{'s' if cards != 1 else ''}")
+            if view.hit_locks[seat]:
+                line.append(" hit-locked", style="italic")
+        if seat == state.seat:
+            line.append(" (you)", style="dim")
+        if player.bot:
+            line.append(" bot", style="dim")
+        if not player.connected:
+            line.append(" disconnected", style="bold red")
+        elif player.away:
+            line.append(" away", style="bold")
+            if seat == state.seat:
+                line.append(" (b: back)", style="dim")
+        lines.append(line)
+    return lines
+
+
+class CentrePanel(Vertical):
+    """The middle of the table: the stock and the top discard on one line, the spreads by
+    owner below, each row repainted only where it changes."""
+
+    DEFAULT_CSS = """
+    CentrePanel > #pile { height: 1; }
+    CentrePanel > #spreads { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield LineWidget(id="pile")
+        yield LineWidget(wrap=True, id="spreads")
+
+    def show(self, state: TableState, style: CardStyle) -> None:
+        pile = self.query_one("#pile", LineWidget)
+        spreads = self.query_one("#spreads", LineWidget)
+        view = state.view
+        if view is None:
+            pile.set_lines([Text("No hand dealt yet.")])
+            spreads.set_lines([])
+            return
+        line = Text(f"Stock: {view.stock_size}   Discard: ")
+        if view.discard_top is None:
+            line.append("none")
+        else:
+            line.append_text(card_text(view.discard_top, style, "bold"))
+            line.append(f"  ({view.discard_size} in the pile)", style="dim")
+        pile.set_lines([line])
+        names = state.names()
+        spreads.set_lines(
+            [
+                spread_line(number, spread, names, style)
+                for number, spread in enumerate(view.spreads, start=1)
+            ]
+            or [Text("No spreads on the table.", style="dim")]
+        )
+
+
+class HandView(Widget):
+    """Your hand as cards, with a cursor (reverse video, `^N^` under it), a selection (raised
+    cards) and a mark on the card just drawn or picked up. The screen sets the cards (in the
+    order shown), moves the cursor and the selection; this only draws them. The cursor stays
+    on its card when the hand changes."""
+
+    DEFAULT_CSS = """
+    HandView { height: 5; width: 1fr; }
+    """
+
+    cards: reactive[tuple[Card, ...]] = reactive(())
+    cursor: reactive[int] = reactive(0)
+    selected: reactive[frozenset[Card]] = reactive(frozenset())
+    note: reactive[str] = reactive("")
+    fresh: reactive[Card | None] = reactive(None)
+
+    def __init__(self, style: CardStyle, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.style_ = style
+        self.order = HAND_ORDERS[0][0]
+
+    def validate_cursor(self, cursor: int) -> int:
+        return max(0, min(cursor, len(self.cards) - 1)) if self.cards else 0
+
+    def watch_cards(self, old: tuple[Card, ...], cards: tuple[Card, ...]) -> None:
+        self.selected = frozenset(card for card in self.selected if card in cards)
+        if set(old) != set(cards):
+            added = [card for card in cards if card not in old]
+            # One card more than before: the card drawn or picked up.
+            self.fresh = added[0] if old and len(added) == 1 and len(cards) > len(old) else None
+        under = old[self.cursor] if 0 <= self.cursor < len(old) else None
+        self.cursor = cards.index(under) if under in cards else self.cursor
+
+    @property
+    def card_under_cursor(self) -> Card | None:
+        return self.cards[self.cursor] if self.cards else None
+
+    def selected_cards(self) -> tuple[Card, ...]:
+        """The selection in the order shown."""
+        return tuple(card for card in self.cards if card in self.selected)
+
+    def render(self) -> RenderableType:
+        if not self.cards:
+            return Text(self.note or "No cards.", style="dim")
+        index = {card: i for i, card in enumerate(self.cards)}
+        selected = frozenset(index[card] for card in self.selected if card in index)
+        gap = 2 if self.size.width >= len(self.cards) * 7 + 2 else 1
+        fresh = index.get(self.fresh) if self.fresh is not None else None
+        return Group(*hand_lines(self.cards, self.style_, self.cursor, selected, gap, fresh))
+
+
+def hand_title(view: SeatView | None, order: str = "") -> str:
+    """The hand panel's border title: your count (only a display; the core counts) and how
+    the cards are ordered."""
+    if view is None or view.seat is None:
+        return "Your hand"
+    shown = dict(HAND_ORDERS).get(order, "")
+    return f"Your hand · count {count(view.hand)}" + (f" · {shown} (o)" if shown else "")

@@ -1,0 +1,29 @@
+"""Covers a screen when the terminal is smaller than the table needs."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+
+class TooSmall(Static):
+    """Covers a screen when the terminal is smaller than the table needs."""
+
+    MIN_WIDTH = 80
+    MIN_HEIGHT = 24
+
+    def __init__(self) -> None:
+        super().__init__("", id="too-small")
+
+    def on_resize(self) -> None:
+        self.update_text()
+
+    def on_mount(self) -> None:
+        self.update_text()
+
+    def update_text(self) -> None:
+        width, height = self.app.size
+        self.update(
+            f"Terminal too small: {width}x{height}.\n\n"
+            f"tonk needs at least {self.MIN_WIDTH}x{self.MIN_HEIGHT}.\n"
+            "Make the window larger, or press q to leave."
+        )

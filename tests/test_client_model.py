@@ -1,0 +1,279 @@
+"""The client's model of the table, without a socket, a loop or a screen: server messages in,
+what to show and what to send back out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rulekit import deal
+from tonk.client.messages import (
+    Connected,
+    HandEnded,
+    LeftTable,
+    LobbyChanged,
+    ServerRefused,
+    TableChanged,
+)
+from tonk.client.model import ClientModel, Fatal, LinkDown, TableRequest
+from tonk.client.state import TableState
+from tonk.shared import protocol as p
+from tonk.shared.actions import Discard, DrawStock, Drop
+from tonk.shared.hand import Hand
+from tonk.shared.rules import HouseRules
+
+WELCOME = {
+    "type": "welcome",
+    "version": p.PROTOCOL_VERSION,
+    "server": "tonk-server test",
+    "name": "Kim",
+    "limits": {"heartbeat": 4},
+    "dev": False,
+}
+
+
+def connected(create: TableRequest | None = None, clock: float = 100.0) -> ClientModel:
+    model = ClientModel("Kim", "host:1", clock=lambda: clock, create=create)
+    model.welcome(dict(WELCOME), reconnect=False)
+    return model
+
+
+def table_map(hand: Hand, **extra: Any) -> dict[str, Any]:
+    players = [
+        {"seat": 0, "name": "Kim", "kind": "person", "status": "playing", "balance": 0},
+        {"seat": 1, "name": "Ada", "kind": "bot", "status": "playing", "balance": 0},
+    ]
+    return {
+        "id": 7,
+        "name": "Kitchen",
+        "rules": hand.rules.to_wire(),
+        "stake": 1,
+        "unit": "",
+        "seats": 2,
+        "state": "playing",
+        "creator": 0,
+        "players": players,
+        **extra,
+    }
+
+
+def update(hand: Hand, start: int, number: int = 1, seat: int = 0) -> dict[str, Any]:
+    return {
+        "type": "update",
+        "table": 7,
+        "hand": number,
+        "from": start,
+        "events": [event.to_dict() for event in hand.events_for(seat, start)],
+        "view": hand.view(seat).to_dict(),
+        "deadline": 30.0,
+    }
+
+
+def a_hand() -> Hand:
+    return deal("classic", ["5s 6s 7s 9h 9d", "2c 3c 4d Kh Qs"], up="Jd", stock="8s 8h 8c")
+
+
+def seated_at_a_table(hand: Hand) -> ClientModel:
+    model = connected()
+    model.receive({"type": "seated", "table": 7, "seat": 0, "token": "t7"})
+    model.receive({"type": "table", "table": table_map(hand)})
+    return model
+
+
+def last_state(model: ClientModel) -> TableState:
+    states = [m.state for m in model.take_posted() if isinstance(m, TableChanged)]
+    assert states
+    return states[-1]
+
+
+def test_the_welcome_connects_and_asks_for_the_table_to_create() -> None:
+    request = TableRequest({"name": "Practice", "seats": 2}, bots=1)
+    model = connected(create=request)
+    assert model.connected and model.heartbeat == 4.0
+    posted = model.take_posted()
+    assert [type(m) for m in posted] == [Connected]
+    assert model.take_outgoing() == [
+        {"type": "create_table", "name": "Practice", "seats": 2, "id": 1}
+    ]
+    # Once seated, the bots asked for sit down.
+    model.receive({"type": "seated", "table": 3, "seat": 0, "token": "tok", "reply_to": 1})
+    assert model.take_outgoing() == [{"type": "add_bot", "strategy": "easy", "id": 2}]
+
+
+def test_a_server_of_another_version_is_fatal_and_a_shutdown_is_worth_retrying() -> None:
+    model = ClientModel("Kim", "host:1", clock=lambda: 0.0)
+    with pytest.raises(Fatal, match="speaks tonk protocol version 3"):
+        model.welcome(
+            p.error_message(p.VERSION_MISMATCH, "no", fatal=True) | {"version": 3},
+            reconnect=False,
+        )
+    with pytest.raises(LinkDown, match="going down"):
+        model.welcome(
+            p.error_message(p.SERVER_SHUTTING_DOWN, "going down", fatal=True), reconnect=False
+        )
+    assert not model.connected
+
+
+def test_nothing_is_sent_while_the_link_is_down() -> None:
+    model = connected()
+    model.take_outgoing()
+    model.link_lost()
+    assert not model.send({"type": "draw_stock"})
+    assert model.take_outgoing() == []
+
+
+def test_a_ping_is_answered_with_its_number() -> None:
+    model = connected()
+    model.take_outgoing()
+    model.receive({"type": "ping", "n": 41})
+    assert model.take_outgoing() == [{"type": "pong", "n": 41}]
+
+
+def test_a_message_the_client_cannot_read_is_fatal() -> None:
+    model = connected()
+    with pytest.raises(Fatal, match="cannot read"):
+        model.receive({"type": "update", "table": 7})
+
+
+def test_the_goodbye_drops_the_link_in_the_servers_words() -> None:
+    model = connected()
+    with pytest.raises(LinkDown, match="the server said goodbye: closing for the night"):
+        model.receive({"type": "goodbye", "reason": "shutdown", "message": "closing for the night"})
+
+
+def test_a_long_lobby_is_asked_for_page_by_page() -> None:
+    model = connected()
+    model.take_outgoing()
+    page = [{"id": n, "name": f"T{n}", "seats": 4, "taken": 1, "state": "waiting"} for n in (1, 2)]
+    model.receive({"type": "tables", "tables": page, "after": 0, "more": True, "total": 3})
+    assert model.take_outgoing() == [{"type": "list_tables", "after": 2, "id": 1}]
+    lobby = [m for m in model.take_posted() if isinstance(m, LobbyChanged)]
+    assert [t.name for t in lobby[-1].tables] == ["T1", "T2"] and lobby[-1].show
+    model.receive({"type": "lobby", "tables": [], "removed": [1]})
+    assert [t.name for t in model.tables] == ["T2"]
+
+
+def test_an_update_shows_the_hand_and_logs_the_deal_once() -> None:
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    model.receive(update(hand, 0))
+    state = last_state(model)
+    assert state.view is not None and state.view.my_turn
+    assert state.turn_deadline == 130.0  # the model's clock, plus the deadline
+    log = [line.text.plain for line in state.log]
+    assert log.count("Hand 1: Ada deals.") == 1
+    model.receive(update(hand, 0))  # the whole hand again: nothing logged twice
+    assert [line.text.plain for line in last_state(model).log] == log
+
+
+def test_a_missed_update_asks_for_the_whole_hand_again() -> None:
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    model.receive(update(hand, 0))
+    model.take_outgoing()
+    seen = hand.view(0).event_count
+    hand.apply(DrawStock(0))
+    drawn = hand.view(0).event_count
+    hand.apply(Discard(0, hand.view(0).legal().discards[0]))
+    model.receive(update(hand, drawn))  # the draw's update was lost
+    assert drawn > seen
+    assert model.take_outgoing() == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
+    model.receive(update(hand, drawn))  # more of the hand before the resync's answer: ignored
+    assert model.take_outgoing() == []
+    model.receive(update(hand, 0))
+    state = last_state(model)
+    assert state.view is not None and state.view.event_count == hand.view(0).event_count
+
+
+def test_our_move_made_by_the_server_is_said_as_played_for_us() -> None:
+    for asked, said in ((False, "Played for you: drew 8♠"), (True, "You drew 8♠")):
+        hand = a_hand()
+        model = seated_at_a_table(hand)
+        model.receive(update(hand, 0))
+        start = hand.view(0).event_count
+        if asked:
+            assert model.send({"type": "draw_stock"})
+        hand.apply(DrawStock(0))  # when not asked for: the turn timer ran out
+        model.receive(update(hand, start))
+        assert last_state(model).log[-1].text.plain == said
+
+
+def test_the_table_and_its_views_share_one_reading_of_the_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[object] = []
+    real = HouseRules.from_dict.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[HouseRules], data: Any) -> HouseRules:
+        reads.append(data)
+        return real(cls, data)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(HouseRules, "from_dict", classmethod(counted))
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    model.receive(update(hand, 0))
+    start = hand.view(0).event_count
+    hand.apply(DrawStock(0))
+    model.receive(update(hand, start))
+    state = last_state(model)
+    assert state.view is not None and state.rules is state.view.rules
+    assert len(reads) == 1
+
+
+def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    model.receive(
+        {
+            "type": "hand_end",
+            "table": 7,
+            "hand": 1,
+            "settlement": hand_settlement(),
+            "names": ["Kim", "Ada"],
+            "payments": [["Kim", "Ada", 2]],
+            "balances": {"Kim": -2, "Ada": 2},
+        }
+    )
+    posted = model.take_posted()
+    state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
+    assert state.balances == {"Kim": -2, "Ada": 2}
+    assert state.series == {"Kim": (0, -2), "Ada": (0, 2)}
+    assert state.last_net == {"Kim": -2, "Ada": 2}
+    ended = [m for m in posted if isinstance(m, HandEnded)]
+    assert ended and list(ended[0].names) == ["You", "Ada"] and list(ended[0].balances) == [-2, 2]
+
+
+def hand_settlement() -> dict[str, Any]:
+    """A real settlement's wire form (Kim drops on the first turn)."""
+    hand = a_hand()
+    hand.apply(Drop(0))
+    assert hand.settlement is not None
+    return hand.settlement.to_dict()
+
+
+def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None:
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    model.take_posted()
+    model.link_lost()
+    model.welcome(dict(WELCOME), reconnect=True)
+    resume = model.take_outgoing()
+    assert resume == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
+    model.receive(p.error_message(p.BAD_TOKEN, "no such seat", reply_to=1) | {"detail": "token"})
+    posted = model.take_posted()
+    assert model.table is None and model.state() is None
+    assert [type(m) for m in posted] == [Connected, LeftTable, LobbyChanged]
+    assert posted[-1].show  # type: ignore[attr-defined]
+
+
+def test_a_refused_move_is_logged_and_said() -> None:
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    model.receive(update(hand, 0))
+    model.take_posted()
+    model.send({"type": "discard", "card": "Ks"})
+    model.receive(p.error_message(p.ILLEGAL_ACTION, "you must draw first", reply_to=1))
+    posted = model.take_posted()
+    assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"
+    state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
+    assert state.log[-1].text.plain == "Not allowed: you must draw first"
