@@ -102,7 +102,6 @@ class Discard:
 
 
 Action = Drop | DrawStock | TakeDiscard | LaySpread | Hit | Discard
-ACTION_KINDS = ("drop", "draw_stock", "take_discard", "spread", "hit", "discard")
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:

@@ -50,6 +50,9 @@ class Suit(Enum):
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 _RANK_TEXT = {1: "A", 11: "J", 12: "Q", 13: "K"}
 _RANK_PARSE = {"A": 1, "J": 11, "Q": 12, "K": 13, "T": 10, "10": 10, "1": 1}
+#: What a card of each rank counts in a hand, indexed by rank: ace 1, 2 to 10 their face value,
+#: J Q K 10. The one place card values are written.
+RANK_VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 RANK_NAMES = {
     1: "ace",
     2: "two",
@@ -84,8 +87,8 @@ class Card:
 
     @property
     def value(self) -> int:
-        """What the card counts in a hand: ace 1, 2-10 face value, J Q K 10."""
-        return 10 if self.rank >= 10 else self.rank
+        """What the card counts in a hand (see RANK_VALUE)."""
+        return RANK_VALUE[self.rank]
 
     @property
     def index(self) -> int:
@@ -169,11 +172,8 @@ def count(cards: Iterable[Card]) -> int:
     # (counted at every deal, and for every hand shown at a drop or a stock-out).
     total = 0
     for card in cards:
-        total += _VALUE_OF_RANK[card.rank]
+        total += RANK_VALUE[card.rank]
     return total
-
-
-_VALUE_OF_RANK = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
