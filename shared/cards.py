@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from ._fast import card_eq, identity_hash, shuffle
+
 
 class Suit(Enum):
     """The four suits, in the order a fresh deck is built."""
@@ -16,10 +18,7 @@ class Suit(Enum):
     DIAMONDS = "d"
     CLUBS = "c"
 
-    # A suit is a singleton compared by identity, so it may be hashed by identity too. Enum's
-    # own __hash__ is a Python function (hash of the member's name), and suits and cards (a
-    # card hashes its rank and suit) are looked up in dicts and sets on every turn.
-    __hash__ = object.__hash__
+    __hash__ = identity_hash  # (a suit is a singleton; see _fast)
 
     @property
     def symbol(self) -> str:
@@ -80,6 +79,8 @@ class Card:
 
     rank: int
     suit: Suit
+
+    __eq__ = card_eq  # the same rank and suit (see _fast)
 
     def __post_init__(self) -> None:
         if not 1 <= self.rank <= 13:
@@ -177,20 +178,10 @@ def count(cards: Iterable[Card]) -> int:
 
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
-    """A full deck in an order drawn from `rng`: the same seed gives the same order."""
-    # The order `rng.shuffle(deck)` gives, worked out as Random.shuffle does (Fisher-Yates,
-    # each index drawn with getrandbits of its bit length, again while out of range), written
-    # out without its Python call per card, which cost 3% of a simulated hand. A test holds
-    # this to `rng.shuffle` for many seeds.
+    """A full deck in an order drawn from `rng`: the same seed gives the same order, the one
+    `rng.shuffle` gives."""
     deck = list(DECK)
-    getrandbits = rng.getrandbits
-    for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        bits = n.bit_length()
-        j = getrandbits(bits)
-        while j >= n:
-            j = getrandbits(bits)
-        deck[i], deck[j] = deck[j], deck[i]
+    shuffle(deck, rng)
     return deck
 
 
