@@ -271,7 +271,7 @@ def legal_actions(
     discards = hand
     # The checks of a card taken from the pile are the only ones a move there is can fail;
     # when they do not apply, every move passes (asked after every draw: skip them then).
-    if _taken_card_rules_apply(rules, hand, taken):
+    if taken is not None and _taken_card_rules_apply(rules, hand, taken):
         new_spreads = [
             cards
             for cards in new_spreads
