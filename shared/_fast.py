@@ -88,7 +88,7 @@ def index_of(cards: Sequence[Any], card: object) -> int:
     for held in cards:  # (a counter of its own: enumerate's tuples cost a third more)
         if held is card:
             return at
-        at += 1
+        at += 1  # noqa: SIM113 (quicker than enumerate, above)
     try:
         return cards.index(card)
     except ValueError:

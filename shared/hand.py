@@ -27,7 +27,7 @@ from .actions import (
     make_event,
 )
 from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
-from .legality import _ENDED, _PLAY, _START, LegalActions, Phase, legal_actions, refusal
+from .legality import LegalActions, Phase, legal_actions, refusal
 from .rules import HouseRules, StakeMode
 from .settlement import (
     Settlement,
@@ -41,6 +41,8 @@ from .view import SeatView
 
 HAND_SIZE = 5
 
+# The phases under module names: see the note at `_START` in legality.py.
+_START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
 _new_view = maker(SeatView)  # `SeatView(...)` the quick way: a view is asked for every action
 
 
@@ -320,7 +322,8 @@ class Hand:
         if refused is not None:
             raise refused
         start = len(self.events)
-        _STEPS[type(action)](self, action)
+        step = _STEPS.get(type(action)) or _step_of(action)
+        step(self, action)
         self.actions.append(action)
         return self.events[start:]
 
@@ -420,6 +423,11 @@ _STEPS: dict[type, Callable[[Hand, Any], None]] = {
     Hit: Hand._hit,
     Discard: Hand._discard,
 }
+
+
+def _step_of(action: Action) -> Callable[[Hand, Any], None]:
+    """The step for an instance of a subclass of an action class."""
+    return next(step for kind, step in _STEPS.items() if isinstance(action, kind))
 
 
 @functools.cache

@@ -9,10 +9,12 @@ from typing import Any
 
 from .actions import Action
 from .cards import Card, format_cards, parse_card, parse_cards
-from .legality import _ENDED, NO_ACTIONS, LegalActions, Phase, legal_actions, refusal
+from .legality import NO_ACTIONS, LegalActions, Phase, legal_actions, refusal
 from .rules import HouseRules
 from .settlement import Settlement
 from .spreads import Spread, SpreadKind
+
+_ENDED = Phase.ENDED  # under a module name: see the note at `_START` in legality.py
 
 __all__ = [
     "NO_ACTIONS",
