@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tonk.shared.rules import HouseRules, RulesError
+from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
 from . import audit, names
 from .app import Limits, ServerConfig, TonkServer
@@ -43,8 +43,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--rules",
         default="classic",
-        help="default rules for new tables: a preset (classic, black-tonk, speno, pagat) or a "
-        "TOML file",
+        help=f"default rules for new tables: a preset ({', '.join(PRESETS)}) or a TOML file",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change one house-rule option of --rules (repeatable), e.g. --option hit_lock=1; "
+        f"the options: {', '.join(OPTIONS)} (RULES.md says what each takes)",
     )
     parser.add_argument(
         "--dev",
@@ -113,6 +120,11 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         rules = HouseRules.load(args.rules)
     except RulesError as exc:
         raise ValueError(f"--rules: {exc}") from None
+    try:
+        for text in args.option:
+            rules = rules.with_options(parse_options(text))
+    except RulesError as exc:
+        raise ValueError(f"--option: {exc}") from None
     if not args.lobby_interval > 0:
         raise ValueError("--lobby-interval must be above 0")
     if not args.abandoned_after > 0:

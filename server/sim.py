@@ -22,7 +22,7 @@ from typing import IO, Any, NoReturn
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from tonk.shared.bots import BOT_STRATEGIES, BotError
-from tonk.shared.rules import OPTION_HELP, HouseRules, RulesError
+from tonk.shared.rules import HouseRules, RulesError, option_named, parse_option
 from tonk.shared.sim import (
     BATCH_SIZE,
     Batch,
@@ -134,17 +134,6 @@ class Plan:
     sweep: tuple[str, tuple[Any, ...]] | None
 
 
-def _sweep_value(text: str) -> Any:
-    """A value as a TOML file would give it: a number, true/false, or a word."""
-    text = text.strip()
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
 def _load_rules(text: str, flag: str) -> HouseRules:
     try:
         return HouseRules.load(text)
@@ -163,17 +152,15 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         option = option.strip()
         if not equals or not values.strip():
             raise UsageError("--sweep takes OPTION=V1,V2,... (for example deal_tonk_low=10,12,15)")
-        if option not in OPTION_HELP:
-            raise UsageError(
-                f"--sweep: unknown option {option!r}; the options are {', '.join(OPTION_HELP)}"
-            )
-        parsed = tuple(_sweep_value(v) for v in values.split(","))
-        variants = []
-        for value in parsed:
-            try:
-                variants.append((f"{option}={value}", rules.with_options({option: value})))
-            except RulesError as exc:
-                raise UsageError(f"--sweep: {exc}") from None
+        try:
+            option_named(option)
+            parsed = tuple(parse_option(option, v) for v in values.split(","))
+            variants = [
+                (f"{option}={text.strip()}", rules.with_options({option: value}))
+                for text, value in zip(values.split(","), parsed, strict=True)
+            ]
+        except RulesError as exc:
+            raise UsageError(f"--sweep: {exc}") from None
         sweep = (option, parsed)
     for other in args.compare or ():
         label = Path(other).name if other.endswith(".toml") else other

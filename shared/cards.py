@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from ._fast import card_eq, identity_hash, shuffle
+
 
 class Suit(Enum):
     """The four suits, in the order a fresh deck is built."""
@@ -16,10 +18,7 @@ class Suit(Enum):
     DIAMONDS = "d"
     CLUBS = "c"
 
-    # A suit is a singleton compared by identity, so it may be hashed by identity too. Enum's
-    # own __hash__ is a Python function (hash of the member's name), and suits and cards (a
-    # card hashes its rank and suit) are looked up in dicts and sets on every turn.
-    __hash__ = object.__hash__
+    __hash__ = identity_hash  # (a suit is a singleton; see _fast)
 
     @property
     def symbol(self) -> str:
@@ -50,6 +49,9 @@ class Suit(Enum):
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 _RANK_TEXT = {1: "A", 11: "J", 12: "Q", 13: "K"}
 _RANK_PARSE = {"A": 1, "J": 11, "Q": 12, "K": 13, "T": 10, "10": 10, "1": 1}
+#: What a card of each rank counts in a hand, indexed by rank: ace 1, 2 to 10 their face value,
+#: J Q K 10. The one place card values are written.
+RANK_VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 RANK_NAMES = {
     1: "ace",
     2: "two",
@@ -78,14 +80,16 @@ class Card:
     rank: int
     suit: Suit
 
+    __eq__ = card_eq  # the same rank and suit (see _fast)
+
     def __post_init__(self) -> None:
         if not 1 <= self.rank <= 13:
             raise CardError(f"rank must be 1-13, not {self.rank}")
 
     @property
     def value(self) -> int:
-        """What the card counts in a hand: ace 1, 2-10 face value, J Q K 10."""
-        return 10 if self.rank >= 10 else self.rank
+        """What the card counts in a hand (see RANK_VALUE)."""
+        return RANK_VALUE[self.rank]
 
     @property
     def index(self) -> int:
@@ -169,28 +173,15 @@ def count(cards: Iterable[Card]) -> int:
     # (counted at every deal, and for every hand shown at a drop or a stock-out).
     total = 0
     for card in cards:
-        total += _VALUE_OF_RANK[card.rank]
+        total += RANK_VALUE[card.rank]
     return total
 
 
-_VALUE_OF_RANK = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
-
-
 def shuffled_deck(rng: random.Random) -> list[Card]:
-    """A full deck in an order drawn from `rng`: the same seed gives the same order."""
-    # The order `rng.shuffle(deck)` gives, worked out as Random.shuffle does (Fisher-Yates,
-    # each index drawn with getrandbits of its bit length, again while out of range), written
-    # out without its Python call per card, which cost 3% of a simulated hand. A test holds
-    # this to `rng.shuffle` for many seeds.
+    """A full deck in an order drawn from `rng`: the same seed gives the same order, the one
+    `rng.shuffle` gives."""
     deck = list(DECK)
-    getrandbits = rng.getrandbits
-    for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        bits = n.bit_length()
-        j = getrandbits(bits)
-        while j >= n:
-            j = getrandbits(bits)
-        deck[i], deck[j] = deck[j], deck[i]
+    shuffle(deck, rng)
     return deck
 
 

@@ -9,10 +9,11 @@ from collections.abc import Iterator, Sequence
 from math import comb, sqrt
 
 from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from .bots import VALUE, Live, SharpBot, _hit_value, _spread_value, card_uses, fallback, hand_count
-from .cards import DECK, Card
+from .cards import DECK, RANK_VALUE, Card, count
 from .hand import Hand
+from .seatbots import _hit_value, _spread_value, card_uses, fallback
 from .settlement import settle_drop
+from .sharp import Live, SharpBot
 from .view import LegalActions, Phase, SeatView
 
 _START = Phase.START  # under a module name: see the note at `_START` in view.py
@@ -70,7 +71,7 @@ class ExpertBot(SharpBot):
                 and card_uses(top, hand, view.spreads, view.rules)
             )
             options.append(self.draw_choice(view, legal, self.unseen(view), uses_top))
-        elif legal.drop and hand_count(hand) <= self.DROP_MAX:
+        elif legal.drop and count(hand) <= self.DROP_MAX:
             options.append(Drop(seat))
         if len(options) == 1:
             return sharp
@@ -218,7 +219,7 @@ def playout_action(hand: Hand) -> Action:
     cards = hand.hands[seat]
     rules = hand.rules
     if hand.phase is _START:
-        if not hand.hit_locks[seat] and playout_drops(hand, seat, hand_count(cards)):
+        if not hand.hit_locks[seat] and playout_drops(hand, seat, count(cards)):
             return Drop(seat)
         top = hand.discards[-1] if hand.discards else None
         if (
@@ -270,7 +271,7 @@ def _sum_ways(cards: int) -> tuple[int, ...]:
     ways = [[0] * (10 * cards + 1) for _ in range(cards + 1)]
     ways[0][0] = 1
     for card in DECK:
-        value = VALUE[card.rank]
+        value = RANK_VALUE[card.rank]
         for k in range(cards, 0, -1):
             row, below = ways[k], ways[k - 1]
             for total in range(10 * cards, value - 1, -1):
@@ -279,9 +280,9 @@ def _sum_ways(cards: int) -> tuple[int, ...]:
 
 
 def _card_count(card: Card) -> tuple[int, int]:
-    return VALUE[card.rank], card.rank
+    return RANK_VALUE[card.rank], card.rank
 
 
 def _score_then_high(scored: tuple[float, Card]) -> tuple[float, int, int]:
     score, card = scored
-    return score, -VALUE[card.rank], -card.rank
+    return score, -RANK_VALUE[card.rank], -card.rank

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._fast import index_of, maker
 from .actions import (
     Action,
     Discard,
@@ -19,15 +20,14 @@ from .actions import (
     Drop,
     Event,
     Hit,
-    IllegalAction,
     LaySpread,
     TakeDiscard,
     action_from_dict,
     action_to_dict,
     make_event,
-    writable_subclass,
 )
 from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
+from .legality import LegalActions, Phase, legal_actions, refusal
 from .rules import HouseRules, StakeMode
 from .settlement import (
     Settlement,
@@ -36,14 +36,14 @@ from .settlement import (
     settle_out,
     settle_stock_out,
 )
-from .spreads import Spread, can_hit, order_spread, spread_kind
-from .view import LegalActions, Phase, SeatView, legal_actions, move_leaves_turn_finishable
+from .spreads import Spread, order_spread, spread_kind
+from .view import SeatView
 
 HAND_SIZE = 5
 
-# The phases under module names: see the note at `_START` in view.py.
+# The phases under module names: see the note at `_START` in legality.py.
 _START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
-_WritableView = writable_subclass(SeatView)  # see writable_subclass: views are built often
+_new_view = maker(SeatView)  # `SeatView(...)` the quick way: a view is asked for every action
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,30 +260,28 @@ class Hand:
 
     def view(self, seat: int | None) -> SeatView:
         """What `seat` may see; None for a spectator."""
-        # Built field by field, every field of SeatView (see writable_subclass): the simulator
-        # and the server ask for a view on every action.
-        view: Any = _WritableView()
-        view.seat = seat
-        view.rules = self.rules
-        view.players = self.players
-        view.dealer = self.dealer
-        view.turn = self.turn
-        view.phase = self.phase
-        view.hand = () if seat is None else tuple(self.hands[seat])
-        view.card_counts = tuple(map(len, self.hands))
-        view.spreads = tuple(self.spreads)
-        view.discard_top = self.discards[-1] if self.discards else None
-        view.discard_size = len(self.discards)
-        view.stock_size = len(self.stock)
-        view.hit_locks = tuple(self.hit_locks)
-        view.stakes = self.stakes
-        view.multiplier = self.multiplier
-        view.taken_discard = self.taken_discard
-        view.settlement = self.settlement
-        view.event_count = len(self.events)
-        view.__class__ = SeatView
-        frozen: SeatView = view  # (no typing.cast: a call, on every action)
-        return frozen
+        # SeatView(...) the quick way, its fields in order (a keyword call costs five times
+        # as much as the positional one, and a view is asked for on every action).
+        return _new_view(
+            seat,  # seat
+            self.rules,  # rules
+            self.players,  # players
+            self.dealer,  # dealer
+            self.turn,  # turn
+            self.phase,  # phase
+            () if seat is None else tuple(self.hands[seat]),  # hand
+            tuple(map(len, self.hands)),  # card_counts
+            tuple(self.spreads),  # spreads
+            self.discards[-1] if self.discards else None,  # discard_top
+            len(self.discards),  # discard_size
+            len(self.stock),  # stock_size
+            tuple(self.hit_locks),  # hit_locks
+            self.stakes,  # stakes
+            self.multiplier,  # multiplier
+            self.taken_discard,  # taken_discard
+            self.settlement,  # settlement
+            len(self.events),  # event_count
+        )
 
     def events_for(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from `start` on, as `seat` may see them."""
@@ -306,35 +304,31 @@ class Hand:
 
     def apply(self, action: Action) -> list[Event]:
         """Apply one action; return the events it caused. Raises IllegalAction, with a reason a
-        player can read, and changes nothing, if the action is not allowed now."""
-        if self.phase is _ENDED:
-            raise IllegalAction("the hand is over", "hand_over")
-        seat = action.seat
-        if not 0 <= seat < self.players:
-            raise IllegalAction(f"there is no seat {seat}", "bad_seat")
-        if seat != self.turn:
-            raise IllegalAction("it is not your turn", "not_your_turn")
+        player can read, and changes nothing, if the action is not allowed now (legality.py
+        says why)."""
+        turn = self.turn
+        refused = refusal(
+            self.rules,
+            self.players,
+            turn,
+            self.phase,
+            self.hands[turn],
+            self.spreads,
+            self.discards[-1] if self.discards else None,
+            self.hit_locks[turn],
+            self.taken_discard,
+            action,
+        )
+        if refused is not None:
+            raise refused
         start = len(self.events)
-        opens_turn, step = _STEPS.get(type(action)) or _step_of(action)
-        if opens_turn:
-            if self.phase is not _START:
-                raise IllegalAction(
-                    "you have drawn this turn already: spread, hit or discard", "wrong_phase"
-                )
-        elif self.phase is not _PLAY:
-            raise IllegalAction(
-                "draw from the stock or take the top discard first (or drop)", "wrong_phase"
-            )
+        step = _STEPS.get(type(action)) or _step_of(action)
         step(self, action)
         self.actions.append(action)
         return self.events[start:]
 
     def _drop(self, action: Drop) -> None:
         seat = action.seat
-        if self.hit_locks[seat]:
-            raise IllegalAction(
-                "your spread was hit: you may not drop this turn (hit and hold)", "hit_locked"
-            )
         self.events.append(make_event("drop", seat, count=self.hand_count(seat)))
         self._end(settle_drop(self.rules, seat, self.hands, self.stakes, self.multiplier))
 
@@ -351,68 +345,19 @@ class Hand:
 
     def _take_discard(self, action: TakeDiscard) -> None:
         seat = action.seat
-        if not self.discards:
-            raise IllegalAction("the discard pile is empty", "empty_pile")
-        card = self.discards[-1]
-        hand = self.hands[seat]
-        if (
-            self.rules.discard_must_use
-            and not legal_actions(
-                self.rules, _START, tuple(hand), tuple(self.spreads), card, 0, None
-            ).take_discard
-        ):
-            raise IllegalAction(
-                f"you may take {card.pretty()} only if you can spread or hit it this turn",
-                "must_use",
-            )
-        self.discards.pop()
-        hand.append(card)
+        card = self.discards.pop()
+        self.hands[seat].append(card)
         self.taken_discard = card
         self.phase = _PLAY
         self.events.append(make_event("take_discard", seat, (card,)))
 
-    def _check_finishable(self, seat: int, cards: tuple[Card, ...], onto: int | None) -> None:
-        taken = self.taken_discard
-        if taken is None or taken in cards or taken not in self.hands[seat]:
-            return
-        if not (self.rules.discard_must_use or self.rules.no_rediscard):
-            return
-        if not move_leaves_turn_finishable(
-            self.rules, self.hands[seat], self.spreads, taken, cards, onto
-        ):
-            raise IllegalAction(
-                f"that would leave you no way to finish your turn with {taken.pretty()}", "must_use"
-            )
-
-    def _take_from_hand(self, seat: int, cards: Sequence[Card]) -> None:
-        hand = self.hands[seat]
-        for card in cards:
-            at = _position(hand, card)
-            assert at >= 0, "the caller checks that every card is held"
-            del hand[at]
-
     def _spread(self, action: LaySpread) -> None:
         seat, cards = action.seat, action.cards
         hand = self.hands[seat]
-        if len(set(cards)) != len(cards):
-            raise IllegalAction("a card appears twice in that spread", "not_a_spread")
-        missing = [c for c in cards if _position(hand, c) < 0]
-        if missing:
-            raise IllegalAction(f"you do not hold {format_cards(missing, False)}", "not_in_hand")
+        for card in cards:
+            del hand[index_of(hand, card)]
         kind = spread_kind(cards, self.rules)
-        if kind is None:
-            raise IllegalAction(
-                f"{format_cards(cards, False)} is not a spread: a book is 3 or 4 of a rank, "
-                "a run 3 or more in a row in one suit"
-                + (
-                    " (aces low or high, never K-A-2)"
-                    if self.rules.ace_high_runs
-                    else " (aces low)"
-                ),
-                "not_a_spread",
-            )
-        self._check_finishable(seat, cards, None)
-        self._take_from_hand(seat, cards)
+        assert kind is not None, "refusal() lets only spreads through"
         spread = Spread(
             self._next_spread, seat, kind, order_spread(cards, kind, self.rules.ace_high_runs)
         )
@@ -423,26 +368,10 @@ class Hand:
 
     def _hit(self, action: Hit) -> None:
         seat, card, spread_id = action.seat, action.card, action.spread
-        at = _position(self.hands[seat], card)
-        if at < 0:
-            raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
-        index = next((i for i, s in enumerate(self.spreads) if s.id == spread_id), None)
-        if index is None:
-            raise IllegalAction(f"there is no spread {spread_id} on the table", "no_such_spread")
+        hand = self.hands[seat]
+        del hand[index_of(hand, card)]
+        index = next(i for i, s in enumerate(self.spreads) if s.id == spread_id)
         spread = self.spreads[index]
-        if not can_hit(spread, card, self.rules):
-            why = (
-                "a book of three may not be hit under these rules"
-                if spread.kind.value == "book" and not self.rules.hit_books
-                else "it does not extend that spread"
-            )
-            raise IllegalAction(
-                f"{card.pretty()} cannot be hit onto {{owner}} {spread.described}: {why}",
-                "cannot_hit",
-                owner=spread.owner,
-            )
-        self._check_finishable(seat, (card,), spread_id)
-        del self.hands[seat][at]
         self.spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
         if spread.owner != seat and self.rules.hit_lock:
             self.hit_locks[spread.owner] = self.rules.hit_lock
@@ -461,22 +390,7 @@ class Hand:
     def _discard(self, action: Discard) -> None:
         seat, card = action.seat, action.card
         hand = self.hands[seat]
-        at = _position(hand, card)
-        if at < 0:
-            raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
-        taken = self.taken_discard
-        if taken is not None and taken in hand:
-            if self.rules.discard_must_use:
-                raise IllegalAction(
-                    f"you took {taken.pretty()} from the pile: spread it or hit with it first",
-                    "must_use",
-                )
-            if self.rules.no_rediscard and card == taken:
-                raise IllegalAction(
-                    f"you took {taken.pretty()} from the pile this turn: discard another card",
-                    "no_rediscard",
-                )
-        del hand[at]
+        del hand[index_of(hand, card)]
         self.discards.append(card)
         self.events.append(make_event("discard", seat, (card,)))
         if self.hit_locks[seat]:
@@ -500,43 +414,20 @@ class Hand:
         self.events.append(make_event("hand_end"))
 
 
-def _position(cards: list[Card], card: Card) -> int:
-    """Where `card` is in `cards`, or -1. Looked for by identity first: a seat plays the very
-    card objects its view holds, while `in` and list.index call Card.__eq__ (a Python function)
-    on every card they pass. An equal card that is not the same object is still found (a hand
-    never holds two equal cards)."""
-    for at, held in enumerate(cards):
-        if held is card:
-            return at
-    try:
-        return cards.index(card)
-    except ValueError:
-        return -1
-
-
-#: How each kind of action is applied: whether it opens a turn (a drop or a draw; the others
-#: come after the draw) and the Hand method that does it. `Hand.apply` looks the action's class
-#: up here, quicker than a chain of isinstance checks on every action.
-_STEPS: dict[type, tuple[bool, Callable[[Hand, Any], None]]] = {
-    Drop: (True, Hand._drop),
-    DrawStock: (True, Hand._draw_stock),
-    TakeDiscard: (True, Hand._take_discard),
-    LaySpread: (False, Hand._spread),
-    Hit: (False, Hand._hit),
-    Discard: (False, Hand._discard),
+#: How each kind of action changes the hand, once `refusal` has let it through.
+_STEPS: dict[type, Callable[[Hand, Any], None]] = {
+    Drop: Hand._drop,
+    DrawStock: Hand._draw_stock,
+    TakeDiscard: Hand._take_discard,
+    LaySpread: Hand._spread,
+    Hit: Hand._hit,
+    Discard: Hand._discard,
 }
 
 
-def _step_of(action: Action) -> tuple[bool, Callable[[Hand, Any], None]]:
+def _step_of(action: Action) -> Callable[[Hand, Any], None]:
     """The step for an instance of a subclass of an action class."""
-    for cls, step in _STEPS.items():
-        if isinstance(action, cls):
-            return step
-    return False, _not_an_action
-
-
-def _not_an_action(hand: Hand, action: Any) -> None:
-    raise AssertionError(f"not an action: {action!r}")
+    return next(step for kind, step in _STEPS.items() if isinstance(action, kind))
 
 
 @functools.cache

@@ -1,14 +1,18 @@
-"""House rules: every option of the rules reference, the four presets, TOML loading, and a
-plain-English description of a rule set."""
+"""House rules: every option of the rules reference, declared once (OPTIONS), the four
+presets, TOML files, options typed as text, and a plain-English description of a rule set."""
+
+# ruff: noqa: RUF009 (each option field is dataclasses.field, made by _option)
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, get_type_hints
 
 
 class RulesError(ValueError):
@@ -26,34 +30,110 @@ class StakeMode(Enum):
     SEAT = "seat"
 
 
+def _option(
+    default: Any,
+    meaning: str,
+    noun: str = "",
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    note: str = "",
+) -> Any:
+    """A field of HouseRules that is a house-rule option: its classic value, what it means,
+    how a message names a whole number's values (` low to high` follows), its range, and a
+    note on what else it needs. OPTIONS is read from these fields."""
+    spec = {"meaning": meaning, "noun": noun, "low": low, "high": high, "note": note}
+    return field(default=default, metadata={"option": spec})
+
+
 @dataclass(frozen=True, slots=True)
 class HouseRules:
-    """One rule set: a preset with, possibly, some options overridden."""
+    """One rule set: a preset with, possibly, some options overridden. Each option is declared
+    once, here: its type, its classic value, its range and its help (see `OPTIONS`)."""
 
     preset: str = "classic"
-    players: int = 4
-    deal_tonk_high: int = 49
-    deal_tonk_low: int | None = None
-    deal_tonk_pays: int = 2
-    several_deal_tonks: SeveralDealTonks = SeveralDealTonks.VOID
-    tonk_out_pays: int = 2
-    caught_pays: int = 2
-    caught_others_pay_lowest: bool = False
-    caught_dropper_pays_lowest: bool = False
-    hit_books: bool = True
-    ace_high_runs: bool = False
-    stake_mode: StakeMode = StakeMode.TABLE
-    hit_lock: int = 0
-    discard_must_use: bool = False
-    no_rediscard: bool = False
+    players: int = _option(
+        4,
+        "the most seats at the table (the least is 2)",
+        "the most seats at the table,",
+        low=2,
+        high=5,
+    )
+    deal_tonk_high: int = _option(
+        49, "a dealt total at or above this is a tonk", "a whole number", low=26, high=50
+    )
+    deal_tonk_low: int | None = _option(
+        None,
+        "a dealt total at or below this is a tonk",
+        "a whole number",
+        low=6,
+        high=25,
+        note="(five cards total at least 6)",
+    )
+    deal_tonk_pays: int = _option(
+        2,
+        "stakes each other player pays a deal tonk",
+        "a whole number of stakes,",
+        low=1,
+        high=10,
+    )
+    several_deal_tonks: SeveralDealTonks = _option(
+        SeveralDealTonks.VOID, "what happens when two or more players tonk on the deal"
+    )
+    tonk_out_pays: int = _option(
+        2,
+        "stakes each player pays for a tonk out (going out with no discard)",
+        "a whole number of stakes,",
+        low=1,
+        high=10,
+    )
+    caught_pays: int = _option(
+        2,
+        "stakes a caught dropper pays each player at or below",
+        "a whole number of stakes,",
+        low=1,
+        high=10,
+    )
+    caught_others_pay_lowest: bool = _option(
+        False,
+        "when a drop is caught, each player who is neither the dropper nor lowest also "
+        "pays each lowest player 1 stake",
+    )
+    caught_dropper_pays_lowest: bool = _option(
+        False,
+        "with `caught_others_pay_lowest`, the caught dropper too pays each lowest player "
+        "1 stake, on top of `caught_pays` (000 read literally)",
+        note="(true needs caught_others_pay_lowest)",
+    )
+    hit_books: bool = _option(True, "a book of three may be hit to make four")
+    ace_high_runs: bool = _option(
+        False, "an ace may also end a run high (Q-K-A, J-Q-K-A), never round the corner (K-A-2)"
+    )
+    stake_mode: StakeMode = _option(
+        StakeMode.TABLE, '`"table"`: one stake for everybody; `"seat"`: each player sets their own'
+    )
+    hit_lock: int = _option(
+        0,
+        "a player whose spread is hit may not drop for this many of their next turns "
+        '("hit and hold"); 0 is off',
+        "a whole number of turns,",
+        low=0,
+        high=5,
+    )
+    discard_must_use: bool = _option(
+        False, "a card taken from the discard pile must be spread or hit that same turn"
+    )
+    no_rediscard: bool = _option(
+        False, "a card taken from the discard pile may not be discarded that same turn"
+    )
 
     def __post_init__(self) -> None:
         if self.preset not in PRESET_TITLES:
             raise RulesError(
                 f"unknown preset {self.preset!r}; the presets are {', '.join(PRESET_TITLES)}"
             )
-        for name, value in self.options().items():
-            _check(name, value)
+        for option in OPTIONS.values():
+            option.check(getattr(self, option.name))
         if self.caught_dropper_pays_lowest and not self.caught_others_pay_lowest:
             raise RulesError(
                 "option caught_dropper_pays_lowest needs caught_others_pay_lowest = true: it adds "
@@ -74,13 +154,7 @@ class HouseRules:
     def with_options(self, overrides: Mapping[str, Any]) -> HouseRules:
         """This rule set with options overridden; values may be given as TOML/msgpack plain
         data (`"pay_each"`, `"none"`). Raises RulesError naming a bad key or value."""
-        changes: dict[str, Any] = {}
-        for key, raw in overrides.items():
-            if key not in OPTION_HELP:
-                raise RulesError(
-                    f"unknown option {key!r}; the options are {', '.join(OPTION_HELP)}"
-                )
-            changes[key] = _coerce(key, raw)
+        changes = {key: option_named(key).coerce(raw) for key, raw in overrides.items()}
         return replace(self, **changes)
 
     @classmethod
@@ -119,7 +193,7 @@ class HouseRules:
     # -- reading ------------------------------------------------------------------------------
 
     def options(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "preset"}
+        return {name: getattr(self, name) for name in OPTIONS}
 
     def overrides(self) -> dict[str, Any]:
         """The options that differ from this rule set's preset, as plain data."""
@@ -237,76 +311,170 @@ class HouseRules:
         return lines
 
 
-#: Every option with what it accepts, for error messages and help.
-OPTION_HELP: dict[str, str] = {
-    "players": "the most seats at the table, 2 to 5",
-    "deal_tonk_high": "a whole number 26 to 50",
-    "deal_tonk_low": "a whole number 6 to 25 (five cards total at least 6), or none",
-    "deal_tonk_pays": "a whole number of stakes, 1 to 10",
-    "several_deal_tonks": "void, pay_each or void_double",
-    "tonk_out_pays": "a whole number of stakes, 1 to 10",
-    "caught_pays": "a whole number of stakes, 1 to 10",
-    "caught_others_pay_lowest": "true or false",
-    "caught_dropper_pays_lowest": "true or false (true needs caught_others_pay_lowest)",
-    "hit_books": "true or false",
-    "ace_high_runs": "true or false",
-    "stake_mode": "table or seat",
-    "hit_lock": "a whole number of turns, 0 (off) to 5",
-    "discard_must_use": "true or false",
-    "no_rediscard": "true or false",
-}
-
-_INT_RANGES = {
-    "players": (2, 5),
-    "deal_tonk_high": (26, 50),
-    "deal_tonk_low": (6, 25),
-    "deal_tonk_pays": (1, 10),
-    "tonk_out_pays": (1, 10),
-    "caught_pays": (1, 10),
-    "hit_lock": (0, 5),
-}
-_BOOLS = {
-    "caught_others_pay_lowest",
-    "caught_dropper_pays_lowest",
-    "hit_books",
-    "ace_high_runs",
-    "discard_must_use",
-    "no_rediscard",
-}
-_ENUMS: dict[str, type[Enum]] = {
-    "several_deal_tonks": SeveralDealTonks,
-    "stake_mode": StakeMode,
-}
+def _options() -> dict[str, Option]:
+    hints = get_type_hints(HouseRules)
+    found: dict[str, Option] = {}
+    for each in fields(HouseRules):
+        spec = each.metadata.get("option")
+        if spec is None:
+            continue
+        kind = hints[each.name]
+        off = isinstance(kind, UnionType)  # `int | None`: a number that may be off
+        found[each.name] = Option(
+            name=each.name,
+            kind=int if off else kind,
+            default=each.default,
+            meaning=spec["meaning"],
+            low=spec["low"],
+            high=spec["high"],
+            off=off,
+            noun=spec["noun"],
+            note=spec["note"],
+        )
+    return found
 
 
-def _bad(name: str, value: Any) -> RulesError:
-    return RulesError(f"option {name} cannot be {value!r}: it takes {OPTION_HELP[name]}")
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One house-rule option, as its HouseRules field declares it: what it takes, its classic
+    value and its help. The rules reference, the command lines, rules files and the
+    create-table form all read options from `OPTIONS`."""
 
+    name: str
+    kind: type  # int, bool or an Enum: the values it takes
+    default: Any  # its value under `classic`
+    meaning: str  # what it does, in a sentence
+    low: int | None = None  # a whole number's range
+    high: int | None = None
+    off: bool = False  # a whole number that may be off: None, "none" or "off"
+    noun: str = ""  # how a message names its values, before the range
+    note: str = ""  # what else it needs
 
-def _check(name: str, value: Any) -> None:
-    if name in _INT_RANGES:
-        if name == "deal_tonk_low" and value is None:
+    @property
+    def takes(self) -> str:
+        """What it accepts, for error messages and help: `a whole number of turns, 0 (off) to 5`."""
+        if self.kind is bool:
+            text = "true or false"
+        elif issubclass(self.kind, Enum):
+            words = [member.value for member in self.kind]
+            text = f"{', '.join(words[:-1])} or {words[-1]}"
+        else:
+            text = f"{self.noun} {self.low}{' (off)' if self.low == 0 else ''} to {self.high}"
+        if self.note:
+            text += f" {self.note}"
+        return text + (", or none" if self.off else "")
+
+    def check(self, value: Any) -> None:
+        """Raise RulesError unless `value` is one this option takes (as HouseRules holds it)."""
+        if value is None and self.off:
             return
-        low, high = _INT_RANGES[name]
-        if type(value) is not int or not low <= value <= high:
-            raise _bad(name, value)
-    elif name in _BOOLS:
-        if type(value) is not bool:
-            raise _bad(name, value)
-    elif not isinstance(value, _ENUMS[name]):
-        raise _bad(name, value)
+        if self.kind is int:
+            assert self.low is not None and self.high is not None
+            ok = type(value) is int and self.low <= value <= self.high
+        elif self.kind is bool:
+            ok = type(value) is bool
+        else:
+            ok = isinstance(value, self.kind)
+        if not ok:
+            raise self.refusal(value)
+
+    def coerce(self, raw: Any) -> Any:
+        """The value from plain data (TOML, msgpack): `"pay_each"`, `"none"`, `3`, `true`."""
+        if self.off and (raw is None or raw in ("none", "off")):
+            return None
+        if issubclass(self.kind, Enum):
+            try:
+                return self.kind(raw)
+            except ValueError:
+                raise self.refusal(raw) from None
+        self.check(raw)
+        return raw
+
+    def parse(self, text: str) -> Any:
+        """The value from text a person typed (a form, a command line): `3`, `true`, `yes`,
+        `off`, `pay_each`. Raises RulesError saying what the option takes."""
+        word = text.strip()
+        lowered = word.lower()
+        if self.off and lowered in ("none", "off", "nil"):
+            return None
+        if self.kind is bool:
+            if lowered in ("true", "yes", "on"):
+                return True
+            if lowered in ("false", "no", "off"):
+                return False
+            raise self.refusal(word)
+        if self.kind is int:
+            try:
+                number = int(word)
+            except ValueError:
+                raise self.refusal(word) from None
+            self.check(number)
+            return number
+        return self.coerce(lowered)
+
+    def refusal(self, value: Any) -> RulesError:
+        return RulesError(f"option {self.name} cannot be {value!r}: it takes {self.takes}")
 
 
-def _coerce(name: str, raw: Any) -> Any:
-    if name == "deal_tonk_low" and (raw is None or raw in ("none", "off")):
-        return None
-    if name in _ENUMS:
-        try:
-            return _ENUMS[name](raw)
-        except ValueError:
-            raise _bad(name, raw) from None
-    _check(name, raw)
-    return raw
+def option_named(name: str) -> Option:
+    """The option called `name`; RulesError naming every option if there is none."""
+    try:
+        return OPTIONS[name]
+    except KeyError:
+        raise RulesError(f"unknown option {name!r}; the options are {', '.join(OPTIONS)}") from None
+
+
+def parse_option(name: str, text: str) -> Any:
+    """Option `name`'s value from typed text (see Option.parse), as plain data for a rules
+    file or a request: `deal_tonk_low=off` gives None, `stake_mode=Seat` gives "seat"."""
+    return _plain(option_named(name).parse(text))
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """Options typed as `name=value`, separated by spaces or commas (`hit_lock=1
+    no_rediscard=yes`), as plain data for `HouseRules.with_options`. Raises RulesError with
+    a reason a person can act on."""
+    options: dict[str, Any] = {}
+    for part in text.replace(",", " ").split():
+        name, equals, value = part.partition("=")
+        if not equals or not name:
+            raise RulesError(f"write options as name=value, not {part!r}")
+        options[name] = parse_option(name, value)
+    return options
+
+
+def options_reference() -> str:
+    """The rules reference's table of options (RULES.md, "House rules"), made from OPTIONS
+    and PRESETS: each option, its meaning, what it takes and its value under each preset."""
+    names = list(PRESETS)
+    lines = [
+        "| option | meaning | allowed values | " + " | ".join(f"`{n}`" for n in names) + " |",
+        "|---|---|---|" + "---|" * len(names),
+    ]
+    for option in OPTIONS.values():
+        values = " | ".join(_doc_value(getattr(PRESETS[n], option.name)) for n in names)
+        lines.append(f"| `{option.name}` | {option.meaning} | {_doc_takes(option)} | {values} |")
+    return "\n".join(lines)
+
+
+def _doc_takes(option: Option) -> str:
+    if option.kind is bool:
+        text = "`true`, `false`"
+    elif issubclass(option.kind, Enum):
+        text = ", ".join(f'`"{member.value}"`' for member in option.kind)
+    else:
+        text = f"{option.low} to {option.high}"
+    if option.note:
+        text += " " + re.sub(r"(\w+_\w+)", r"`\1`", option.note).replace("`true`", "true")
+    return text + (', or `"none"` (off)' if option.off else "")
+
+
+def _doc_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(_plain(value))
 
 
 def _plain(value: Any) -> Any:
@@ -316,6 +484,9 @@ def _plain(value: Any) -> Any:
 def _times(stakes: int) -> str:
     return {1: "1 stake", 2: "double the stake"}.get(stakes, f"{stakes} stakes")
 
+
+#: Every house-rule option by name, in the rules reference's order.
+OPTIONS: dict[str, Option] = _options()
 
 PRESET_TITLES = {
     "classic": "classic (Tonk in one page)",

@@ -8,20 +8,102 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
+from .cards import Card, format_cards
+from .hand import HAND_SIZE
 from .ledger import Ledger
 from .rules import HouseRules
-from .settlement import Ending
+from .settlement import Ending, Settlement
 from .stats import Mean, percentile, rounded, wilson
-
-if TYPE_CHECKING:
-    from .sim import HandSummary
 
 ENDINGS = tuple(ending.value for ending in Ending)
 _ENDING_CODE = {ending: code for code, ending in enumerate(ENDINGS)}
 #: The kinds of tonk on the deal: one seat's high or low total, or several seats at once.
 TONK_KINDS = ("high", "low", "several")
+
+
+class HandSummary(NamedTuple):
+    """One simulated hand: its number (from 0), dealer, stake multiplier, deck order, how it was
+    settled, and how long it lasted. (A named tuple, not a frozen dataclass: one is made every
+    hand, and a tuple is made several times faster.)"""
+
+    number: int
+    dealer: int
+    multiplier: int
+    deck: tuple[Card, ...]
+    settlement: Settlement
+    turns: int
+    actions: int
+    stock_left: int
+
+    @property
+    def players(self) -> int:
+        return len(self.settlement.counts)
+
+    @property
+    def deal(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's five cards as dealt, one at a time from the dealer's left."""
+        players = self.players
+        dealt = HAND_SIZE * players
+        return tuple(
+            self.deck[(seat - self.dealer - 1) % players : dealt : players]
+            for seat in range(players)
+        )
+
+    @property
+    def up_card(self) -> Card:
+        return self.deck[HAND_SIZE * self.players]
+
+    @property
+    def ending(self) -> str:
+        return self.settlement.ending.value
+
+    def tonk_kind(self, rules: HouseRules) -> str | None:
+        """For a hand ended on the deal: `several` seats, one seat's `high` total or its `low`
+        one. None for a hand that was played."""
+        if self.settlement.ending not in (Ending.DEAL_TONK, Ending.VOID):
+            return None
+        counts = [c for c in self.settlement.counts if c is not None]
+        if len(counts) > 1:
+            return "several"
+        return "high" if counts[0] >= rules.deal_tonk_high else "low"
+
+    @property
+    def caught(self) -> int | None:
+        """For a caught drop, how many players were at or below the dropper."""
+        if self.settlement.ending is not Ending.DROP_CAUGHT:
+            return None
+        return len(self.settlement.catchers)
+
+    @property
+    def drop_turn(self) -> int | None:
+        """The turn (from 1) on which a player dropped, for a hand ended by a drop."""
+        return self.turns if self.settlement.dropper is not None else None
+
+    def record(self, rules: HouseRules, players: int, variant: str) -> dict[str, Any]:
+        """The hand as plain data, one line of the per-hand export."""
+        s = self.settlement
+        return {
+            "variant": variant,
+            "hand": self.number + 1,
+            "dealer": self.dealer,
+            "multiplier": self.multiplier,
+            "deal": [format_cards(cards) for cards in self.deal],
+            "up_card": str(self.up_card),
+            "ending": self.ending,
+            "tonk": self.tonk_kind(rules),
+            "winners": list(s.winners),
+            "dropper": s.dropper,
+            "caught": self.caught,
+            "counts": list(s.counts),
+            "payments": [[p.payer, p.payee, p.amount] for p in s.payments],
+            "net": s.net(players),
+            "turns": self.turns,
+            "drop_turn": self.drop_turn,
+            "actions": self.actions,
+            "stock_left": self.stock_left,
+        }
 
 
 def position_label(position: int, players: int) -> str:

@@ -14,18 +14,12 @@ from typing import Any
 
 import pytest
 from tonk.shared.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from tonk.shared.bots import (
-    BOT_STRATEGIES,
-    BotError,
-    SharpBot,
-    best_lay,
-    hand_count,
-    make_bot,
-)
-from tonk.shared.cards import Card, parse_card, parse_cards, shuffled_deck, stacked_deck
+from tonk.shared.bots import BOT_STRATEGIES, BotError, SharpBot, make_bot
+from tonk.shared.cards import Card, count, parse_card, parse_cards, shuffled_deck, stacked_deck
 from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
+from tonk.shared.sharp import best_lay
 from tonk.shared.sim import play_hand, simulate
 from tonk.shared.spreads import Spread, SpreadKind
 from tonk.shared.view import Phase, SeatView
@@ -477,7 +471,7 @@ def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
     asked = drops_cheap = drops_costly = 0
     while asked < 40:
         hand = first_turn(classic, 2, shuffled_deck(rng))
-        if hand.ended or not 15 <= hand_count(hand.hands[hand.turn]) <= 25:
+        if hand.ended or not 15 <= count(hand.hands[hand.turn]) <= 25:
             continue
         asked += 1
         view = hand.view(hand.turn)

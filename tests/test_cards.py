@@ -160,3 +160,15 @@ def test_cards_sort_by_rank_then_suit_in_deck_order() -> None:
     assert parse_card("Ac") > parse_card("As")
     assert parse_card("2s") >= parse_card("Ac")
     assert parse_card("Ks") <= parse_card("Ks")
+
+
+def test_cards_are_equal_by_rank_and_suit_whatever_object_holds_them() -> None:
+    # Card's == is written for speed (shared/_fast.py): it must still be a value's equality.
+    queen = parse_card("Qs")
+    twin = Card(12, Suit.SPADES)
+    assert twin is not queen and twin == queen
+    assert [twin] == [queen] and twin in [parse_card("2c"), queen]
+    assert hash(twin) == hash(queen) and {queen: 1}[twin] == 1
+    assert queen != parse_card("Qh") and queen != Card(11, Suit.SPADES)
+    assert queen != "Qs" and queen != (12, Suit.SPADES)
+    assert sorted([parse_card("Kh"), twin, parse_card("As")]) == list(parse_cards("As Qs Kh"))

@@ -177,6 +177,26 @@ async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) ->
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
 
 
+async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:
+    """`deal_tonk_low=off` (the core's word for no low tonk) and `hit_books=yes` make the table;
+    the form once read `off` as false and refused it."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            form = app.screen
+            form.query_one("#preset", Select).value = "speno"
+            form.query_one("#options", Input).value = "deal_tonk_low=off, hit_books=yes"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
+            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            rules = table_state(app).rules  # type: ignore[union-attr]
+            assert rules.preset == "speno" and rules.deal_tonk_low is None
+            assert rules.hit_books is True and rules.name == "speno+"
+
+
 async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")

@@ -4,6 +4,7 @@ from stacked decks so every hand is known."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from clientkit import (
     hand_text,
@@ -15,6 +16,7 @@ from clientkit import (
     wait_for,
 )
 from netclient import start_server
+from tonk.client.app import TonkApp
 from tonk.client.dialogs import ConfirmModal, DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView
@@ -129,18 +131,47 @@ async def test_picking_up_the_discard_and_a_book(tmp_path: Path) -> None:
             assert format_cards(book.cards) == "9h 9d 9c"
 
 
-async def test_a_greyed_out_key_is_explained_by_the_server(tmp_path: Path) -> None:
+def sent_messages(app: TonkApp) -> list[dict[str, Any]]:
+    """Every message the app sends the server from now on, as it sends it."""
+    connection = app.connection
+    assert connection is not None
+    sent: list[dict[str, Any]] = []
+    send = connection.send
+
+    def recording(message: dict[str, Any]) -> bool:
+        sent.append(message)
+        return send(message)
+
+    connection.send = recording  # type: ignore[method-assign]
+    return sent
+
+
+def notified(app: TonkApp, text: str) -> bool:
+    return any(text in n.message and n.title == "Not allowed" for n in app._notifications)
+
+
+async def test_a_greyed_out_key_is_explained_by_the_core_without_asking_the_server(
+    tmp_path: Path,
+) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: my_turn(app), "your first turn")
             await pilot.press("d")
             await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
-            # Drawing again and dropping are greyed now; pressed anyway, the server says why.
+            # Drawing again and dropping are greyed now; pressed anyway, the core says why in
+            # the words the server refuses with, and nothing is sent.
             assert app.table_screen.check_action("drop", ()) is None
+            sent = sent_messages(app)
             await pilot.press("k")
-            await wait_for(pilot, lambda: "Not allowed" in log_text(app), "the server's reason")
-            assert "Not allowed: you have drawn this turn already" in log_text(app)
+            await wait_for(
+                pilot, lambda: notified(app, "you have drawn this turn already"), "the reason"
+            )
+            await pilot.press("d")
+            await wait_for(
+                pilot, lambda: notified(app, "you have drawn this turn already: spread"), "again"
+            )
+            assert sent == []
             # A spread that is not one: s is open (a run is possible) but the server refuses.
             await pilot.press("1", "4", "s")
             await wait_for(pilot, lambda: "is not a spread" in log_text(app), "the refusal")
@@ -175,8 +206,16 @@ async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None
             assert not my_turn(app)
             for action in ("draw", "pickup", "drop", "spread", "hit", "discard"):
                 assert app.table_screen.check_action(action, ()) is None, action
+            sent = sent_messages(app)
             await pilot.press("d")
-            await wait_for(pilot, lambda: "it is not your turn" in log_text(app), "the reason")
+            await wait_for(pilot, lambda: notified(app, "it is not your turn"), "the reason")
+            await pilot.press("x")  # (said again: a second notice)
+            await wait_for(
+                pilot,
+                lambda: sum("it is not your turn" in n.message for n in app._notifications) == 2,
+                "the reason for x",
+            )
+            assert sent == []
 
 
 async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from tonk.shared.hand import Hand, cut_for_deal
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending
 from tonk.shared.spreads import Spread, SpreadKind
-from tonk.shared.view import Phase
+from tonk.shared.view import Phase, why_not
 
 # Three seats, seat 2 deals, seat 0 plays first. Nobody tonks on the deal under any preset.
 SEAT0 = "5c 6c 7c Ks Qd"  # 38, a run of clubs
@@ -414,6 +414,22 @@ def test_a_refused_action_says_why_and_changes_nothing(
 ) -> None:
     hand = setup()
     assert refused(hand, action, code).count(phrase) >= 1
+
+
+@pytest.mark.parametrize(
+    ("setup", "action"),
+    [r[1:3] for r in REFUSALS if 0 <= r[2].seat < 3],
+    ids=[r[0] for r in REFUSALS if 0 <= r[2].seat < 3],
+)
+def test_a_seat_hears_why_not_from_its_own_view_in_the_hands_words(
+    setup: Callable[[], Hand], action: Action
+) -> None:
+    hand = setup()
+    names = ["Kim", "Ada", "Bix"]
+    reason = why_not(hand.view(action.seat), action, names)
+    with pytest.raises(IllegalAction) as refusal:
+        hand.apply(action)
+    assert reason == refusal.value.text(names, action.seat)
 
 
 def test_a_refused_hit_names_the_spread_as_the_player_sees_it() -> None:

@@ -9,12 +9,16 @@ from typing import Any
 
 import pytest
 from tonk.shared.rules import (
-    OPTION_HELP,
+    OPTIONS,
     PRESETS,
     HouseRules,
     RulesError,
     SeveralDealTonks,
     StakeMode,
+    option_named,
+    options_reference,
+    parse_option,
+    parse_options,
 )
 
 VOID, PAY_EACH = SeveralDealTonks.VOID, SeveralDealTonks.PAY_EACH
@@ -64,8 +68,8 @@ def test_preset_is_exactly_as_tabled(name: str) -> None:
 
 
 def test_every_option_of_the_rules_reference_is_a_house_rule() -> None:
-    assert set(OPTION_HELP) == set(PRESET_TABLE["classic"]) | set(APP_OPTIONS_OFF)
-    assert set(HouseRules().options()) == set(OPTION_HELP)
+    assert set(OPTIONS) == set(PRESET_TABLE["classic"]) | set(APP_OPTIONS_OFF)
+    assert set(HouseRules().options()) == set(OPTIONS)
 
 
 def test_deal_tonk_is_at_or_above_high_or_at_or_below_low() -> None:
@@ -88,7 +92,7 @@ def test_unknown_option_is_an_error_naming_it_and_the_options() -> None:
         PRESETS["classic"].with_options({"jokers": True})
     message = str(caught.value)
     assert "'jokers'" in message
-    for option in OPTION_HELP:
+    for option in OPTIONS:
         assert option in message
 
 
@@ -134,7 +138,7 @@ def test_bad_option_value_is_an_error_naming_the_option_and_what_it_takes(
         PRESETS["pagat"].with_options({option: value})
     message = str(caught.value)
     assert option in message
-    assert OPTION_HELP[option] in message
+    assert OPTIONS[option].takes in message
 
 
 @pytest.mark.parametrize(("option", "value"), BAD_VALUES)
@@ -294,7 +298,7 @@ def test_rules_file_with_a_bad_value_names_the_key_and_what_is_allowed(tmp_path:
     with pytest.raises(RulesError) as caught:
         HouseRules.from_toml(path)
     assert "hit_lock" in str(caught.value)
-    assert OPTION_HELP["hit_lock"] in str(caught.value)
+    assert OPTIONS["hit_lock"].takes in str(caught.value)
 
 
 def test_rules_file_with_an_unknown_preset_names_the_presets(tmp_path: Path) -> None:
@@ -430,6 +434,77 @@ def test_rules_md_tables_every_option_with_each_presets_value() -> None:
             return str(value).lower()
         return str(getattr(value, "value", value))
 
-    assert list(tabled) == list(OPTION_HELP)
+    assert list(tabled) == list(OPTIONS)
     for option, values in tabled.items():
         assert values == [shown(getattr(PRESETS[p], option)) for p in presets], option
+
+
+def test_rules_md_has_the_table_of_options_the_core_makes_from_its_declarations() -> None:
+    text = (Path(__file__).parent.parent / "RULES.md").read_text(encoding="utf-8")
+    assert options_reference() in text
+
+
+# -- the one table of options, and the readers made from it ---------------------------------
+
+
+def test_each_option_is_read_from_its_house_rules_field() -> None:
+    hit_lock = OPTIONS["hit_lock"]
+    assert (hit_lock.kind, hit_lock.default, hit_lock.low, hit_lock.high) == (int, 0, 0, 5)
+    assert OPTIONS["deal_tonk_low"].off and not OPTIONS["deal_tonk_high"].off
+    assert OPTIONS["stake_mode"].kind is StakeMode
+    assert OPTIONS["hit_books"].kind is bool
+    assert {name: option.default for name, option in OPTIONS.items()} == HouseRules().options()
+    for option in OPTIONS.values():
+        assert option.meaning and option.takes, option.name
+        assert option.name in options_reference()
+
+
+def test_an_option_typed_as_text_is_read_as_the_core_reads_it() -> None:
+    assert parse_option("deal_tonk_low", "off") is None
+    assert parse_option("deal_tonk_low", "None") is None
+    assert parse_option("deal_tonk_low", "12") == 12
+    assert parse_option("hit_books", "yes") is True
+    assert parse_option("hit_books", "Off") is False
+    assert parse_option("stake_mode", "Seat") == "seat"
+    assert parse_option("several_deal_tonks", "pay_each") == "pay_each"
+    assert parse_options("deal_tonk_low=off, hit_lock=1 no_rediscard=true") == {
+        "deal_tonk_low": None,
+        "hit_lock": 1,
+        "no_rediscard": True,
+    }
+    # Every option's classic value, typed, reads back to it.
+    for option in OPTIONS.values():
+        default = option.default
+        text = "none" if default is None else str(getattr(default, "value", default))
+        assert (
+            PRESETS["classic"].with_options({option.name: parse_option(option.name, text)})
+            == (PRESETS["classic"])
+        )
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (
+            "hit_lock=9",
+            "option hit_lock cannot be 9: it takes a whole number of turns, 0 (off) to 5",
+        ),
+        ("hit_lock=two", "option hit_lock cannot be 'two'"),
+        ("deal_tonk_high=off", "option deal_tonk_high cannot be 'off'"),
+        ("hit_books=maybe", "option hit_books cannot be 'maybe': it takes true or false"),
+        ("stake_mode=player", "it takes table or seat"),
+        ("jokers=2", "unknown option 'jokers'; the options are players, deal_tonk_high"),
+        ("hit_lock", "write options as name=value, not 'hit_lock'"),
+        ("=3", "write options as name=value, not '=3'"),
+    ],
+)
+def test_options_typed_wrongly_are_refused_with_a_reason(text: str, error: str) -> None:
+    with pytest.raises(RulesError) as caught:
+        parse_options(text)
+    assert error in str(caught.value)
+
+
+def test_an_unknown_option_name_is_refused_naming_every_option() -> None:
+    with pytest.raises(RulesError) as caught:
+        option_named("hit_lok")
+    assert all(name in str(caught.value) for name in OPTIONS)

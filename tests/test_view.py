@@ -259,7 +259,7 @@ def test_a_view_mid_turn_round_trips_with_the_taken_discard() -> None:
 
 
 def test_a_view_is_a_frozen_seat_view_with_every_field_set() -> None:
-    # Hand.view fills a writable subclass field by field and then makes it a SeatView.
+    # Hand.view builds it with _fast.maker: field by field, then made a SeatView.
     hand = example_two_after_elmos_hit()
     for seat in (0, 1, 2, None):
         view = hand.view(seat)
@@ -270,7 +270,7 @@ def test_a_view_is_a_frozen_seat_view_with_every_field_set() -> None:
 
 
 def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set() -> None:
-    # The hand and Event.for_seat build events through a writable subclass too.
+    # The hand and Event.for_seat build events with _fast.maker too.
     hand = example_two_after_elmos_hit()
     hand.apply(DrawStock(0))
     for seat in (0, 1, None):
@@ -283,7 +283,7 @@ def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set()
 
 
 def test_legal_actions_after_a_draw_are_frozen_with_every_field_set() -> None:
-    # legal_actions builds its answer after a draw through a writable subclass too.
+    # legal_actions builds its answer after a draw with _fast.maker too.
     hand = example_two_after_elmos_hit()
     hand.apply(DrawStock(0))
     legal = hand.view(0).legal()

@@ -12,7 +12,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.rules import PRESETS, HouseRules, RulesError
+from tonk.shared.rules import PRESETS, HouseRules, RulesError, parse_options
 
 from ..widgets import TooSmall
 
@@ -123,13 +123,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         if not name:
             raise ValueError("the table needs a name")
         preset = str(self.query_one("#preset", Select).value)
-        options: dict[str, Any] = {}
-        for part in self._value("#options").replace(",", " ").split():
-            key, sep, raw = part.partition("=")
-            if not sep:
-                raise ValueError(f"write options as name=value, not {part!r}")
-            options[key] = _option_value(raw)
         try:
+            options = parse_options(self._value("#options"))
             HouseRules.preset_named(preset).with_options(options)
         except RulesError as exc:
             raise ValueError(str(exc)) from None
@@ -171,17 +166,3 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def _option_value(raw: str) -> Any:
-    lowered = raw.lower()
-    if lowered in ("true", "yes", "on"):
-        return True
-    if lowered in ("false", "no", "off"):
-        return False
-    if lowered in ("none", "nil"):
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        return raw

@@ -11,8 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input
 from tonk.shared import protocol as p
+from tonk.shared.actions import action_from_dict
 from tonk.shared.cards import count, format_cards
-from tonk.shared.view import NO_ACTIONS, LegalActions
+from tonk.shared.view import NO_ACTIONS, LegalActions, why_not
 
 from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
 from ..messages import Request
@@ -240,8 +241,8 @@ class TableScreen(Screen[None]):
         self.explain(move.action)
 
     def explain(self, action: str) -> None:
-        """Say why `action` cannot be taken. Whether a move is legal is the server's (the
-        core's) to say: a move the player can name is sent, and the server's reason shown."""
+        """Say why `action` cannot be taken, as the core says it from this seat's view (the
+        words the server would refuse it with), without sending it."""
         state = self.state
         if too_small(self):
             self.notify("The terminal is too small to play: make it at least 80x24.")
@@ -258,8 +259,14 @@ class TableScreen(Screen[None]):
             self.notify("No hand is being played yet.")
             return
         message = self._action_message(action, explain=True)
-        if message is not None:
+        if message is None:
+            return
+        move = action_from_dict({**message, "seat": state.seat})
+        reason = why_not(state.view, move, state.names(me_as_you=False))
+        if reason is None:  # greyed for now (a move on its way): the server answers it
             self.post_message(Request(message))
+        else:
+            self.notify(reason, title="Not allowed", severity="warning")
 
     def _action_message(self, action: str, explain: bool = False) -> dict[str, object] | None:
         hand = self.query_one(HandView)

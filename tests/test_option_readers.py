@@ -1,0 +1,122 @@
+"""Every reader of house-rule options is made from the core's one table of them (OPTIONS): the
+server's and the simulator's command lines, rules files, and the text the create-table form
+reads. Each reader is checked here against every option, so an option added to the table and
+missing from a reader fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tonk.server.cli import build_config, parse_args
+from tonk.server.sim import UsageError
+from tonk.server.sim import parse_args as sim_args
+from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, parse_options
+
+
+def typed(value: Any) -> str:
+    """An option's value as a person types it."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(getattr(value, "value", value))
+
+
+#: Every option at a value other than classic's (a whole number's other end, a switch turned
+#: over, another choice), with a base preset that allows it.
+def other_value(name: str) -> Any:
+    option = OPTIONS[name]
+    if option.kind is bool:
+        return not option.default
+    if option.kind is int:
+        return option.high if option.default != option.high else option.low
+    return next(member for member in option.kind if member != option.default)
+
+
+def test_tonk_server_changes_every_option_of_its_default_rules(tmp_path: Path) -> None:
+    for name in OPTIONS:
+        if name == "caught_dropper_pays_lowest":
+            continue  # needs another option: below
+        value = other_value(name)
+        args = parse_args(["--db", str(tmp_path / "t.db"), "--option", f"{name}={typed(value)}"])
+        rules = build_config(args).default_rules
+        assert getattr(rules, name) == value, name
+        assert rules.name == "classic+"
+    args = parse_args(
+        [
+            "--rules",
+            "speno",
+            "--option",
+            "caught_dropper_pays_lowest=yes",
+            "--option",
+            "deal_tonk_low=off",
+        ]
+    )
+    rules = build_config(args).default_rules
+    assert rules == PRESETS["speno"].with_options(
+        {"caught_dropper_pays_lowest": True, "deal_tonk_low": None}
+    )
+
+
+def test_tonk_server_names_every_option_and_refuses_a_bad_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in OPTIONS:
+        assert name in text, name
+    with pytest.raises(ValueError, match="--option: option hit_lock cannot be 9"):
+        build_config(parse_args(["--option", "hit_lock=9"]))
+    with pytest.raises(ValueError, match="--option: unknown option 'jokers'"):
+        build_config(parse_args(["--option", "jokers=1"]))
+
+
+def test_tonk_sim_sweeps_every_option() -> None:
+    for name in OPTIONS:
+        base = "black-tonk" if name == "caught_dropper_pays_lowest" else "classic"
+        first = getattr(PRESETS[base], name)
+        second = other_value(name)
+        plan = sim_args(["--rules", base, "--sweep", f"{name}={typed(first)},{typed(second)}"])
+        assert [getattr(rules, name) for _, rules in plan.variants] == [first, second], name
+        assert [label for label, _ in plan.variants] == [
+            f"{name}={typed(first)}",
+            f"{name}={typed(second)}",
+        ]
+    with pytest.raises(UsageError, match="--sweep: option hit_books cannot be 'maybe'"):
+        sim_args(["--sweep", "hit_books=true,maybe"])
+
+
+def test_a_rules_file_sets_every_option(tmp_path: Path) -> None:
+    lines = ['preset = "black-tonk"']
+    expected: dict[str, Any] = {}
+    for name in OPTIONS:
+        value = other_value(name)
+        if name == "caught_others_pay_lowest":
+            value = True  # black-tonk's, which caught_dropper_pays_lowest needs
+        expected[name] = value
+        if isinstance(value, bool):
+            lines.append(f"{name} = {typed(value)}")
+        elif isinstance(value, int):
+            lines.append(f"{name} = {value}")
+        else:
+            lines.append(f'{name} = "{typed(value)}"')
+    path = tmp_path / "every.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rules = HouseRules.load(str(path))
+    assert rules.options() == {**PRESETS["black-tonk"].options(), **expected}
+
+
+def test_the_forms_text_sets_every_option() -> None:
+    """The create-table form hands its Options text to `parse_options` (the form itself is
+    driven in test_client_lobby.py)."""
+    text = " ".join(
+        f"{name}={typed(other_value(name) if name != 'caught_others_pay_lowest' else True)}"
+        for name in OPTIONS
+    )
+    options = parse_options(text)
+    assert list(options) == list(OPTIONS)
+    rules = PRESETS["classic"].with_options(options)
+    assert all(getattr(rules, name) != OPTIONS[name].default for name in OPTIONS)
