@@ -12,21 +12,36 @@ import contextlib
 import logging
 import socket
 import time
-from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
-from typing import Any
 
+from tonk.shared import link as ln
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.cards import CardError, parse_cards, validate_deck
-from tonk.shared.rules import PRESETS, HouseRules, RulesError, StakeMode
+from tonk.shared.rules import StakeMode
 from tonk.shared.words import plural
 
 from . import store as st
+from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, default_db_path, listen_backlog
 from .connection import Connection
 from .door_names import DoorNames
+from .host import HostedTable
 from .lobby import Lobby
+from .seating import Seating
 from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
+from .table_options import given, table_config
+
+# (The configuration is config.py's; its names are here too, where the server is.)
+__all__ = [
+    "MAX_BACKLOG",
+    "MIN_BACKLOG",
+    "SERVER_NAME",
+    "Limits",
+    "ServerConfig",
+    "TonkServer",
+    "default_db_path",
+    "goodbye",
+    "listen_backlog",
+]
 
 log = logging.getLogger("tonk.server")
 
@@ -36,104 +51,6 @@ CLOCK_TICK = 0.1
 #: A look at the clock this late means the server lost the time: it was stopped (SIGSTOP, a
 #: paused virtual machine, a suspended laptop) or too busy to run.
 STALL = 0.5
-#: The listening socket's queue is never shorter than this (asyncio's default is 100)...
-MIN_BACKLOG = 128
-#: ...nor longer than listen() takes (the system caps it further: net.core.somaxconn).
-MAX_BACKLOG = 65535
-
-
-def listen_backlog(max_connections: int) -> int:
-    """How many connections the kernel may hold, handshake done, for the server to accept:
-    as many as may be connected, so that a crowd arriving at once while the server is busy
-    is let in whole instead of dropped (and left to the clients' retries, or reset)."""
-    return max(MIN_BACKLOG, min(max_connections, MAX_BACKLOG))
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What one client may ask of the server (PROTOCOL.md, "Limits")."""
-
-    max_frame: int = p.MAX_CLIENT_FRAME  # bytes a client frame may hold
-    max_connections: int = 5000  # connections in all
-    max_per_address: int = 64  # connections from one IP address
-    max_tables: int = 1000  # open (waiting or playing) tables
-    max_tables_per_address: int = 32  # open tables created from one IP address
-    messages_per_second: float = 20.0  # sustained rate per connection
-    burst: float = 40.0  # messages a connection may send at once
-    pages_per_second: float = 2.0  # `tables` pages sent to one connection, sustained
-    page_burst: float = 20.0  # `tables` pages sent to one connection at once
-    max_name: int = 24  # characters in a player's name
-    max_table_name: int = 32  # characters in a table's name
-    max_chat: int = 200  # characters in a chat line
-    queue: int = 512  # frames waiting to go to one connection before it is dropped
-    queue_bytes: int = 2 * 1024 * 1024  # bytes waiting to go to one connection, the same
-    handshake_timeout: float = 10.0  # seconds to send hello
-    heartbeat: float = 15.0  # seconds of silence before the server pings
-    idle_timeout: float = 45.0  # seconds of silence before the server hangs up
-    # The SSH door (tonk-server --ssh-port):
-    ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
-    ssh_per_address: int = 8  # SSH connections from one IP address
-    ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
-    # seconds from connecting to being let in, and then to asking for a session (ssh -N asks none)
-    ssh_login_timeout: float = 30.0
-    ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
-
-    def to_wire(self, grace: float) -> dict[str, Any]:
-        return {
-            "max_frame": self.max_frame,
-            "max_server_frame": p.MAX_SERVER_FRAME,
-            "max_name": self.max_name,
-            "max_chat": self.max_chat,
-            "max_table_name": self.max_table_name,
-            "messages_per_second": self.messages_per_second,
-            "burst": self.burst,
-            "pages_per_second": self.pages_per_second,
-            "page_burst": self.page_burst,
-            "heartbeat": self.heartbeat,
-            "idle_timeout": self.idle_timeout,
-            "grace": grace,
-        }
-
-    def with_option(self, text: str) -> Limits:
-        """This with one `NAME=VALUE` changed (the `--limit` option)."""
-        name, sep, value = text.partition("=")
-        kinds = {f.name: f.type for f in fields(self)}
-        if not sep or name not in kinds:
-            raise ValueError(f"--limit takes NAME=VALUE; the names are {', '.join(kinds)}")
-        try:
-            number: Any = int(value) if kinds[name] == "int" else float(value)
-        except ValueError:
-            raise ValueError(f"--limit {name} takes a number, not {value!r}") from None
-        if number <= 0:
-            raise ValueError(f"--limit {name} must be above 0")
-        return replace(self, **{name: number})
-
-
-def default_db_path() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("tonk")) / "tonk-server.db"
-
-
-@dataclass(slots=True)
-class ServerConfig:
-    """Everything `tonk-server` can be told. Defaults are a LAN server's."""
-
-    host: str = "0.0.0.0"
-    port: int = 7777  # 0: where this database's server listened last, or any free port
-    db_path: Path = field(default_factory=default_db_path)
-    default_rules: HouseRules = PRESETS["classic"]
-    dev: bool = False  # allow fixed seeds and deck orders (never on a real server)
-    limits: Limits = field(default_factory=Limits)
-    grace: float = 120.0  # seconds a disconnected player keeps their seat before autoplay
-    bot_pause: float = 0.8  # default seconds a bot thinks before each action
-    next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
-    autoplay_strategy: str = "easy"  # the bot that plays for an absent player
-    ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
-    lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection
-    # Seconds a session in play goes on with none of its players connected (everybody left
-    # or lost the link) before it ends; no hand is dealt meanwhile.
-    abandoned_after: float = 600.0
 
 
 class TonkServer:
@@ -148,6 +65,7 @@ class TonkServer:
         self.tables: dict[int, Table] = {}
         self.lobby = Lobby(self, config.lobby_interval)
         self.connections: set[Connection] = set()
+        self.seating: Seating[Table] = Seating()  # who is at which table, in which seat
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
@@ -303,7 +221,7 @@ class TonkServer:
         written = self.store.write([self.door_names.remember_seat(conn.door_name, seat)])
         written.add_done_callback(_log_failed_write)
 
-    def forget_table(self, table: Table) -> None:
+    def forget_table(self, table: HostedTable) -> None:
         """A table that is over and has nobody at it leaves the lobby (not the database)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
@@ -415,6 +333,13 @@ class TonkServer:
             reader,
             writer,
             number=self._next_conn,
+            link=ln.ServerLink(
+                server=SERVER_NAME,
+                limits=limits.to_wire(self.config.grace),
+                dev=self.config.dev,
+                check_name=lambda name: self._check_name(name, door_name),
+            ),
+            places=self.seating,
             max_queue=limits.queue,
             rate=limits.messages_per_second,
             burst=limits.burst,
@@ -470,11 +395,10 @@ class TonkServer:
                         self.catch_up(now)
                     conn.last_received = now
                     end = conn.fed - decoder.buffered
-                    out_of_range: p.OutOfRange | None = None
                     try:
-                        p.validate_client(message)  # ProtocolError (fatal): handled below
-                    except p.OutOfRange as exc:
-                        out_of_range = exc
+                        request: m.ClientMessage | m.OutOfRangeMessage = m.read_client(message)
+                    except m.OutOfRangeMessage as exc:  # (any other ProtocolError: below)
+                        request = exc
                     # Every whole message counts against the rate limit, hello included; the
                     # rate is judged by when each message arrived (after a stall, not when it
                     # could be read).
@@ -487,10 +411,10 @@ class TonkServer:
                         return
                     conn.busy = True
                     try:
-                        if out_of_range is None:
-                            await self._dispatch(conn, message)
+                        if isinstance(request, m.OutOfRangeMessage):
+                            await self._follow(conn, conn.link.refuse(request))
                         else:
-                            self._refuse(conn, message, out_of_range)
+                            await self._follow(conn, conn.link.receive(request))
                     finally:
                         conn.busy = False
                     # Nothing was read from it while the request was handled (a write that
@@ -517,7 +441,7 @@ class TonkServer:
             self._per_address[conn.address] = count
         else:
             self._per_address.pop(conn.address, None)
-        table = conn.table
+        table = self.seating.table_of(conn)
         if table is not None and not self._closing:
             try:
                 await table.detach(conn, leaving=False)
@@ -546,103 +470,59 @@ class TonkServer:
                 if silent > limits.idle_timeout:
                     log.info("connection #%d: idle for %.0f s", conn.number, silent)
                     conn.error(p.IDLE_TIMEOUT, f"nothing received for {silent:.0f} s")
-                elif (
-                    conn.welcomed  # never before hello: the handshake timeout governs that
-                    and silent > limits.heartbeat
-                    and now - conn.last_ping > limits.heartbeat
-                ):
-                    conn.pings += 1
-                    conn.last_ping = now
-                    conn.send({"type": p.PING, "n": conn.pings})
+                elif silent > limits.heartbeat and now - conn.last_ping > limits.heartbeat:
+                    ping = conn.link.ping()  # never before hello: the handshake timeout is
+                    if ping is not None:
+                        conn.last_ping = now
+                        conn.send(ping)
 
     # -- requests -----------------------------------------------------------------------------
 
-    def _refuse(self, conn: Connection, message: dict[str, Any], exc: p.OutOfRange) -> None:
-        """A message whose only fault is a value out of its range: a non-fatal error naming
-        the field (`detail`) and its range; in the handshake, the handshake's fatal error."""
-        kind = message["type"]
-        if kind == p.HELLO or not conn.welcomed:
-            if kind != p.HELLO or conn.welcomed:
-                self._hello_first(conn)
-            elif message["version"] != p.PROTOCOL_VERSION:
-                # A client of another version is told that first, whatever else is wrong.
-                self._version_mismatch(conn, message["version"])
+    async def _follow(self, conn: Connection, outputs: list[ln.ServerOutput]) -> None:
+        """Do what the connection's link says: send, close, or handle a request."""
+        for out in outputs:
+            if isinstance(out, ln.Send):
+                message = out.message
+                assert isinstance(message, m.ServerMessage)
+                if isinstance(message, m.Error):
+                    conn.send_error(message)
+                else:
+                    conn.send(message)
+            elif isinstance(out, ln.Welcomed):
+                conn.name = out.name
+                log.info("connection #%d is %s", conn.number, out.name)
+            elif isinstance(out, ln.Closed):
+                conn.close()
             else:
-                conn.error(exc.code, exc.message, detail=exc.field, fatal=True)
-            return
-        conn.error(exc.code, exc.message, reply_to=p.valid_id(message), detail=exc.field)
+                await self._dispatch(conn, out.message, out.reply_to)
 
-    def _hello_first(self, conn: Connection) -> None:
-        if conn.welcomed:
-            conn.error(p.HELLO_FIRST, "hello was already said")
-        else:
-            conn.error(p.HELLO_FIRST, "send hello first")
+    def _check_name(self, name: str, door_name: str | None) -> str | None:
+        """Why `name` may not be said in hello (None: it may), by the server's limits and the
+        names claimed at the SSH door (the door's own connection for that player may)."""
+        limit = self.config.limits.max_name
+        if not p.is_printable_text(name) or len(name) > limit:
+            return f"a name is printable text of 1 to {limit} characters"
+        claim = self.door_names.owner(name)
+        if claim is not None and door_name != claim.name:
+            return (
+                f"the name {claim.name} belongs to a player who comes in through this server's "
+                "SSH door with their key: choose another name"
+            )
+        return None
 
-    def _version_mismatch(self, conn: Connection, version: int) -> None:
-        age = "an older" if version < p.PROTOCOL_VERSION else "a newer"
-        conn.error(
-            p.VERSION_MISMATCH,
-            f"this server speaks tonk protocol version {p.PROTOCOL_VERSION}, and your client "
-            f"speaks version {version}, {age} one: use a client of version "
-            f"{p.PROTOCOL_VERSION}",
-            version=p.PROTOCOL_VERSION,
-        )
-
-    async def _dispatch(self, conn: Connection, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        reply_to = p.valid_id(message)
-        if not conn.welcomed:
-            if kind != p.HELLO:
-                self._hello_first(conn)
-                return
-            self._hello(conn, message, reply_to)
-            return
+    async def _dispatch(
+        self, conn: Connection, message: m.ClientMessage, reply_to: int | None
+    ) -> None:
         conn.request_id = reply_to
         try:
-            await self._request(conn, kind, message, reply_to)
+            await self._request(conn, message)
         except RequestError as exc:
             conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
         except Exception:
-            log.exception("connection #%d: error handling %s", conn.number, kind)
+            log.exception("connection #%d: error handling %s", conn.number, message.TYPE)
             conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
         finally:
             conn.request_id = None
-
-    def _hello(self, conn: Connection, message: dict[str, Any], reply_to: int | None) -> None:
-        version = message["version"]
-        if version != p.PROTOCOL_VERSION:
-            self._version_mismatch(conn, version)
-            return
-        name = message["name"].strip()
-        limit = self.config.limits.max_name
-        if not p.is_printable_text(name) or len(name) > limit:
-            conn.error(
-                p.BAD_NAME, f"a name is printable text of 1 to {limit} characters", fatal=True
-            )
-            return
-        claim = self.door_names.owner(name)
-        if claim is not None and conn.door_name != claim.name:
-            conn.error(
-                p.BAD_NAME,
-                f"the name {claim.name} belongs to a player who comes in through this server's "
-                "SSH door with their key: choose another name",
-                fatal=True,
-            )
-            return
-        conn.name = name
-        conn.welcomed = True
-        log.info("connection #%d is %s", conn.number, name)
-        welcome = {
-            "type": p.WELCOME,
-            "version": p.PROTOCOL_VERSION,
-            "server": SERVER_NAME,
-            "name": name,
-            "limits": self.config.limits.to_wire(self.config.grace),
-            "dev": self.config.dev,
-        }
-        if reply_to is not None:
-            welcome["reply_to"] = reply_to
-        conn.send(welcome)
 
     def _table(self, table_id: int) -> Table:
         table = self.tables.get(table_id)
@@ -651,136 +531,78 @@ class TonkServer:
         return table
 
     def _in_lobby(self, conn: Connection) -> None:
-        if conn.table is not None:
+        if self.seating.table_of(conn) is not None:
             raise RequestError(p.ALREADY_AT_TABLE, "you are at a table already: leave it first")
 
     def _at_table(self, conn: Connection) -> Table:
-        if conn.table is None:
+        table = self.seating.table_of(conn)
+        if table is None:
             raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
-        return conn.table
+        return table
 
-    async def _request(
-        self, conn: Connection, kind: str, message: dict[str, Any], reply_to: int | None
-    ) -> None:
-        if kind in p.ACTION_TYPES:
-            await self._at_table(conn).act(conn, message)
-        elif kind == p.PING:
-            conn.reply({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
-        elif kind == p.PONG:
-            pass
-        elif kind == p.LIST_TABLES:
+    async def _request(self, conn: Connection, message: m.ClientMessage) -> None:
+        # (hello again, ping, pong and bye are the link's: tonk.shared.link)
+        if isinstance(message, m.Drop | m.DrawStock | m.TakeDiscard | m.Spread | m.Hit | m.Discard):
+            await self._at_table(conn).act(conn, message.to_wire())
+        elif isinstance(message, m.ListTables):
             await self.lobby.pace(conn)
-            conn.send_frame(
-                self.lobby.page(
-                    message.get("after", 0), message.get("limit", p.PAGE_SIZE), reply_to
-                )
-            )
-        elif kind == p.CREATE_TABLE:
+            after = message.after or 0
+            limit = p.PAGE_SIZE if message.limit is None else message.limit
+            conn.send_frame(self.lobby.page(after, limit, conn.request_id))
+        elif isinstance(message, m.CreateTable):
             self._in_lobby(conn)
             self.require_storage()
             await self._create_table(conn, message)
-        elif kind == p.SIT:
+        elif isinstance(message, m.Sit):
             self._in_lobby(conn)
             self.require_storage()
-            await self._table(message["table"]).sit(conn, message.get("seat"), message.get("stake"))
-        elif kind == p.RESUME:
+            await self._table(message.table).sit(conn, given(message.seat), message.stake)
+        elif isinstance(message, m.Resume):
             # Resuming the seat this connection holds sends the whole view again (a client
             # that missed an update does this); the table checks the token is that seat's.
-            if conn.table is None or conn.table.id != message["table"] or conn.seat is None:
+            at = self.seating.table_of(conn)
+            if at is None or at.id != message.table or self.seating.seat_of(conn) is None:
                 self._in_lobby(conn)
-            await self._table(message["table"]).resume(conn, message["token"])
-        elif kind == p.WATCH:
+            await self._table(message.table).resume(conn, message.token)
+        elif isinstance(message, m.Watch):
             # Likewise watching again the table this connection watches.
-            if conn.table is None or conn.table.id != message["table"] or conn.seat is not None:
+            at = self.seating.table_of(conn)
+            if at is None or at.id != message.table or self.seating.seat_of(conn) is not None:
                 self._in_lobby(conn)
-            await self._table(message["table"]).watch(conn)
-        elif kind == p.LEAVE:
+            await self._table(message.table).watch(conn)
+        elif isinstance(message, m.Leave):
             table = self._at_table(conn)
-            seated = conn.seat is not None
+            seated = self.seating.seat_of(conn) is not None
             await table.detach(conn, leaving=True)
             if seated:
                 self.door_seat(conn, table.id, left=True)
-            conn.reply({"type": p.LEFT, "table": table.id})
-        elif kind == p.ADD_BOT:
+            conn.reply(m.Left(table.id))
+        elif isinstance(message, m.AddBot):
             self.require_storage()
-            await self._at_table(conn).add_bot(
-                conn, message.get("strategy", "easy"), message.get("seat"), message.get("stake")
-            )
-        elif kind == p.REMOVE_BOT:
+            strategy = message.strategy or "easy"
+            seat = given(message.seat)
+            await self._at_table(conn).add_bot(conn, strategy, seat, message.stake)
+        elif isinstance(message, m.RemoveBot):
             self.require_storage()
-            await self._at_table(conn).remove_bot(conn, message["seat"])
-        elif kind == p.START:
+            await self._at_table(conn).remove_bot(conn, message.seat)
+        elif isinstance(message, m.Start):
             self.require_storage()
             await self._at_table(conn).start(conn)
-        elif kind == p.CHAT:
-            await self._at_table(conn).chat(conn, message["text"])
-        elif kind == p.BACK:
+        elif isinstance(message, m.Chat):
+            await self._at_table(conn).chat(conn, message.text)
+        elif isinstance(message, m.Back):
             await self._at_table(conn).back(conn)
-        elif kind == p.BYE:
-            conn.close()
-        elif kind == p.HELLO:
-            self._hello_first(conn)
-        else:  # pragma: no cover - the validator knows every type
-            raise RequestError(p.INTERNAL_ERROR, f"no handler for {kind}")
+        else:  # pragma: no cover - the link answers every other type
+            raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
 
-    def table_config(self, message: dict[str, Any]) -> TableConfig:
-        """The table options of a create_table message, checked; RequestError if not allowed."""
-        dev_fields = [k for k in ("seed", "deck", "dealer") if k in message]
-        if dev_fields and not self.config.dev:
-            raise RequestError(
-                p.DEV_ONLY,
-                f"{', '.join(dev_fields)} may be set only on a server started with --dev",
-            )
-        raw_rules = message.get("rules")
-        try:
-            if raw_rules is None:
-                rules = self.config.default_rules
-            elif "preset" in raw_rules:
-                rules = HouseRules.from_dict(raw_rules)
-            else:
-                rules = self.config.default_rules.with_options(raw_rules)
-        except RulesError as exc:
-            raise RequestError(p.BAD_RULES, str(exc)) from None
-        seats = message.get("seats") or rules.players
-        if not 2 <= seats <= rules.players:
-            raise RequestError(
-                p.BAD_TABLE, f"seats: these rules seat 2 to {rules.players} players", "seats"
-            )
-        unit = message.get("unit", "chips")
-        if unit and not p.is_printable_text(unit):
-            raise RequestError(p.BAD_TABLE, "unit: the stake's unit must be printable", "unit")
-        deck = message.get("deck")
-        if deck is not None:
-            try:
-                validate_deck(parse_cards(deck))
-            except CardError as exc:
-                raise RequestError(p.BAD_TABLE, f"deck: {exc}", "deck") from None
-        dealer = message.get("dealer")
-        if dealer is not None and dealer >= seats:
-            raise RequestError(p.BAD_TABLE, f"dealer: there is no seat {dealer} to deal", "dealer")
-        timer = message.get("turn_timer") or None
-        return TableConfig(
-            rules=rules,
-            stake=message.get("stake", 1),
-            unit=unit,
-            seats=seats,
-            turn_timer=timer,
-            hands=message.get("hands"),
-            minutes=message.get("minutes") or None,
-            bot_pause=message.get("bot_pause", self.config.bot_pause),
-            seed=message.get("seed"),
-            deck=deck,
-            dealer=dealer,
-        )
-
-    async def _create_table(self, conn: Connection, message: dict[str, Any]) -> None:
-        name = message["name"].strip()
+    async def _create_table(self, conn: Connection, message: m.CreateTable) -> None:
+        name = message.name.strip()
         limit = self.config.limits.max_table_name
         if not p.is_printable_text(name) or len(name) > limit:
             raise RequestError(
                 p.BAD_TABLE, f"name: a table name is printable, 1 to {limit} characters", "name"
             )
-        config = self.table_config(message)
+        config = table_config(self.config, message)
         if self.open_tables() >= self.config.limits.max_tables:
             raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
         if self.open_tables(conn.address) >= self.config.limits.max_tables_per_address:
@@ -811,19 +633,19 @@ class TonkServer:
             config.stake,
             config.unit,
         )
-        if message.get("sit", True):
+        if message.sit is not False:
             # The table's stake is the creator's own under stake_mode seat; at a table where
             # every seat plays for the table's stake, a seat is given none of its own.
-            own = message.get("stake") if config.rules.stake_mode is StakeMode.SEAT else None
+            own = message.stake if config.rules.stake_mode is StakeMode.SEAT else None
             await table.sit(conn, 0, own)
         else:
-            conn.reply({"type": p.TABLE, "table": table.summary()})
+            conn.reply(m.TableMessage(table.summary()))
 
 
-def goodbye(message: str) -> dict[str, Any]:
+def goodbye(message: str) -> m.Goodbye:
     """What every connection is sent when the server stops: the reason as a code (the only
     one is `server_shutting_down`), and words for a person."""
-    return {"type": p.GOODBYE, "reason": p.SERVER_SHUTTING_DOWN, "message": message}
+    return m.Goodbye(p.SERVER_SHUTTING_DOWN, message)
 
 
 def _log_failed_write(future: asyncio.Future[None]) -> None:

@@ -9,6 +9,7 @@ import random
 import pytest
 from tonk.server.table import Table, TableConfig
 from tonk.server.updates import UpdateFrames
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.actions import DrawStock
 from tonk.shared.bots import make_bot
@@ -34,10 +35,10 @@ def assert_frames_match(table: Table, start: int) -> None:
     assert hand is not None
     frames = UpdateFrames(table.id, table.hand_number, hand, start, table.deadline())
     for seat in [None, *range(hand.players)]:
-        expected = p.encode(table.update_message(seat, start))
+        expected = m.encode(table.update_message(seat, start))
         assert frames.frame(seat) == expected, (seat, start, p.decode_payload(expected[4:]))
         if seat is not None:  # the frame that answers the seat's own action
-            answer = p.encode(table.update_message(seat, start, reply_to=2**31 - 1))
+            answer = m.encode(table.update_message(seat, start, reply_to=2**31 - 1))
             assert frames.answer(seat, 2**31 - 1) == answer
 
 
