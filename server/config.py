@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from tonk.shared import protocol as p
-from tonk.shared.messages import DEFAULT_PORT
 from tonk.shared.rules import PRESETS, HouseRules
 
 #: The listening socket's queue is never shorter than this (asyncio's default is 100)...
@@ -96,7 +95,7 @@ class ServerConfig:
     """Everything `tonk-server` can be told. Defaults are a LAN server's."""
 
     host: str = "0.0.0.0"
-    port: int = DEFAULT_PORT  # 0: where this database's server listened last, or any free port
+    port: int = p.DEFAULT_PORT  # 0: where this database's server listened last, or any free port
     db_path: Path = field(default_factory=default_db_path)
     default_rules: HouseRules = PRESETS["classic"]
     dev: bool = False  # allow fixed seeds and deck orders (never on a real server)

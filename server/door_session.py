@@ -21,12 +21,12 @@ import sys
 import termios
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import asyncssh
 
-if TYPE_CHECKING:
-    from .door import DoorConnection
+from . import store as st
+from .door_names import DoorNames
 
 log = logging.getLogger("tonk.server")
 
@@ -133,11 +133,57 @@ class TerminalInfo:
         return environ
 
 
+class _DoorServer(Protocol):
+    """What a session asks of the server behind the door."""
+
+    @property
+    def door_names(self) -> DoorNames: ...
+
+    async def open_door_link(
+        self, name: str, address: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
+
+
+class _Host(Protocol):
+    @property
+    def host(self) -> str: ...
+
+
+class Door(Protocol):
+    """What a session asks of the SSH door (door.SSHDoor is one)."""
+
+    @property
+    def server(self) -> _DoorServer: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def config(self) -> _Host: ...
+
+    def open_table(self, table_id: int) -> Any: ...
+
+    def write(self, ops: list[st.Op]) -> None: ...
+
+
+class DoorLink(Protocol):
+    """The SSH connection a session runs in (door.DoorConnection is one)."""
+
+    @property
+    def door(self) -> Door: ...
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def conn(self) -> asyncssh.SSHServerConnection | None: ...
+
+
 class DoorSession(asyncssh.SSHServerSession[bytes]):
     """One player's session: tonk-client's App in a child process (tonk.server.door_child) on
     a pseudo-terminal; the door copies the channel to the pty and back."""
 
-    def __init__(self, door_conn: DoorConnection, name: str) -> None:
+    def __init__(self, door_conn: DoorLink, name: str) -> None:
         self.door_conn = door_conn
         self.door = door_conn.door
         self.name = name

@@ -1,11 +1,11 @@
 """The `update` frames of one change to a hand, for every seat and the spectators at once: what
 they are all sent alike is packed once per change, not once per connection.
 
-A frame is the bytes `protocol.encode(Table.update_message(seat, start))` gives, exactly (a
+A frame is the bytes `messages.encode(Table.update_message(seat, start))` gives, exactly (a
 test holds the two together): a msgpack map is its header and then its keys and values packed
 one after another, so the map can be put together from pieces packed apart. Only the events
 (a private event is hidden from all but its seat), the view's `seat` and its `hand` differ
-from seat to seat.
+from seat to seat; the rest of the view is packed once, field by field as the view gives them.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ def _pairs(data: Mapping[str, Any]) -> bytes:
     return packed[1:] if len(data) < 16 else packed[3:]
 
 
-_EVENTS, _VIEW, _SEAT, _RULES, _HAND, _DEADLINE = (
-    _pack(key) for key in ("events", "view", "seat", "rules", "hand", "deadline")
-)
+_EVENTS, _VIEW, _RULES, _DEADLINE = (_pack(key) for key in ("events", "view", "rules", "deadline"))
+#: A view's fields that differ from seat to seat, each packed as a key.
+_OWN = {key: _pack(key) for key in ("seat", "hand")}
 _SPECTATOR = _pack(None)  # a spectator's seat
 _REPLY_TO = _pack("reply_to")
 _SEATS = [_pack(seat) for seat in range(16)]  # more than any table has
@@ -61,24 +61,25 @@ class UpdateFrames:
     """The frames of one change: `frame(seat)` for a seat, `frame(None)` for a spectator."""
 
     __slots__ = (
+        "_between",
         "_common",
         "_events",
-        "_fixed",
         "_hand",
         "_head",
-        "_middle",
         "_owners",
         "_private",
+        "_seat_first",
         "_spectators",
         "_tail",
-        "_view_header",
+        "_view_start",
     )
 
     def __init__(
         self, table_id: int, hand_number: int, hand: Hand, start: int, deadline: float | None
     ) -> None:
         self._hand = hand
-        # The outer map: type, table, hand, from, events, view, deadline.
+        # The outer map, as Update.to_wire orders it: type, table, hand, from, events, view,
+        # deadline.
         self._head = _map_header(7) + _pairs(
             {"type": p.UPDATE, "table": table_id, "hand": hand_number, "from": start}
         )
@@ -90,43 +91,52 @@ class UpdateFrames:
             for i, event in enumerate(events)
             if event.private
         ]
-        # The view as a spectator sees it: every field but `seat` and `hand` is the same for
-        # every seat (Hand.view fills only those two from the seat).
+        # The view as a spectator sees it, packed in the order of its fields: every field but
+        # the seat's own two (`seat` and `hand`, all that Hand.view fills from the seat) is
+        # the same for every seat, packed once; the frame puts each seat's two in between.
         view = hand.view(None).to_dict()
-        keys = list(view)
-        self._view_header = _map_header(len(keys))
-        assert keys[:2] == ["seat", "rules"] and keys[6] == "hand", keys
-        rules = view.pop("rules")
-        middle = {key: view.pop(key) for key in keys[2:6]}
-        del view["seat"], view["hand"]
-        self._middle = _RULES + _packed_rules(hand.rules, rules) + _pairs(middle) + _HAND
-        self._tail = _pairs(view) + _DEADLINE + _pack(deadline)
-        # What the frame holds after the seat's cards, and its length with the parts every
-        # seat is sent alike.
-        self._fixed = len(self._middle) + len(self._tail)
-        # The frame's start up to the view's `seat` value, with the events as every seat sees
-        # them that owns none of the private ones; `_owners`: as each owner sees them.
+        pieces: list[bytes] = []  # the packed fields before the first own field, between, after
+        run: list[bytes] = []
+        alike: dict[str, Any] = {}
+        own: list[str] = []
+        for key, value in view.items():
+            if key in _OWN or key == "rules":
+                if alike:
+                    run.append(_pairs(alike))
+                    alike = {}
+                if key == "rules":  # the same rule set in every view: packed once for all
+                    run += (_RULES, _packed_rules(hand.rules, value))
+                    continue
+                run.append(_OWN[key])
+                pieces.append(b"".join(run))
+                run = []
+                own.append(key)
+            else:
+                alike[key] = value
+        if alike:
+            run.append(_pairs(alike))
+        run += (_DEADLINE, _pack(deadline))
+        pieces.append(b"".join(run))
+        if sorted(own) != ["hand", "seat"]:
+            raise AssertionError(f"a view's own fields are seat and hand, not {own}")
+        self._seat_first = own[0] == "seat"
+        self._view_start = _VIEW + _map_header(len(view)) + pieces[0]
+        self._between, self._tail = pieces[1], pieces[2]
+        # The frame's start up to the view's first own value, with the events as every seat
+        # sees them that owns none of the private ones; `_owners`: as each owner sees them.
         self._common = self._start(None)
         self._owners: dict[int, bytes] = {}
         self._spectators: bytes | None = None
 
     def _start(self, shows: int | None) -> bytes:
-        """The frame's start up to the view's `seat` value, with the private events of seat
-        `shows` shown and every other private event hidden (as Event.for_seat does)."""
+        """The frame's start up to the view's first own value, with the private events of
+        seat `shows` shown and every other private event hidden (as Event.for_seat does)."""
         events = list(self._events)
         for i, owner, public in self._private:
             if owner == shows:
                 events[i] = public
         return b"".join(
-            (
-                self._head,
-                _EVENTS,
-                _array_header(len(events)),
-                *events,
-                _VIEW,
-                self._view_header,
-                _SEAT,
-            )
+            (self._head, _EVENTS, _array_header(len(events)), *events, self._view_start)
         )
 
     def frame(self, seat: int | None) -> bytes:
@@ -161,18 +171,11 @@ class UpdateFrames:
 
     def _frame(self, start: bytes, packed_seat: bytes, cards: str) -> bytes:
         held = _pack(cards)
-        size = len(start) + len(packed_seat) + len(held) + self._fixed
+        first, second = (packed_seat, held) if self._seat_first else (held, packed_seat)
+        between, tail = self._between, self._tail
+        size = len(start) + len(first) + len(between) + len(second) + len(tail)
         if size > p.MAX_SERVER_FRAME:
             raise p.ProtocolError(
                 p.FRAME_TOO_LARGE, f"an update frame of {size} bytes is too large"
             )
-        return b"".join(
-            (
-                size.to_bytes(p.HEADER_SIZE, "big"),
-                start,
-                packed_seat,
-                self._middle,
-                held,
-                self._tail,
-            )
-        )
+        return b"".join((size.to_bytes(p.HEADER_SIZE, "big"), start, first, between, second, tail))

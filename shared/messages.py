@@ -1,14 +1,15 @@
 """Every message of the protocol as a typed value, each built (`to_wire`) and read
 (`from_wire`) in one place; PROTOCOL.md describes each. This module gathers them:
 
-- wire.py: the machinery, `DEFAULT_PORT`, and the state words as str enums (`TableState`,
+- wire.py: the machinery, and the state words as str enums (`TableState`,
   `SeatKind`, `SeatStatus`, `SessionEndReason`);
 - client_messages.py: what a client sends (`Hello`, `Sit`, ..., `Discard`), `read_client`;
 - server_messages.py: what the server sends (`Welcome`, `Error`, `TableMessage`, `Update`,
   ...), the table map (`TableSummary`, `PlayerSummary`), `read_server`.
 
-A program that reads frames: `read_server(decoder.next_message())` (or `read_client`) gives the
-message's value, after protocol.validate has checked its types and ranges.
+`DEFAULT_PORT` is protocol.py's, with the framing. A program that reads frames:
+`read_server(decoder.next_message())` (or `read_client`) gives the message's value, after
+protocol.validate has checked its types and ranges.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .client_messages import (
     Watch,
     read_client,
 )
+from .protocol import DEFAULT_PORT
 from .server_messages import (
     SERVER_TYPES,
     ChatLine,
@@ -65,7 +67,6 @@ from .server_messages import (
     read_server,
 )
 from .wire import (
-    DEFAULT_PORT,
     UNSET,
     ClientMessage,
     Message,

@@ -19,6 +19,8 @@ import msgpack
 #: more answers carry `reply_to`; the lobby is live (`tables` in pages, `lobby` changes) (see
 #: PROTOCOL.md, "Versions").
 PROTOCOL_VERSION = 2
+#: The port a server listens on, and a client connects to, unless told another.
+DEFAULT_PORT = 7777
 
 #: The largest frame a client may send (the length prefix not included).
 MAX_CLIENT_FRAME = 16 * 1024

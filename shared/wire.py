@@ -11,9 +11,6 @@ from collections.abc import Callable, Mapping
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, Self, TypeAlias, TypeVar
 
-#: The port a server listens on, and a client connects to, unless told another.
-DEFAULT_PORT = 7777
-
 #: A value of a decoded msgpack map (what `protocol.decode_payload` gives).
 Wire: TypeAlias = dict[str, Any]
 #: A rule option's value on the wire.
