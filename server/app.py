@@ -17,7 +17,6 @@ from tonk.shared import link as ln
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.rules import StakeMode
 from tonk.shared.words import plural
 
 from . import store as st
@@ -26,9 +25,10 @@ from .connection import Connection
 from .door_names import DoorNames
 from .host import HostedTable
 from .lobby import Lobby
+from .requests import Requests
 from .seating import Seating
-from .table import CLOSED, FINISHED, RequestError, Table, TableConfig
-from .table_options import given, table_config
+from .table import RequestError, Table, TableConfig
+from .timekeeping import CLOCK_TICK, LostTime, check_deadlines, housekeeping_tick
 
 # (The configuration is config.py's; its names are here too, where the server is.)
 __all__ = [
@@ -46,11 +46,6 @@ __all__ = [
 log = logging.getLogger("tonk.server")
 
 SERVER_NAME = "tonk-server 0.1.0"
-#: Seconds between looks at the clock, to notice the server did not run (see `catch_up`).
-CLOCK_TICK = 0.1
-#: A look at the clock this late means the server lost the time: it was stopped (SIGSTOP, a
-#: paused virtual machine, a suspended laptop) or too busy to run.
-STALL = 0.5
 
 
 class TonkServer:
@@ -66,6 +61,7 @@ class TonkServer:
         self.lobby = Lobby(self, config.lobby_interval)
         self.connections: set[Connection] = set()
         self.seating: Seating[Table] = Seating()  # who is at which table, in which seat
+        self.requests = Requests(self)
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
@@ -78,10 +74,8 @@ class TonkServer:
         self.port = 0
         #: Why the database cannot be written now (every open table is paused), or None.
         self.storage_fault: str | None = None
-        self._alive = 0.0  # loop time the server was last seen running
+        self.time = LostTime(0.0)  # time the server did not run (see `catch_up`)
         self._clock: asyncio.Task[None] | None = None
-        self.stalls = 0
-        self.lost = 0.0  # seconds lost to stalls in all
         self._remembered_port: int | None = None  # the port kept in the database, if any
         #: The worker thread where slow bots decide (`Bot.slow`, see `Table.decide`), off the
         #: event loop. One: under the GIL more threads add no speed, only more threads for the
@@ -93,7 +87,7 @@ class TonkServer:
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         # The clock first: the tables restored below look at it from their first step.
-        self._alive = loop.time()
+        self.time = LostTime(loop.time())
         self._clock = asyncio.create_task(self._watch_clock(), name="clock")
         self.store.watch(loop, self._storage_changed)
         try:
@@ -269,25 +263,22 @@ class TonkServer:
         deadline moves on by as much (turn timers, grace periods, idle and handshake timeouts),
         and what the clients sent meanwhile is judged by when it arrived, not by when it is
         read."""
-        if now is None:
-            now = asyncio.get_running_loop().time()
-        gap = now - self._alive
-        self._alive = now
-        if gap <= STALL:
-            return
-        lost = gap - CLOCK_TICK
-        since = now - lost
-        self.stalls += 1
-        self.lost += lost
-        log.log(
-            logging.WARNING if lost >= 1.0 else logging.INFO,
-            "the server did not run for %.1f s: every deadline moves on by as much",
-            lost,
-        )
-        for table in list(self.tables.values()):
-            table.shift(lost)
-        for conn in list(self.connections):
-            conn.stalled(since, lost)
+        stall = self.time.look(asyncio.get_running_loop().time() if now is None else now)
+        if stall is not None:
+            since, lost = stall
+            for table in list(self.tables.values()):
+                table.shift(lost)
+            for conn in list(self.connections):
+                conn.stalled(since, lost)
+
+    @property
+    def stalls(self) -> int:
+        return self.time.stalls
+
+    @property
+    def lost(self) -> float:
+        """Seconds the server lost to stalls, in all."""
+        return self.time.lost
 
     # -- connections --------------------------------------------------------------------------
 
@@ -391,7 +382,7 @@ class TonkServer:
                     # Only whole messages count as signs of life: a frame trickled in a
                     # byte at a time does not keep a connection open.
                     now = loop.time()
-                    if now - self._alive > STALL:
+                    if self.time.late(now):
                         self.catch_up(now)
                     conn.last_received = now
                     end = conn.fed - decoder.buffered
@@ -454,27 +445,11 @@ class TonkServer:
     async def _housekeep(self) -> None:
         """Handshake deadlines, heartbeats and idle timeouts, checked a few times a second."""
         limits = self.config.limits
-        tick = max(0.05, min(1.0, limits.heartbeat / 4, limits.handshake_timeout / 4))
         loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(tick)
+            await asyncio.sleep(housekeeping_tick(limits))
             self.catch_up()
-            now = loop.time()
-            for conn in list(self.connections):
-                if conn.closing or conn.busy:
-                    continue
-                if not conn.welcomed and now - conn.opened > limits.handshake_timeout:
-                    conn.error(p.HANDSHAKE_TIMEOUT, "no hello: the handshake took too long")
-                    continue
-                silent = now - conn.last_received
-                if silent > limits.idle_timeout:
-                    log.info("connection #%d: idle for %.0f s", conn.number, silent)
-                    conn.error(p.IDLE_TIMEOUT, f"nothing received for {silent:.0f} s")
-                elif silent > limits.heartbeat and now - conn.last_ping > limits.heartbeat:
-                    ping = conn.link.ping()  # never before hello: the handshake timeout is
-                    if ping is not None:
-                        conn.last_ping = now
-                        conn.send(ping)
+            check_deadlines(list(self.connections), limits, loop.time())
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -515,7 +490,7 @@ class TonkServer:
     ) -> None:
         conn.request_id = reply_to
         try:
-            await self._request(conn, message)
+            await self.requests.handle(conn, message)
         except RequestError as exc:
             conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
         except Exception:
@@ -524,122 +499,17 @@ class TonkServer:
         finally:
             conn.request_id = None
 
-    def _table(self, table_id: int) -> Table:
-        table = self.tables.get(table_id)
-        if table is None or table.state in (FINISHED, CLOSED):
-            raise RequestError(p.NO_SUCH_TABLE, f"there is no open table {table_id}")
-        return table
-
-    def _in_lobby(self, conn: Connection) -> None:
-        if self.seating.table_of(conn) is not None:
-            raise RequestError(p.ALREADY_AT_TABLE, "you are at a table already: leave it first")
-
-    def _at_table(self, conn: Connection) -> Table:
-        table = self.seating.table_of(conn)
-        if table is None:
-            raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
-        return table
-
-    async def _request(self, conn: Connection, message: m.ClientMessage) -> None:
-        # (hello again, ping, pong and bye are the link's: tonk.shared.link)
-        if isinstance(message, m.Drop | m.DrawStock | m.TakeDiscard | m.Spread | m.Hit | m.Discard):
-            await self._at_table(conn).act(conn, message.to_wire())
-        elif isinstance(message, m.ListTables):
-            await self.lobby.pace(conn)
-            after = message.after or 0
-            limit = p.PAGE_SIZE if message.limit is None else message.limit
-            conn.send_frame(self.lobby.page(after, limit, conn.request_id))
-        elif isinstance(message, m.CreateTable):
-            self._in_lobby(conn)
-            self.require_storage()
-            await self._create_table(conn, message)
-        elif isinstance(message, m.Sit):
-            self._in_lobby(conn)
-            self.require_storage()
-            await self._table(message.table).sit(conn, given(message.seat), message.stake)
-        elif isinstance(message, m.Resume):
-            # Resuming the seat this connection holds sends the whole view again (a client
-            # that missed an update does this); the table checks the token is that seat's.
-            at = self.seating.table_of(conn)
-            if at is None or at.id != message.table or self.seating.seat_of(conn) is None:
-                self._in_lobby(conn)
-            await self._table(message.table).resume(conn, message.token)
-        elif isinstance(message, m.Watch):
-            # Likewise watching again the table this connection watches.
-            at = self.seating.table_of(conn)
-            if at is None or at.id != message.table or self.seating.seat_of(conn) is not None:
-                self._in_lobby(conn)
-            await self._table(message.table).watch(conn)
-        elif isinstance(message, m.Leave):
-            table = self._at_table(conn)
-            seated = self.seating.seat_of(conn) is not None
-            await table.detach(conn, leaving=True)
-            if seated:
-                self.door_seat(conn, table.id, left=True)
-            conn.reply(m.Left(table.id))
-        elif isinstance(message, m.AddBot):
-            self.require_storage()
-            strategy = message.strategy or "easy"
-            seat = given(message.seat)
-            await self._at_table(conn).add_bot(conn, strategy, seat, message.stake)
-        elif isinstance(message, m.RemoveBot):
-            self.require_storage()
-            await self._at_table(conn).remove_bot(conn, message.seat)
-        elif isinstance(message, m.Start):
-            self.require_storage()
-            await self._at_table(conn).start(conn)
-        elif isinstance(message, m.Chat):
-            await self._at_table(conn).chat(conn, message.text)
-        elif isinstance(message, m.Back):
-            await self._at_table(conn).back(conn)
-        else:  # pragma: no cover - the link answers every other type
-            raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
-
-    async def _create_table(self, conn: Connection, message: m.CreateTable) -> None:
-        name = message.name.strip()
-        limit = self.config.limits.max_table_name
-        if not p.is_printable_text(name) or len(name) > limit:
-            raise RequestError(
-                p.BAD_TABLE, f"name: a table name is printable, 1 to {limit} characters", "name"
-            )
-        config = table_config(self.config, message)
-        if self.open_tables() >= self.config.limits.max_tables:
-            raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
-        if self.open_tables(conn.address) >= self.config.limits.max_tables_per_address:
-            raise RequestError(
-                p.TOO_MANY_TABLES, "your address has opened as many tables as the server allows"
-            )
+    def new_table_id(self) -> int:
         table_id = self._next_table
         self._next_table += 1
-        created = time.time()
-        try:
-            await self.store.write(
-                [st.insert_table(table_id, name, config.to_dict(), created, None)]
-            )
-        except st.StoreError:
-            raise RequestError(p.STORAGE_ERROR, "the server could not save the table") from None
-        table = Table(self, table_id, name, config, created)
-        table.creator_address = conn.address
-        self.tables[table_id] = table
-        self.lobby.changed(table_id)  # (counted among the open tables at once)
+        return table_id
+
+    def add_table(self, table: Table) -> None:
+        """A table just created: in the lobby's list (and counted among the open tables at
+        once), and running."""
+        self.tables[table.id] = table
+        self.lobby.changed(table.id)
         table.begin()
-        log.info(
-            "table %d created by %s: %r, %s, %d seats, stake %d %s",
-            table_id,
-            conn.name,
-            name,
-            config.rules.name,
-            config.seats,
-            config.stake,
-            config.unit,
-        )
-        if message.sit is not False:
-            # The table's stake is the creator's own under stake_mode seat; at a table where
-            # every seat plays for the table's stake, a seat is given none of its own.
-            own = message.stake if config.rules.stake_mode is StakeMode.SEAT else None
-            await table.sit(conn, 0, own)
-        else:
-            conn.reply(m.TableMessage(table.summary()))
 
 
 def goodbye(message: str) -> m.Goodbye:
