@@ -62,6 +62,7 @@ class TonkServer:
         self.connections: set[Connection] = set()
         self.seating: Seating[Table] = Seating()  # who is at which table, in which seat
         self.requests = Requests(self)
+        self._welcome_limits = config.limits.to_wire(config.grace)  # (shared by every link)
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
@@ -326,11 +327,11 @@ class TonkServer:
             number=self._next_conn,
             link=ln.ServerLink(
                 server=SERVER_NAME,
-                limits=limits.to_wire(self.config.grace),
+                limits=self._welcome_limits,
                 dev=self.config.dev,
                 check_name=lambda name: self._check_name(name, door_name),
             ),
-            places=self.seating,
+            places=self.seating.places,
             max_queue=limits.queue,
             rate=limits.messages_per_second,
             burst=limits.burst,
@@ -403,9 +404,14 @@ class TonkServer:
                     conn.busy = True
                     try:
                         if isinstance(request, m.OutOfRangeMessage):
-                            await self._follow(conn, conn.link.refuse(request))
+                            outputs = conn.link.refuse(request)
                         else:
-                            await self._follow(conn, conn.link.receive(request))
+                            outputs = conn.link.receive(request)
+                        for out in outputs:
+                            if isinstance(out, ln.Request):
+                                await self._dispatch(conn, out.message, out.reply_to)
+                            else:
+                                self._follow(conn, out)
                     finally:
                         conn.busy = False
                     # Nothing was read from it while the request was handled (a write that
@@ -453,23 +459,20 @@ class TonkServer:
 
     # -- requests -----------------------------------------------------------------------------
 
-    async def _follow(self, conn: Connection, outputs: list[ln.ServerOutput]) -> None:
-        """Do what the connection's link says: send, close, or handle a request."""
-        for out in outputs:
-            if isinstance(out, ln.Send):
-                message = out.message
-                assert isinstance(message, m.ServerMessage)
-                if isinstance(message, m.Error):
-                    conn.send_error(message)
-                else:
-                    conn.send(message)
-            elif isinstance(out, ln.Welcomed):
-                conn.name = out.name
-                log.info("connection #%d is %s", conn.number, out.name)
-            elif isinstance(out, ln.Closed):
-                conn.close()
+    def _follow(self, conn: Connection, out: ln.ServerOutput) -> None:
+        """Do what the connection's link says, but for a request: send, or close."""
+        if isinstance(out, ln.Send):
+            message = out.message
+            assert isinstance(message, m.ServerMessage)
+            if isinstance(message, m.Error):
+                conn.send_error(message)
             else:
-                await self._dispatch(conn, out.message, out.reply_to)
+                conn.send(message)
+        elif isinstance(out, ln.Welcomed):
+            conn.name = out.name
+            log.info("connection #%d is %s", conn.number, out.name)
+        elif isinstance(out, ln.Closed):
+            conn.close()
 
     def _check_name(self, name: str, door_name: str | None) -> str | None:
         """Why `name` may not be said in hello (None: it may), by the server's limits and the

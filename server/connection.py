@@ -118,12 +118,14 @@ class Connection:
     def table(self) -> object | None:
         """The table this connection is at (seated or watching), as the server's seating
         says (the tables write it, the connection only reads it)."""
-        return self._places.table_of(self)
+        place = self._places.get(self)
+        return None if place is None else place[0]
 
     @property
     def seat(self) -> int | None:
         """The seat it holds at `table`; None for a spectator or in the lobby."""
-        return self._places.seat_of(self)
+        place = self._places.get(self)
+        return None if place is None else place[1]
 
     # -- sending ------------------------------------------------------------------------------
 

@@ -4,17 +4,13 @@ reads its own place (`Connection.table`, `Connection.seat`)."""
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Mapping
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-
-class Places(Protocol):
-    """What a connection may read of the seating: its own place."""
-
-    def table_of(self, conn: object) -> object | None: ...
-
-    def seat_of(self, conn: object) -> int | None: ...
+#: What a connection may read of the seating: each connection's table and seat.
+Places = Mapping[object, tuple[object, int | None]]
 
 
 class Seating(Generic[T]):
@@ -24,6 +20,11 @@ class Seating(Generic[T]):
 
     def __init__(self) -> None:
         self._places: dict[object, tuple[T, int | None]] = {}
+
+    @property
+    def places(self) -> Mapping[object, tuple[T, int | None]]:
+        """Each connection's table and seat, to read."""
+        return self._places
 
     def put(self, conn: object, table: T, seat: int | None) -> None:
         """`conn` is at `table`, in `seat` (None: watching)."""

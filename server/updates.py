@@ -11,7 +11,7 @@ from seat to seat; the rest of the view is packed once, field by field as the vi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 import msgpack
 from tonk.shared import protocol as p
@@ -29,7 +29,7 @@ def _array_header(size: int) -> bytes:
     return bytes((0x90 | size,)) if size < 16 else b"\xdc" + size.to_bytes(2, "big")
 
 
-def _pairs(data: Mapping[str, Any]) -> bytes:
+def _pairs(data: Mapping[str, object]) -> bytes:
     """The keys and values of `data` packed in order, without the map's header."""
     packed = _pack(data)
     return packed[1:] if len(data) < 16 else packed[3:]
@@ -47,7 +47,7 @@ _SEATS = [_pack(seat) for seat in range(16)]  # more than any table has
 _RULES_PACKED: dict[int, tuple[object, bytes]] = {}
 
 
-def _packed_rules(rules: object, as_dict: Mapping[str, Any]) -> bytes:
+def _packed_rules(rules: object, as_dict: object) -> bytes:
     entry = _RULES_PACKED.get(id(rules))
     if entry is not None and entry[0] is rules:
         return entry[1]
@@ -55,6 +55,37 @@ def _packed_rules(rules: object, as_dict: Mapping[str, Any]) -> bytes:
     if len(_RULES_PACKED) < 256:
         _RULES_PACKED[id(rules)] = (rules, packed)
     return packed
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where a view's fields fall, found by their names once for each order of them: the
+    three runs of fields every seat is sent alike (before the seat's first own field, between
+    its two, after them), each as (fields before `rules`, whether `rules` is in it, fields
+    after it, the packed key that ends it: the next own field's, or `deadline`)."""
+
+    parts: tuple[tuple[tuple[str, ...], bool, tuple[str, ...], bytes], ...]
+    seat_first: bool
+
+
+#: The layout of each order of a view's fields seen (one, unless the view changes).
+_LAYOUTS: dict[tuple[str, ...], _Layout] = {}
+
+
+def _layout(keys: tuple[str, ...]) -> _Layout:
+    own = [key for key in keys if key in _OWN]
+    if sorted(own) != ["hand", "seat"]:
+        raise AssertionError(f"a view's own fields are seat and hand, not {own}")
+    bounds = [-1, keys.index(own[0]), keys.index(own[1]), len(keys)]
+    ends = [_OWN[own[0]], _OWN[own[1]], _DEADLINE]
+    parts = []
+    for n in range(3):
+        run = keys[bounds[n] + 1 : bounds[n + 1]]
+        at = run.index("rules") if "rules" in run else len(run)
+        parts.append((run[:at], at < len(run), run[at + 1 :], ends[n]))
+    layout = _Layout(tuple(parts), own[0] == "seat")
+    _LAYOUTS[keys] = layout
+    return layout
 
 
 class UpdateFrames:
@@ -95,31 +126,18 @@ class UpdateFrames:
         # the seat's own two (`seat` and `hand`, all that Hand.view fills from the seat) is
         # the same for every seat, packed once; the frame puts each seat's two in between.
         view = hand.view(None).to_dict()
-        pieces: list[bytes] = []  # the packed fields before the first own field, between, after
-        run: list[bytes] = []
-        alike: dict[str, Any] = {}
-        own: list[str] = []
-        for key, value in view.items():
-            if key in _OWN or key == "rules":
-                if alike:
-                    run.append(_pairs(alike))
-                    alike = {}
-                if key == "rules":  # the same rule set in every view: packed once for all
-                    run += (_RULES, _packed_rules(hand.rules, value))
-                    continue
-                run.append(_OWN[key])
-                pieces.append(b"".join(run))
-                run = []
-                own.append(key)
-            else:
-                alike[key] = value
-        if alike:
-            run.append(_pairs(alike))
-        run += (_DEADLINE, _pack(deadline))
-        pieces.append(b"".join(run))
-        if sorted(own) != ["hand", "seat"]:
-            raise AssertionError(f"a view's own fields are seat and hand, not {own}")
-        self._seat_first = own[0] == "seat"
+        layout = _LAYOUTS.get(tuple(view)) or _layout(tuple(view))
+        pieces = []
+        for before, rules, after, end in layout.parts:
+            run = [_pairs({key: view[key] for key in before})] if before else []
+            if rules:  # the same rule set in every view: packed once for all
+                run += (_RULES, _packed_rules(hand.rules, view["rules"]))
+            if after:
+                run.append(_pairs({key: view[key] for key in after}))
+            run.append(end)
+            pieces.append(b"".join(run))
+        pieces[-1] += _pack(deadline)
+        self._seat_first = layout.seat_first
         self._view_start = _VIEW + _map_header(len(view)) + pieces[0]
         self._between, self._tail = pieces[1], pieces[2]
         # The frame's start up to the view's first own value, with the events as every seat

@@ -22,6 +22,11 @@ class LinkState(Enum):
     CLOSED = "closed"  # a fatal error was sent or received, or bye / goodbye
 
 
+# (Module names for the states: reading a member off an Enum class is slow in Python 3.11,
+# and the server's link is asked on every message.)
+_HANDSHAKE, _OPEN, _CLOSED = LinkState.HANDSHAKE, LinkState.OPEN, LinkState.CLOSED
+
+
 # -- what a side is told to do ------------------------------------------------------------------
 
 
@@ -100,7 +105,7 @@ class ServerLink:
         dev: bool,
         check_name: Callable[[str], str | None],
     ) -> None:
-        self.state = LinkState.HANDSHAKE
+        self.state = _HANDSHAKE
         self.name: str | None = None
         self.pings = 0
         self._server = server
@@ -110,13 +115,13 @@ class ServerLink:
 
     @property
     def open(self) -> bool:
-        return self.state is LinkState.OPEN
+        return self.state is _OPEN
 
     def receive(self, message: m.ClientMessage) -> list[ServerOutput]:
         """A message read from the client, of the right shape and in range."""
-        if self.state is LinkState.CLOSED:
+        if self.state is _CLOSED:
             return []
-        if self.state is LinkState.HANDSHAKE:
+        if self.state is _HANDSHAKE:
             if not isinstance(message, m.Hello):
                 return self._fatal(self._hello_first())
             return self._hello(message)
@@ -128,17 +133,17 @@ class ServerLink:
         if isinstance(message, m.Pong):
             return []
         if isinstance(message, m.Bye):
-            self.state = LinkState.CLOSED
+            self.state = _CLOSED
             return [Closed()]
         return [Request(message, reply_to)]
 
     def refuse(self, exc: m.OutOfRangeMessage) -> list[ServerOutput]:
         """A message whose only fault is a value out of its range: a non-fatal error naming the
         field and its range; in the handshake, the handshake's fatal error."""
-        if self.state is LinkState.CLOSED:
+        if self.state is _CLOSED:
             return []
-        if self.state is LinkState.HANDSHAKE or exc.kind == p.HELLO:
-            if exc.kind != p.HELLO or self.state is LinkState.OPEN:
+        if self.state is _HANDSHAKE or exc.kind == p.HELLO:
+            if exc.kind != p.HELLO or self.state is _OPEN:
                 return self._fatal(self._hello_first())
             if exc.version is not None and exc.version != p.PROTOCOL_VERSION:
                 # A client of another version is told that first, whatever else is wrong.
@@ -150,7 +155,7 @@ class ServerLink:
     def ping(self) -> m.ServerPing | None:
         """The heartbeat's ping (the program decides when: after a silence); None before the
         welcome (the handshake's timeout governs that) and once closed."""
-        if self.state is not LinkState.OPEN:
+        if self.state is not _OPEN:
             return None
         self.pings += 1
         return m.ServerPing(self.pings)
@@ -162,7 +167,7 @@ class ServerLink:
         refusal = self._check_name(name)
         if refusal is not None:
             return self._fatal(m.Error.of(p.BAD_NAME, refusal, fatal=True))
-        self.state = LinkState.OPEN
+        self.state = _OPEN
         self.name = name
         welcome = m.Welcome(
             p.PROTOCOL_VERSION, self._server, name, self._limits, self._dev, hello.id
@@ -170,11 +175,11 @@ class ServerLink:
         return [Welcomed(name, welcome), Send(welcome)]
 
     def _hello_first(self) -> m.Error:
-        said = self.state is LinkState.OPEN
+        said = self.state is _OPEN
         return m.Error.of(p.HELLO_FIRST, "hello was already said" if said else "send hello first")
 
     def _fatal(self, error: m.Error) -> list[ServerOutput]:
-        self.state = LinkState.CLOSED
+        self.state = _CLOSED
         return [Send(error)]
 
 
