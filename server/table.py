@@ -37,10 +37,12 @@ from tonk.shared.cards import parse_cards
 from tonk.shared.hand import Hand, HandRecord, cut_for_deal
 from tonk.shared.ledger import Ledger, LedgerEntry
 from tonk.shared.messages import (
+    SEAT_KINDS,
+    SEAT_STATUSES,
+    TABLE_STATES,
     Error,
     LedgerMessage,
     PlayerSummary,
-    SeatKind,
     SeatStatus,
     TableMessage,
     TableState,
@@ -290,7 +292,7 @@ class Table:
             seats=len(self.seats),
             taken=taken,
             free=len(self.seats) - taken,
-            state=TableState(self.state),
+            state=TABLE_STATES[self.state],
             spectators=len(self.spectators),
             turn_timer=config.turn_timer,
             hands=config.hands,
@@ -304,9 +306,9 @@ class Table:
                 PlayerSummary(
                     seat=number,
                     name=seat.name,
-                    kind=SeatKind(seat.kind),
+                    kind=SEAT_KINDS[seat.kind],
                     strategy=seat.strategy,
-                    status=SeatStatus(seat.status) if seat.taken else SeatStatus.EMPTY,
+                    status=SEAT_STATUSES[seat.status if seat.taken else SeatStatus.EMPTY],
                     stake=seat.stake,
                     balance=balances.get(seat.name, 0) if seat.name else 0,
                 )

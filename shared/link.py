@@ -97,6 +97,8 @@ class ServerLink:
     (None: it may be used; else why not, for the player); the welcome carries `server`,
     `limits` and `dev`."""
 
+    __slots__ = ("_check_name", "_dev", "_limits", "_server", "name", "pings", "state")
+
     def __init__(
         self,
         *,
@@ -206,6 +208,8 @@ class ClientLink:
     every new connection, then `receive` each message. After a reconnect it takes back the
     place it had (its seat by token, or the table it watched); when an `update` shows it missed
     part of a hand it asks for the whole hand again and drops the updates until it comes."""
+
+    __slots__ = ("client", "events", "hand", "name", "place", "resyncing", "state")
 
     def __init__(self, name: str, client: str | None = None) -> None:
         self.name = name

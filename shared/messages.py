@@ -67,6 +67,9 @@ from .server_messages import (
     read_server,
 )
 from .wire import (
+    SEAT_KINDS,
+    SEAT_STATUSES,
+    TABLE_STATES,
     UNSET,
     ClientMessage,
     Message,
@@ -83,7 +86,10 @@ from .wire import (
 __all__ = [
     "CLIENT_TYPES",
     "DEFAULT_PORT",
+    "SEAT_KINDS",
+    "SEAT_STATUSES",
     "SERVER_TYPES",
+    "TABLE_STATES",
     "UNSET",
     "Action",
     "AddBot",
