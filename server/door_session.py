@@ -21,12 +21,11 @@ import sys
 import termios
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import asyncssh
 
-from . import store as st
-from .door_names import DoorNames
+from .door_host import DoorLink
 
 log = logging.getLogger("tonk.server")
 
@@ -131,52 +130,6 @@ class TerminalInfo:
         if not self.colour:
             environ["NO_COLOR"] = "1"
         return environ
-
-
-class _DoorServer(Protocol):
-    """What a session asks of the server behind the door."""
-
-    @property
-    def door_names(self) -> DoorNames: ...
-
-    async def open_door_link(
-        self, name: str, address: str
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
-
-
-class _Host(Protocol):
-    @property
-    def host(self) -> str: ...
-
-
-class Door(Protocol):
-    """What a session asks of the SSH door (door.SSHDoor is one)."""
-
-    @property
-    def server(self) -> _DoorServer: ...
-
-    @property
-    def port(self) -> int: ...
-
-    @property
-    def config(self) -> _Host: ...
-
-    def open_table(self, table_id: int) -> Any: ...
-
-    def write(self, ops: list[st.Op]) -> None: ...
-
-
-class DoorLink(Protocol):
-    """The SSH connection a session runs in (door.DoorConnection is one)."""
-
-    @property
-    def door(self) -> Door: ...
-
-    @property
-    def address(self) -> str: ...
-
-    @property
-    def conn(self) -> asyncssh.SSHServerConnection | None: ...
 
 
 class DoorSession(asyncssh.SSHServerSession[bytes]):
