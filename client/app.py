@@ -45,7 +45,7 @@ from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
 from .widgets import TooSmall
 
-DEFAULT_PORT = 7777
+DEFAULT_PORT = p.DEFAULT_PORT
 
 
 @dataclass

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
 from . import audit, names
@@ -34,7 +35,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--port",
         type=int,
-        default=7777,
+        default=DEFAULT_PORT,
         help="TCP port; 0: the port this --db was served on last, or a free one the first time",
     )
     parser.add_argument(

@@ -12,12 +12,13 @@ import sys
 import termios
 from collections import deque
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TypeAlias
 
 from tonk.shared import protocol
+from tonk.shared.link import ServerLink
+from tonk.shared.messages import Error, ServerMessage
 
-if TYPE_CHECKING:
-    from .table import Table
+from .seating import Places
 
 log = logging.getLogger("tonk.server")
 
@@ -26,6 +27,16 @@ FLUSH_TIMEOUT = 2.0
 #: After a fatal error, what the client still sends is read and dropped until it closes its
 #: side, or sends nothing for this many seconds (see `linger`).
 LINGER_QUIET = 0.25
+
+#: What may be sent: a typed message, or (until the table's session code builds typed
+#: messages everywhere) the map of one.
+Outgoing: TypeAlias = ServerMessage | Mapping[str, object]
+
+
+def encode_outgoing(message: Outgoing) -> bytes:
+    if isinstance(message, ServerMessage):
+        return protocol.encode(message.to_wire())
+    return protocol.encode(message)
 
 
 class Connection:
@@ -38,6 +49,8 @@ class Connection:
         writer: asyncio.StreamWriter,
         *,
         number: int,
+        link: ServerLink,
+        places: Places,
         max_queue: int,
         rate: float,
         burst: float,
@@ -55,9 +68,8 @@ class Connection:
         self.name: str | None = None
         # The name the SSH door proved with a key (a connection it opened), else None.
         self.door_name: str | None = None
-        self.welcomed = False
-        self.table: Table | None = None
-        self.seat: int | None = None  # the seat held at `table`; None for a spectator
+        self.link = link  # the handshake and heartbeats (tonk.shared.link)
+        self._places = places
         self.request_id: int | None = None  # the "id" of the request being handled
         self.busy = False  # a request of it is being handled (nothing more is read meanwhile)
         self.max_queue = max_queue
@@ -74,7 +86,6 @@ class Connection:
         self.opened = loop.time()
         self.last_received = self.opened
         self.last_ping = self.opened
-        self.pings = 0
         self._rate = rate
         self._burst = burst
         self._tokens = burst
@@ -99,18 +110,38 @@ class Connection:
     def is_closing(self) -> bool:
         return self.closing
 
+    @property
+    def welcomed(self) -> bool:
+        return self.link.open
+
+    @property
+    def table(self) -> object | None:
+        """The table this connection is at (seated or watching), as the server's seating
+        says (the tables write it, the connection only reads it)."""
+        place = self._places.get(self)
+        return None if place is None else place[0]
+
+    @property
+    def seat(self) -> int | None:
+        """The seat it holds at `table`; None for a spectator or in the lobby."""
+        place = self._places.get(self)
+        return None if place is None else place[1]
+
     # -- sending ------------------------------------------------------------------------------
 
-    def send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Outgoing) -> None:
         """Queue one message. Never blocks; drops the connection if its queue is full."""
         if self.closing:
             return
-        self.send_frame(protocol.encode(message))
+        self.send_frame(encode_outgoing(message))
 
-    def reply(self, message: dict[str, Any]) -> None:
+    def reply(self, message: Outgoing) -> None:
         """Send the answer to the request being handled, with its `reply_to`."""
-        if self.request_id is not None:
-            message["reply_to"] = self.request_id
+        request_id = self.request_id
+        if isinstance(message, ServerMessage):
+            message = message.answering(request_id)
+        elif request_id is not None:
+            message = {**message, "reply_to": request_id}
         self.send(message)
 
     def send_frame(self, frame: bytes) -> None:
@@ -169,7 +200,7 @@ class Connection:
                 writer.close()
             self.closed.set()
 
-    def close(self, final: Mapping[str, Any] | None = None, *, linger: bool = False) -> None:
+    def close(self, final: Outgoing | None = None, *, linger: bool = False) -> None:
         """Send `final` (if any) and whatever is queued, then close; with `linger`, shut our
         side first and close once the client has stopped sending (a fatal error: the client
         may be sending when it comes, and must still get it)."""
@@ -207,16 +238,18 @@ class Connection:
         reply_to: int | None = None,
         detail: str | None = None,
         fatal: bool | None = None,
-        **extra: Any,
     ) -> None:
         """Send an error; a fatal one (by its code, or `fatal`) closes the connection after
         it, and carries no `reply_to`."""
-        data = protocol.error_message(code, message, reply_to=reply_to, detail=detail, fatal=fatal)
-        data.update(extra)
-        if data["fatal"]:
-            self.close(data, linger=True)
+        error = Error.of(code, message, reply_to=reply_to, detail=detail, fatal=fatal)
+        self.send_error(error)
+
+    def send_error(self, error: Error) -> None:
+        """Send `error`; if it is fatal, close the connection after it (see `close`)."""
+        if error.fatal:
+            self.close(error, linger=True)
         else:
-            self.send(data)
+            self.send(error)
 
     async def linger(self) -> None:
         """Nothing more is taken from this client: read and drop what it still sends until it

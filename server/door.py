@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 from tonk.shared import protocol as p
+from tonk.shared.messages import SeatKind
 
 from . import store as st
 from .audit import AuditError
@@ -230,7 +231,7 @@ class SSHDoor:
             if table.state in (FINISHED, CLOSED):
                 continue
             for seat in table.seats:
-                if seat.kind == "human" and seat.name and fold(seat.name) == folded:
+                if seat.kind == SeatKind.HUMAN and seat.name and fold(seat.name) == folded:
                     return True
         return False
 

@@ -21,12 +21,11 @@ import sys
 import termios
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import asyncssh
 
-if TYPE_CHECKING:
-    from .door import DoorConnection
+from .door_host import DoorLink
 
 log = logging.getLogger("tonk.server")
 
@@ -137,7 +136,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     """One player's session: tonk-client's App in a child process (tonk.server.door_child) on
     a pseudo-terminal; the door copies the channel to the pty and back."""
 
-    def __init__(self, door_conn: DoorConnection, name: str) -> None:
+    def __init__(self, door_conn: DoorLink, name: str) -> None:
         self.door_conn = door_conn
         self.door = door_conn.door
         self.name = name

@@ -13,15 +13,12 @@ import asyncio
 import math
 from bisect import bisect_right, insort
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from tonk.shared import protocol as p
 
 from .connection import Connection
+from .host import LobbyHost
 from .updates import _array_header, _map_header, _pack, _pairs
-
-if TYPE_CHECKING:
-    from .app import TonkServer
 
 #: Room kept in a frame for the envelope around the summaries (type, after, more, total, ...).
 _ENVELOPE = 256
@@ -37,7 +34,7 @@ _LOBBY_HEAD = _map_header(3) + _pairs({"type": p.LOBBY})
 class Lobby:
     """The table list as the lobby sees it, and who is in the lobby."""
 
-    def __init__(self, server: TonkServer, interval: float) -> None:
+    def __init__(self, server: LobbyHost, interval: float) -> None:
         self.server = server
         self.interval = interval
         self.members: set[Connection] = set()
@@ -90,7 +87,7 @@ class Lobby:
             if table is not None and table.listed:
                 if table_id not in self._packed:
                     insort(self._ids, table_id)
-                self._packed[table_id] = _pack(table.summary())
+                self._packed[table_id] = _pack(table.summary().to_wire())
             elif self._packed.pop(table_id, None) is not None:
                 del self._ids[bisect_right(self._ids, table_id) - 1]
         self._stale.clear()

@@ -34,6 +34,19 @@ from tonk.shared.bots import BOT_STRATEGIES, Bot, fallback, make_bot
 from tonk.shared.cards import parse_cards
 from tonk.shared.hand import Hand, HandRecord
 from tonk.shared.ledger import Ledger, LedgerEntry, Payments
+from tonk.shared.messages import (
+    SEAT_KINDS,
+    SEAT_STATUSES,
+    TABLE_STATES,
+    Error,
+    LedgerMessage,
+    PlayerSummary,
+    SeatStatus,
+    TableMessage,
+    TableState,
+    TableSummary,
+    Update,
+)
 from tonk.shared.rules import HouseRules
 from tonk.shared.session import (
     Session,
@@ -53,15 +66,15 @@ from tonk.shared.view import SeatView
 from tonk.shared.words import plural
 
 from . import store as st
-from .connection import Connection
+from .connection import Connection, Outgoing, encode_outgoing
 from .updates import UpdateFrames
 
 if TYPE_CHECKING:
-    from .app import TonkServer
+    from .host import TableHost
 
 log = logging.getLogger("tonk.server")
 
-WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+WAITING, PLAYING, FINISHED, CLOSED = TableState
 #: Seconds before the table loop tries again after a write of its own failed alone.
 STORAGE_RETRY = 1.0
 
@@ -200,7 +213,7 @@ class Pending:
 
 @dataclass(slots=True)
 class Table:
-    server: TonkServer
+    server: TableHost
     id: int
     name: str
     config: TableConfig
@@ -312,77 +325,66 @@ class Table:
 
     # -- what everybody sees ------------------------------------------------------------------
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> TableSummary:
         config = self.config
         balances = self.ledger.balances
         taken = sum(seat.taken for seat in self.seats)
-        return {
-            "id": self.id,
-            "name": self.name,
-            "rules": self.rules.to_wire(),
-            "rules_name": self.rules.name,
-            "stake": config.stake,
-            "unit": config.unit,
-            "seats": len(self.seats),
-            "taken": taken,
-            "free": len(self.seats) - taken,
-            "state": self.state,
-            "spectators": len(self.spectators),
-            "turn_timer": config.turn_timer,
-            "hands": config.hands,
-            "minutes": config.minutes,
-            "bot_pause": config.bot_pause,
-            "hands_played": self.hands_played,
-            "creator": self.creator,
-            "dealer": self.dealer,
-            "paused": self.paused,
-            "players": [
-                {
-                    "seat": number,
-                    "name": seat.name,
-                    "kind": seat.kind,
-                    "strategy": seat.strategy,
-                    "status": "empty" if not seat.taken else seat.status,
-                    "stake": seat.stake,
-                    "balance": balances.get(seat.name, 0) if seat.name else 0,
-                }
+        return TableSummary(
+            id=self.id,
+            name=self.name,
+            rules=self.rules.to_wire(),
+            rules_name=self.rules.name,
+            stake=config.stake,
+            unit=config.unit,
+            seats=len(self.seats),
+            taken=taken,
+            free=len(self.seats) - taken,
+            state=TABLE_STATES[self.state],
+            spectators=len(self.spectators),
+            turn_timer=config.turn_timer,
+            hands=config.hands,
+            minutes=config.minutes,
+            bot_pause=config.bot_pause,
+            hands_played=self.hands_played,
+            creator=self.creator,
+            dealer=self.dealer,
+            paused=self.paused,
+            players=tuple(
+                PlayerSummary(
+                    seat=number,
+                    name=seat.name,
+                    kind=SEAT_KINDS[seat.kind],
+                    strategy=seat.strategy,
+                    status=SEAT_STATUSES[seat.status if seat.taken else SeatStatus.EMPTY],
+                    stake=seat.stake,
+                    balance=balances.get(seat.name, 0) if seat.name else 0,
+                )
                 for number, seat in enumerate(self.seats)
-            ],
-        }
+            ),
+        )
 
-    def broadcast(self, message: dict[str, Any], answer: Connection | None = None) -> None:
+    def broadcast(self, message: Outgoing, answer: Connection | None = None) -> None:
         """Send `message` to everybody at the table; `answer`, the connection whose request
         this answers, gets its copy with the request's `reply_to`."""
-        frame = p.encode(message)
+        frame = encode_outgoing(message)
         for conn, _ in self.connections():
             if conn is answer and conn.request_id is not None:
-                conn.reply(dict(message))
+                conn.reply(message)
             else:
                 conn.send_frame(frame)
 
     def broadcast_table(self, answer: Connection | None = None) -> None:
         """Everybody at the table gets its summary (`answer`'s copy answers its request); the
         lobby's list shows it too."""
-        self.broadcast({"type": p.TABLE, "table": self.summary()}, answer)
+        self.broadcast(TableMessage(self.summary()), answer)
         self.server.lobby.changed(self.id)
 
-    def update_message(
-        self, seat: int | None, start: int, reply_to: int | None = None
-    ) -> dict[str, Any]:
+    def update_message(self, seat: int | None, start: int, reply_to: int | None = None) -> Update:
         hand = self.hand
         assert hand is not None
-        message = {
-            "type": p.UPDATE,
-            "table": self.id,
-            "hand": self.hand_number,
-            "from": start,
-            "events": [event.to_dict() for event in hand.events_for(seat, start)],
-            "view": hand.view(seat).to_dict(),
-            "deadline": self.deadline(),
-        }
-        if reply_to is not None:
-            message["reply_to"] = reply_to
-        return message
+        events = tuple(hand.events_for(seat, start))
+        view = hand.view(seat)
+        return Update(self.id, self.hand_number, start, events, view, self.deadline(), reply_to)
 
     def send_updates(self, start: int, answer: Connection | None = None) -> None:
         """Every connection at the table gets its `update_message(seat, start)`, each frame
@@ -475,7 +477,7 @@ class Table:
             await self.write(ops)
             self.seats[number] = new
             self.creator = creator
-            conn.table, conn.seat = self, number
+            self.server.seating.put(conn, self, number)
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
             self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s sits in seat %d", self.id, conn.name, number)
@@ -498,7 +500,7 @@ class Table:
             seat = self.seats[number]
             old = seat.conn
             if old is not None and old is not conn:
-                old.table, old.seat = None, None
+                self.server.seating.clear(old)
                 old.error(
                     p.SEAT_RESUMED_ELSEWHERE,
                     "your seat was taken back with its token from another connection",
@@ -507,7 +509,7 @@ class Table:
             seat.conn = conn
             seat.disconnected_at = None
             await self.set_away(number, False)
-            conn.table, conn.seat = self, number
+            self.server.seating.put(conn, self, number)
             conn.reply({"type": p.SEATED, "table": self.id, "seat": number, "token": token})
             self.server.door_seat(conn, self.id, left=False)
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
@@ -539,7 +541,7 @@ class Table:
             if self.state not in (WAITING, PLAYING):
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
             self.spectators.add(conn)
-            conn.table, conn.seat = self, None
+            self.server.seating.put(conn, self, None)
             conn.reply({"type": p.WATCHING, "table": self.id})
             self.broadcast_table()
             conn.send(ledger_message(self.id, self.ledger, self.server.config.ledger_hands))
@@ -551,7 +553,7 @@ class Table:
         """`conn` leaves the table (`leaving`) or its connection was lost."""
         async with self.lock:
             number = conn.seat
-            conn.table, conn.seat = None, None
+            self.server.seating.clear(conn)
             if number is None:
                 self.spectators.discard(conn)
             elif 0 <= number < len(self.seats) and self.seats[number].conn is conn:
@@ -602,7 +604,7 @@ class Table:
         self.spectators.clear()
         self.server.forget_table(self)
         for conn in spectators:
-            conn.table = None
+            self.server.seating.clear(conn)
             conn.send({"type": p.LEFT, "table": self.id})
             self.server.lobby.arrived(conn)
 
@@ -661,7 +663,7 @@ class Table:
         self.seats = taken
         for number, seat in enumerate(taken):
             if seat.conn is not None:
-                seat.conn.seat = number
+                self.server.seating.put(seat.conn, self, number)
             if seat.kind == "bot":
                 assert seat.strategy is not None
                 self.bots[number] = make_bot(seat.strategy, self.rng(f"bot{number}"))
@@ -693,7 +695,7 @@ class Table:
             if self.seats[number].away:
                 await self.welcome_back(number, answer=conn)
             else:
-                conn.reply({"type": p.TABLE, "table": self.summary()})
+                conn.reply(TableMessage(self.summary()))
 
     async def welcome_back(self, number: int, answer: Connection | None = None) -> None:
         """The player in seat `number` is back (said so, or acted): no longer away."""
@@ -798,7 +800,7 @@ class Table:
         self.paused_at = self.now
         log.debug("table %d: paused: the game cannot be saved (%s)", self.id, reason)
         self.broadcast(
-            p.error_message(
+            Error.of(
                 p.STORAGE_ERROR,
                 f"the server cannot save the game ({reason}): play is paused until it can; "
                 "nothing played so far is lost",
@@ -1302,23 +1304,22 @@ class Table:
         self.turn_started = self.last_change = now
 
 
-def ledger_message(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -> dict[str, Any]:
+def ledger_message(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -> LedgerMessage:
     """The ledger's newest `limit` settled hands, each as its number and every player's net
     (in the order of `names`), with the balances now: what a client that has just come to the
     table needs to draw each balance over the hands played."""
     entries = ledger.history[-limit:] if limit > 0 else []
     nets = [entry.net() for entry in entries]
-    names = list(dict.fromkeys([*ledger.balances, *(name for net in nets for name in net)]))
-    return {
-        "type": p.LEDGER,
-        "table": table_id,
-        "names": names,
-        "hands": [
-            [entry.hand_number, [net.get(name, 0) for name in names]]
+    names = tuple(dict.fromkeys([*ledger.balances, *(name for net in nets for name in net)]))
+    return LedgerMessage(
+        table_id,
+        names,
+        tuple(
+            (entry.hand_number, tuple(net.get(name, 0) for name in names))
             for entry, net in zip(entries, nets, strict=True)
-        ],
-        "balances": {name: ledger.balances.get(name, 0) for name in names},
-    }
+        ),
+        {name: ledger.balances.get(name, 0) for name in names},
+    )
 
 
 def _ignore_result(future: asyncio.Future[None]) -> None:

@@ -1,17 +1,17 @@
 """The `update` frames of one change to a hand, for every seat and the spectators at once: what
 they are all sent alike is packed once per change, not once per connection.
 
-A frame is the bytes `protocol.encode(Table.update_message(seat, start))` gives, exactly (a
+A frame is the bytes `messages.encode(Table.update_message(seat, start))` gives, exactly (a
 test holds the two together): a msgpack map is its header and then its keys and values packed
 one after another, so the map can be put together from pieces packed apart. Only the events
 (a private event is hidden from all but its seat), the view's `seat` and its `hand` differ
-from seat to seat.
+from seat to seat; the rest of the view is packed once, field by field as the view gives them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 import msgpack
 from tonk.shared import protocol as p
@@ -29,15 +29,15 @@ def _array_header(size: int) -> bytes:
     return bytes((0x90 | size,)) if size < 16 else b"\xdc" + size.to_bytes(2, "big")
 
 
-def _pairs(data: Mapping[str, Any]) -> bytes:
+def _pairs(data: Mapping[str, object]) -> bytes:
     """The keys and values of `data` packed in order, without the map's header."""
     packed = _pack(data)
     return packed[1:] if len(data) < 16 else packed[3:]
 
 
-_EVENTS, _VIEW, _SEAT, _RULES, _HAND, _DEADLINE = (
-    _pack(key) for key in ("events", "view", "seat", "rules", "hand", "deadline")
-)
+_EVENTS, _VIEW, _RULES, _DEADLINE = (_pack(key) for key in ("events", "view", "rules", "deadline"))
+#: A view's fields that differ from seat to seat, each packed as a key.
+_OWN = {key: _pack(key) for key in ("seat", "hand")}
 _SPECTATOR = _pack(None)  # a spectator's seat
 _REPLY_TO = _pack("reply_to")
 _SEATS = [_pack(seat) for seat in range(16)]  # more than any table has
@@ -47,7 +47,7 @@ _SEATS = [_pack(seat) for seat in range(16)]  # more than any table has
 _RULES_PACKED: dict[int, tuple[object, bytes]] = {}
 
 
-def _packed_rules(rules: object, as_dict: Mapping[str, Any]) -> bytes:
+def _packed_rules(rules: object, as_dict: object) -> bytes:
     entry = _RULES_PACKED.get(id(rules))
     if entry is not None and entry[0] is rules:
         return entry[1]
@@ -57,28 +57,60 @@ def _packed_rules(rules: object, as_dict: Mapping[str, Any]) -> bytes:
     return packed
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where a view's fields fall, found by their names once for each order of them: the
+    three runs of fields every seat is sent alike (before the seat's first own field, between
+    its two, after them), each as (fields before `rules`, whether `rules` is in it, fields
+    after it, the packed key that ends it: the next own field's, or `deadline`)."""
+
+    parts: tuple[tuple[tuple[str, ...], bool, tuple[str, ...], bytes], ...]
+    seat_first: bool
+
+
+#: The layout of each order of a view's fields seen (one, unless the view changes).
+_LAYOUTS: dict[tuple[str, ...], _Layout] = {}
+
+
+def _layout(keys: tuple[str, ...]) -> _Layout:
+    own = [key for key in keys if key in _OWN]
+    if sorted(own) != ["hand", "seat"]:
+        raise AssertionError(f"a view's own fields are seat and hand, not {own}")
+    bounds = [-1, keys.index(own[0]), keys.index(own[1]), len(keys)]
+    ends = [_OWN[own[0]], _OWN[own[1]], _DEADLINE]
+    parts = []
+    for n in range(3):
+        run = keys[bounds[n] + 1 : bounds[n + 1]]
+        at = run.index("rules") if "rules" in run else len(run)
+        parts.append((run[:at], at < len(run), run[at + 1 :], ends[n]))
+    layout = _Layout(tuple(parts), own[0] == "seat")
+    _LAYOUTS[keys] = layout
+    return layout
+
+
 class UpdateFrames:
     """The frames of one change: `frame(seat)` for a seat, `frame(None)` for a spectator."""
 
     __slots__ = (
+        "_between",
         "_common",
         "_events",
-        "_fixed",
         "_hand",
         "_head",
-        "_middle",
         "_owners",
         "_private",
+        "_seat_first",
         "_spectators",
         "_tail",
-        "_view_header",
+        "_view_start",
     )
 
     def __init__(
         self, table_id: int, hand_number: int, hand: Hand, start: int, deadline: float | None
     ) -> None:
         self._hand = hand
-        # The outer map: type, table, hand, from, events, view, deadline.
+        # The outer map, as Update.to_wire orders it: type, table, hand, from, events, view,
+        # deadline.
         self._head = _map_header(7) + _pairs(
             {"type": p.UPDATE, "table": table_id, "hand": hand_number, "from": start}
         )
@@ -90,43 +122,39 @@ class UpdateFrames:
             for i, event in enumerate(events)
             if event.private
         ]
-        # The view as a spectator sees it: every field but `seat` and `hand` is the same for
-        # every seat (Hand.view fills only those two from the seat).
+        # The view as a spectator sees it, packed in the order of its fields: every field but
+        # the seat's own two (`seat` and `hand`, all that Hand.view fills from the seat) is
+        # the same for every seat, packed once; the frame puts each seat's two in between.
         view = hand.view(None).to_dict()
-        keys = list(view)
-        self._view_header = _map_header(len(keys))
-        assert keys[:2] == ["seat", "rules"] and keys[6] == "hand", keys
-        rules = view.pop("rules")
-        middle = {key: view.pop(key) for key in keys[2:6]}
-        del view["seat"], view["hand"]
-        self._middle = _RULES + _packed_rules(hand.rules, rules) + _pairs(middle) + _HAND
-        self._tail = _pairs(view) + _DEADLINE + _pack(deadline)
-        # What the frame holds after the seat's cards, and its length with the parts every
-        # seat is sent alike.
-        self._fixed = len(self._middle) + len(self._tail)
-        # The frame's start up to the view's `seat` value, with the events as every seat sees
-        # them that owns none of the private ones; `_owners`: as each owner sees them.
+        layout = _LAYOUTS.get(tuple(view)) or _layout(tuple(view))
+        pieces = []
+        for before, rules, after, end in layout.parts:
+            run = [_pairs({key: view[key] for key in before})] if before else []
+            if rules:  # the same rule set in every view: packed once for all
+                run += (_RULES, _packed_rules(hand.rules, view["rules"]))
+            if after:
+                run.append(_pairs({key: view[key] for key in after}))
+            run.append(end)
+            pieces.append(b"".join(run))
+        pieces[-1] += _pack(deadline)
+        self._seat_first = layout.seat_first
+        self._view_start = _VIEW + _map_header(len(view)) + pieces[0]
+        self._between, self._tail = pieces[1], pieces[2]
+        # The frame's start up to the view's first own value, with the events as every seat
+        # sees them that owns none of the private ones; `_owners`: as each owner sees them.
         self._common = self._start(None)
         self._owners: dict[int, bytes] = {}
         self._spectators: bytes | None = None
 
     def _start(self, shows: int | None) -> bytes:
-        """The frame's start up to the view's `seat` value, with the private events of seat
-        `shows` shown and every other private event hidden (as Event.for_seat does)."""
+        """The frame's start up to the view's first own value, with the private events of
+        seat `shows` shown and every other private event hidden (as Event.for_seat does)."""
         events = list(self._events)
         for i, owner, public in self._private:
             if owner == shows:
                 events[i] = public
         return b"".join(
-            (
-                self._head,
-                _EVENTS,
-                _array_header(len(events)),
-                *events,
-                _VIEW,
-                self._view_header,
-                _SEAT,
-            )
+            (self._head, _EVENTS, _array_header(len(events)), *events, self._view_start)
         )
 
     def frame(self, seat: int | None) -> bytes:
@@ -161,18 +189,11 @@ class UpdateFrames:
 
     def _frame(self, start: bytes, packed_seat: bytes, cards: str) -> bytes:
         held = _pack(cards)
-        size = len(start) + len(packed_seat) + len(held) + self._fixed
+        first, second = (packed_seat, held) if self._seat_first else (held, packed_seat)
+        between, tail = self._between, self._tail
+        size = len(start) + len(first) + len(between) + len(second) + len(tail)
         if size > p.MAX_SERVER_FRAME:
             raise p.ProtocolError(
                 p.FRAME_TOO_LARGE, f"an update frame of {size} bytes is too large"
             )
-        return b"".join(
-            (
-                size.to_bytes(p.HEADER_SIZE, "big"),
-                start,
-                packed_seat,
-                self._middle,
-                held,
-                self._tail,
-            )
-        )
+        return b"".join((size.to_bytes(p.HEADER_SIZE, "big"), start, first, between, second, tail))

@@ -1,7 +1,7 @@
 """The wire protocol, sans-I/O: frames, message names, error codes and a validator per message.
 
 A frame is a 4-byte big-endian length N, then N bytes: one msgpack map with a "type" key.
-PROTOCOL.md at the top of the repository is the full description; this module is its code.
+PROTOCOL.md is the full description; messages.py holds each message as a typed value.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import msgpack
 #: more answers carry `reply_to`; the lobby is live (`tables` in pages, `lobby` changes) (see
 #: PROTOCOL.md, "Versions").
 PROTOCOL_VERSION = 2
+#: The port a server listens on, and a client connects to, unless told another.
+DEFAULT_PORT = 7777
 
 #: The largest frame a client may send (the length prefix not included).
 MAX_CLIENT_FRAME = 16 * 1024
@@ -131,22 +133,16 @@ SEAT_RESUMED_ELSEWHERE = "seat_resumed_elsewhere"
 # not fatal; `detail` names the field.
 BAD_VALUE = "bad_value"
 
-FATAL_CODES = frozenset(
-    {
-        BAD_FRAME,
-        FRAME_TOO_LARGE,
-        BAD_MSGPACK,
-        BAD_MESSAGE,
-        UNKNOWN_TYPE,
-        VERSION_MISMATCH,
-        HELLO_FIRST,
-        HANDSHAKE_TIMEOUT,
-        IDLE_TIMEOUT,
-        RATE_LIMITED,
-        TOO_MANY_CONNECTIONS,
-        SERVER_SHUTTING_DOWN,
-    }
-)
+#: The codes that close the connection: framing and shape, and the session's.
+FATAL_CODES = frozenset({BAD_FRAME, FRAME_TOO_LARGE, BAD_MSGPACK, BAD_MESSAGE, UNKNOWN_TYPE}) | {
+    VERSION_MISMATCH,
+    HELLO_FIRST,
+    HANDSHAKE_TIMEOUT,
+    IDLE_TIMEOUT,
+    RATE_LIMITED,
+    TOO_MANY_CONNECTIONS,
+    SERVER_SHUTTING_DOWN,
+}
 
 
 class ProtocolError(Exception):
@@ -597,25 +593,6 @@ def ranges_table() -> str:
         code = f"`{spec.code}`" + (" (fatal)" if kind == HELLO else "")
         lines.append(f"| `{kind}` | `{name}` | {spec.allowed()} | {code} |")
     return "\n".join(lines) + "\n"
-
-
-def error_message(
-    code: str,
-    message: str,
-    *,
-    reply_to: int | None = None,
-    detail: str | None = None,
-    fatal: bool | None = None,
-) -> dict[str, Any]:
-    """An error message; fatal by default for the codes that close the connection. A fatal
-    error never carries `reply_to`: it answers the connection, not one request."""
-    is_fatal = code in FATAL_CODES if fatal is None else fatal
-    out: dict[str, Any] = {"type": ERROR, "code": code, "message": message, "fatal": is_fatal}
-    if detail is not None:
-        out["detail"] = detail
-    if reply_to is not None and not is_fatal:
-        out["reply_to"] = reply_to
-    return out
 
 
 def is_printable_text(text: str) -> bool:

@@ -17,6 +17,7 @@ from tonk.client.messages import (
 )
 from tonk.client.model import ClientModel, Fatal, LinkDown, TableRequest
 from tonk.client.state import TableState
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.actions import Discard, DrawStock, Drop
 from tonk.shared.hand import Hand
@@ -104,12 +105,12 @@ def test_a_server_of_another_version_is_fatal_and_a_shutdown_is_worth_retrying()
     model = ClientModel("Kim", "host:1", clock=lambda: 0.0)
     with pytest.raises(Fatal, match="speaks tonk protocol version 3"):
         model.welcome(
-            p.error_message(p.VERSION_MISMATCH, "no", fatal=True) | {"version": 3},
+            m.Error.of(p.VERSION_MISMATCH, "no", fatal=True, version=3).to_wire(),
             reconnect=False,
         )
     with pytest.raises(LinkDown, match="going down"):
         model.welcome(
-            p.error_message(p.SERVER_SHUTTING_DOWN, "going down", fatal=True), reconnect=False
+            m.Error.of(p.SERVER_SHUTTING_DOWN, "going down", fatal=True).to_wire(), reconnect=False
         )
     assert not model.connected
 
@@ -259,7 +260,7 @@ def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None
     model.welcome(dict(WELCOME), reconnect=True)
     resume = model.take_outgoing()
     assert resume == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
-    model.receive(p.error_message(p.BAD_TOKEN, "no such seat", reply_to=1) | {"detail": "token"})
+    model.receive(m.Error.of(p.BAD_TOKEN, "no such seat", reply_to=1, detail="token").to_wire())
     posted = model.take_posted()
     assert model.table is None and model.state() is None
     assert [type(m) for m in posted] == [Connected, LeftTable, LobbyChanged]
@@ -272,7 +273,7 @@ def test_a_refused_move_is_logged_and_said() -> None:
     model.receive(update(hand, 0))
     model.take_posted()
     model.send({"type": "discard", "card": "Ks"})
-    model.receive(p.error_message(p.ILLEGAL_ACTION, "you must draw first", reply_to=1))
+    model.receive(m.Error.of(p.ILLEGAL_ACTION, "you must draw first", reply_to=1).to_wire())
     posted = model.take_posted()
     assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]

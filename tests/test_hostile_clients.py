@@ -546,7 +546,7 @@ async def test_a_lobby_too_big_for_one_frame_is_listed_whole_in_pages(tmp_path):
 
         await asyncio.gather(*(create(maker) for maker in range(makers)))
         assert len(server.tables) == makers * each
-        summaries = [t.summary() for t in server.tables.values()]
+        summaries = [t.summary().to_wire() for t in server.tables.values()]
         assert len(msgpack.packb(summaries)) > p.MAX_SERVER_FRAME  # all would not fit in one
         lobby = await NetClient.connect(server.port, "Lobby")
         ids: list[int] = []

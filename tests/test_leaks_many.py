@@ -177,7 +177,7 @@ async def test_the_check_finds_a_leak_planted_in_the_server(tmp_path, monkeypatc
     def leaky(
         self: Table, seat: int | None, start: int, reply_to: int | None = None
     ) -> dict[str, Any]:
-        message = real(self, seat, start, reply_to)
+        message = real(self, seat, start, reply_to).to_wire()
         plant(self, seat, message)
         return message
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from tonk.shared import protocol as p
+from tonk.shared.messages import Error
 
 
 def frame(payload: bytes) -> bytes:
@@ -149,9 +150,9 @@ def test_validator_accepts_every_documented_shape():
 
 
 def test_every_server_message_type_has_a_schema_and_errors_are_flagged_fatal_by_code():
-    assert p.error_message(p.BAD_FRAME, "x")["fatal"] is True
-    assert p.error_message(p.ILLEGAL_ACTION, "x")["fatal"] is False
-    p.validate_server(p.error_message(p.ILLEGAL_ACTION, "x", detail="not_your_turn"))
+    assert Error.of(p.BAD_FRAME, "x").to_wire()["fatal"] is True
+    assert Error.of(p.ILLEGAL_ACTION, "x").to_wire()["fatal"] is False
+    p.validate_server(Error.of(p.ILLEGAL_ACTION, "x", detail="not_your_turn").to_wire())
 
 
 def test_printable_text():
@@ -208,9 +209,9 @@ def test_an_integer_that_looks_like_a_timestamp_header_is_still_an_integer():
 
 
 def test_a_fatal_error_never_carries_reply_to():
-    assert "reply_to" not in p.error_message(p.BAD_MESSAGE, "x", reply_to=4)
-    assert "reply_to" not in p.error_message(p.BAD_NAME, "x", reply_to=4, fatal=True)
-    assert p.error_message(p.BAD_TABLE, "x", reply_to=4)["reply_to"] == 4
+    assert "reply_to" not in Error.of(p.BAD_MESSAGE, "x", reply_to=4).to_wire()
+    assert "reply_to" not in Error.of(p.BAD_NAME, "x", reply_to=4, fatal=True).to_wire()
+    assert Error.of(p.BAD_TABLE, "x", reply_to=4).to_wire()["reply_to"] == 4
 
 
 def test_rules_on_the_wire_carry_every_option_and_read_back_equal():

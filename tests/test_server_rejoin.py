@@ -74,7 +74,7 @@ def test_the_ledger_message_holds_the_newest_hands_only() -> None:
         for name, amount in entry.net().items():
             ledger.balances[name] = ledger.balances.get(name, 0) + amount
     ledger.join("Cy")  # sat down but never paid or was paid
-    message = ledger_message(4, ledger)
+    message = ledger_message(4, ledger).to_wire()
     p.validate_server(message)
     assert len(message["hands"]) == p.LEDGER_HANDS == 200
     assert [number for number, _ in message["hands"]] == list(range(51, 251))
@@ -82,7 +82,7 @@ def test_the_ledger_message_holds_the_newest_hands_only() -> None:
     assert message["hands"][-1] == [250, [-250, 250, 0]]  # 250 % 3 != 0: Bo pays Ann
     assert message["balances"] == ledger.balances
     assert len(p.encode(message)) < 8_000
-    assert ledger_message(4, Ledger())["hands"] == []
+    assert ledger_message(4, Ledger()).to_wire()["hands"] == []
 
 
 async def test_resume_and_watch_again_send_the_whole_hand(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import random
 import pytest
 from tonk.server.table import Table, TableConfig
 from tonk.server.updates import UpdateFrames
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.actions import DrawStock
 from tonk.shared.bots import make_bot
@@ -34,10 +35,10 @@ def assert_frames_match(table: Table, start: int) -> None:
     assert hand is not None
     frames = UpdateFrames(table.id, table.hand_number, hand, start, table.deadline())
     for seat in [None, *range(hand.players)]:
-        expected = p.encode(table.update_message(seat, start))
+        expected = m.encode(table.update_message(seat, start))
         assert frames.frame(seat) == expected, (seat, start, p.decode_payload(expected[4:]))
         if seat is not None:  # the frame that answers the seat's own action
-            answer = p.encode(table.update_message(seat, start, reply_to=2**31 - 1))
+            answer = m.encode(table.update_message(seat, start, reply_to=2**31 - 1))
             assert frames.answer(seat, 2**31 - 1) == answer
 
 
@@ -86,3 +87,36 @@ async def test_a_private_draw_is_hidden_in_every_frame_but_the_drawers() -> None
         else:
             assert "cards" not in draw
             assert str(drawn) not in message["view"]["hand"].split()
+
+
+async def test_update_frames_follow_the_views_fields_in_whatever_order_it_gives_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The frames are put together from the view's fields by name: a view that gave its fields
+    in another order (its own two, seat and hand, anywhere) is still sent whole and exact."""
+    from tonk.shared.view import SeatView
+
+    plain = SeatView.to_dict
+
+    def reordered(view: SeatView) -> dict[str, object]:
+        data = plain(view)
+        keys = list(data)
+        keys.remove("hand")
+        keys.insert(1, "hand")  # hand before rules, seat last
+        keys.remove("seat")
+        keys.append("seat")
+        return {key: data[key] for key in reversed(keys)}
+
+    monkeypatch.setattr(SeatView, "to_dict", reordered)
+    rules = PRESETS["speno"]
+    table = table_for(rules, 3, 30.0)
+    hand = Hand(rules, 3, 1, (1, 1, 1), rng=random.Random(8))
+    table.hand, table.hand_number = hand, 1
+    bots = [make_bot("easy", random.Random(n)) for n in range(3)]
+    assert_frames_match(table, 0)
+    while not hand.ended:
+        start = len(hand.events)
+        hand.apply(bots[hand.turn].choose(hand.view(hand.turn)))
+        assert_frames_match(table, start)
+    message = p.decode_payload(UpdateFrames(7, 1, hand, 0, None).frame(2)[4:])
+    assert next(iter(message["view"])) == "seat" and message["view"]["seat"] == 2

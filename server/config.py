@@ -1,0 +1,107 @@
+"""What `tonk-server` can be told: the server's options (`ServerConfig`) and what one client
+may ask of it (`Limits`, PROTOCOL.md "Limits")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from tonk.shared import protocol as p
+from tonk.shared.rules import PRESETS, HouseRules
+
+from .paths import default_db_path
+
+#: The listening socket's queue is never shorter than this (asyncio's default is 100)...
+MIN_BACKLOG = 128
+#: ...nor longer than listen() takes (the system caps it further: net.core.somaxconn).
+MAX_BACKLOG = 65535
+
+
+def listen_backlog(max_connections: int) -> int:
+    """How many connections the kernel may hold, handshake done, for the server to accept:
+    as many as may be connected, so that a crowd arriving at once while the server is busy
+    is let in whole instead of dropped (and left to the clients' retries, or reset)."""
+    return max(MIN_BACKLOG, min(max_connections, MAX_BACKLOG))
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one client may ask of the server (PROTOCOL.md, "Limits")."""
+
+    max_frame: int = p.MAX_CLIENT_FRAME  # bytes a client frame may hold
+    max_connections: int = 5000  # connections in all
+    max_per_address: int = 64  # connections from one IP address
+    max_tables: int = 1000  # open (waiting or playing) tables
+    max_tables_per_address: int = 32  # open tables created from one IP address
+    messages_per_second: float = 20.0  # sustained rate per connection
+    burst: float = 40.0  # messages a connection may send at once
+    pages_per_second: float = 2.0  # `tables` pages sent to one connection, sustained
+    page_burst: float = 20.0  # `tables` pages sent to one connection at once
+    max_name: int = 24  # characters in a player's name
+    max_table_name: int = 32  # characters in a table's name
+    max_chat: int = 200  # characters in a chat line
+    queue: int = 512  # frames waiting to go to one connection before it is dropped
+    queue_bytes: int = 2 * 1024 * 1024  # bytes waiting to go to one connection, the same
+    handshake_timeout: float = 10.0  # seconds to send hello
+    heartbeat: float = 15.0  # seconds of silence before the server pings
+    idle_timeout: float = 45.0  # seconds of silence before the server hangs up
+    # The SSH door (tonk-server --ssh-port):
+    ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
+    ssh_per_address: int = 8  # SSH connections from one IP address
+    ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
+    # seconds from connecting to being let in, and then to asking for a session (ssh -N asks none)
+    ssh_login_timeout: float = 30.0
+    ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
+
+    def to_wire(self, grace: float) -> dict[str, int | float]:
+        """The `limits` of `welcome`."""
+        return {
+            "max_frame": self.max_frame,
+            "max_server_frame": p.MAX_SERVER_FRAME,
+            "max_name": self.max_name,
+            "max_chat": self.max_chat,
+            "max_table_name": self.max_table_name,
+            "messages_per_second": self.messages_per_second,
+            "burst": self.burst,
+            "pages_per_second": self.pages_per_second,
+            "page_burst": self.page_burst,
+            "heartbeat": self.heartbeat,
+            "idle_timeout": self.idle_timeout,
+            "grace": grace,
+        }
+
+    def with_option(self, text: str) -> Limits:
+        """This with one `NAME=VALUE` changed (the `--limit` option)."""
+        name, sep, value = text.partition("=")
+        kinds = {f.name: f.type for f in fields(self)}
+        if not sep or name not in kinds:
+            raise ValueError(f"--limit takes NAME=VALUE; the names are {', '.join(kinds)}")
+        try:
+            number: Any = int(value) if kinds[name] == "int" else float(value)
+        except ValueError:
+            raise ValueError(f"--limit {name} takes a number, not {value!r}") from None
+        if number <= 0:
+            raise ValueError(f"--limit {name} must be above 0")
+        return replace(self, **{name: number})
+
+
+@dataclass(slots=True)
+class ServerConfig:
+    """Everything `tonk-server` can be told. Defaults are a LAN server's."""
+
+    host: str = "0.0.0.0"
+    port: int = p.DEFAULT_PORT  # 0: where this database's server listened last, or any free port
+    db_path: Path = field(default_factory=default_db_path)
+    default_rules: HouseRules = PRESETS["classic"]
+    dev: bool = False  # allow fixed seeds and deck orders (never on a real server)
+    limits: Limits = field(default_factory=Limits)
+    grace: float = 120.0  # seconds a disconnected player keeps their seat before autoplay
+    bot_pause: float = 0.8  # default seconds a bot thinks before each action
+    next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
+    autoplay_strategy: str = "easy"  # the bot that plays for an absent player
+    ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
+    lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection
+    # Seconds a session in play goes on with none of its players connected (everybody left
+    # or lost the link) before it ends; no hand is dealt meanwhile.
+    abandoned_after: float = 600.0

@@ -1,0 +1,58 @@
+"""What an SSH door session (door_session.py) asks of the door and of the server behind it:
+narrow interfaces, so that the session does not import the door (door.py imports the session)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Protocol
+
+import asyncssh
+
+from . import store as st
+from .door_names import DoorNames
+
+
+class _DoorServer(Protocol):
+    """What a session asks of the server behind the door."""
+
+    @property
+    def door_names(self) -> DoorNames: ...
+
+    async def open_door_link(
+        self, name: str, address: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
+
+
+class _Host(Protocol):
+    @property
+    def host(self) -> str: ...
+
+
+class Door(Protocol):
+    """What a session asks of the SSH door (door.SSHDoor is one)."""
+
+    @property
+    def server(self) -> _DoorServer: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def config(self) -> _Host: ...
+
+    def open_table(self, table_id: int) -> Any: ...
+
+    def write(self, ops: list[st.Op]) -> None: ...
+
+
+class DoorLink(Protocol):
+    """The SSH connection a session runs in (door.DoorConnection is one)."""
+
+    @property
+    def door(self) -> Door: ...
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def conn(self) -> asyncssh.SSHServerConnection | None: ...

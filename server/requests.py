@@ -1,0 +1,163 @@
+"""The requests of a connection in the lobby or at a table (after the handshake, which is
+tonk.shared.link's): answered here, or handed to the table they are for."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Protocol
+
+from tonk.shared import messages as m
+from tonk.shared import protocol as p
+from tonk.shared.session import creators_stake
+
+from . import store as st
+from .connection import Connection
+from .host import TableHost
+from .lobby import Lobby
+from .seating import Seating
+from .table import CLOSED, FINISHED, RequestError, Table
+from .table_options import given, table_config
+
+log = logging.getLogger("tonk.server")
+
+
+class RequestHost(TableHost, Protocol):
+    """What requests ask of the server (TonkServer is one)."""
+
+    @property
+    def tables(self) -> Mapping[int, Table]: ...
+
+    @property
+    def seating(self) -> Seating[Table]: ...
+
+    @property
+    def lobby(self) -> Lobby: ...
+
+    def require_storage(self) -> None: ...
+
+    def open_tables(self, address: str | None = None) -> int: ...
+
+    def new_table_id(self) -> int: ...
+
+    def add_table(self, table: Table) -> None: ...
+
+
+class Requests:
+    """Every request of a welcomed connection but hello, ping, pong and bye."""
+
+    def __init__(self, host: RequestHost) -> None:
+        self.host = host
+
+    def _table(self, table_id: int) -> Table:
+        table = self.host.tables.get(table_id)
+        if table is None or table.state in (FINISHED, CLOSED):
+            raise RequestError(p.NO_SUCH_TABLE, f"there is no open table {table_id}")
+        return table
+
+    def _in_lobby(self, conn: Connection) -> None:
+        if self.host.seating.table_of(conn) is not None:
+            raise RequestError(p.ALREADY_AT_TABLE, "you are at a table already: leave it first")
+
+    def _at_table(self, conn: Connection) -> Table:
+        table = self.host.seating.table_of(conn)
+        if table is None:
+            raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
+        return table
+
+    async def handle(self, conn: Connection, message: m.ClientMessage) -> None:
+        """Answer `message`, or hand it to the table it is for; RequestError if refused."""
+        # (hello again, ping, pong and bye are the link's: tonk.shared.link)
+        if isinstance(message, m.Drop | m.DrawStock | m.TakeDiscard | m.Spread | m.Hit | m.Discard):
+            await self._at_table(conn).act(conn, message.to_wire())
+        elif isinstance(message, m.ListTables):
+            await self.host.lobby.pace(conn)
+            after = message.after or 0
+            limit = p.PAGE_SIZE if message.limit is None else message.limit
+            conn.send_frame(self.host.lobby.page(after, limit, conn.request_id))
+        elif isinstance(message, m.CreateTable):
+            self._in_lobby(conn)
+            self.host.require_storage()
+            await self._create_table(conn, message)
+        elif isinstance(message, m.Sit):
+            self._in_lobby(conn)
+            self.host.require_storage()
+            await self._table(message.table).sit(conn, given(message.seat), message.stake)
+        elif isinstance(message, m.Resume):
+            # Resuming the seat this connection holds sends the whole view again (a client
+            # that missed an update does this); the table checks the token is that seat's.
+            at = self.host.seating.table_of(conn)
+            if at is None or at.id != message.table or self.host.seating.seat_of(conn) is None:
+                self._in_lobby(conn)
+            await self._table(message.table).resume(conn, message.token)
+        elif isinstance(message, m.Watch):
+            # Likewise watching again the table this connection watches.
+            at = self.host.seating.table_of(conn)
+            if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
+                self._in_lobby(conn)
+            await self._table(message.table).watch(conn)
+        elif isinstance(message, m.Leave):
+            table = self._at_table(conn)
+            seated = self.host.seating.seat_of(conn) is not None
+            await table.detach(conn, leaving=True)
+            if seated:
+                self.host.door_seat(conn, table.id, left=True)
+            conn.reply(m.Left(table.id))
+        elif isinstance(message, m.AddBot):
+            self.host.require_storage()
+            strategy = message.strategy or "easy"
+            seat = given(message.seat)
+            await self._at_table(conn).add_bot(conn, strategy, seat, message.stake)
+        elif isinstance(message, m.RemoveBot):
+            self.host.require_storage()
+            await self._at_table(conn).remove_bot(conn, message.seat)
+        elif isinstance(message, m.Start):
+            self.host.require_storage()
+            await self._at_table(conn).start(conn)
+        elif isinstance(message, m.Chat):
+            await self._at_table(conn).chat(conn, message.text)
+        elif isinstance(message, m.Back):
+            await self._at_table(conn).back(conn)
+        else:  # pragma: no cover - the link answers every other type
+            raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
+
+    async def _create_table(self, conn: Connection, message: m.CreateTable) -> None:
+        name = message.name.strip()
+        limit = self.host.config.limits.max_table_name
+        if not p.is_printable_text(name) or len(name) > limit:
+            raise RequestError(
+                p.BAD_TABLE, f"name: a table name is printable, 1 to {limit} characters", "name"
+            )
+        config = table_config(self.host.config, message)
+        if self.host.open_tables() >= self.host.config.limits.max_tables:
+            raise RequestError(p.TOO_MANY_TABLES, "the server has as many tables as it allows")
+        if self.host.open_tables(conn.address) >= self.host.config.limits.max_tables_per_address:
+            raise RequestError(
+                p.TOO_MANY_TABLES, "your address has opened as many tables as the server allows"
+            )
+        table_id = self.host.new_table_id()
+        created = time.time()
+        try:
+            await self.host.store.write(
+                [st.insert_table(table_id, name, config.to_dict(), created, None)]
+            )
+        except st.StoreError:
+            raise RequestError(p.STORAGE_ERROR, "the server could not save the table") from None
+        table = Table(self.host, table_id, name, config, created)
+        table.creator_address = conn.address
+        self.host.add_table(table)
+        log.info(
+            "table %d created by %s: %r, %s, %d seats, stake %d %s",
+            table_id,
+            conn.name,
+            name,
+            config.rules.name,
+            config.seats,
+            config.stake,
+            config.unit,
+        )
+        if message.sit is not False:
+            await table.sit(conn, 0, creators_stake(config.rules, message.stake))
+        else:
+            conn.reply(m.TableMessage(table.summary()))

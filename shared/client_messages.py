@@ -1,0 +1,238 @@
+"""The messages a client sends, as typed values (PROTOCOL.md, "Client to server"), and
+`read_client`, which reads one from a decoded map."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from . import protocol as p
+from .wire import UNSET, ClientMessage, RuleValue, Unset, Wire
+from .wire import message_type as _message
+
+# -- client to server ---------------------------------------------------------------------------
+
+
+@_message(p.HELLO)
+@dataclass(frozen=True, slots=True)
+class Hello(ClientMessage):
+    version: int
+    name: str
+    client: str | None = None
+    id: int | None = None
+    _omitted = frozenset({"client"})
+
+
+@_message(p.LIST_TABLES)
+@dataclass(frozen=True, slots=True)
+class ListTables(ClientMessage):
+    after: int | None = None
+    limit: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"after", "limit"})
+
+
+@_message(p.CREATE_TABLE)
+@dataclass(frozen=True, slots=True)
+class CreateTable(ClientMessage):
+    name: str
+    rules: Mapping[str, RuleValue] | None = None
+    stake: int | None = None
+    unit: str | None = None
+    seats: int | None = None
+    turn_timer: float | Unset | None = UNSET
+    hands: int | Unset | None = UNSET
+    minutes: float | Unset | None = UNSET
+    bot_pause: float | None = None
+    sit: bool | None = None
+    seed: int | None = None
+    deck: str | None = None
+    dealer: int | None = None
+    id: int | None = None
+    _omitted = frozenset(
+        {"rules", "stake", "unit", "seats", "bot_pause", "sit", "seed", "deck", "dealer"}
+    )
+
+
+@_message(p.SIT)
+@dataclass(frozen=True, slots=True)
+class Sit(ClientMessage):
+    table: int
+    seat: int | Unset | None = UNSET
+    stake: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"stake"})
+
+
+@_message(p.RESUME)
+@dataclass(frozen=True, slots=True)
+class Resume(ClientMessage):
+    table: int
+    token: str
+    id: int | None = None
+
+
+@_message(p.WATCH)
+@dataclass(frozen=True, slots=True)
+class Watch(ClientMessage):
+    table: int
+    id: int | None = None
+
+
+@_message(p.LEAVE)
+@dataclass(frozen=True, slots=True)
+class Leave(ClientMessage):
+    id: int | None = None
+
+
+@_message(p.ADD_BOT)
+@dataclass(frozen=True, slots=True)
+class AddBot(ClientMessage):
+    strategy: str | None = None
+    seat: int | Unset | None = UNSET
+    stake: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"strategy", "stake"})
+
+
+@_message(p.REMOVE_BOT)
+@dataclass(frozen=True, slots=True)
+class RemoveBot(ClientMessage):
+    seat: int
+    id: int | None = None
+
+
+@_message(p.START)
+@dataclass(frozen=True, slots=True)
+class Start(ClientMessage):
+    id: int | None = None
+
+
+@_message(p.CHAT)
+@dataclass(frozen=True, slots=True)
+class Chat(ClientMessage):
+    text: str
+    id: int | None = None
+
+
+@_message(p.BACK)
+@dataclass(frozen=True, slots=True)
+class Back(ClientMessage):
+    id: int | None = None
+
+
+@_message(p.DROP)
+@dataclass(frozen=True, slots=True)
+class Drop(ClientMessage):
+    id: int | None = None
+
+
+@_message(p.DRAW_STOCK)
+@dataclass(frozen=True, slots=True)
+class DrawStock(ClientMessage):
+    id: int | None = None
+
+
+@_message(p.TAKE_DISCARD)
+@dataclass(frozen=True, slots=True)
+class TakeDiscard(ClientMessage):
+    id: int | None = None
+
+
+@_message(p.SPREAD)
+@dataclass(frozen=True, slots=True)
+class Spread(ClientMessage):
+    cards: str
+    id: int | None = None
+
+
+@_message(p.HIT)
+@dataclass(frozen=True, slots=True)
+class Hit(ClientMessage):
+    card: str
+    spread: int
+    id: int | None = None
+
+
+@_message(p.DISCARD)
+@dataclass(frozen=True, slots=True)
+class Discard(ClientMessage):
+    card: str
+    id: int | None = None
+
+
+@_message(p.PING)
+@dataclass(frozen=True, slots=True)
+class Ping(ClientMessage):
+    n: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"n"})
+
+
+@_message(p.PONG)
+@dataclass(frozen=True, slots=True)
+class Pong(ClientMessage):
+    n: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"n"})
+
+
+@_message(p.BYE)
+@dataclass(frozen=True, slots=True)
+class Bye(ClientMessage):
+    id: int | None = None
+
+
+#: The client messages that are a core action (played for the sender's seat).
+Action: TypeAlias = Drop | DrawStock | TakeDiscard | Spread | Hit | Discard
+
+CLIENT_TYPES: dict[str, type[ClientMessage]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello,
+        ListTables,
+        CreateTable,
+        Sit,
+        Resume,
+        Watch,
+        Leave,
+        AddBot,
+        RemoveBot,
+        Start,
+        Chat,
+        Back,
+        Drop,
+        DrawStock,
+        TakeDiscard,
+        Spread,
+        Hit,
+        Discard,
+        Ping,
+        Pong,
+        Bye,
+    )
+}
+
+
+class OutOfRangeMessage(p.OutOfRange):
+    """A client message whose only fault is a value out of its range (protocol.OutOfRange),
+    with what its refusal needs: the message's type, its `id` (if valid) and, in a `hello`,
+    the version the client speaks."""
+
+    def __init__(self, exc: p.OutOfRange, data: Wire) -> None:
+        super().__init__(exc.code, exc.message, exc.field)
+        self.kind: str = data["type"]
+        self.request_id = p.valid_id(data)
+        version = data.get("version")
+        self.version: int | None = version if type(version) is int else None
+
+
+def read_client(data: Wire) -> ClientMessage:
+    """The message of a decoded client map: ProtocolError if it is not one (fatal), and
+    OutOfRangeMessage if its only fault is a value out of its range (protocol.validate)."""
+    try:
+        p.validate_client(data)
+    except p.OutOfRange as exc:
+        raise OutOfRangeMessage(exc, data) from None
+    return CLIENT_TYPES[data["type"]].from_wire(data)

@@ -1,0 +1,473 @@
+"""The messages the server sends, as typed values (PROTOCOL.md, "Server to client"), the
+table map they carry, and `read_server`, which reads one from a decoded map."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import protocol as p
+from .actions import Event
+from .settlement import Settlement
+from .view import SeatView
+from .wire import (
+    RuleValue,
+    SeatKind,
+    SeatStatus,
+    ServerMessage,
+    SessionEndReason,
+    TableState,
+    Wire,
+)
+from .wire import message_type as _message
+
+# -- server to client: the table map ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    """One seat in the table map."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+    strategy: str | None
+    status: SeatStatus
+    stake: int
+    balance: int
+
+    def to_wire(self) -> Wire:
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "kind": self.kind,
+            "strategy": self.strategy,
+            "status": self.status,
+            "stake": self.stake,
+            "balance": self.balance,
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> PlayerSummary:
+        return cls(
+            seat=data["seat"],
+            name=data["name"],
+            kind=SeatKind(data["kind"]),
+            strategy=data["strategy"],
+            status=SeatStatus(data["status"]),
+            stake=data["stake"],
+            balance=data["balance"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """The table map (PROTOCOL.md, "table"): in `table`, `tables` and `lobby`."""
+
+    id: int
+    name: str
+    rules: Mapping[str, RuleValue]
+    rules_name: str
+    stake: int
+    unit: str
+    seats: int
+    taken: int
+    free: int
+    state: TableState
+    spectators: int
+    turn_timer: float | None
+    hands: int | None
+    minutes: float | None
+    bot_pause: float
+    hands_played: int
+    creator: int | None
+    dealer: int | None
+    paused: str | None
+    players: tuple[PlayerSummary, ...]
+
+    def to_wire(self) -> Wire:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "rules": self.rules,
+            "rules_name": self.rules_name,
+            "stake": self.stake,
+            "unit": self.unit,
+            "seats": self.seats,
+            "taken": self.taken,
+            "free": self.free,
+            "state": self.state,
+            "spectators": self.spectators,
+            "turn_timer": self.turn_timer,
+            "hands": self.hands,
+            "minutes": self.minutes,
+            "bot_pause": self.bot_pause,
+            "hands_played": self.hands_played,
+            "creator": self.creator,
+            "dealer": self.dealer,
+            "paused": self.paused,
+            "players": [player.to_wire() for player in self.players],
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> TableSummary:
+        return cls(
+            **{key: data[key] for key in _SUMMARY_PLAIN},
+            state=TableState(data["state"]),
+            players=tuple(PlayerSummary.from_wire(player) for player in data["players"]),
+        )
+
+
+_SUMMARY_PLAIN = [
+    f.name for f in dataclasses.fields(TableSummary) if f.name not in ("state", "players")
+]
+
+
+# -- server to client ---------------------------------------------------------------------------
+
+
+@_message(p.WELCOME)
+@dataclass(frozen=True, slots=True)
+class Welcome(ServerMessage):
+    version: int
+    server: str
+    name: str
+    limits: Mapping[str, int | float]
+    dev: bool
+    reply_to: int | None = None
+
+
+@_message(p.ERROR)
+@dataclass(frozen=True, slots=True)
+class Error(ServerMessage):
+    """An error; `fatal` ones close the connection and never carry `reply_to`."""
+
+    code: str
+    message: str
+    fatal: bool
+    detail: str | None = None
+    reply_to: int | None = None
+    version: int | None = None  # version_mismatch: the server's
+    _omitted = frozenset({"detail", "version"})
+
+    @classmethod
+    def of(
+        cls,
+        code: str,
+        message: str,
+        *,
+        reply_to: int | None = None,
+        detail: str | None = None,
+        fatal: bool | None = None,
+        version: int | None = None,
+    ) -> Error:
+        """An error, fatal by default for the codes that close the connection; a fatal one
+        drops `reply_to` (it answers the connection, not one request)."""
+        is_fatal = code in p.FATAL_CODES if fatal is None else fatal
+        return cls(code, message, is_fatal, detail, None if is_fatal else reply_to, version)
+
+    def to_wire(self) -> Wire:
+        # The server's own order: `version` after `reply_to`.
+        out: Wire = {"type": p.ERROR, "code": self.code, "message": self.message}
+        out["fatal"] = self.fatal
+        if self.detail is not None:
+            out["detail"] = self.detail
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        if self.version is not None:
+            out["version"] = self.version
+        return out
+
+
+@_message(p.TABLES)
+@dataclass(frozen=True, slots=True)
+class Tables(ServerMessage):
+    """A page of the lobby's list (the server packs it from summaries packed once: lobby.py)."""
+
+    tables: tuple[TableSummary, ...]
+    after: int
+    more: bool
+    total: int
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {"type": p.TABLES, "after": self.after, "more": self.more}
+        out["total"] = self.total
+        out["tables"] = [table.to_wire() for table in self.tables]
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Tables:
+        tables = tuple(TableSummary.from_wire(t) for t in data["tables"])
+        return cls(tables, data["after"], data["more"], data["total"], data.get("reply_to"))
+
+
+@_message(p.LOBBY)
+@dataclass(frozen=True, slots=True)
+class LobbyChanges(ServerMessage):
+    """The tables changed since the last `lobby` message, and the ids of those gone."""
+
+    tables: tuple[TableSummary, ...]
+    removed: tuple[int, ...]
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": p.LOBBY,
+            "tables": [table.to_wire() for table in self.tables],
+            "removed": list(self.removed),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> LobbyChanges:
+        tables = tuple(TableSummary.from_wire(t) for t in data["tables"])
+        return cls(tables, tuple(data["removed"]))
+
+
+@_message(p.TABLE)
+@dataclass(frozen=True, slots=True)
+class TableMessage(ServerMessage):
+    table: TableSummary
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {"type": p.TABLE, "table": self.table.to_wire()}
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> TableMessage:
+        return cls(TableSummary.from_wire(data["table"]), data.get("reply_to"))
+
+
+@_message(p.SEATED)
+@dataclass(frozen=True, slots=True)
+class Seated(ServerMessage):
+    table: int
+    seat: int
+    token: str
+    reply_to: int | None = None
+
+
+@_message(p.WATCHING)
+@dataclass(frozen=True, slots=True)
+class Watching(ServerMessage):
+    table: int
+    reply_to: int | None = None
+
+
+@_message(p.LEFT)
+@dataclass(frozen=True, slots=True)
+class Left(ServerMessage):
+    table: int
+    reply_to: int | None = None
+
+
+@_message(p.CUT)
+@dataclass(frozen=True, slots=True)
+class Cut(ServerMessage):
+    """The cut for the first dealer: each round's card by seat (None: not cutting)."""
+
+    table: int
+    rounds: tuple[tuple[str | None, ...], ...]
+    dealer: int
+
+    def to_wire(self) -> Wire:
+        rounds = [list(cards) for cards in self.rounds]
+        return {"type": p.CUT, "table": self.table, "rounds": rounds, "dealer": self.dealer}
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Cut:
+        return cls(data["table"], tuple(tuple(r) for r in data["rounds"]), data["dealer"])
+
+
+@_message(p.UPDATE)
+@dataclass(frozen=True, slots=True)
+class Update(ServerMessage):
+    """A hand's events from the `start`-th on, and the view after them, as one seat sees them
+    (the server sends these as bytes put together per change: updates.py)."""
+
+    table: int
+    hand: int
+    start: int
+    events: tuple[Event, ...]
+    view: SeatView
+    deadline: float | None
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "type": p.UPDATE,
+            "table": self.table,
+            "hand": self.hand,
+            "from": self.start,
+            "events": [event.to_dict() for event in self.events],
+            "view": self.view.to_dict(),
+            "deadline": self.deadline,
+        }
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Update:
+        return cls(
+            data["table"],
+            data["hand"],
+            data["from"],
+            tuple(Event.from_dict(event) for event in data["events"]),
+            SeatView.from_dict(data["view"]),
+            data["deadline"],
+            data.get("reply_to"),
+        )
+
+
+@_message(p.HAND_END)
+@dataclass(frozen=True, slots=True)
+class HandEnd(ServerMessage):
+    table: int
+    hand: int
+    settlement: Settlement
+    names: tuple[str, ...]
+    payments: tuple[tuple[str, str, int], ...]  # payer, payee, amount
+    balances: Mapping[str, int]
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": p.HAND_END,
+            "table": self.table,
+            "hand": self.hand,
+            "settlement": self.settlement.to_dict(),
+            "names": list(self.names),
+            "payments": [list(payment) for payment in self.payments],
+            "balances": dict(self.balances),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> HandEnd:
+        return cls(
+            data["table"],
+            data["hand"],
+            Settlement.from_dict(data["settlement"]),
+            tuple(data["names"]),
+            tuple((payer, payee, amount) for payer, payee, amount in data["payments"]),
+            dict(data["balances"]),
+        )
+
+
+@_message(p.SESSION_END)
+@dataclass(frozen=True, slots=True)
+class SessionEnd(ServerMessage):
+    table: int
+    hands: int
+    standings: tuple[tuple[str, int], ...]  # most ahead first
+    reason: SessionEndReason
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": p.SESSION_END,
+            "table": self.table,
+            "hands": self.hands,
+            "standings": [list(standing) for standing in self.standings],
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> SessionEnd:
+        standings = tuple((name, balance) for name, balance in data["standings"])
+        return cls(data["table"], data["hands"], standings, SessionEndReason(data["reason"]))
+
+
+@_message(p.LEDGER)
+@dataclass(frozen=True, slots=True)
+class LedgerMessage(ServerMessage):
+    """The ledger's newest settled hands (each its number and every player's net, in the
+    order of `names`) and the balances now."""
+
+    table: int
+    names: tuple[str, ...]
+    hands: tuple[tuple[int, tuple[int, ...]], ...]
+    balances: Mapping[str, int]
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": p.LEDGER,
+            "table": self.table,
+            "names": list(self.names),
+            "hands": [[number, list(nets)] for number, nets in self.hands],
+            "balances": dict(self.balances),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> LedgerMessage:
+        hands = tuple((number, tuple(nets)) for number, nets in data["hands"])
+        return cls(data["table"], tuple(data["names"]), hands, dict(data["balances"]))
+
+
+@_message(p.CHAT)
+@dataclass(frozen=True, slots=True)
+class ChatLine(ServerMessage):
+    """A chat line; `seat` None: a spectator's."""
+
+    table: int
+    name: str
+    seat: int | None
+    text: str
+    reply_to: int | None = None
+
+
+@_message(p.PING)
+@dataclass(frozen=True, slots=True)
+class ServerPing(ServerMessage):
+    n: int | None = None
+    _omitted = frozenset({"n"})
+
+
+@_message(p.PONG)
+@dataclass(frozen=True, slots=True)
+class ServerPong(ServerMessage):
+    n: int | None = None
+    reply_to: int | None = None
+    _omitted = frozenset({"n"})
+
+
+@_message(p.GOODBYE)
+@dataclass(frozen=True, slots=True)
+class Goodbye(ServerMessage):
+    """The server is stopping: `reason` a code (server_shutting_down), `message` words."""
+
+    reason: str
+    message: str
+
+
+SERVER_TYPES: dict[str, type[ServerMessage]] = {
+    cls.TYPE: cls
+    for cls in (
+        Welcome,
+        Error,
+        Tables,
+        LobbyChanges,
+        TableMessage,
+        Seated,
+        Watching,
+        Left,
+        Cut,
+        Update,
+        HandEnd,
+        SessionEnd,
+        LedgerMessage,
+        ChatLine,
+        ServerPing,
+        ServerPong,
+        Goodbye,
+    )
+}
+
+
+def read_server(data: Wire) -> ServerMessage:
+    """The message of a decoded server map (ProtocolError if it is not one)."""
+    p.validate_server(data)
+    return SERVER_TYPES[data["type"]].from_wire(data)
