@@ -191,12 +191,6 @@ def _and(parts: Sequence[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def catchers(settlement: Settlement) -> list[tuple[int, int]]:
-    """(count, seat) of each player who caught a drop (a count no higher than the
-    dropper's), lowest first; none unless the drop was caught: as the settlement says."""
-    return list(settlement.catchers)
-
-
 #: The moves a player makes in a turn, logged together on one line ("drew 8♥, discarded 2♣").
 MOVES = frozenset({"draw_stock", "take_discard", "spread", "hit", "discard", "drop"})
 
@@ -299,7 +293,7 @@ def ending_line(settlement: Settlement, names: Sequence[str]) -> str:
         was = "were" if dropper == "You" else "was"
         return (
             f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught by "
-            f"{_and([f'{_name(names, s)} with {c}' for c, s in catchers(settlement)])}."
+            f"{_and([f'{_name(names, s)} with {c}' for c, s in settlement.catchers])}."
         )
     lowest = min(c for c in counts if c is not None)
     return f"The stock ran out: {winners} lowest with {lowest}."
