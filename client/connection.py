@@ -15,7 +15,7 @@ from typing import Any
 from textual.message import Message
 from tonk.shared import protocol as p
 
-from .messages import ConnectFailed, LinkLost
+from .messages import ConnectFailed, LinkLost, wrapped
 from .model import ClientModel, Fatal, LinkDown, TableRequest
 from .render import CardStyle
 from .tokens import SeatTokens
@@ -188,11 +188,12 @@ class Connection:
         return sent
 
     def _flush(self) -> None:
-        """What the model has for the server to the outbox, and for the App to the App."""
+        """What the model has for the server to the outbox, and its reports to the App (as
+        the App's messages)."""
         for message in self.model.take_outgoing():
             self._outbox.put_nowait(message)
-        for posted in self.model.take_posted():
-            self.post(posted)
+        for report in self.model.take_reports():
+            self.post(wrapped(report))
 
     # -- one session: handshake, then read and write until it drops --------------------------
 

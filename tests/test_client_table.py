@@ -31,6 +31,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
+from tonk.client import reports
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import DropModal, EndOfHandModal
 from tonk.client.messages import TableChanged
@@ -516,7 +517,7 @@ async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() 
                 return _real(*regions, **kwargs)
 
             node.refresh = spy  # type: ignore[method-assign]
-        app.post_message(TableChanged(replace(state, turn_deadline=None)))
+        app.post_message(TableChanged(reports.TableChanged(replace(state, turn_deadline=None))))
         await pilot.pause()
         assert app.table_screen.state is not None
         assert app.table_screen.state.turn_deadline is None  # drawn
