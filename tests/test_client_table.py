@@ -287,17 +287,17 @@ async def test_the_log_has_its_newest_line_at_the_bottom_and_amends_a_line_in_pl
     async with app.run_test(size=(40, 10)) as pilot:
         log = app.query_one(LogPanel)
         lines = [LogLine(n, Text(f"line {n}")) for n in range(6)]
-        log.show(lines)
+        log.log_lines = tuple(lines)
         await pilot.pause()
         assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(6)]
         regions = spy_refresh(log)
         # Full: a new line goes at the bottom and the others move up, oldest out.
         lines.append(LogLine(6, Text("line 6")))
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(1, 7)]
         # A line taking two rows: only whole lines are shown, the newest at the bottom.
         lines.append(LogLine(7, Text("a long line " * 4)))  # 48 cells: two rows
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert [log.line_text(y) for y in range(6)] == [
             "line 3",
             "line 4",
@@ -309,17 +309,17 @@ async def test_the_log_has_its_newest_line_at_the_bottom_and_amends_a_line_in_pl
         # The same line number with new text (a turn's next move): drawn again in place,
         # and only its row is repainted.
         lines.append(LogLine(8, Text("Ada drew a card")))
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert log.line_text(5) == "Ada drew a card"
         regions.clear()
         lines[-1] = LogLine(8, Text("Ada drew a card, discarded 8h"))
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert log.line_text(5) == "Ada drew a card, discarded 8h"
         assert log.line_text(4) == "line a long line"
         assert [(r.y, r.height) for r in regions] == [(5, 1)]
         # Shown again unchanged: nothing is repainted.
         regions.clear()
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert regions == []
 
 
@@ -354,15 +354,13 @@ async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -
     app = Bar()
     async with app.run_test(size=(40, 3)) as pilot:
         bar = app.query_one(KeyBar)
-        bar.show(
-            [
-                KeyEntry("d", "d", "Draw", True, 9),
-                KeyEntry("x", "x", "Discard", False, 9),
-                KeyEntry("o", "o", "Sort", True, 1),
-                KeyEntry("c", "c", "Chat", True, 2),
-                KeyEntry("question_mark", "?", "Help", True, 6),
-                KeyEntry("q", "q", "Leave", True, 7),
-            ]
+        bar.entries = (
+            KeyEntry("d", "d", "Draw", True, 9),
+            KeyEntry("x", "x", "Discard", False, 9),
+            KeyEntry("o", "o", "Sort", True, 1),
+            KeyEntry("c", "c", "Chat", True, 2),
+            KeyEntry("question_mark", "?", "Help", True, 6),
+            KeyEntry("q", "q", "Leave", True, 7),
         )
         await pilot.pause()
         assert bar.line_text(0) == "d Draw x Discard c Chat ? Help q Leave"
