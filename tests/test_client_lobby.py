@@ -10,11 +10,14 @@ from pathlib import Path
 from clientkit import (
     BOTS,
     MINE,
+    at_my_turn,
     deck_text,
+    in_the_lobby,
     joined_app,
     log_text,
     my_turn,
     practice_app,
+    running,
     table_request,
     table_state,
     wait_for,
@@ -43,8 +46,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
         )
         await alice.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the list of tables")
             info = app.lobby.tables[0]
@@ -78,8 +80,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
 async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
@@ -128,8 +129,7 @@ def seated_strategies(app: TonkApp) -> list[str | None]:
 async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
             form = app.screen
@@ -163,8 +163,7 @@ async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> No
 async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
             app.screen.query_one("#options", Input).value = "hit_lock=9"
@@ -187,8 +186,7 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
         await alice.send({"type": "add_bot"})
         await alice.expect("update")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: app.lobby.tables, "the list of tables")
+        async with running(app, lambda: app.lobby.tables, "the list of tables") as pilot:
             await pilot.press("w")
             await wait_for(
                 pilot,
@@ -210,8 +208,7 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
 async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
             await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
             assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
@@ -242,8 +239,7 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
         )
         await alice.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the table listed")
             await pilot.press("enter")
@@ -265,8 +261,7 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
 async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
             app.screen.query_one("#seats", Select).value = 4
@@ -340,8 +335,7 @@ async def test_a_long_list_comes_page_by_page_and_stays_whole(tmp_path: Path) ->
             await maker.send({"type": "create_table", "name": f"T{i:03}", "sit": False})
         await maker.expect("table", lambda m: m["table"]["name"] == "T229")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: len(app.lobby.tables) == 230, "every page")
+        async with running(app, lambda: len(app.lobby.tables) == 230, "every page") as pilot:
             assert [t.name for t in app.lobby.tables] == [f"T{i:03}" for i in range(230)]
             assert app.lobby.query_one(DataTable).row_count == 230
             await maker.send({"type": "create_table", "name": "T230", "sit": False})
@@ -416,6 +410,5 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
     port = server.sockets[0].getsockname()[1]
     async with server:
         app = joined_app(port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app):
             assert [t.name for t in app.lobby.tables] == ["Early"]

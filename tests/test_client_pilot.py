@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clientkit import (
+    at_my_turn,
     hand_text,
     joined_app,
     log_text,
@@ -28,8 +29,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
     # close the window).
     async with start_server(tmp_path, next_hand_delay=600.0) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             assert isinstance(app.screen, TableScreen)
             assert hand_text(app) == "5s 6s 7s 9h 9d"
             # Before drawing: draw, pick up and drop are open; spread, hit, discard greyed.
@@ -117,8 +117,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
 async def test_picking_up_the_discard_and_a_book(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("p")
             await wait_for(pilot, lambda: "9c" in hand_text(app), "the 9c taken from the pile")
             assert "You took 9♣ from the pile" in log_text(app)
@@ -132,8 +131,7 @@ async def test_picking_up_the_discard_and_a_book(tmp_path: Path) -> None:
 async def test_a_greyed_out_key_is_explained_by_the_server(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("d")
             await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
             # Drawing again and dropping are greyed now; pressed anyway, the server says why.
@@ -182,8 +180,7 @@ async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None
 async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("c")
             await pilot.press(*"hello table")
             await pilot.press("enter")

@@ -14,12 +14,15 @@ from typing import Any
 from clientkit import (
     BOTS,
     MINE,
+    at_my_turn,
+    at_the_table,
     deck_text,
     hand_text,
     joined_app,
     log_text,
     my_turn,
     practice_app,
+    running,
     table_request,
     table_state,
     wait_for,
@@ -79,8 +82,7 @@ async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
         alice = await NetClient.connect(server.port, "Alice")
         playing: asyncio.Task[None] | None = None
         try:
-            async with app.run_test(size=(80, 24)) as pilot:
-                await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            async with at_the_table(app) as pilot:
                 table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
                 await alice.request({"type": "sit", "table": table_id}, "seated")
                 playing = asyncio.create_task(alice_plays(alice))
@@ -127,8 +129,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
         # The bot deals and plays first; we lose the update of its draw.
         request = table_request(dealer=0, deck=deck_text([MINE, BOTS], dealer=0))
         app = joined_app(server.port, tmp_path / "state", table=request)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: app.connection is not None, "the connection")
+        async with running(app, lambda: app.connection is not None, "the connection") as pilot:
             connection = app.connection
             assert connection is not None
             model = connection.model
@@ -164,8 +165,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
 
 async def test_the_hand_is_shown_in_order_with_the_new_card_marked() -> None:
     app = practice_app(bots=1)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: my_turn(app), "our turn")
+    async with at_my_turn(app, "our turn") as pilot:
         hand = app.table_screen.query_one(HandView)
         hand.cursor = 3  # the 9h
         await pilot.press("d")
@@ -453,8 +453,7 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
     async with start_server(tmp_path) as server:
         request = table_request(bots=0, seats=3)
         app = joined_app(server.port, tmp_path / "state", table=request)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+        async with at_the_table(app) as pilot:
             status = app.table_screen.query_one(StatusBar)
             await wait_for(pilot, lambda: "seats open" in status.message, "the waiting line")
             assert status.message == (
@@ -488,8 +487,7 @@ async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path:
         # (its first move when the timer runs out, the next after the 10 s bot pause).
         request = table_request(turn_timer=2, bot_pause=10)
         app = joined_app(server.port, tmp_path / "state", table=request)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "our first turn")
+        async with at_my_turn(app, "our first turn") as pilot:
             await pilot.press("k")
             await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
@@ -501,8 +499,7 @@ async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() 
     """A table state comes with every move: it reaches the widgets whose rows changed, and
     never repaints the App or the table screen whole (every byte goes down an SSH link)."""
     app = practice_app(bots=1)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: my_turn(app), "our turn")
+    async with at_my_turn(app, "our turn") as pilot:
         state = table_state(app)
         assert state is not None
         whole: list[str] = []
