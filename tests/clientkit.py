@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.connection import TableRequest
 from tonk.client.render import CardStyle
@@ -175,3 +176,8 @@ def at_my_turn(
 def at_the_table(app: TonkApp) -> AbstractAsyncContextManager[Pilot[None]]:
     """`app` run in an 80x24 terminal, from when it has a table's state."""
     return running(app, lambda: table_state(app) is not None, "the table")
+
+
+async def screen_shown(pilot: Pilot[Any], screen: type[Screen[Any]], what: str) -> None:
+    """Let the App run until its top screen is a `screen`; fail saying `what` was not shown."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen), what)

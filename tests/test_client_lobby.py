@@ -18,6 +18,7 @@ from clientkit import (
     my_turn,
     practice_app,
     running,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
@@ -61,7 +62,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
             # enter on the second row takes a seat there.
             await wait_for(pilot, lambda: table.row_count == 2, "two rows")
             await pilot.press("down", "enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await wait_for(pilot, lambda: table_state(app) is not None, "the table's state")
             state = table_state(app)
             assert state is not None
@@ -83,7 +84,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
         async with in_the_lobby(app) as pilot:
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await screen_shown(pilot, CreateTableScreen, "the form")
             form = app.screen
             name = form.query_one("#name", Input)
             name.value = ""
@@ -105,7 +106,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
                 "game starts at once."
             )
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
+            await screen_shown(pilot, TableScreen, "the new table")
             await wait_for(
                 pilot,
                 lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
@@ -131,7 +132,7 @@ async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Pat
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await screen_shown(pilot, CreateTableScreen, "the form")
             form = app.screen
             offered = [value for _, value in form.query_one("#strategy", Select)._options]
             assert offered == ["easy", "sharp", "expert"]
@@ -165,7 +166,7 @@ async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) ->
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await screen_shown(pilot, CreateTableScreen, "the form")
             app.screen.query_one("#options", Input).value = "hit_lock=9"
             await pilot.press("ctrl+s")
             await pilot.pause()
@@ -173,7 +174,7 @@ async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) ->
             error = str(app.screen.query_one("#form-error").render())
             assert "option hit_lock cannot be 9" in error
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
 async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> None:
@@ -210,18 +211,18 @@ async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) ->
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
         async with at_my_turn(app) as pilot:
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
-            await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
+            await screen_shown(pilot, EndOfHandModal, "the hand's end")
             assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: app._standings is not None, "the session's end")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the standings")
+            await screen_shown(pilot, StandingsScreen, "the standings")
             standings = app.screen
             assert isinstance(standings, StandingsScreen)
             assert standings.standings == [("Ada (bot)", 2), ("Tester", -2)]
             assert standings.hands == 1
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
 async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path: Path) -> None:
@@ -263,7 +264,7 @@ async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await screen_shown(pilot, CreateTableScreen, "the form")
             app.screen.query_one("#seats", Select).value = 4
             app.screen.query_one("#bots", Select).value = 1
             await pilot.press("ctrl+s")
@@ -294,7 +295,7 @@ async def test_the_lobby_follows_the_server_by_itself_and_keeps_the_cursor(tmp_p
             ids.append(seated["table"])
         app = joined_app(server.port, tmp_path / "state")
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
             grid = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: grid.row_count == 3, "three tables")
             await pilot.press("down", "down")

@@ -11,6 +11,7 @@ from clientkit import (
     joined_app,
     log_text,
     my_turn,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
@@ -64,7 +65,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             await pilot.press("left", "left", "space")
             assert hand.selected_cards() == (parse_card("8s"),)
             await pilot.press("h")
-            await wait_for(pilot, lambda: isinstance(app.screen, HitChooser), "the spread chooser")
+            await screen_shown(pilot, HitChooser, "the spread chooser")
             await pilot.press("1")
             await wait_for(
                 pilot,
@@ -86,16 +87,16 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             # playing, k again drops.
             await wait_for(pilot, lambda: my_turn(app), "your second turn")
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            await screen_shown(pilot, DropModal, "the question")
             assert "Drop with 9?" in str(app.screen.query_one("#question").render())
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await pilot.pause(0.2)
             assert my_turn(app) and table_state(app).view.settlement is None  # type: ignore[union-attr]
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            await screen_shown(pilot, DropModal, "the question")
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
+            await screen_shown(pilot, EndOfHandModal, "the hand's end")
             modal = app.screen
             assert isinstance(modal, EndOfHandModal)
             assert modal.settlement.ending.value == "drop_won"
@@ -106,7 +107,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             assert log_text(app).count("dropped with 9") == 1, log_text(app)
             assert "You dropped with 9 and won." in log_text(app)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+            await screen_shown(pilot, TableScreen, "the table again")
             state = table_state(app)
             assert state is not None
             assert state.balances["Tester"] == 1
@@ -188,22 +189,22 @@ async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
             assert not app.table_screen.has_class("chatting")
             # Keys go back to the table after chatting.
             await pilot.press("?")
-            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            await screen_shown(pilot, HelpScreen, "the help")
             rules = str(app.screen.query_one("#help-rules").render())
             assert "Rules: classic (Tonk in one page)." in rules
             assert "A drop with the strictly lowest count wins 1 stake" in rules
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             # q during a hand asks first: n stays, y leaves for the lobby.
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            await screen_shown(pilot, ConfirmModal, "the question")
             # It says what leaving during the session means for the seat and the balance.
             question = str(app.screen.query_one("#question").render())
             assert "The table plays your seat for you" in question
             assert "your balance keeps moving" in question
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            await screen_shown(pilot, ConfirmModal, "the question")
             await pilot.press("y")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")

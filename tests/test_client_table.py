@@ -23,6 +23,7 @@ from clientkit import (
     my_turn,
     practice_app,
     running,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
@@ -399,7 +400,7 @@ async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
         )
         if isinstance(app.screen, EndOfHandModal):
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
         else:
             before = settled()
             await pilot.press("k", "k")  # k asks first; k again drops
@@ -489,8 +490,8 @@ async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path:
         app = joined_app(server.port, tmp_path / "state", table=request)
         async with at_my_turn(app, "our first turn") as pilot:
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
+            await screen_shown(pilot, DropModal, "the question")
+            await screen_shown(pilot, TableScreen, "the question gone")
             assert "Played for you: " in log_text(app)
             assert table_state(app).view.settlement is None  # type: ignore[union-attr]
 
