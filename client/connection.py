@@ -168,22 +168,20 @@ class Connection:
 
     def send(self, message: dict[str, Any]) -> bool:
         """Queue a message for the server; False (and nothing sent) while the link is down."""
-        sent = self.model.send(message)
-        self._flush()
-        return sent
+        return self._flushed(self.model.send(message))
 
     def create_table(self, request: TableRequest) -> bool:
-        sent = self.model.create_table(request)
-        self._flush()
-        return sent
+        return self._flushed(self.model.create_table(request))
 
     def leave(self) -> bool:
-        sent = self.model.leave()
-        self._flush()
-        return sent
+        return self._flushed(self.model.leave())
 
     def sit(self, table_id: int) -> bool:
-        sent = self.model.sit(table_id)
+        return self._flushed(self.model.sit(table_id))
+
+    def _flushed(self, sent: bool) -> bool:
+        """`sent` (the model's answer to a request), once what the request queued is on its
+        way."""
         self._flush()
         return sent
 

@@ -407,8 +407,8 @@ class ClientModel:
     def _on_ledger(self, message: dict[str, Any]) -> None:
         """The ledger's newest hands (after `resume` or `watch`): each balance over them,
         drawn back from the balance now, replaces what this connection had seen."""
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         names = [str(name) for name in message["names"]]
         hands = [nets for _, nets in message["hands"] if len(nets) == len(names)]
@@ -417,15 +417,15 @@ class ClientModel:
         self._publish()
 
     def _on_cut(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         self.log.cut(message["rounds"], message["dealer"], self._names())
         self._publish()
 
     def _on_update(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         hand, start = message["hand"], message["from"]
         if table.resyncing and start > 0:
@@ -479,8 +479,8 @@ class ClientModel:
         return seat < len(players) and players[seat].get("status") == "away"
 
     def _on_hand_end(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         settlement = Settlement.from_dict(message["settlement"])
         payments = tuple((str(a), str(b), int(n)) for a, b, n in message["payments"])
@@ -495,8 +495,8 @@ class ClientModel:
         self.report(HandEnded(message["hand"], settlement, tuple(names), unit, tuple(balances)))
 
     def _on_session_end(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         table.session_over = True
         standings = tuple((str(name), int(balance)) for name, balance in message["standings"])
@@ -511,8 +511,8 @@ class ClientModel:
         )
 
     def _on_chat(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         self.log.add(chat_line(message["name"], message["seat"], message["text"]), chat=True)
         self._publish()
@@ -534,6 +534,11 @@ class ClientModel:
     def _back_on_my_turn(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         table = self.table
         return table is not None and table.back_on_my_turn(old, new)
+
+    def _table_of(self, message: Mapping[str, Any]) -> TableSeen | None:
+        """Our table, when `message` is about it (one about a table we have left is late)."""
+        table = self.table
+        return table if table is not None and message["table"] == table.table_id else None
 
     def _names(self) -> list[str]:
         return self.table.names() if self.table is not None else []
