@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from clientkit import deck_text, start_kitchen
@@ -119,50 +121,49 @@ async def test_a_key_that_means_nothing_here_says_so(tmp_path: Path, term: Term)
     await term.wait_for("caps")  # "D is not a key here: is caps lock on? ...", wrapped
 
 
-async def end_the_first_hand(term: Term, tmp_path: Path, port: int, keys: str = "kk") -> None:
-    """The client takes the other seat from the lobby and drops at once (36 against Alice's
-    35: caught), which ends the hand; `keys` are written in one write (k asks, k drops)."""
-    term.start(
-        [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"],
-        client_env(tmp_path),
-    )
-    await term.wait_for("Kitchen")
-    term.keys("Enter")
-    await term.wait_for("Your turn: d draw")
-    term.write(keys)
-    await term.wait_for("Hand 1 is over")
+@asynccontextmanager
+async def first_hand_ended(
+    term: Term, tmp_path: Path, next_hand_delay: str, keys: str = "kk"
+) -> AsyncIterator[None]:
+    """A tonk-server (the next hand dealt `next_hand_delay` seconds after one ends) where Alice
+    has created the Kitchen. The client on `term` takes the other seat from the lobby and
+    drops at once (36 against Alice's 35: caught), which ends the hand; `keys` are written
+    in one write (k asks, k drops). Alice leaves after."""
+    with tonk_server(tmp_path, "--next-hand-delay", next_hand_delay) as port:
+        alice = await NetClient.connect(port, "Alice")
+        try:
+            await start_kitchen(alice)
+            term.start(
+                [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"],
+                client_env(tmp_path),
+            )
+            await term.wait_for("Kitchen")
+            term.keys("Enter")
+            await term.wait_for("Your turn: d draw")
+            term.write(keys)
+            await term.wait_for("Hand 1 is over")
+            yield
+        finally:
+            await alice.close()
 
 
 async def test_the_end_of_hand_window_closes_when_the_next_hand_is_dealt(
     tmp_path: Path, term: Term
 ) -> None:
-    with tonk_server(tmp_path, "--next-hand-delay", "2") as port:
-        alice = await NetClient.connect(port, "Alice")
-        try:
-            await start_kitchen(alice)
-            await end_the_first_hand(term, tmp_path, port)
-            # Nothing pressed: the next deal takes the window away.
-            screen = await term.wait_gone("Hand 1 is over")
-            assert "hand 2" in screen
-            assert "Your hand" in screen and "Ledger" in screen
-        finally:
-            await alice.close()
+    async with first_hand_ended(term, tmp_path, next_hand_delay="2"):
+        # Nothing pressed: the next deal takes the window away.
+        screen = await term.wait_gone("Hand 1 is over")
+        assert "hand 2" in screen
+        assert "Your hand" in screen and "Ledger" in screen
 
 
 async def test_a_game_key_pressed_over_the_end_of_hand_window_goes_to_the_table(
-    tmp_path: Path,
-    term: Term,
+    tmp_path: Path, term: Term
 ) -> None:
-    with tonk_server(tmp_path, "--next-hand-delay", "600") as port:
-        alice = await NetClient.connect(port, "Alice")
-        try:
-            await start_kitchen(alice)
-            await end_the_first_hand(term, tmp_path, port)
-            term.write("o")  # show the hand by rank
-            await term.wait_gone("Hand 1 is over")
-            await term.wait_for("by rank (o)")
-        finally:
-            await alice.close()
+    async with first_hand_ended(term, tmp_path, next_hand_delay="600"):
+        term.write("o")  # show the hand by rank
+        await term.wait_gone("Hand 1 is over")
+        await term.wait_for("by rank (o)")
 
 
 async def test_a_key_typed_before_the_hand_ended_leaves_the_window_up(
@@ -170,15 +171,9 @@ async def test_a_key_typed_before_the_hand_ended_leaves_the_window_up(
 ) -> None:
     """ "kkx" in one write: the x waits for the drop to be answered, and the drop ended the
     hand, so the x is for a hand that is over: it says so, and the window stays."""
-    with tonk_server(tmp_path, "--next-hand-delay", "600") as port:
-        alice = await NetClient.connect(port, "Alice")
-        try:
-            await start_kitchen(alice)
-            await end_the_first_hand(term, tmp_path, port, keys="kkx")
-            screen = await term.wait_for("The hand was over before x")
-            assert "Hand 1 is over" in screen
-        finally:
-            await alice.close()
+    async with first_hand_ended(term, tmp_path, next_hand_delay="600", keys="kkx"):
+        screen = await term.wait_for("The hand was over before x")
+        assert "Hand 1 is over" in screen
 
 
 def test_a_pasted_character_is_named_as_textual_names_its_key() -> None:
