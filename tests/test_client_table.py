@@ -44,6 +44,7 @@ from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
 from tonk.client.tableseen import TableSeen
 from tonk.client.widgets import (
+    CentrePanel,
     HandView,
     KeyBar,
     KeyEntry,
@@ -498,13 +499,23 @@ async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path:
 
 async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() -> None:
     """A table state comes with every move: it reaches the widgets whose rows changed, and
-    never repaints the App or the table screen whole (every byte goes down an SSH link)."""
+    never repaints the App, the table screen or any of its widgets whole (every byte goes
+    down an SSH link)."""
     app = practice_app(bots=1)
     async with at_my_turn(app, "our turn") as pilot:
+        # The turn's own layout first: a panel resized is drawn again whole, as it must be.
+        await pilot.pause()
         state = table_state(app)
         assert state is not None
         whole: list[str] = []
-        for node in (app, app.table_screen):
+        screen = app.table_screen
+        widgets = [
+            *screen.query(LineWidget),
+            screen.query_one(CentrePanel),
+            screen.query_one(HandView),
+        ]
+        assert len(widgets) == 9  # players, pile, spreads, ledger, log, status, keys
+        for node in (app, screen, *widgets):
             real = node.refresh
 
             def spy(*regions: Any, _real: Any = real, _node: Any = node, **kwargs: Any) -> Any:
