@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 from clientkit import (
     BOTS,
@@ -24,12 +25,22 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
 from tonk.shared import protocol as p
+
+
+async def new_table_form(pilot: Pilot[Any]) -> CreateTableScreen:
+    """n in the lobby: the create-table form, shown."""
+    await pilot.press("n")
+    await screen_shown(pilot, CreateTableScreen, "the form")
+    form = pilot.app.screen
+    assert isinstance(form, CreateTableScreen)
+    return form
 
 
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
@@ -83,9 +94,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
-            await pilot.press("n")
-            await screen_shown(pilot, CreateTableScreen, "the form")
-            form = app.screen
+            form = await new_table_form(pilot)
             name = form.query_one("#name", Input)
             name.value = ""
             name.focus()
@@ -131,9 +140,7 @@ async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Pat
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
-            await pilot.press("n")
-            await screen_shown(pilot, CreateTableScreen, "the form")
-            form = app.screen
+            form = await new_table_form(pilot)
             offered = [value for _, value in form.query_one("#strategy", Select)._options]
             assert offered == ["easy", "sharp", "expert"]
             form.query_one("#seats", Select).value = 3
@@ -165,9 +172,8 @@ async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) ->
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
-            await pilot.press("n")
-            await screen_shown(pilot, CreateTableScreen, "the form")
-            app.screen.query_one("#options", Input).value = "hit_lock=9"
+            form = await new_table_form(pilot)
+            form.query_one("#options", Input).value = "hit_lock=9"
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert isinstance(app.screen, CreateTableScreen)
@@ -263,10 +269,9 @@ async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
-            await pilot.press("n")
-            await screen_shown(pilot, CreateTableScreen, "the form")
-            app.screen.query_one("#seats", Select).value = 4
-            app.screen.query_one("#bots", Select).value = 1
+            form = await new_table_form(pilot)
+            form.query_one("#seats", Select).value = 4
+            form.query_one("#bots", Select).value = 1
             await pilot.press("ctrl+s")
             await wait_for(
                 pilot,
