@@ -53,6 +53,7 @@ class Balances:
         net = entry.net()
         self.last_net = net
         self.hands_seen += 1
+        before = balances_before(balances, [net])
         for name, balance in balances.items():
             self.balances[name] = balance
-            self.series.setdefault(name, [balance - net.get(name, 0)]).append(balance)
+            self.series.setdefault(name, [before[name]]).append(balance)
