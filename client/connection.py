@@ -64,17 +64,15 @@ class Connection:
         tokens: SeatTokens | None = None,
         create: TableRequest | None = None,
         style: CardStyle | None = None,
-        clock: Callable[[], float] | None = None,
         opener: Opener | None = None,
     ) -> None:
         self.host = host
         self.opener = opener
         self.port = port
         self.post = post
-        self._clock = clock
         self.address = f"{host}:{port}"
         self.model = ClientModel(
-            name, self.address, self.now, tokens=tokens, create=create, style=style
+            name, self.address, time.monotonic, tokens=tokens, create=create, style=style
         )
         self.closing = False
         self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -89,9 +87,6 @@ class Connection:
         return self.model.name
 
     # -- the worker -------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return self._clock() if self._clock is not None else time.monotonic()
 
     async def run(self) -> None:
         """Connect, talk, and reconnect when the link drops, until `close()` or a fatal error."""
