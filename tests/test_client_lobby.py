@@ -6,26 +6,41 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 from clientkit import (
     BOTS,
     MINE,
+    at_my_turn,
     deck_text,
+    in_the_lobby,
     joined_app,
     log_text,
     my_turn,
     practice_app,
+    running,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
 )
 from netclient import NetClient, start_server
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
 from tonk.shared import protocol as p
+
+
+async def new_table_form(pilot: Pilot[Any]) -> CreateTableScreen:
+    """n in the lobby: the create-table form, shown."""
+    await pilot.press("n")
+    await screen_shown(pilot, CreateTableScreen, "the form")
+    form = pilot.app.screen
+    assert isinstance(form, CreateTableScreen)
+    return form
 
 
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
@@ -43,8 +58,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
         )
         await alice.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the list of tables")
             info = app.lobby.tables[0]
@@ -59,7 +73,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
             # enter on the second row takes a seat there.
             await wait_for(pilot, lambda: table.row_count == 2, "two rows")
             await pilot.press("down", "enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await wait_for(pilot, lambda: table_state(app) is not None, "the table's state")
             state = table_state(app)
             assert state is not None
@@ -78,12 +92,9 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
 async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            form = app.screen
+            form = await new_table_form(pilot)
             name = form.query_one("#name", Input)
             name.value = ""
             name.focus()
@@ -104,7 +115,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
                 "game starts at once."
             )
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
+            await screen_shown(pilot, TableScreen, "the new table")
             await wait_for(
                 pilot,
                 lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
@@ -128,11 +139,8 @@ def seated_strategies(app: TonkApp) -> list[str | None]:
 async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            form = app.screen
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
             offered = [value for _, value in form.query_one("#strategy", Select)._options]
             assert offered == ["easy", "sharp", "expert"]
             form.query_one("#seats", Select).value = 3
@@ -163,18 +171,16 @@ async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> No
 async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            app.screen.query_one("#options", Input).value = "hit_lock=9"
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            form.query_one("#options", Input).value = "hit_lock=9"
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert isinstance(app.screen, CreateTableScreen)
             error = str(app.screen.query_one("#form-error").render())
             assert "option hit_lock cannot be 9" in error
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
 async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:
@@ -207,8 +213,7 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
         await alice.send({"type": "add_bot"})
         await alice.expect("update")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: app.lobby.tables, "the list of tables")
+        async with running(app, lambda: app.lobby.tables, "the list of tables") as pilot:
             await pilot.press("w")
             await wait_for(
                 pilot,
@@ -230,21 +235,20 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
 async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
-            await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
+            await screen_shown(pilot, EndOfHandModal, "the hand's end")
             assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: app._standings is not None, "the session's end")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the standings")
+            await screen_shown(pilot, StandingsScreen, "the standings")
             standings = app.screen
             assert isinstance(standings, StandingsScreen)
             assert standings.standings == [("Ada (bot)", 2), ("Tester", -2)]
             assert standings.hands == 1
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
 async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path: Path) -> None:
@@ -262,8 +266,7 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
         )
         await alice.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the table listed")
             await pilot.press("enter")
@@ -285,12 +288,10 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
 async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            app.screen.query_one("#seats", Select).value = 4
-            app.screen.query_one("#bots", Select).value = 1
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            form.query_one("#seats", Select).value = 4
+            form.query_one("#bots", Select).value = 1
             await pilot.press("ctrl+s")
             await wait_for(
                 pilot,
@@ -319,7 +320,7 @@ async def test_the_lobby_follows_the_server_by_itself_and_keeps_the_cursor(tmp_p
             ids.append(seated["table"])
         app = joined_app(server.port, tmp_path / "state")
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
             grid = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: grid.row_count == 3, "three tables")
             await pilot.press("down", "down")
@@ -360,8 +361,7 @@ async def test_a_long_list_comes_page_by_page_and_stays_whole(tmp_path: Path) ->
             await maker.send({"type": "create_table", "name": f"T{i:03}", "sit": False})
         await maker.expect("table", lambda m: m["table"]["name"] == "T229")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: len(app.lobby.tables) == 230, "every page")
+        async with running(app, lambda: len(app.lobby.tables) == 230, "every page") as pilot:
             assert [t.name for t in app.lobby.tables] == [f"T{i:03}" for i in range(230)]
             assert app.lobby.query_one(DataTable).row_count == 230
             await maker.send({"type": "create_table", "name": "T230", "sit": False})
@@ -436,6 +436,5 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
     port = server.sockets[0].getsockname()[1]
     async with server:
         app = joined_app(port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app):
             assert [t.name for t in app.lobby.tables] == ["Early"]
