@@ -41,8 +41,9 @@ from .view import SeatView
 
 HAND_SIZE = 5
 
-# The phases under module names: see the note at `_START` in legality.py.
+# The phases and a stake mode under module names: see the note at `_START` in legality.py.
 _START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
+_TABLE_STAKE = StakeMode.TABLE
 _new_view = maker(SeatView)  # `SeatView(...)` the quick way: a view is asked for every action
 
 
@@ -159,11 +160,11 @@ class Hand:
         if not 0 <= self.dealer < self.players:
             raise ValueError(f"no seat {self.dealer} to deal")
         stakes = tuple(self.stakes)
-        if rules.stake_mode is StakeMode.TABLE and len(stakes) == 1:
+        if rules.stake_mode is _TABLE_STAKE and len(stakes) == 1:
             stakes = stakes * self.players
         if len(stakes) != self.players or any(type(s) is not int or s < 0 for s in stakes):
             raise ValueError("give one stake for the table or one whole-number stake per seat")
-        if rules.stake_mode is StakeMode.TABLE and len(set(stakes)) != 1:
+        if rules.stake_mode is _TABLE_STAKE and len(set(stakes)) != 1:
             raise ValueError("with stake_mode = table every seat plays for the same stake")
         self.stakes = stakes
         if self.deck is not None:

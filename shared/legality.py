@@ -340,8 +340,16 @@ def legal_actions(
             card for card in hand if refuse_discarding_with_taken(rules, hand, taken, card) is None
         )
     # LegalActions(...) the quick way, in field order: drop, draw_stock, take_discard, spreads,
-    # hits, discards.
-    return _new_legal_actions(False, False, False, tuple(new_spreads), tuple(hits), discards)
+    # hits, discards (most hands have neither a spread to lay nor a card to hit with: no call
+    # to make an empty tuple of them).
+    return _new_legal_actions(
+        False,
+        False,
+        False,
+        tuple(new_spreads) if new_spreads else (),
+        tuple(hits) if hits else (),
+        discards,
+    )
 
 
 # -- looking ahead: can the seat still finish its turn? ---------------------------------------
