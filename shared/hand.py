@@ -152,6 +152,9 @@ class Hand:
     deck_order: tuple[Card, ...] = field(init=False)
     _next_spread: int = field(init=False)
     _turn_events: tuple[Event, ...] = field(init=False)  # by seat
+    # How many cards each seat holds, kept as the hands change: a view shows it on every
+    # action, and counting the hands each time cost a third of building the view.
+    _sizes: list[int] = field(init=False)
 
     def __post_init__(self) -> None:
         rules = self.rules
@@ -180,6 +183,7 @@ class Hand:
         self.hands = [
             order[(seat - self.dealer - 1) % players : dealt : players] for seat in range(players)
         ]
+        self._sizes = [len(cards) for cards in self.hands]
         up = order[dealt]
         self.discards = [up]
         self.stock = order[dealt + 1 :]
@@ -228,6 +232,7 @@ class Hand:
         hand.rng = None
         hand.multiplier = view.multiplier
         hand.hands = [list(cards) for cards in hands]
+        hand._sizes = [len(cards) for cards in hands]
         hand.stock = list(stock)
         hand.discards = list(discards)
         hand.spreads = view.spreads
@@ -279,7 +284,7 @@ class Hand:
             self.turn,  # turn
             self.phase,  # phase
             () if seat is None else tuple(self.hands[seat]),  # hand
-            tuple(map(len, self.hands)),  # card_counts
+            tuple(self._sizes),  # card_counts
             self.spreads,  # spreads
             self.discards[-1] if self.discards else None,  # discard_top
             len(self.discards),  # discard_size
@@ -338,6 +343,7 @@ class Hand:
             return
         card = self.stock.pop()
         self.hands[seat].append(card)
+        self._sizes[seat] += 1
         self.phase = _PLAY
         self.events.append(make_event("draw_stock", seat, (card,), private=True))
 
@@ -345,6 +351,7 @@ class Hand:
         seat = action.seat
         card = self.discards.pop()
         self.hands[seat].append(card)
+        self._sizes[seat] += 1
         self.taken_discard = card
         self.phase = _PLAY
         self.events.append(make_event("take_discard", seat, (card,)))
@@ -354,6 +361,7 @@ class Hand:
         hand = self.hands[seat]
         for card in cards:
             del hand[index_of(hand, card)]
+        self._sizes[seat] -= len(cards)
         spread = Spread(
             self._next_spread, seat, kind, order_spread(cards, kind, self.rules.ace_high_runs)
         )
@@ -365,6 +373,7 @@ class Hand:
     def _hit(self, action: Hit, at: int) -> None:
         seat, card, spread_id = action.seat, action.card, action.spread
         del self.hands[seat][at]
+        self._sizes[seat] -= 1
         spreads = list(self.spreads)
         index = 0
         while spreads[index].id != spread_id:
@@ -390,6 +399,7 @@ class Hand:
         seat, card = action.seat, action.card
         hand = self.hands[seat]
         del hand[at]
+        self._sizes[seat] -= 1
         self.discards.append(card)
         self.events.append(make_event("discard", seat, (card,)))
         if self.hit_locks[seat]:
