@@ -345,7 +345,7 @@ class Hand:
         self.hands[seat].append(card)
         self._sizes[seat] += 1
         self.phase = _PLAY
-        self.events.append(make_event("draw_stock", seat, (card,), private=True))
+        self.events.append(make_event("draw_stock", seat, (card,), None, True))  # private
 
     def _take_discard(self, action: TakeDiscard, _: int) -> None:
         seat = action.seat

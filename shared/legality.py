@@ -137,7 +137,11 @@ def check(state: TurnState, hand: Sequence[Card], action: Action) -> int | Sprea
             )
         if isinstance(action, DrawStock):
             return -1  # even from an empty stock: that ends the hand
-        _check_drop_or_take(state, hand, action)
+        _raise(
+            refuse_drop(state.hit_locks[seat])
+            if isinstance(action, Drop)
+            else refuse_take_discard(state.rules, hand, state.spreads, state.discard_top)
+        )
         return -1
     if phase is not _PLAY:
         raise IllegalAction(
@@ -159,15 +163,6 @@ def check(state: TurnState, hand: Sequence[Card], action: Action) -> int | Sprea
 
 
 def _raise(refused: IllegalAction | None) -> None:
-    if refused is not None:
-        raise refused
-
-
-def _check_drop_or_take(state: TurnState, hand: Sequence[Card], action: Action) -> None:
-    if isinstance(action, Drop):
-        refused = refuse_drop(state.hit_locks[action.seat])
-    else:
-        refused = refuse_take_discard(state.rules, hand, state.spreads, state.discard_top)
     if refused is not None:
         raise refused
 
