@@ -140,7 +140,8 @@ class Hand:
     hands: list[list[Card]] = field(init=False)
     stock: list[Card] = field(init=False)  # the top card is the last
     discards: list[Card] = field(init=False)  # the top card is the last
-    # (tuples, so that a view shares them as they are: they change only on a spread or a hit)
+    # (the spreads and the hit locks are tuples, so that a view shares them as they are: they
+    # change now and then, while a view is built on every action)
     spreads: tuple[Spread, ...] = field(init=False)
     turn: int = field(init=False)
     phase: Phase = field(init=False)
