@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from textual.message import Message
+from tonk.shared import messages as m
 from tonk.shared.settlement import Settlement
 
 from .state import TableInfo, TableState
+from .tablerequest import TableRequest
 
 
 @dataclass
@@ -102,6 +103,7 @@ class ServerRefused(Message):
 
 @dataclass
 class Request(Message):
-    """A screen asks the App to send a message to the server (a play, a chat, a seat...)."""
+    """A screen asks the App to send a message to the server (a play, a chat, a seat...), or
+    to create a table and seat its bots."""
 
-    message: dict[str, Any]
+    message: m.ClientMessage | TableRequest

@@ -12,12 +12,13 @@ from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
-from tonk.shared import protocol as p
+from tonk.shared import messages as m
 
 from ..dialogs import CreateTableScreen, HelpScreen
 from ..messages import Request
 from ..render import amount_text
 from ..state import TableInfo
+from ..tablerequest import TableRequest
 from ..widgets import (
     TooSmall,
 )
@@ -36,7 +37,7 @@ LOBBY_COLUMNS = (
 
 def lobby_row(info: TableInfo) -> tuple[str, ...]:
     """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
-    state = info.state or ("playing" if info.playing else "waiting")
+    state = str(info.state)
     return (
         info.name,
         info.rules,
@@ -160,9 +161,9 @@ class LobbyScreen(Screen[None]):
         return True
 
     def action_create(self) -> None:
-        def created(request: dict[str, object] | None) -> None:
+        def created(request: TableRequest | None) -> None:
             if request is not None:
-                self.post_message(Request({"type": "create_table", **request}))
+                self.post_message(Request(request))
 
         self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
 
@@ -176,14 +177,14 @@ class LobbyScreen(Screen[None]):
         if info is None:
             self.notify("There is no table to sit at: press n to create one.")
             return
-        self.post_message(Request({"type": p.SIT, "table": int(info.table_id)}))
+        self.post_message(Request(m.Sit(info.number)))
 
     def action_watch(self) -> None:
         info = self.selected()
         if info is None:
             self.notify("There is no table to watch.")
             return
-        self.post_message(Request({"type": p.WATCH, "table": int(info.table_id)}))
+        self.post_message(Request(m.Watch(info.number)))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(None))
