@@ -242,6 +242,8 @@ class ClientModel:
         what it delivers to the table and the lobby."""
         for out in self.link.receive(message):
             match out:
+                case ln.Deliver(delivered):
+                    self._dispatch(delivered)
                 case ln.Send(request) if isinstance(request, m.Pong):
                     self._outgoing.append(request)
                 case ln.Send(request):
@@ -255,8 +257,6 @@ class ClientModel:
                     if not isinstance(message, m.Error):
                         raise Fatal(f"{self.address} did not answer like a tonk-server")
                     self._fail_handshake(error)
-                case ln.Deliver(delivered):
-                    self._dispatch(delivered)
                 case ln.Closed():
                     pass  # the goodbye, delivered just before, says it
 
@@ -265,7 +265,11 @@ class ClientModel:
             reply_to = getattr(message, "reply_to", None)
             if reply_to is not None:
                 self._requests.pop(reply_to, None)  # answered
-        match message:
+        match message:  # (the most frequent first)
+            case m.Update():
+                self._on_update(message)
+            case m.TableMessage():
+                self._on_table(message)
             case m.Goodbye():
                 self._on_goodbye(message)
             case m.Error():
@@ -280,14 +284,10 @@ class ClientModel:
                 self._on_watching(message)
             case m.Left():
                 self._on_left(message)
-            case m.TableMessage():
-                self._on_table(message)
             case m.LedgerMessage():
                 self._on_ledger(message)
             case m.Cut():
                 self._on_cut(message)
-            case m.Update():
-                self._on_update(message)
             case m.HandEnd():
                 self._on_hand_end(message)
             case m.SessionEnd():
@@ -488,7 +488,7 @@ class ClientModel:
                 self._moves_asked -= 1
                 return False
             return True
-        return table.status(seat) is m.SeatStatus.AWAY
+        return table.away(seat)
 
     def _on_hand_end(self, message: m.HandEnd) -> None:
         table = self.table

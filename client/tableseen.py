@@ -12,6 +12,12 @@ from tonk.shared.view import SeatView
 from .balances import Balances
 from .state import LogLine, PlayerInfo, TableState
 
+# (Module names for the words read on every update: reading a member off an Enum class is slow
+# in Python 3.11.)
+_AWAY, _DISCONNECTED = m.SeatStatus.AWAY, m.SeatStatus.DISCONNECTED
+_BOT, _EMPTY = m.SeatKind.BOT, m.SeatKind.EMPTY
+_PLAYING = m.TableState.PLAYING
+
 
 @dataclass
 class TableSeen:
@@ -31,6 +37,10 @@ class TableSeen:
     logged_hand: int = 0
     logged_events: int = 0
 
+    def away(self, seat: int) -> bool:
+        """Whether a seat is shown away (played for) in the last table map."""
+        return self.status(seat) is _AWAY
+
     def status(self, seat: int, info: m.TableSummary | None = None) -> m.SeatStatus | None:
         """A seat's status in the table map `info` (default: the last), None if not in it."""
         info = self.info if info is None else info
@@ -43,8 +53,7 @@ class TableSeen:
         view = self.view
         if seat is None or view is None or not view.my_turn:
             return False
-        away = m.SeatStatus.AWAY
-        return self.status(seat, old) is away and self.status(seat, new) is not away
+        return self.status(seat, old) is _AWAY and self.status(seat, new) is not _AWAY
 
     def names(self) -> list[str]:
         """Each seat's name, "You" in ours."""
@@ -72,12 +81,12 @@ class TableSeen:
             PlayerInfo(
                 seat=player.seat,
                 name=player.name or f"seat {i + 1}",
-                connected=player.status is not m.SeatStatus.DISCONNECTED,
-                away=player.status is m.SeatStatus.AWAY,
-                bot=player.kind is m.SeatKind.BOT,
+                connected=player.status is not _DISCONNECTED,
+                away=player.status is _AWAY,
+                bot=player.kind is _BOT,
             )
             for i, player in enumerate(info.players if info is not None else ())
-            if player.kind is not m.SeatKind.EMPTY
+            if player.kind is not _EMPTY
         )
         seat = self.seat
         return TableState(
@@ -95,7 +104,7 @@ class TableSeen:
             last_net=dict(self.ledger.last_net),
             log=log,
             creator=info is not None and info.creator is not None and info.creator == seat,
-            playing=info is not None and info.state is m.TableState.PLAYING,
+            playing=info is not None and info.state is _PLAYING,
             turn_deadline=self.deadline,
             session_over=self.session_over,
             paused=(info.paused or "") if info is not None else "",

@@ -253,17 +253,18 @@ class ClientLink:
         self.state = LinkState.CLOSED
 
     def receive(self, message: m.ServerMessage) -> list[ClientOutput]:
-        if self.state is LinkState.HANDSHAKE:
+        state = self.state
+        if state is _HANDSHAKE:
             return self._handshake(message)
-        if self.state is LinkState.CLOSED:
+        if state is _CLOSED:
             return []
+        if isinstance(message, m.Update):  # (the most frequent first)
+            return self._update(message)
         if isinstance(message, m.ServerPing):
             return [Send(m.Pong(message.n))]
         if isinstance(message, m.Goodbye):
-            self.state = LinkState.CLOSED
+            self.state = _CLOSED
             return [Deliver(message), Closed()]
-        if isinstance(message, m.Update):
-            return self._update(message)
         if isinstance(message, m.Seated):
             self._moved(Place(message.table, message.seat, message.token))
         elif isinstance(message, m.Watching):
