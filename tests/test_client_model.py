@@ -299,6 +299,11 @@ def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None
     assert model.table is None and model.state() is None
     assert [type(m) for m in posted] == [Connected, LeftTable, LobbyChanged]
     assert posted[-1].show  # type: ignore[attr-defined]
+    # The seat is gone: the next reconnect does not ask for it again.
+    model.link_lost()
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=True)
+    assert sent(model) == [] and model.table is None
 
 
 def test_a_refused_move_is_logged_and_said() -> None:
