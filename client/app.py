@@ -13,6 +13,7 @@ from textual.filter import Monochrome, NoColor
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 
 from . import reports
@@ -46,8 +47,6 @@ from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
 from .widgets import TooSmall
 
-DEFAULT_PORT = p.DEFAULT_PORT
-
 
 @dataclass
 class ClientConfig:
@@ -57,7 +56,7 @@ class ClientConfig:
 
     name: str
     host: str | None = None
-    port: int = DEFAULT_PORT
+    port: int = p.DEFAULT_PORT
     style: CardStyle = field(default_factory=CardStyle)
     theme: str | None = None
     bots: int = 2
@@ -313,23 +312,21 @@ class TonkApp(KeyedApp):
 
     def on_request(self, message: Request) -> None:
         connection = self.connection
-        request = dict(message.message)
         if connection is None or not connection.connected:
             self.notify("Not connected to the server right now.", severity="warning")
             return
-        kind = request.get("type")
-        if kind == "create_table":
-            bots = int(request.pop("bots", 0) or 0)
-            strategy = str(request.pop("strategy", "easy"))
-            connection.create_table(TableRequest(request, bots, strategy))
-        elif kind == p.LEAVE:
-            connection.leave()
-        elif kind == p.SIT:
-            connection.sit(int(request["table"]))
-        elif connection.send(request) and kind in p.ACTION_TYPES:
-            # The keys after a move wait for its answer (see KeyedApp).
-            state = self.table_state
-            self.move_sent(progress(state) if state is not None else (0, 0))
+        match message.message:
+            case TableRequest() as request:
+                connection.create_table(request)
+            case m.Leave():
+                connection.leave()
+            case m.Sit(table=table):
+                connection.sit(table)
+            case request:
+                if connection.send(request) and isinstance(request, m.Action):
+                    # The keys after a move wait for its answer (see KeyedApp).
+                    state = self.table_state
+                    self.move_sent(progress(state) if state is not None else (0, 0))
 
 
 def progress(state: TableState) -> tuple[int, int]:
@@ -340,17 +337,13 @@ def progress(state: TableState) -> tuple[int, int]:
 def practice_request(config: ClientConfig) -> TableRequest:
     """The practice table: seats for you and the bots, the chosen rules, started as soon as the
     bots sit (the server starts a full table by itself)."""
-    fields: dict[str, Any] = {
-        "name": config.table_name,
-        "rules": {"preset": config.rules},
-        "seats": config.bots + 1,
-    }
-    if config.bot_pause is not None:
-        fields["bot_pause"] = config.bot_pause
-    if config.seed is not None:
-        fields["seed"] = config.seed
-    if config.deck is not None:
-        fields["deck"] = config.deck
-    if config.dealer is not None:
-        fields["dealer"] = config.dealer
-    return TableRequest(fields, bots=config.bots, strategies=config.bot_strategies)
+    message = m.CreateTable(
+        config.table_name,
+        rules={"preset": config.rules},
+        seats=config.bots + 1,
+        bot_pause=config.bot_pause,
+        seed=config.seed,
+        deck=config.deck,
+        dealer=config.dealer,
+    )
+    return TableRequest(message, bots=config.bots, strategies=config.bot_strategies)

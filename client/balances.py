@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from tonk.shared.ledger import LedgerEntry, balances_before, running_balances
+from tonk.shared.messages import PlayerSummary, SeatKind
 
 
 @dataclass
@@ -20,13 +20,13 @@ class Balances:
     last_net: dict[str, int] = field(default_factory=dict)
     hands_seen: int = 0
 
-    def seated(self, players: Sequence[Mapping[str, Any]]) -> None:
+    def seated(self, players: Sequence[PlayerSummary]) -> None:
         """The balances in a table map (each seat's player, as the server counts it)."""
         for player in players:
-            name = player.get("name")
-            if name is None or player.get("kind") == "empty":
+            name = player.name
+            if name is None or player.kind is SeatKind.EMPTY:
                 continue
-            balance = int(player.get("balance", 0))
+            balance = player.balance
             self.balances[name] = balance
             series = self.series.setdefault(name, [balance])
             if series[-1] != balance:

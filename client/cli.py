@@ -11,14 +11,15 @@ import sys
 from collections.abc import Sequence
 
 from tonk.shared.bots import BOT_STRATEGIES
+from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rules import PRESETS
 
-from .app import DEFAULT_PORT, ClientConfig, TonkApp
+from .app import ClientConfig, TonkApp
 from .render import CardStyle
 
 
 def parse_address(text: str) -> tuple[str, int]:
-    """`host:port`, `host` (port 7777), `[::1]:7777`; raises ValueError with a reason."""
+    """`host:port`, `host` (DEFAULT_PORT), `[::1]:port`; raises ValueError with a reason."""
     text = text.strip()
     if not text:
         raise ValueError("an empty address")

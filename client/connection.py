@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.message import Message
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 
 from .messages import ConnectFailed, LinkLost, wrapped
@@ -75,7 +76,7 @@ class Connection:
             name, self.address, time.monotonic, tokens=tokens, create=create, style=style
         )
         self.closing = False
-        self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._outbox: asyncio.Queue[m.ClientMessage | None] = asyncio.Queue()
         self._writer: asyncio.StreamWriter | None = None
 
     @property
@@ -158,10 +159,10 @@ class Connection:
         """Say bye and stop; the worker's loop ends."""
         self.closing = True
         if self.connected:
-            self._outbox.put_nowait({"type": p.BYE})
+            self._outbox.put_nowait(m.Bye())
         self._outbox.put_nowait(None)
 
-    def send(self, message: dict[str, Any]) -> bool:
+    def send(self, message: m.ClientMessage) -> bool:
         """Queue a message for the server; False (and nothing sent) while the link is down."""
         return self._flushed(self.model.send(message))
 
@@ -195,7 +196,7 @@ class Connection:
     ) -> None:
         decoder = p.FrameDecoder(max_frame=p.MAX_SERVER_FRAME)
         self._outbox = asyncio.Queue()
-        writer.write(p.encode(self.model.hello(), p.MAX_CLIENT_FRAME))
+        writer.write(m.encode(self.model.hello(), p.MAX_CLIENT_FRAME))
         await writer.drain()
         welcome = await self._read_one(reader, decoder, CONNECT_TIMEOUT)
         self._writer = writer
@@ -223,7 +224,7 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writing
 
-    def _receive(self, message: dict[str, Any]) -> None:
+    def _receive(self, message: m.Wire) -> None:
         try:
             self.model.receive(message)
         finally:
@@ -231,7 +232,7 @@ class Connection:
 
     async def _read_one(
         self, reader: asyncio.StreamReader, decoder: p.FrameDecoder, timeout: float
-    ) -> dict[str, Any]:
+    ) -> m.Wire:
         while True:
             message = decoder.next_message()
             if message is not None:
@@ -250,5 +251,5 @@ class Connection:
             if message is None:
                 writer.close()
                 return
-            writer.write(p.encode(message, p.MAX_CLIENT_FRAME))
+            writer.write(m.encode(message, p.MAX_CLIENT_FRAME))
             await writer.drain()

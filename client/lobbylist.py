@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+
+from tonk.shared import messages as m
 
 from .state import TableInfo
 
@@ -21,15 +22,15 @@ class LobbyList:
         self._tables.clear()
         self._asked_after.clear()
 
-    def page(self, message: Mapping[str, Any]) -> int | None:
+    def page(self, message: m.Tables) -> int | None:
         """A page of the list: every table with an id above `after`, up to its last one (to
         the end when there are no `more`); what we knew of that stretch is replaced. Returns
         where the next page starts when it is to be asked for (the server paces pages, so a
         long list comes in a few steps), else None."""
-        after = message["after"]
+        after = message.after
         self._asked_after.discard(after)
-        page = [table_info(t) for t in message["tables"]]
-        last = page[-1].number if page and message["more"] else None
+        page = [table_info(t) for t in message.tables]
+        last = page[-1].number if page and message.more else None
         for number in list(self._tables):
             if number > after and (last is None or number <= last):
                 del self._tables[number]
@@ -40,12 +41,12 @@ class LobbyList:
             return last
         return None
 
-    def changes(self, message: Mapping[str, Any]) -> None:
+    def changes(self, message: m.LobbyChanges) -> None:
         """The tables changed since the last `lobby` message."""
-        for data in message["tables"]:
+        for data in message.tables:
             info = table_info(data)
             self._tables[info.number] = info
-        for number in message["removed"]:
+        for number in message.removed:
             self._tables.pop(number, None)
 
     def tables(self, held: Iterable[int]) -> tuple[TableInfo, ...]:
@@ -56,24 +57,23 @@ class LobbyList:
         )
 
 
-def table_info(data: Mapping[str, Any]) -> TableInfo:
+def table_info(data: m.TableSummary) -> TableInfo:
     """A lobby line from the server's table map."""
     players = tuple(
-        str(player["name"])
-        for player in data.get("players", [])
-        if player.get("name") and player.get("kind") != "empty"
+        player.name
+        for player in data.players
+        if player.name and player.kind is not m.SeatKind.EMPTY
     )
-    rules_name = str(data.get("rules_name") or data.get("rules", {}).get("preset", ""))
+    preset = data.rules.get("preset")
     return TableInfo(
-        table_id=str(data.get("id", "")),
-        name=str(data.get("name", "")),
-        rules=rules_name,
-        stake=int(data.get("stake", 1)),
-        unit=str(data.get("unit", "")),
-        seats_taken=int(data.get("taken", 0)),
-        seats=int(data.get("seats", 0)),
-        playing=data.get("state") == "playing",
-        spectators=int(data.get("spectators", 0)),
+        table_id=str(data.id),
+        name=data.name,
+        rules=data.rules_name or (preset if isinstance(preset, str) else ""),
+        stake=data.stake,
+        unit=data.unit,
+        seats_taken=data.taken,
+        seats=data.seats,
+        state=data.state,
+        spectators=data.spectators,
         players=players,
-        state=str(data.get("state", "")),
     )

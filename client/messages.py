@@ -12,7 +12,10 @@ from typing import Any, Generic, TypeVar
 
 from textual.message import Message
 
+from tonk.shared import messages as m
+
 from . import reports
+from .tablerequest import TableRequest
 
 R = TypeVar("R", bound=reports.Report)
 
@@ -98,6 +101,7 @@ class ConnectFailed(Message):
 
 @dataclass
 class Request(Message):
-    """A screen asks the App to send a message to the server (a play, a chat, a seat...)."""
+    """A screen asks the App to send a message to the server (a play, a chat, a seat...), or
+    to create a table and seat its bots."""
 
-    message: dict[str, Any]
+    message: m.ClientMessage | TableRequest

@@ -1,22 +1,21 @@
 """What the client knows of the server, without I/O: the lobby, the table it sits at or watches,
-the ledger and the log. `receive()` takes each decoded message from the server; what to show
-comes out as plain reports (`take_reports()`, `reports.py`), what to send back as messages for
-the server (`take_outgoing()`). The connection around it only moves bytes and reconnects."""
+the ledger and the log. `receive()` takes each decoded message from the server and reads it
+once into its typed value (tonk.shared.messages); the handshake, resuming after a reconnect and
+resyncing after a gap are the shared link's (tonk.shared.link). What to show comes out as plain
+reports (`take_reports()`, `reports.py`), what to send back as typed client messages
+(`take_outgoing()`).
+The connection around it only moves bytes and reconnects."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
+from tonk.shared import link as ln
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
-from tonk.shared.actions import Event
 from tonk.shared.ledger import LedgerEntry
 from tonk.shared.rules import HouseRules, RulesError
-from tonk.shared.settlement import Settlement
-from tonk.shared.view import SeatView
 
 from .lobbylist import LobbyList
 from .render import CardStyle
@@ -33,8 +32,12 @@ from .reports import (
 from .seatnews import seat_news
 from .state import TableInfo, TableState
 from .tablelog import TableLog, chat_line
+from .tablerequest import TableRequest
 from .tableseen import TableSeen
 from .tokens import SeatRecord, SeatTokens
+
+#: The server's messages about one table, which the model reads only while it is at it.
+TableNews = m.LedgerMessage | m.Cut | m.Update | m.HandEnd | m.SessionEnd | m.ChatLine
 
 CLIENT_NAME = "tonk-client 0.1.0"
 #: Requests remembered (by id) for reading the errors that answer them.
@@ -42,7 +45,9 @@ MAX_REQUESTS = 256
 
 #: The messages that are moves in the hand: an event of our seat's that none of these asked
 #: for is a move the server made for us.
-MOVE_REQUESTS = frozenset({p.DRAW_STOCK, p.TAKE_DISCARD, p.SPREAD, p.HIT, p.DISCARD, p.DROP})
+MOVE_REQUESTS = frozenset(
+    cls.TYPE for cls in (m.DrawStock, m.TakeDiscard, m.Spread, m.Hit, m.Discard, m.Drop)
+)
 
 # Fatal errors after which trying again is worthwhile (the server restarts, a hiccup).
 RETRYABLE = frozenset({p.SERVER_SHUTTING_DOWN, p.IDLE_TIMEOUT, p.RATE_LIMITED, p.HANDSHAKE_TIMEOUT})
@@ -56,20 +61,7 @@ class LinkDown(Exception):
     """The connection dropped or the server said goodbye: try again."""
 
 
-@dataclass
-class TableRequest:
-    """A table to create on connecting (the practice table) or from the lobby's form: the
-    create_table fields, and the bots to seat once we sit: `bots` bots playing `strategy`,
-    or, when `strategies` is given, one bot for each strategy named there."""
-
-    fields: dict[str, Any]
-    bots: int = 0
-    strategy: str = "easy"
-    strategies: tuple[str, ...] = ()
-
-    def bot_strategies(self) -> tuple[str, ...]:
-        """Each bot's strategy, in the order they are seated."""
-        return self.strategies or (self.strategy,) * self.bots
+__all__ = ["CLIENT_NAME", "ClientModel", "Fatal", "LinkDown", "TableRequest"]
 
 
 class ClientModel:
@@ -98,6 +90,8 @@ class ClientModel:
         self.style = style or CardStyle()
         self.server = ""
         self.connected = False
+        self.link = ln.ClientLink(name, CLIENT_NAME)
+        self._reconnect = False
         self.heartbeat = 15.0
         self.tables: tuple[TableInfo, ...] = ()
         self.lobby = LobbyList()  # the server's tables as far as we know them
@@ -108,18 +102,17 @@ class ClientModel:
         self.token: str | None = None
         self._pending_bots: tuple[str, ...] | None = None
         self.log = TableLog(self.style)
-        self._ids = itertools.count(1)
         self._requests: dict[int, str] = {}
         self._resumed_from_disk = False
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
-        self._outgoing: list[dict[str, Any]] = []
+        self._outgoing: list[m.ClientMessage] = []
         self._reports: list[Report] = []
         # The last rules read: a view carrying the same rules is not read again.
-        self._rules: tuple[Mapping[str, Any], HouseRules] | None = None
+        self._rules: tuple[Mapping[str, m.RuleValue], HouseRules] | None = None
 
     # -- what comes out ----------------------------------------------------------------------
 
-    def take_outgoing(self) -> list[dict[str, Any]]:
+    def take_outgoing(self) -> list[m.ClientMessage]:
         """The messages for the server since the last call, in order."""
         out, self._outgoing = self._outgoing, []
         return out
@@ -134,61 +127,52 @@ class ClientModel:
 
     # -- the handshake and the link ------------------------------------------------------------
 
-    def hello(self) -> dict[str, Any]:
+    def hello(self) -> m.Hello:
         """The first message of a connection."""
-        return {
-            "type": p.HELLO,
-            "version": p.PROTOCOL_VERSION,
-            "name": self.name,
-            "client": CLIENT_NAME,
-        }
+        return self.link.hello()
 
-    def welcome(self, message: dict[str, Any], reconnect: bool) -> None:
+    def welcome(self, data: m.Wire, reconnect: bool) -> None:
         """The server's answer to `hello`: connected, then on to a table or the lobby."""
-        if message["type"] == p.ERROR:
-            self._fail_handshake(message)
-        if message["type"] != p.WELCOME:
-            raise Fatal(f"{self.address} did not answer like a tonk-server")
-        self.server = message["server"]
-        self.name = message["name"]
-        heartbeat = message.get("limits", {}).get("heartbeat")
+        self._reconnect = reconnect
+        try:
+            message = self._read(data)
+        except Fatal:
+            raise Fatal(f"{self.address} did not answer like a tonk-server") from None
+        self._take(message)
+
+    def link_lost(self) -> None:
+        self.connected = False
+        self.link.connection_lost()
+
+    def _welcomed(self, welcome: m.Welcome) -> None:
+        self.server = welcome.server
+        self.name = welcome.name
+        heartbeat = welcome.limits.get("heartbeat")
         if isinstance(heartbeat, int | float) and heartbeat > 0:
             self.heartbeat = float(heartbeat)
         self.connected = True
         self._moves_asked = 0  # what a lost link carried is not coming back
-        self.report(Connected(self.server, self.name, self.address, reconnect))
-        self._after_welcome()
-
-    def link_lost(self) -> None:
-        self.connected = False
-
-    def _fail_handshake(self, error: Mapping[str, Any]) -> None:
-        code = error.get("code")
-        if code == p.VERSION_MISMATCH:
-            theirs = error.get("version")
-            raise Fatal(
-                f"{self.address} speaks tonk protocol version {theirs}; this client speaks "
-                f"version {p.PROTOCOL_VERSION}. Use a tonk-client of the server's version."
-            )
-        if code in RETRYABLE:
-            raise LinkDown(str(error.get("message", code)))
-        if code == p.BAD_NAME:
-            raise Fatal(f"the server refused the name {self.name!r}: {error.get('message')}")
-        raise Fatal(f"{self.address} refused the connection: {error.get('message', code)}")
-
-    def _after_welcome(self) -> None:
-        """Where to go once connected: back to our table, or the table to create, or a seat
-        we held before this client started, or the lobby."""
-        table = self.table
+        self.report(Connected(self.server, self.name, self.address, self._reconnect))
         # (In the lobby the server sends the list of tables by itself, and then its changes.)
         self.lobby.clear()
         self.joining = True
-        if table is not None and table.seat is not None and self.token:
-            self.send({"type": p.RESUME, "table": table.table_id, "token": self.token})
-            return
-        if table is not None:
-            self.send({"type": p.WATCH, "table": table.table_id})
-            return
+
+    def _fail_handshake(self, error: m.Error) -> None:
+        code = error.code
+        if code == p.VERSION_MISMATCH:
+            raise Fatal(
+                f"{self.address} speaks tonk protocol version {error.version}; this client "
+                f"speaks version {p.PROTOCOL_VERSION}. Use a tonk-client of the server's version."
+            )
+        if code in RETRYABLE:
+            raise LinkDown(error.message)
+        if code == p.BAD_NAME:
+            raise Fatal(f"the server refused the name {self.name!r}: {error.message}")
+        raise Fatal(f"{self.address} refused the connection: {error.message}")
+
+    def _after_welcome(self) -> None:
+        """Where to go once connected when the link is not taking back our table: the table
+        to create, or a seat we held before this client started, or the lobby."""
         if self.create is not None:
             request, self.create = self.create, None
             self.create_table(request)
@@ -199,20 +183,20 @@ class ClientModel:
             if seats:
                 record = seats[0]
                 self.token = record.token
-                self.send({"type": p.RESUME, "table": record.table, "token": record.token})
+                self.send(m.Resume(record.table, record.token))
                 return
         self.joining = False
 
     # -- requests ------------------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> bool:
+    def send(self, message: m.ClientMessage) -> bool:
         """Queue a message for the server; False (and nothing sent) while the link is down."""
         if not self.connected:
             return False
-        if "id" not in message:
-            message = {**message, "id": next(self._ids)}
-        self._requests[message["id"]] = message["type"]
-        if message["type"] in MOVE_REQUESTS:
+        message = self.link.number(message)
+        assert message.id is not None
+        self._requests[message.id] = message.TYPE
+        if message.TYPE in MOVE_REQUESTS:
             self._moves_asked += 1
         if len(self._requests) > MAX_REQUESTS:
             # An action that went through is answered by the next update, with no reply_to:
@@ -223,14 +207,14 @@ class ClientModel:
 
     def create_table(self, request: TableRequest) -> bool:
         self._pending_bots = request.bot_strategies() or None
-        return self.send({"type": p.CREATE_TABLE, **request.fields})
+        return self.send(request.message)
 
     def leave(self) -> bool:
         """Back to the lobby. During a session the server keeps the seat (and plays it), so
         the token is kept, marked as left: sitting at that table again resumes the seat."""
         if self.table is not None and self.tokens is not None:
             self.tokens.mark_left(self.address, self.table.table_id, self.name)
-        return self.send({"type": p.LEAVE})
+        return self.send(m.Leave())
 
     def sit(self, table_id: int) -> bool:
         """Take a seat at a table, or take back the one we hold there."""
@@ -238,40 +222,93 @@ class ClientModel:
             for record in self.tokens.seats(self.address, self.name):
                 if record.table == table_id:
                     self.token = record.token
-                    return self.send({"type": p.RESUME, "table": table_id, "token": record.token})
-        return self.send({"type": p.SIT, "table": table_id})
+                    return self.send(m.Resume(table_id, record.token))
+        return self.send(m.Sit(table_id))
 
     # -- what the server says ------------------------------------------------------------------
 
-    def receive(self, message: dict[str, Any]) -> None:
+    def receive(self, data: m.Wire) -> None:
         """One message from the server, decoded: the one way in after the handshake."""
+        self._take(self._read(data))
+
+    def _read(self, data: m.Wire) -> m.ServerMessage:
+        """The typed message of a decoded map; an update's view's rules are read as the
+        table's were (once)."""
         try:
-            p.validate_server(message)
+            return m.read_server(data, self._read_rules)
         except p.ProtocolError as exc:
             raise Fatal(
                 f"the server sent a message this client cannot read: {exc.message}"
             ) from None
-        kind = message["type"]
-        if kind != p.ERROR and "reply_to" in message:
-            self._requests.pop(message["reply_to"], None)  # answered
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is not None:
-            handler(message)
 
-    def _on_ping(self, message: dict[str, Any]) -> None:
-        reply: dict[str, Any] = {"type": p.PONG}
-        if "n" in message:
-            reply["n"] = message["n"]
-        self._outgoing.append(reply)
+    def _take(self, message: m.ServerMessage) -> None:
+        """A message through the link (the handshake, pings, resume and resync are its), then
+        what it delivers to the table and the lobby."""
+        for out in self.link.receive(message):
+            match out:
+                case ln.Deliver(delivered):
+                    self._dispatch(delivered)
+                case ln.Send(request) if isinstance(request, m.Pong):
+                    self._outgoing.append(request)
+                case ln.Send(request):
+                    assert isinstance(request, m.ClientMessage)
+                    self.send(request)
+                case ln.Welcomed(_, welcome) if welcome is not None:
+                    self._welcomed(welcome)
+                    if self.link.place is None:
+                        self._after_welcome()
+                case ln.Refused(error):
+                    if not isinstance(message, m.Error):
+                        raise Fatal(f"{self.address} did not answer like a tonk-server")
+                    self._fail_handshake(error)
+                case ln.Closed():
+                    pass  # the goodbye, delivered just before, says it
 
-    def _on_goodbye(self, message: dict[str, Any]) -> None:
-        raise LinkDown(f"the server said goodbye: {message['message']}")
+    def _dispatch(self, message: m.ServerMessage) -> None:
+        if not isinstance(message, m.Error):
+            reply_to = getattr(message, "reply_to", None)
+            if reply_to is not None:
+                self._requests.pop(reply_to, None)  # answered
+        match message:  # (the most frequent first)
+            case m.Update():
+                self._on_update(message)
+            case m.TableMessage():
+                self._on_table(message)
+            case m.Goodbye():
+                self._on_goodbye(message)
+            case m.Error():
+                self._on_error(message)
+            case m.Tables():
+                self._on_tables(message)
+            case m.LobbyChanges():
+                self._on_lobby(message)
+            case m.Seated():
+                self._on_seated(message)
+            case m.Watching():
+                self._on_watching(message)
+            case m.Left():
+                self._on_left(message)
+            case m.LedgerMessage():
+                self._on_ledger(message)
+            case m.Cut():
+                self._on_cut(message)
+            case m.HandEnd():
+                self._on_hand_end(message)
+            case m.SessionEnd():
+                self._on_session_end(message)
+            case m.ChatLine():
+                self._on_chat(message)
+            case _:
+                pass  # a welcome or a pong after the handshake: nothing to show
 
-    def _on_error(self, message: dict[str, Any]) -> None:
-        code = message["code"]
-        text = message["message"]
-        request = self._requests.pop(message.get("reply_to", -1), "")
-        if message["fatal"]:
+    def _on_goodbye(self, message: m.Goodbye) -> None:
+        raise LinkDown(f"the server said goodbye: {message.message}")
+
+    def _on_error(self, message: m.Error) -> None:
+        code = message.code
+        text = message.message
+        request = self._requests.pop(message.reply_to, "") if message.reply_to is not None else ""
+        if message.fatal:
             if code in RETRYABLE:
                 raise LinkDown(text)
             if code == p.VERSION_MISMATCH:
@@ -289,6 +326,7 @@ class ClientModel:
             self.table = None
             self.token = None
             self.joining = False
+            self.link.forget()
             self.report(LeftTable(f"Your seat could not be taken back: {text}"))
             self._post_lobby()
             return
@@ -313,16 +351,15 @@ class ClientModel:
         if self.table is not None:
             self.log.add(Text(f"Not allowed: {text}", style="bold red"))
             self._publish()
-        self.report(ServerRefused(code, text, message.get("detail", "")))
+        self.report(ServerRefused(code, text, message.detail or ""))
 
-    def _on_tables(self, message: dict[str, Any]) -> None:
-        self._requests.pop(message.get("reply_to", -1), None)
+    def _on_tables(self, message: m.Tables) -> None:
         after = self.lobby.page(message)
         if after is not None:
-            self.send({"type": p.LIST_TABLES, "after": after})
+            self.send(m.ListTables(after))
         self._post_lobby()
 
-    def _on_lobby(self, message: dict[str, Any]) -> None:
+    def _on_lobby(self, message: m.LobbyChanges) -> None:
         self.lobby.changes(message)
         self._post_lobby()
 
@@ -332,66 +369,61 @@ class ClientModel:
         self.tables = self.lobby.tables(held)
         self.report(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
-    def _on_seated(self, message: dict[str, Any]) -> None:
-        self._requests.pop(message.get("reply_to", -1), None)
+    def _on_seated(self, message: m.Seated) -> None:
         self.joining = False
-        table_id = message["table"]
-        self.token = message["token"]
+        table_id = message.table
+        self.token = message.token
         if self.table is None or self.table.table_id != table_id:
-            self.table = TableSeen(table_id, message["seat"])
+            self.table = TableSeen(table_id, message.seat)
             self.log.clear()
         else:
-            self.table.seat = message["seat"]
+            self.table.seat = message.seat
         if self.tokens is not None:
             self.tokens.remember(self.address, SeatRecord(table_id, self.token, self.name))
         if self._pending_bots is not None:
             strategies = self._pending_bots
             self._pending_bots = None
             for strategy in strategies:
-                self.send({"type": p.ADD_BOT, "strategy": strategy})
+                self.send(m.AddBot(strategy))
 
-    def _on_watching(self, message: dict[str, Any]) -> None:
-        self._requests.pop(message.get("reply_to", -1), None)
+    def _on_watching(self, message: m.Watching) -> None:
         self.joining = False
-        table_id = message["table"]
+        table_id = message.table
         if self.table is None or self.table.table_id != table_id:
             self.table = TableSeen(table_id, None)
             self.log.clear()
         self.token = None
 
-    def _on_left(self, message: dict[str, Any]) -> None:
-        self._requests.pop(message.get("reply_to", -1), None)
+    def _on_left(self, message: m.Left) -> None:
         self.table = None
         self.token = None
         self.report(LeftTable())
 
-    def _on_table(self, message: dict[str, Any]) -> None:
-        info = message["table"]
+    def _on_table(self, message: m.TableMessage) -> None:
+        info = message.table
         table = self.table
-        if table is None or info.get("id") != table.table_id:
+        if table is None or info.id != table.table_id:
             if table is None and self.joining:
                 # The table created without sitting: we are still in the lobby.
                 self.joining = False
                 self._post_lobby()
             return
-        first = not table.info
-        if self._back_on_my_turn(table.info, info):
+        old = table.info
+        if old is not None and self._back_on_my_turn(old, info):
             # Back during our own turn: the server starts the turn clock again.
-            timer = info.get("turn_timer")
+            timer = info.turn_timer
             table.deadline = self.clock() + float(timer) if timer else table.deadline
-        if not first:
-            for line in seat_news(
-                table.info.get("players", []), info.get("players", []), table.seat
-            ):
+        if old is not None:
+            for line in seat_news(old.players, info.players, table.seat):
                 self.log.add(Text(line))
         table.info = info
-        table.rules = self._read_rules(info.get("rules", {}))
-        table.ledger.seated(info.get("players", []))
-        if first:
-            self.log.add(Text(f"At table {info.get('name', '')!s}."))
+        table.rules = self._read_rules(info.rules)
+        table.ledger.seated(info.players)
+        if old is None:
+            self.log.add(Text(f"At table {info.name}."))
         self._publish()
 
-    def _read_rules(self, data: Mapping[str, Any]) -> HouseRules:
+    def _read_rules(self, data: Mapping[str, m.RuleValue]) -> HouseRules:
         """House rules from the wire, read once: the table's and each view's are the same
         rules, so a view (or a table map) carrying the rules read last is not read again."""
         known = self._rules
@@ -404,50 +436,34 @@ class ClientModel:
         self._rules = (data, rules)
         return rules
 
-    def _on_ledger(self, message: dict[str, Any]) -> None:
+    def _on_ledger(self, message: m.LedgerMessage) -> None:
         """The ledger's newest hands (after `resume` or `watch`): each balance over them,
         drawn back from the balance now, replaces what this connection had seen."""
         table = self._table_of(message)
         if table is None:
             return
-        names = [str(name) for name in message["names"]]
-        hands = [nets for _, nets in message["hands"] if len(nets) == len(names)]
-        balances = {str(k): int(v) for k, v in message["balances"].items()}
-        table.ledger.ledger(names, hands, balances)
+        names = message.names
+        hands = [nets for _, nets in message.hands if len(nets) == len(names)]
+        table.ledger.ledger(names, hands, message.balances)
         self._publish()
 
-    def _on_cut(self, message: dict[str, Any]) -> None:
+    def _on_cut(self, message: m.Cut) -> None:
         table = self._table_of(message)
         if table is None:
             return
-        self.log.cut(message["rounds"], message["dealer"], self._names())
+        self.log.cut(message.rounds, message.dealer, self._names())
         self._publish()
 
-    def _on_update(self, message: dict[str, Any]) -> None:
+    def _on_update(self, message: m.Update) -> None:
+        # (The link has asked for the whole hand again when this one showed a gap.)
         table = self._table_of(message)
         if table is None:
             return
-        hand, start = message["hand"], message["from"]
-        if table.resyncing and start > 0:
-            return  # the whole hand is on its way
-        expected = table.events if hand == table.hand else 0
-        if start > expected:
-            # We missed part of the hand: ask for all of it again.
-            self._resync()
-            return
-        table.resyncing = False
-        data = message["view"]
-        known = self._rules
-        rules = known[1] if known is not None and known[0] == data["rules"] else None
-        view = SeatView.from_dict(data, rules)
-        if rules is None:
-            self._rules = (data["rules"], view.rules)
-        events = [Event.from_dict(e) for e in message["events"]]
+        hand, start, view = message.hand, message.start, message.view
         table.hand = hand
         table.view = view
         table.seat = view.seat
-        table.events = view.event_count
-        deadline = message.get("deadline")
+        deadline = message.deadline
         table.deadline = None if deadline is None else self.clock() + float(deadline)
         if hand != table.logged_hand:
             table.logged_hand, table.logged_events = hand, 0
@@ -458,6 +474,7 @@ class ClientModel:
         def played_for(seat: int | None) -> bool:
             return self._played_for(table, seat, live)
 
+        events = message.events
         for index, event in enumerate(events, start=start):
             if index >= table.logged_events:  # not logged already
                 self.log.event(view, hand, event, names, played_for, self._spread_owner)
@@ -475,70 +492,56 @@ class ClientModel:
                 self._moves_asked -= 1
                 return False
             return True
-        players = table.info.get("players", [])
-        return seat < len(players) and players[seat].get("status") == "away"
+        return table.away(seat)
 
-    def _on_hand_end(self, message: dict[str, Any]) -> None:
+    def _on_hand_end(self, message: m.HandEnd) -> None:
         table = self._table_of(message)
         if table is None:
             return
-        settlement = Settlement.from_dict(message["settlement"])
-        payments = tuple((str(a), str(b), int(n)) for a, b, n in message["payments"])
-        entry = LedgerEntry(message["hand"], settlement.ending.value, payments)
-        table.ledger.settled(entry, message["balances"])
-        names = list(message["names"])
-        balances = [message["balances"].get(name) for name in names]
+        settlement = message.settlement
+        entry = LedgerEntry(message.hand, settlement.ending.value, message.payments)
+        table.ledger.settled(entry, message.balances)
+        names = list(message.names)
+        balances = [message.balances.get(name) for name in names]
         if table.seat is not None and table.seat < len(names):
             names[table.seat] = "You"
-        unit = str(table.info.get("unit", ""))
+        unit = table.info.unit if table.info is not None else ""
         self._publish()
-        self.report(HandEnded(message["hand"], settlement, tuple(names), unit, tuple(balances)))
+        self.report(HandEnded(message.hand, settlement, tuple(names), unit, tuple(balances)))
 
-    def _on_session_end(self, message: dict[str, Any]) -> None:
+    def _on_session_end(self, message: m.SessionEnd) -> None:
         table = self._table_of(message)
         if table is None:
             return
         table.session_over = True
-        standings = tuple((str(name), int(balance)) for name, balance in message["standings"])
-        unit = str(table.info.get("unit", ""))
-        why = {"abandoned": ": every player had left"}.get(str(message.get("reason")), ".")
+        standings = tuple(message.standings)
+        info = table.info
+        unit, name = (info.unit, info.name) if info is not None else ("", "")
+        abandoned = message.reason is m.SessionEndReason.ABANDONED
+        why = ": every player had left" if abandoned else "."
         self.log.add(Text(f"The session is over{why}", style="bold"))
         if self.tokens is not None:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
-        self.report(
-            SessionEnded(str(table.info.get("name", "")), message["hands"], standings, unit)
-        )
+        self.report(SessionEnded(name, message.hands, standings, unit))
 
-    def _on_chat(self, message: dict[str, Any]) -> None:
+    def _on_chat(self, message: m.ChatLine) -> None:
         table = self._table_of(message)
         if table is None:
             return
-        self.log.add(chat_line(message["name"], message["seat"], message["text"]), chat=True)
+        self.log.add(chat_line(message.name, message.seat, message.text), chat=True)
         self._publish()
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _resync(self) -> None:
-        table = self.table
-        if table is None:
-            return
-        table.hand = 0
-        table.events = 0
-        table.resyncing = True
-        if table.seat is not None and self.token:
-            self.send({"type": p.RESUME, "table": table.table_id, "token": self.token})
-        else:
-            self.send({"type": p.WATCH, "table": table.table_id})
-
-    def _back_on_my_turn(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    def _back_on_my_turn(self, old: m.TableSummary, new: m.TableSummary) -> bool:
         table = self.table
         return table is not None and table.back_on_my_turn(old, new)
 
-    def _table_of(self, message: Mapping[str, Any]) -> TableSeen | None:
+    def _table_of(self, message: TableNews) -> TableSeen | None:
         """Our table, when `message` is about it (one about a table we have left is late)."""
         table = self.table
-        return table if table is not None and message["table"] == table.table_id else None
+        return table if table is not None and message.table == table.table_id else None
 
     def _names(self) -> list[str]:
         return self.table.names() if self.table is not None else []

@@ -4,20 +4,21 @@ table maps the server sent one after the other."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from tonk.shared.messages import PlayerSummary, SeatKind, SeatStatus
 
 
-def _who(player: Mapping[str, Any]) -> tuple[str, str] | None:
+def _who(player: PlayerSummary) -> tuple[str, SeatStatus] | None:
     """(name, status) of a taken seat; None for an empty one. A bot's status is `bot`."""
-    name = player.get("name")
-    if not name or player.get("kind") == "empty" or player.get("status") == "empty":
+    name = player.name
+    if not name or player.kind is SeatKind.EMPTY or player.status is SeatStatus.EMPTY:
         return None
-    return str(name), str(player.get("status", ""))
+    return name, player.status
 
 
 def seat_news(
-    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], mine: int | None
+    old: Sequence[PlayerSummary], new: Sequence[PlayerSummary], mine: int | None
 ) -> list[str]:
     """The lines to log for the change from `old` players to `new` (the table map's
     `players`), seat by seat; the player's own seat (`mine`) has its own notices."""
@@ -37,16 +38,16 @@ def seat_news(
         if before is None or before[0] != name:
             if before is not None:
                 lines.append(f"{before[0]} left the table.")
-            if status != "bot":  # bots are seated by the table's creator, who knows
+            if status is not SeatStatus.BOT:  # bots are seated by the table's creator, who knows
                 lines.append(f"{name} sat down.")
             continue
         was = before[1]
-        if status == "away":
+        if status is SeatStatus.AWAY:
             lines.append(f"{name} is away: their turns are played for them.")
-        elif status == "disconnected":
+        elif status is SeatStatus.DISCONNECTED:
             lines.append(f"{name} lost the connection; their seat waits for them.")
-        elif status == "connected" and was == "away":
+        elif status is SeatStatus.CONNECTED and was is SeatStatus.AWAY:
             lines.append(f"{name} is back and plays their own turns again.")
-        elif status == "connected" and was == "disconnected":
+        elif status is SeatStatus.CONNECTED and was is SeatStatus.DISCONNECTED:
             lines.append(f"{name} is back.")
     return lines

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rich.text import Text
+from tonk.shared import messages as m
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
 
@@ -22,11 +23,14 @@ class TableInfo:
     unit: str
     seats_taken: int
     seats: int
-    playing: bool
+    state: m.TableState
     spectators: int
     players: tuple[str, ...] = ()
-    state: str = ""
     mine: bool = False  # we hold a seat there (enter takes it back)
+
+    @property
+    def playing(self) -> bool:
+        return self.state is m.TableState.PLAYING
 
     @property
     def number(self) -> int:

@@ -3,15 +3,20 @@ hand's view, the ledger seen), and the frozen `TableState` the screens draw from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from tonk.shared import messages as m
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
 
 from .balances import Balances
 from .state import LogLine, PlayerInfo, TableState
+
+# (Module names for the words read on every update: reading a member off an Enum class is slow
+# in Python 3.11.)
+_AWAY, _DISCONNECTED = m.SeatStatus.AWAY, m.SeatStatus.DISCONNECTED
+_BOT, _EMPTY = m.SeatKind.BOT, m.SeatKind.EMPTY
+_PLAYING = m.TableState.PLAYING
 
 
 @dataclass
@@ -20,11 +25,10 @@ class TableSeen:
 
     table_id: int
     seat: int | None
-    info: Mapping[str, Any] = field(default_factory=dict)
+    info: m.TableSummary | None = None  # the last table map (None: none yet)
     rules: HouseRules = field(default_factory=HouseRules)  # info's rules, read once
     view: SeatView | None = None
     hand: int = 0
-    events: int = 0
     deadline: float | None = None
     ledger: Balances = field(default_factory=Balances)
     session_over: bool = False
@@ -32,27 +36,29 @@ class TableSeen:
     # once, however often it arrives (a resync sends the whole hand again).
     logged_hand: int = 0
     logged_events: int = 0
-    resyncing: bool = False  # asked for the whole hand again; later parts are ignored till then
 
-    def back_on_my_turn(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    def away(self, seat: int) -> bool:
+        """Whether a seat is shown away (played for) in the last table map."""
+        return self.status(seat) is _AWAY
+
+    def status(self, seat: int, info: m.TableSummary | None = None) -> m.SeatStatus | None:
+        """A seat's status in the table map `info` (default: the last), None if not in it."""
+        info = self.info if info is None else info
+        players = info.players if info is not None else ()
+        return players[seat].status if 0 <= seat < len(players) else None
+
+    def back_on_my_turn(self, old: m.TableSummary, new: m.TableSummary) -> bool:
         """Our seat was away in `old` and is not in `new`, and it is our turn."""
         seat = self.seat
         view = self.view
         if seat is None or view is None or not view.my_turn:
             return False
-
-        def status(info: Mapping[str, Any]) -> object:
-            players = info.get("players", [])
-            return players[seat].get("status") if seat < len(players) else None
-
-        return status(old) == "away" and status(new) != "away"
+        return self.status(seat, old) is _AWAY and self.status(seat, new) is not _AWAY
 
     def names(self) -> list[str]:
         """Each seat's name, "You" in ours."""
-        names = [
-            str(player.get("name") or f"seat {player.get('seat', i) + 1}")
-            for i, player in enumerate(self.info.get("players", []))
-        ]
+        players = self.info.players if self.info is not None else ()
+        names = [player.name or f"seat {player.seat + 1}" for player in players]
         if self.view is not None and len(names) < self.view.players:
             names += [f"seat {i + 1}" for i in range(len(names), self.view.players)]
         if self.seat is not None and self.seat < len(names):
@@ -73,22 +79,22 @@ class TableSeen:
         info = self.info
         players = tuple(
             PlayerInfo(
-                seat=int(player.get("seat", i)),
-                name=str(player.get("name") or f"seat {i + 1}"),
-                connected=player.get("status") != "disconnected",
-                away=player.get("status") == "away",
-                bot=player.get("kind") == "bot",
+                seat=player.seat,
+                name=player.name or f"seat {i + 1}",
+                connected=player.status is not _DISCONNECTED,
+                away=player.status is _AWAY,
+                bot=player.kind is _BOT,
             )
-            for i, player in enumerate(info.get("players", []))
-            if player.get("kind") != "empty"
+            for i, player in enumerate(info.players if info is not None else ())
+            if player.kind is not _EMPTY
         )
         seat = self.seat
         return TableState(
             table_id=str(self.table_id),
-            name=str(info.get("name", "")),
+            name=info.name if info is not None else "",
             rules=self.rules,
-            stake=int(info.get("stake", 1)),
-            unit=str(info.get("unit", "")),
+            stake=info.stake if info is not None else 1,
+            unit=info.unit if info is not None else "",
             seat=seat,
             players=players,
             view=self.view,
@@ -97,10 +103,10 @@ class TableSeen:
             series={name: tuple(values) for name, values in self.ledger.series.items()},
             last_net=dict(self.ledger.last_net),
             log=log,
-            creator=info.get("creator") is not None and info.get("creator") == seat,
-            playing=info.get("state") == "playing",
+            creator=info is not None and info.creator is not None and info.creator == seat,
+            playing=info is not None and info.state is _PLAYING,
             turn_deadline=self.deadline,
             session_over=self.session_over,
-            paused=str(info.get("paused") or ""),
-            seats=int(info.get("seats", len(players))),
+            paused=(info.paused or "") if info is not None else "",
+            seats=info.seats if info is not None else len(players),
         )

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from . import actions
 from . import protocol as p
+from .cards import format_cards
 from .wire import UNSET, ClientMessage, RuleValue, Unset, Wire
 from .wire import message_type as _message
 
@@ -186,6 +188,25 @@ class Bye(ClientMessage):
 
 #: The client messages that are a core action (played for the sender's seat).
 Action: TypeAlias = Drop | DrawStock | TakeDiscard | Spread | Hit | Discard
+
+
+def action_request(action: actions.Action) -> Action:
+    """The message that asks for the core's `action`: no seat (the server plays it for the
+    sender's), its cards written as text here, once."""
+    match action:
+        case actions.Discard(card=card):
+            return Discard(str(card))
+        case actions.DrawStock():
+            return DrawStock()
+        case actions.TakeDiscard():
+            return TakeDiscard()
+        case actions.Drop():
+            return Drop()
+        case actions.LaySpread(cards=cards):
+            return Spread(format_cards(cards))
+        case actions.Hit(card=card, spread=spread):
+            return Hit(str(card), spread)
+
 
 CLIENT_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls

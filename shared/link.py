@@ -8,6 +8,7 @@ what to do: messages to send and events for the program around it. No sockets, n
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -207,9 +208,22 @@ class ClientLink:
     """The client's end of one connection to a server, kept across reconnects: `hello()` on
     every new connection, then `receive` each message. After a reconnect it takes back the
     place it had (its seat by token, or the table it watched); when an `update` shows it missed
-    part of a hand it asks for the whole hand again and drops the updates until it comes."""
+    part of a hand it asks for the whole hand again and drops the updates until it comes; when
+    the server refuses that request (the seat's token is old, the table is gone), the place is
+    gone. `number()` gives a request its `id`: the program's requests and the link's own are
+    numbered in one series, so an answer's `reply_to` names one request."""
 
-    __slots__ = ("client", "events", "hand", "name", "place", "resyncing", "state")
+    __slots__ = (
+        "_next_id",
+        "_rejoin",
+        "client",
+        "events",
+        "hand",
+        "name",
+        "place",
+        "resyncing",
+        "state",
+    )
 
     def __init__(self, name: str, client: str | None = None) -> None:
         self.name = name
@@ -219,27 +233,38 @@ class ClientLink:
         self.hand = 0  # the hand number of the updates followed at `place`
         self.events = 0  # how many of its events are held
         self.resyncing = False  # the whole hand was asked for; later parts are dropped
+        self._next_id = 1
+        self._rejoin: int | None = None  # the id of the request taking `place` again
 
     def hello(self) -> m.Hello:
         """The first message on a new connection."""
         self.state = LinkState.HANDSHAKE
+        self._rejoin = None
         return m.Hello(p.PROTOCOL_VERSION, self.name, self.client)
+
+    def number(self, message: m.ClientMessage) -> m.ClientMessage:
+        """`message` with the next request id (as it is when it has one)."""
+        if message.id is not None:
+            return message
+        self._next_id += 1
+        return dataclasses.replace(message, id=self._next_id - 1)  # type: ignore[type-var]
 
     def connection_lost(self) -> None:
         self.state = LinkState.CLOSED
 
     def receive(self, message: m.ServerMessage) -> list[ClientOutput]:
-        if self.state is LinkState.HANDSHAKE:
+        state = self.state
+        if state is _HANDSHAKE:
             return self._handshake(message)
-        if self.state is LinkState.CLOSED:
+        if state is _CLOSED:
             return []
+        if isinstance(message, m.Update):  # (the most frequent first)
+            return self._update(message)
         if isinstance(message, m.ServerPing):
             return [Send(m.Pong(message.n))]
         if isinstance(message, m.Goodbye):
-            self.state = LinkState.CLOSED
+            self.state = _CLOSED
             return [Deliver(message), Closed()]
-        if isinstance(message, m.Update):
-            return self._update(message)
         if isinstance(message, m.Seated):
             self._moved(Place(message.table, message.seat, message.token))
         elif isinstance(message, m.Watching):
@@ -247,8 +272,9 @@ class ClientLink:
         elif isinstance(message, m.Left):
             self._moved(None)
         elif isinstance(message, m.Error):
-            if message.code == p.SEAT_RESUMED_ELSEWHERE:
-                self._moved(None)
+            refused = self._rejoin is not None and message.reply_to == self._rejoin
+            if message.code == p.SEAT_RESUMED_ELSEWHERE or refused:
+                self.forget()
             if message.fatal:
                 self.state = LinkState.CLOSED
         return [Deliver(message)]
@@ -259,7 +285,13 @@ class ClientLink:
             return []
         self.hand = self.events = 0
         self.resyncing = True
-        return [Send(self.place.rejoin())]
+        return [Send(self._rejoining(self.place))]
+
+    def forget(self) -> None:
+        """The program is done with its place (the server refused its own request to take
+        the seat back): there is nothing to take back after a reconnect."""
+        self._moved(None)
+        self.resyncing = False
 
     def _handshake(self, message: m.ServerMessage) -> list[ClientOutput]:
         if isinstance(message, m.Welcome):
@@ -270,13 +302,18 @@ class ClientLink:
                 # Back where it was: the seat by its token, or the table watched.
                 self.hand = self.events = 0
                 self.resyncing = True
-                out.append(Send(self.place.rejoin()))
+                out.append(Send(self._rejoining(self.place)))
             return out
         self.state = LinkState.CLOSED
         if isinstance(message, m.Error):
             return [Refused(message)]
         error = m.Error.of(p.BAD_MESSAGE, f"the server answered hello with {message.TYPE}")
         return [Refused(error)]
+
+    def _rejoining(self, place: Place) -> m.ClientMessage:
+        rejoin = self.number(place.rejoin())
+        self._rejoin = rejoin.id
+        return rejoin
 
     def _moved(self, place: Place | None) -> None:
         if place != self.place:

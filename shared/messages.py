@@ -40,6 +40,7 @@ from .client_messages import (
     Start,
     TakeDiscard,
     Watch,
+    action_request,
     read_client,
 )
 from .protocol import DEFAULT_PORT
@@ -143,6 +144,7 @@ __all__ = [
     "Watching",
     "Welcome",
     "Wire",
+    "action_request",
     "encode",
     "read_client",
     "read_server",

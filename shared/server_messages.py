@@ -4,11 +4,13 @@ table map they carry, and `read_server`, which reads one from a decoded map."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from . import protocol as p
 from .actions import Event
+from .rules import HouseRules
 from .settlement import Settlement
 from .view import SeatView
 from .wire import (
@@ -313,13 +315,15 @@ class Update(ServerMessage):
         return out
 
     @classmethod
-    def from_wire(cls, data: Wire) -> Update:
+    def from_wire(cls, data: Wire, read_rules: RulesReader | None = None) -> Update:
+        view = data["view"]
+        rules = None if read_rules is None else read_rules(view["rules"])
         return cls(
             data["table"],
             data["hand"],
             data["from"],
             tuple(Event.from_dict(event) for event in data["events"]),
-            SeatView.from_dict(data["view"]),
+            SeatView.from_dict(view, rules),
             data["deadline"],
             data.get("reply_to"),
         )
@@ -467,7 +471,22 @@ SERVER_TYPES: dict[str, type[ServerMessage]] = {
 }
 
 
-def read_server(data: Wire) -> ServerMessage:
-    """The message of a decoded server map (ProtocolError if it is not one)."""
+#: Reads a view's rules: a client that knows a table's rules already gives its reading (the
+#: rules are the same in every view of a table), so they are read once, not once per update.
+RulesReader: TypeAlias = Callable[[Mapping[str, RuleValue]], HouseRules]
+
+
+def read_server(data: Wire, read_rules: RulesReader | None = None) -> ServerMessage:
+    """The message of a decoded server map: ProtocolError if it is not one, whether its own
+    fields or a map inside it (a table, a view, an event) are wrong. `read_rules` reads an
+    update's view's rules (default: HouseRules.from_dict)."""
     p.validate_server(data)
-    return SERVER_TYPES[data["type"]].from_wire(data)
+    kind = data["type"]
+    try:
+        if kind == p.UPDATE:
+            return Update.from_wire(data, read_rules)
+        return SERVER_TYPES[kind].from_wire(data)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        # (ValueError covers a card or a rule the core will not read: CardError, RulesError.)
+        problem = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise p.ProtocolError(p.BAD_MESSAGE, f"{kind}: {problem}"[:200]) from None

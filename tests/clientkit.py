@@ -16,6 +16,7 @@ from tonk.client.connection import TableRequest
 from tonk.client.render import CardStyle
 from tonk.client.screens import LobbyScreen
 from tonk.client.state import TableState
+from tonk.shared import messages as m
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ def table_request(
     """A table for you and `bots` bots, dealt from `deck` (the stacked default), bots with no
     thinking pause so the tests do not wait on them."""
     request: dict[str, Any] = {
-        "name": name,
         "seats": bots + 1,
         "deck": deck or deck_text(),
         "dealer": dealer,
@@ -60,7 +60,7 @@ def table_request(
         "seed": 11,
     }
     request.update(fields)
-    return TableRequest(request, bots=bots)
+    return TableRequest(m.CreateTable(name, **request), bots=bots)
 
 
 def joined_app(

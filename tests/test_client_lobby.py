@@ -133,7 +133,8 @@ def seated_strategies(app: TonkApp) -> list[str | None]:
     """Each seat's bot strategy as the server's table message gives it (None for a person)."""
     connection = app.connection
     assert connection is not None and connection.model.table is not None
-    return [player["strategy"] for player in connection.model.table.info.get("players", [])]
+    info = connection.model.table.info
+    return [player.strategy for player in info.players] if info is not None else []
 
 
 async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:
@@ -410,6 +411,14 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
         "free": 3,
         "state": "waiting",
         "spectators": 0,
+        "turn_timer": None,
+        "hands": None,
+        "minutes": None,
+        "bot_pause": 1.0,
+        "hands_played": 0,
+        "creator": None,
+        "dealer": None,
+        "paused": None,
         "players": [],
     }
 

@@ -3,6 +3,7 @@ what to show and what to send back out."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from typing import Any
@@ -24,52 +25,66 @@ from tonk.shared import protocol as p
 from tonk.shared.actions import Discard, DrawStock, Drop
 from tonk.shared.hand import Hand
 from tonk.shared.rules import HouseRules
+from tonk.shared.settlement import Settlement
 
-WELCOME = {
-    "type": "welcome",
-    "version": p.PROTOCOL_VERSION,
-    "server": "tonk-server test",
-    "name": "Kim",
-    "limits": {"heartbeat": 4},
-    "dev": False,
-}
+WELCOME = m.Welcome(p.PROTOCOL_VERSION, "tonk-server test", "Kim", {"heartbeat": 4}, False)
+
+
+def wire(message: m.Message) -> m.Wire:
+    """`message` as the client's decoder gives it: encoded to a frame and decoded back."""
+    return p.decode_payload(m.encode(message)[p.HEADER_SIZE :])
+
+
+def give(model: ClientModel, message: m.Message) -> None:
+    """The model receives `message` as it comes off the wire."""
+    model.receive(wire(message))
+
+
+def sent(model: ClientModel) -> list[m.Wire]:
+    """What the model has for the server since the last call, as the maps sent on the wire."""
+    return [wire(message) for message in model.take_outgoing()]
 
 
 def connected(create: TableRequest | None = None, clock: float = 100.0) -> ClientModel:
     model = ClientModel("Kim", "host:1", clock=lambda: clock, create=create)
-    model.welcome(dict(WELCOME), reconnect=False)
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=False)
     return model
 
 
-def table_map(hand: Hand, **extra: Any) -> dict[str, Any]:
-    players = [
-        {"seat": 0, "name": "Kim", "kind": "person", "status": "playing", "balance": 0},
-        {"seat": 1, "name": "Ada", "kind": "bot", "status": "playing", "balance": 0},
-    ]
-    return {
-        "id": 7,
-        "name": "Kitchen",
-        "rules": hand.rules.to_wire(),
-        "stake": 1,
-        "unit": "",
-        "seats": 2,
-        "state": "playing",
-        "creator": 0,
-        "players": players,
-        **extra,
-    }
+def table_map(hand: Hand, **extra: Any) -> m.TableSummary:
+    players = (
+        m.PlayerSummary(0, "Kim", m.SeatKind.HUMAN, None, m.SeatStatus.CONNECTED, 1, 0),
+        m.PlayerSummary(1, "Ada", m.SeatKind.BOT, "easy", m.SeatStatus.BOT, 1, 0),
+    )
+    summary = m.TableSummary(
+        id=7,
+        name="Kitchen",
+        rules=hand.rules.to_wire(),
+        rules_name="classic",
+        stake=1,
+        unit="",
+        seats=2,
+        taken=2,
+        free=0,
+        state=m.TableState.PLAYING,
+        spectators=0,
+        turn_timer=None,
+        hands=None,
+        minutes=None,
+        bot_pause=1.0,
+        hands_played=0,
+        creator=0,
+        dealer=None,
+        paused=None,
+        players=players,
+    )
+    return dataclasses.replace(summary, **extra)
 
 
-def update(hand: Hand, start: int, number: int = 1, seat: int = 0) -> dict[str, Any]:
-    return {
-        "type": "update",
-        "table": 7,
-        "hand": number,
-        "from": start,
-        "events": [event.to_dict() for event in hand.events_for(seat, start)],
-        "view": hand.view(seat).to_dict(),
-        "deadline": 30.0,
-    }
+def update(hand: Hand, start: int, number: int = 1, seat: int = 0) -> m.Update:
+    events = tuple(hand.events_for(seat, start))
+    return m.Update(7, number, start, events, hand.view(seat), 30.0)
 
 
 def a_hand() -> Hand:
@@ -78,8 +93,8 @@ def a_hand() -> Hand:
 
 def seated_at_a_table(hand: Hand) -> ClientModel:
     model = connected()
-    model.receive({"type": "seated", "table": 7, "seat": 0, "token": "t7"})
-    model.receive({"type": "table", "table": table_map(hand)})
+    give(model, m.Seated(7, 0, "t7"))
+    give(model, m.TableMessage(table_map(hand)))
     return model
 
 
@@ -103,100 +118,123 @@ def test_the_model_imports_nothing_of_textual() -> None:
 
 
 def test_the_welcome_connects_and_asks_for_the_table_to_create() -> None:
-    request = TableRequest({"name": "Practice", "seats": 2}, bots=1)
+    request = TableRequest(m.CreateTable("Practice", seats=2), bots=1)
     model = connected(create=request)
     assert model.connected and model.heartbeat == 4.0
     posted = model.take_reports()
     assert [type(m) for m in posted] == [Connected]
-    assert model.take_outgoing() == [
-        {"type": "create_table", "name": "Practice", "seats": 2, "id": 1}
-    ]
+    assert sent(model) == [{"type": "create_table", "name": "Practice", "seats": 2, "id": 1}]
     # Once seated, the bots asked for sit down.
-    model.receive({"type": "seated", "table": 3, "seat": 0, "token": "tok", "reply_to": 1})
-    assert model.take_outgoing() == [{"type": "add_bot", "strategy": "easy", "id": 2}]
+    give(model, m.Seated(3, 0, "tok", reply_to=1))
+    assert sent(model) == [{"type": "add_bot", "strategy": "easy", "id": 2}]
 
 
 def test_a_server_of_another_version_is_fatal_and_a_shutdown_is_worth_retrying() -> None:
     model = ClientModel("Kim", "host:1", clock=lambda: 0.0)
+    model.hello()
     with pytest.raises(Fatal, match="speaks tonk protocol version 3"):
         model.welcome(
-            m.Error.of(p.VERSION_MISMATCH, "no", fatal=True, version=3).to_wire(),
-            reconnect=False,
+            wire(m.Error.of(p.VERSION_MISMATCH, "no", fatal=True, version=3)), reconnect=False
         )
+    model.hello()
     with pytest.raises(LinkDown, match="going down"):
         model.welcome(
-            m.Error.of(p.SERVER_SHUTTING_DOWN, "going down", fatal=True).to_wire(), reconnect=False
+            wire(m.Error.of(p.SERVER_SHUTTING_DOWN, "going down", fatal=True)), reconnect=False
         )
     assert not model.connected
+
+
+def test_a_server_that_answers_hello_with_something_else_is_not_a_tonk_server() -> None:
+    for answer in (wire(m.Left(3)), {"type": "welcome", "version": p.PROTOCOL_VERSION}):
+        model = ClientModel("Kim", "host:1", clock=lambda: 0.0)
+        model.hello()
+        with pytest.raises(Fatal, match="host:1 did not answer like a tonk-server"):
+            model.welcome(answer, reconnect=False)
+        assert not model.connected
 
 
 def test_nothing_is_sent_while_the_link_is_down() -> None:
     model = connected()
     model.take_outgoing()
     model.link_lost()
-    assert not model.send({"type": "draw_stock"})
+    assert not model.send(m.DrawStock())
     assert model.take_outgoing() == []
 
 
 def test_a_ping_is_answered_with_its_number() -> None:
     model = connected()
     model.take_outgoing()
-    model.receive({"type": "ping", "n": 41})
-    assert model.take_outgoing() == [{"type": "pong", "n": 41}]
+    give(model, m.ServerPing(41))
+    assert sent(model) == [{"type": "pong", "n": 41}]
 
 
 def test_a_message_the_client_cannot_read_is_fatal() -> None:
     model = connected()
     with pytest.raises(Fatal, match="cannot read"):
         model.receive({"type": "update", "table": 7})
+    # A map inside the message that is not what it should be is as unreadable.
+    hand = a_hand()
+    broken = wire(update(hand, 0))
+    broken["view"]["hand"] = "5s Zz"
+    with pytest.raises(Fatal, match="cannot read"):
+        model.receive(broken)
+    no_kind = wire(m.TableMessage(table_map(hand)))
+    no_kind["table"]["players"][0]["kind"] = "person"
+    with pytest.raises(Fatal, match="cannot read"):
+        model.receive(no_kind)
 
 
 def test_the_goodbye_drops_the_link_in_the_servers_words() -> None:
     model = connected()
     with pytest.raises(LinkDown, match="the server said goodbye: closing for the night"):
-        model.receive({"type": "goodbye", "reason": "shutdown", "message": "closing for the night"})
+        give(model, m.Goodbye(p.SERVER_SHUTTING_DOWN, "closing for the night"))
 
 
 def test_a_long_lobby_is_asked_for_page_by_page() -> None:
     model = connected()
     model.take_outgoing()
-    page = [{"id": n, "name": f"T{n}", "seats": 4, "taken": 1, "state": "waiting"} for n in (1, 2)]
-    model.receive({"type": "tables", "tables": page, "after": 0, "more": True, "total": 3})
-    assert model.take_outgoing() == [{"type": "list_tables", "after": 2, "id": 1}]
+    hand = a_hand()
+    page = tuple(
+        table_map(hand, id=n, name=f"T{n}", seats=4, taken=1, state=m.TableState.WAITING)
+        for n in (1, 2)
+    )
+    give(model, m.Tables(page, after=0, more=True, total=3))
+    assert sent(model) == [{"type": "list_tables", "after": 2, "id": 1}]
     lobby = [m for m in model.take_reports() if isinstance(m, LobbyChanged)]
     assert [t.name for t in lobby[-1].tables] == ["T1", "T2"] and lobby[-1].show
-    model.receive({"type": "lobby", "tables": [], "removed": [1]})
+    assert [t.state for t in lobby[-1].tables] == [m.TableState.WAITING] * 2
+    give(model, m.LobbyChanges((), (1,)))
     assert [t.name for t in model.tables] == ["T2"]
 
 
 def test_an_update_shows_the_hand_and_logs_the_deal_once() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    model.receive(update(hand, 0))
+    give(model, update(hand, 0))
     state = last_state(model)
     assert state.view is not None and state.view.my_turn
     assert state.turn_deadline == 130.0  # the model's clock, plus the deadline
     log = [line.text.plain for line in state.log]
     assert log.count("Hand 1: Ada deals.") == 1
-    model.receive(update(hand, 0))  # the whole hand again: nothing logged twice
+    give(model, update(hand, 0))  # the whole hand again: nothing logged twice
     assert [line.text.plain for line in last_state(model).log] == log
 
 
 def test_a_missed_update_asks_for_the_whole_hand_again() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    model.receive(update(hand, 0))
+    give(model, update(hand, 0))
     model.take_outgoing()
     seen = hand.view(0).event_count
     hand.apply(DrawStock(0))
     drawn = hand.view(0).event_count
     hand.apply(Discard(0, hand.view(0).legal().discards[0]))
-    model.receive(update(hand, drawn))  # the draw's update was lost
+    give(model, update(hand, drawn))  # the draw's update was lost
     assert drawn > seen
-    assert model.take_outgoing() == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
-    model.receive(update(hand, drawn))  # more of the hand before the resync's answer: ignored
+    assert sent(model) == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
+    give(model, update(hand, drawn))  # more of the hand before the resync's answer: ignored
     assert model.take_outgoing() == []
-    model.receive(update(hand, 0))
+    give(model, update(hand, 0))
     state = last_state(model)
     assert state.view is not None and state.view.event_count == hand.view(0).event_count
 
@@ -205,12 +243,12 @@ def test_our_move_made_by_the_server_is_said_as_played_for_us() -> None:
     for asked, said in ((False, "Played for you: drew 8♠"), (True, "You drew 8♠")):
         hand = a_hand()
         model = seated_at_a_table(hand)
-        model.receive(update(hand, 0))
+        give(model, update(hand, 0))
         start = hand.view(0).event_count
         if asked:
-            assert model.send({"type": "draw_stock"})
+            assert model.send(m.DrawStock())
         hand.apply(DrawStock(0))  # when not asked for: the turn timer ran out
-        model.receive(update(hand, start))
+        give(model, update(hand, start))
         assert last_state(model).log[-1].text.plain == said
 
 
@@ -227,10 +265,10 @@ def test_the_table_and_its_views_share_one_reading_of_the_rules(
     monkeypatch.setattr(HouseRules, "from_dict", classmethod(counted))
     hand = a_hand()
     model = seated_at_a_table(hand)
-    model.receive(update(hand, 0))
+    give(model, update(hand, 0))
     start = hand.view(0).event_count
     hand.apply(DrawStock(0))
-    model.receive(update(hand, start))
+    give(model, update(hand, start))
     state = last_state(model)
     assert state.view is not None and state.rules is state.view.rules
     assert len(reads) == 1
@@ -239,16 +277,11 @@ def test_the_table_and_its_views_share_one_reading_of_the_rules(
 def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    model.receive(
-        {
-            "type": "hand_end",
-            "table": 7,
-            "hand": 1,
-            "settlement": hand_settlement(),
-            "names": ["Kim", "Ada"],
-            "payments": [["Kim", "Ada", 2]],
-            "balances": {"Kim": -2, "Ada": 2},
-        }
+    give(
+        model,
+        m.HandEnd(
+            7, 1, hand_settlement(), ("Kim", "Ada"), (("Kim", "Ada", 2),), {"Kim": -2, "Ada": 2}
+        ),
     )
     posted = model.take_reports()
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
@@ -259,12 +292,12 @@ def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
     assert ended and list(ended[0].names) == ["You", "Ada"] and list(ended[0].balances) == [-2, 2]
 
 
-def hand_settlement() -> dict[str, Any]:
-    """A real settlement's wire form (Kim drops on the first turn)."""
+def hand_settlement() -> Settlement:
+    """A real settlement (Kim drops on the first turn)."""
     hand = a_hand()
     hand.apply(Drop(0))
     assert hand.settlement is not None
-    return hand.settlement.to_dict()
+    return hand.settlement
 
 
 def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None:
@@ -272,23 +305,29 @@ def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None
     model = seated_at_a_table(hand)
     model.take_reports()
     model.link_lost()
-    model.welcome(dict(WELCOME), reconnect=True)
-    resume = model.take_outgoing()
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=True)
+    resume = sent(model)
     assert resume == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
-    model.receive(m.Error.of(p.BAD_TOKEN, "no such seat", reply_to=1, detail="token").to_wire())
+    give(model, m.Error.of(p.BAD_TOKEN, "no such seat", reply_to=1, detail="token"))
     posted = model.take_reports()
     assert model.table is None and model.state() is None
     assert [type(m) for m in posted] == [Connected, LeftTable, LobbyChanged]
-    assert isinstance(posted[-1], LobbyChanged) and posted[-1].show
+    assert posted[-1].show  # type: ignore[attr-defined]
+    # The seat is gone: the next reconnect does not ask for it again.
+    model.link_lost()
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=True)
+    assert sent(model) == [] and model.table is None
 
 
 def test_a_refused_move_is_logged_and_said() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    model.receive(update(hand, 0))
+    give(model, update(hand, 0))
     model.take_reports()
-    model.send({"type": "discard", "card": "Ks"})
-    model.receive(m.Error.of(p.ILLEGAL_ACTION, "you must draw first", reply_to=1).to_wire())
+    model.send(m.Discard("Ks"))
+    give(model, m.Error.of(p.ILLEGAL_ACTION, "you must draw first", reply_to=1))
     posted = model.take_reports()
     assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]

@@ -8,12 +8,14 @@ from pathlib import Path
 from clientkit import at_the_table, joined_app, log_text, table_request, table_state, wait_for
 from netclient import NetClient, start_server
 from tonk.client.seatnews import seat_news
+from tonk.shared import messages as m
 
 
-def seat(name: str | None, status: str, kind: str = "human") -> dict[str, object]:
+def seat(name: str | None, status: str, kind: str = "human") -> m.PlayerSummary:
     if name is None:
-        return {"name": None, "kind": "empty", "status": "empty"}
-    return {"name": name, "kind": kind, "status": status}
+        return m.PlayerSummary(0, None, m.SeatKind.EMPTY, None, m.SeatStatus.EMPTY, 1, 0)
+    strategy = "easy" if kind == "bot" else None
+    return m.PlayerSummary(0, name, m.SeatKind(kind), strategy, m.SeatStatus(status), 1, 0)
 
 
 def test_each_change_of_another_seat_is_one_line_and_your_own_is_left_to_its_notices() -> None:

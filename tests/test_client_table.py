@@ -57,6 +57,8 @@ from tonk.client.widgets import (
     player_lines,
     turn_message,
 )
+from tonk.shared import messages as m
+from tonk.shared import protocol as p
 from tonk.shared.cards import format_cards, parse_card
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import Phase, SeatView
@@ -135,25 +137,26 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
             connection = app.connection
             assert connection is not None
             model = connection.model
-            handle = model._on_update
+            handle = model.receive
             dropped: list[dict[str, Any]] = []
-            resumes: list[dict[str, Any]] = []
+            resumes: list[m.ClientMessage] = []
             send = model.send
 
             def lossy(message: dict[str, Any]) -> None:
-                kinds = [e["kind"] for e in message["events"] if e.get("seat") == 1]
-                first = message["from"] > 0 and kinds[:1] in (["draw_stock"], ["take_discard"])
-                if first and not dropped:
-                    dropped.append(message)  # lost on the way
-                    return
+                if message["type"] == "update":
+                    kinds = [e["kind"] for e in message["events"] if e.get("seat") == 1]
+                    started = kinds[:1] in (["draw_stock"], ["take_discard"])
+                    if message["from"] > 0 and started and not dropped:
+                        dropped.append(message)  # lost on the way
+                        return
                 handle(message)
 
-            def sending(message: dict[str, Any]) -> bool:
-                if message.get("type") == "resume":
+            def sending(message: m.ClientMessage) -> bool:
+                if isinstance(message, m.Resume):
                     resumes.append(message)
                 return send(message)
 
-            model._on_update = lossy  # type: ignore[method-assign]
+            model.receive = lossy  # type: ignore[method-assign]
             model.send = sending  # type: ignore[method-assign]
             await wait_for(pilot, lambda: my_turn(app), "our turn, after the bot's")
             assert dropped and resumes  # an update was lost, and the whole hand asked for
@@ -475,8 +478,37 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
 
 def test_a_cut_tied_and_cut_again_says_so() -> None:
     model = ClientModel("Kim", "127.0.0.1:1", clock=lambda: 0.0)
-    model.table = TableSeen(1, 0, info={"players": [{"name": "Kim"}, {"name": "Ada"}]})
-    model.receive({"type": "cut", "table": 1, "rounds": [["7s", "7h"], ["2c", "Jd"]], "dealer": 0})
+    players = tuple(
+        m.PlayerSummary(seat, name, m.SeatKind.HUMAN, None, m.SeatStatus.CONNECTED, 1, 0)
+        for seat, name in enumerate(("Kim", "Ada"))
+    )
+    info = m.TableSummary(
+        1,
+        "Kitchen",
+        {"preset": "classic"},
+        "classic",
+        1,
+        "",
+        2,
+        2,
+        0,
+        m.TableState.WAITING,
+        0,
+        None,
+        None,
+        None,
+        1.0,
+        0,
+        0,
+        None,
+        None,
+        players,
+    )
+    model.hello()
+    welcome = m.Welcome(p.PROTOCOL_VERSION, "tonk-server test", "Kim", {}, False)
+    model.welcome(welcome.to_wire(), reconnect=False)
+    model.table = TableSeen(1, 0, info=info)
+    model.receive(m.Cut(1, (("7s", "7h"), ("2c", "Jd")), 0).to_wire())
     line = model.log.lines[-1].text.plain
     assert line == (
         "Cut for the deal: You 7♠ Ada 7♥; a tie, so they cut again: You 2♣ Ada J♦. You deal first."

@@ -26,6 +26,7 @@ from reliakit import (
 )
 from tonk.server import store as st
 from tonk.server.connection import Connection
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 
 
@@ -205,7 +206,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
 
     db = tmp_path / "tonk.db"
     port = free_port()
-    request = TableRequest({"name": "Pilot", "seats": 2, "seed": 8, "dealer": 1}, bots=1)
+    request = TableRequest(m.CreateTable("Pilot", seats=2, seed=8, dealer=1), bots=1)
     client = ClientConnection("127.0.0.1", port, "Tess", posted.append, create=request)
 
     def my_turn() -> bool:
@@ -215,7 +216,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
     async with server_process(db, port=port) as server:
         worker = asyncio.create_task(client.run())
         await wait_until(my_turn, "Tess's first turn")
-        assert client.send({"type": "draw_stock"})
+        assert client.send(m.DrawStock())
         await wait_until(
             lambda: (
                 client.model.table is not None
@@ -239,7 +240,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
         )
         assert before is not None and my_turn()
         discard = max(before.hand, key=lambda c: c.value)
-        assert client.send({"type": "discard", "card": str(discard)})
+        assert client.send(m.Discard(str(discard)))
         await wait_until(
             lambda: (
                 client.model.table is not None

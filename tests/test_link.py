@@ -246,7 +246,7 @@ def test_after_a_reconnect_the_client_resumes_its_seat_by_token() -> None:
     pair.client.connection_lost()
     pair.requests.clear()
     pair.connect()
-    assert [r.message for r in pair.requests] == [m.Resume(7, "tok")]
+    assert [r.message for r in pair.requests] == [m.Resume(7, "tok", id=1)]
 
 
 def test_after_a_reconnect_a_spectator_watches_again_and_a_lobby_client_asks_nothing() -> None:
@@ -254,7 +254,7 @@ def test_after_a_reconnect_a_spectator_watches_again_and_a_lobby_client_asks_not
     pair.connect()
     pair.to_client(m.Watching(9))
     pair.connect()
-    assert [r.message for r in pair.requests] == [m.Watch(9)]
+    assert [r.message for r in pair.requests] == [m.Watch(9, id=1)]
     pair.to_client(m.Left(9))
     pair.requests.clear()
     pair.connect()
@@ -273,7 +273,7 @@ def test_updates_in_order_are_delivered_and_a_gap_asks_for_the_whole_hand() -> N
     assert pair.client.events == updates[2].view.event_count
     pair.requests.clear()
     pair.to_client(updates[4])  # updates[3] was lost
-    assert [r.message for r in pair.requests] == [m.Resume(7, "tok")]
+    assert [r.message for r in pair.requests] == [m.Resume(7, "tok", id=1)]
     assert pair.delivered[-1] == updates[2]  # the one after the gap is not delivered
     pair.to_client(updates[5])  # still on its way: dropped
     assert pair.delivered[-1] == updates[2]
@@ -295,7 +295,7 @@ def test_a_spectator_that_misses_an_update_watches_again() -> None:
     pair.to_client(updates[0])
     pair.requests.clear()
     pair.to_client(updates[2])
-    assert [r.message for r in pair.requests] == [m.Watch(7)]
+    assert [r.message for r in pair.requests] == [m.Watch(7, id=1)]
 
 
 def test_a_new_hand_starts_from_zero_and_overlapping_updates_are_delivered() -> None:
@@ -313,7 +313,7 @@ def test_a_new_hand_starts_from_zero_and_overlapping_updates_are_delivered() -> 
     assert pair.delivered[-1] == next_hand and pair.requests == []
     late = m.Update(7, 3, 4, updates[2].events, updates[2].view, None)  # hand 3 from 4
     pair.to_client(late)
-    assert [r.message for r in pair.requests] == [m.Resume(7, "tok")]
+    assert [r.message for r in pair.requests] == [m.Resume(7, "tok", id=1)]
 
 
 def test_a_seat_taken_back_elsewhere_leaves_the_client_in_the_lobby() -> None:
@@ -323,3 +323,45 @@ def test_a_seat_taken_back_elsewhere_leaves_the_client_in_the_lobby() -> None:
     pair.to_client(m.Error.of(p.SEAT_RESUMED_ELSEWHERE, "your seat was resumed elsewhere"))
     assert pair.client.place is None
     assert pair.client.resync() == []
+
+
+def test_requests_are_numbered_in_one_series_with_the_links_own() -> None:
+    pair = Pair()
+    pair.connect()
+    assert pair.client.number(m.Sit(7)) == m.Sit(7, id=1)
+    assert pair.client.number(m.Chat("hi", id=40)) == m.Chat("hi", id=40)  # has one: kept
+    sit_at(pair, 7, 0, "tok")
+    pair.requests.clear()
+    pair.connect()
+    assert [r.message for r in pair.requests] == [m.Resume(7, "tok", id=2)]
+    assert pair.client.number(m.Leave()) == m.Leave(id=3)
+
+
+def test_a_refused_resume_after_a_reconnect_leaves_nothing_to_take_back() -> None:
+    pair = Pair()
+    pair.connect()
+    sit_at(pair, 7, 0, "tok")
+    pair.client.connection_lost()
+    pair.connect()
+    (resume,) = [r.message for r in pair.requests if isinstance(r.message, m.Resume)]
+    # Another request's refusal does not touch the place; the resume's does.
+    other = m.Error.of(p.ILLEGAL_ACTION, "not your turn", reply_to=(resume.id or 0) + 1)
+    assert pair.client.receive(other) == [ln.Deliver(other)]
+    assert pair.client.place == ln.Place(7, 0, "tok")
+    refused = m.Error.of(p.BAD_TOKEN, "not a seat here", reply_to=resume.id)
+    assert pair.client.receive(refused) == [ln.Deliver(refused)]
+    assert pair.client.place is None and not pair.client.resyncing
+    pair.requests.clear()
+    pair.connect()
+    assert pair.requests == []
+
+
+def test_a_place_the_program_forgets_is_not_taken_back() -> None:
+    pair = Pair()
+    pair.connect()
+    pair.to_client(m.Watching(9))
+    pair.client.forget()
+    assert pair.client.place is None and pair.client.resync() == []
+    pair.requests.clear()
+    pair.connect()
+    assert pair.requests == []

@@ -233,3 +233,53 @@ def test_an_action_message_has_no_seat_and_its_cards_as_one_string():
     assert message == {"type": "spread", "cards": "10s Js Qs"}
     p.validate_client(message)
     assert action_from_dict({**message, "seat": 2}) == spread
+
+
+def test_a_move_is_asked_for_by_the_same_message_as_the_action_map_gives():
+    from tonk.shared import actions
+    from tonk.shared import messages as m
+    from tonk.shared.cards import parse_card, parse_cards
+
+    moves = [
+        actions.Drop(1),
+        actions.DrawStock(1),
+        actions.TakeDiscard(1),
+        actions.LaySpread(1, parse_cards("10s Js Qs")),
+        actions.Hit(1, parse_card("9h"), 3),
+        actions.Discard(1, parse_card("Kd")),
+    ]
+    for move in moves:
+        request = m.action_request(move)
+        assert request.to_wire() == actions.action_message(move)
+        assert m.encode(request, p.MAX_CLIENT_FRAME) == p.encode(
+            actions.action_message(move), p.MAX_CLIENT_FRAME
+        )
+        assert actions.action_from_dict({**request.to_wire(), "seat": 1}) == move
+
+
+def test_a_server_message_with_a_broken_map_inside_is_a_protocol_error():
+    from tonk.shared import messages as m
+    from tonk.shared.hand import Hand
+    from tonk.shared.rules import PRESETS, HouseRules
+
+    hand = Hand(PRESETS["classic"], 2, 0, (1, 1))
+    update = m.Update(7, 1, 0, tuple(hand.events_for(0, 0)), hand.view(0), None).to_wire()
+    assert isinstance(m.read_server(update), m.Update)
+    for field, broken in (("hand", "5s Zz"), ("phase", "nap"), ("seat", None)):
+        bad = {**update, "view": {**update["view"], field: broken}}
+        if broken is None:
+            del bad["view"][field]
+        with pytest.raises(p.ProtocolError) as caught:
+            m.read_server(bad)
+        assert caught.value.code == p.BAD_MESSAGE and caught.value.message.startswith("update:")
+    # A reader of the view's rules given: the view carries its reading, not another.
+    read: list[object] = []
+    classic = PRESETS["classic"]
+
+    def known(data: object) -> HouseRules:
+        read.append(data)
+        return classic
+
+    got = m.read_server(update, known)
+    assert isinstance(got, m.Update) and got.view.rules is classic
+    assert read == [update["view"]["rules"]]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -11,18 +11,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
+from tonk.shared import messages as m
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.rules import PRESETS, HouseRules, RulesError, parse_options
 
+from ..tablerequest import TableRequest
 from ..widgets import TooSmall
 
 SESSION_ENDS = (("never", "never"), ("after N hands", "hands"), ("after N minutes", "minutes"))
 
 
-class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
+class CreateTableScreen(ModalScreen[TableRequest | None]):
     """The create-table form: name, preset, option overrides, stake and unit, seats, bots and
-    their strategy, turn timer, and how the session ends. Dismisses with the request's fields
-    (`bots` and `strategy` for the client to seat), or None."""
+    their strategy, turn timer, and how the session ends. Dismisses with the request (the
+    create_table message, and the bots for the client to seat), or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
@@ -117,7 +119,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()
 
-    def form(self) -> dict[str, Any]:
+    def form(self) -> TableRequest:
         """The form as a create-table request; raises ValueError with a reason to show."""
         name = self._value("#name")
         if not name:
@@ -137,22 +139,27 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
             raise ValueError(f"{seats} seats leave room for at most {seats - 1} bots and you")
         timer = int(self._value("#timer") or "0")
         ends = str(self.query_one("#ends", Select).value)
-        request: dict[str, Any] = {
-            "name": name,
-            "rules": {"preset": preset, **options},
-            "stake": stake,
-            "unit": self._value("#unit"),
-            "seats": seats,
-            "bots": bots,
-            "strategy": str(self.query_one("#strategy", Select).value),
-            "turn_timer": timer or None,
-        }
+        hands: int | m.Unset = m.UNSET
+        minutes: float | m.Unset = m.UNSET
         if ends != "never":
             n = int(self._value("#ends-n") or "0")
             if n < 1:
                 raise ValueError(f"give the number of {ends} the session lasts")
-            request[ends] = n
-        return request
+            if ends == "hands":
+                hands = n
+            else:
+                minutes = n
+        message = m.CreateTable(
+            name,
+            rules={"preset": preset, **options},
+            stake=stake,
+            unit=self._value("#unit"),
+            seats=seats,
+            turn_timer=timer or None,
+            hands=hands,
+            minutes=minutes,
+        )
+        return TableRequest(message, bots, str(self.query_one("#strategy", Select).value))
 
     @on(Button.Pressed, "#create")
     def action_submit(self) -> None:

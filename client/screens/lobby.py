@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,12 +13,13 @@ from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
-from tonk.shared import protocol as p
+from tonk.shared import messages as m
 
 from ..dialogs import CreateTableScreen, HelpScreen
 from ..messages import Request
 from ..render import amount_text
 from ..state import TableInfo
+from ..tablerequest import TableRequest
 from ..widgets import (
     TooSmall,
 )
@@ -36,7 +38,7 @@ LOBBY_COLUMNS = (
 
 def lobby_row(info: TableInfo) -> tuple[str, ...]:
     """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
-    state = info.state or ("playing" if info.playing else "waiting")
+    state = str(info.state)
     return (
         info.name,
         info.rules,
@@ -160,9 +162,9 @@ class LobbyScreen(Screen[None]):
         return True
 
     def action_create(self) -> None:
-        def created(request: dict[str, object] | None) -> None:
+        def created(request: TableRequest | None) -> None:
             if request is not None:
-                self.post_message(Request({"type": "create_table", **request}))
+                self.post_message(Request(request))
 
         self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
 
@@ -172,19 +174,19 @@ class LobbyScreen(Screen[None]):
         self.action_sit()
 
     def action_sit(self) -> None:
-        self._ask_at_selected(p.SIT, "There is no table to sit at: press n to create one.")
+        self._ask_at_selected(m.Sit, "There is no table to sit at: press n to create one.")
 
     def action_watch(self) -> None:
-        self._ask_at_selected(p.WATCH, "There is no table to watch.")
+        self._ask_at_selected(m.Watch, "There is no table to watch.")
 
-    def _ask_at_selected(self, kind: str, no_table: str) -> None:
-        """Ask the server to sit or watch (`kind`) at the table under the cursor; `no_table`
-        says why not when there is none."""
+    def _ask_at_selected(self, ask: Callable[[int], m.ClientMessage], no_table: str) -> None:
+        """Ask the server to sit or watch (`ask`: the message for a table's number) at the
+        table under the cursor; `no_table` says why not when there is none."""
         info = self.selected()
         if info is None:
             self.notify(no_table)
             return
-        self.post_message(Request({"type": kind, "table": int(info.table_id)}))
+        self.post_message(Request(ask(info.number)))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(None))

@@ -10,9 +10,9 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input
-from tonk.shared import protocol as p
-from tonk.shared.actions import action_from_dict
-from tonk.shared.cards import count, format_cards
+from tonk.shared import actions
+from tonk.shared import messages as m
+from tonk.shared.cards import count
 from tonk.shared.view import NO_ACTIONS, LegalActions, why_not
 
 from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
@@ -258,30 +258,34 @@ class TableScreen(Screen[None]):
         if state.view is None:
             self.notify("No hand is being played yet.")
             return
-        message = self._action_message(action, explain=True)
-        if message is None:
+        move = self._action_message(action, explain=True)
+        if move is None:
             return
-        move = action_from_dict({**message, "seat": state.seat})
         reason = why_not(state.view, move, state.names(me_as_you=False))
         if reason is None:  # greyed for now (a move on its way): the server answers it
-            self.post_message(Request(message))
+            self.post_message(Request(m.action_request(move)))
         else:
             self.notify(reason, title="Not allowed", severity="warning")
 
-    def _action_message(self, action: str, explain: bool = False) -> dict[str, object] | None:
+    def _action_message(self, action: str, explain: bool = False) -> actions.Action | None:
+        """The move a key asks for, with its cards as they are in the hand (the message for
+        the server is written from it: messages.action_request)."""
         hand = self.query_one(HandView)
+        seat = self.state.seat if self.state is not None else None
+        if seat is None:
+            return None  # watching: no moves
         if action == "draw":
-            return {"type": p.DRAW_STOCK}
+            return actions.DrawStock(seat)
         if action == "pickup":
-            return {"type": p.TAKE_DISCARD}
+            return actions.TakeDiscard(seat)
         if action == "drop":
-            return {"type": p.DROP}
+            return actions.Drop(seat)
         if action == "discard":
             card = hand.card_under_cursor
             if card is None:
                 self.notify("You have no card to discard.")
                 return None
-            return {"type": p.DISCARD, "card": str(card)}
+            return actions.Discard(seat, card)
         if action == "spread":
             cards = hand.selected_cards()
             if not cards:
@@ -290,7 +294,7 @@ class TableScreen(Screen[None]):
                     severity="warning",
                 )
                 return None
-            return {"type": p.SPREAD, "cards": format_cards(cards)}
+            return actions.LaySpread(seat, cards)
         if action == "hit":
             cards = hand.selected_cards()
             if len(cards) != 1:
@@ -302,7 +306,7 @@ class TableScreen(Screen[None]):
             view = self.state.view if self.state is not None else None
             if explain or view is None or not view.spreads:
                 spread = view.spreads[0].id if view is not None and view.spreads else 0
-                return {"type": p.HIT, "card": str(cards[0]), "spread": spread}
+                return actions.Hit(seat, cards[0], spread)
             return None
         return None
 
@@ -344,14 +348,14 @@ class TableScreen(Screen[None]):
         self._status()
 
     def action_back(self) -> None:
-        self.post_message(Request({"type": p.BACK}))
+        self.post_message(Request(m.Back()))
 
     def _play(self, action: str) -> None:
         # The selection is left as it is: the cards played leave the hand (and the
         # selection with them), and a move the server refuses leaves both as they were.
-        message = self._action_message(action)
-        if message is not None:
-            self.post_message(Request(message))
+        move = self._action_message(action)
+        if move is not None:
+            self.post_message(Request(m.action_request(move)))
 
     def action_draw(self) -> None:
         self._play("draw")
@@ -390,23 +394,26 @@ class TableScreen(Screen[None]):
         hand = self.query_one(HandView)
         cards = hand.selected_cards()
         state = self.state
+        seat = state.seat if state is not None else None
         if len(cards) != 1 or state is None or state.view is None or not state.view.spreads:
             self._play("hit")
             return
+        if seat is None:
+            return  # watching: no moves
         card = cards[0]
         legal = frozenset(spread for hit_card, spread in self.legal().hits if hit_card == card)
 
         def chosen(spread: int | None) -> None:
             if spread is None:
                 return
-            self.post_message(Request({"type": p.HIT, "card": str(card), "spread": spread}))
+            self.post_message(Request(m.action_request(actions.Hit(seat, card, spread))))
 
         self.app.push_screen(
             HitChooser(card, state.view.spreads, legal, state.names(), self.card_style), chosen
         )
 
     def action_start(self) -> None:
-        self.post_message(Request({"type": p.START}))
+        self.post_message(Request(m.Start()))
 
     def action_help(self) -> None:
         rules = self.state.rules if self.state is not None else None
@@ -424,7 +431,7 @@ class TableScreen(Screen[None]):
         event.input.value = ""
         self._close_chat()
         if text:
-            self.post_message(Request({"type": p.CHAT, "text": text}))
+            self.post_message(Request(m.Chat(text)))
 
     def _close_chat(self) -> None:
         self.remove_class("chatting")
@@ -462,4 +469,4 @@ class TableScreen(Screen[None]):
         if self.practice:
             self.app.exit()
             return
-        self.post_message(Request({"type": p.LEAVE}))
+        self.post_message(Request(m.Leave()))
