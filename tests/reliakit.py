@@ -243,18 +243,14 @@ async def start_playing_table(
     """A table of two bots and a host whose seat is played for it (it left), watched. A
     `live` watcher answers pings and reads in the background from then on."""
     host = await NetClient.connect(port, f"Host-{name}")
-    seated = await host.request(
-        {"type": "create_table", "name": name, "seats": 3, "seed": seed}, p.SEATED
-    )
-    await host.send({"type": "add_bot"})
-    await host.send({"type": "add_bot", "strategy": "sharp"})
+    table = await host.create_table(None, "sharp", name=name, seats=3, seed=seed)
     await host.request({"type": "leave"}, p.LEFT)
     watcher = await (LiveClient if live else NetClient).connect(port, f"Watcher-{name}")
-    await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+    await watcher.request({"type": "watch", "table": table}, p.WATCHING)
     await watcher.expect(p.HAND_END, timeout=20)
     if isinstance(watcher, LiveClient):
         watcher.pump()
-    return PlayingTable(seated["table"], watcher, host)
+    return PlayingTable(table, watcher, host)
 
 
 def last_hand_end(client: NetClient) -> int:
