@@ -16,7 +16,6 @@ import pytest
 from netclient import NetClient, start_server
 from reliakit import (
     act_once,
-    free_port,
     hand_events,
     last_view,
     ledger_problems,
@@ -24,6 +23,7 @@ from reliakit import (
     take_seats_back,
     wait_until,
 )
+from termkit import free_port
 from tonk.server import store as st
 from tonk.server.connection import Connection
 from tonk.shared import protocol as p

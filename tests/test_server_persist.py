@@ -7,15 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
 import sqlite3
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from netclient import NetClient, start_server
+from reliakit import fast_server_args, server_command
 from tonk.shared import protocol as p
 from tonk.shared.hand import HandRecord
 from tonk.shared.settlement import Settlement
@@ -187,27 +186,12 @@ async def test_a_waiting_table_and_its_seats_survive_a_restart(tmp_path):
 # -- the real command --------------------------------------------------------------------------
 
 
-def server_command() -> list[str]:
-    script = shutil.which("tonk-server")
-    return [script] if script else [sys.executable, "-m", "tonk.server"]
-
-
 @asynccontextmanager
 async def tonk_server(
     db: Path, *extra: str
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
     proc = await asyncio.create_subprocess_exec(
-        *server_command(),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--db",
-        str(db),
-        "--next-hand-delay",
-        "0",
-        "--bot-pause",
-        "0",
+        *fast_server_args(db),
         *extra,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
