@@ -209,20 +209,20 @@ def test_sharp_takes_a_discard_that_makes_a_spread_and_draws_past_a_high_dead_on
     assert sharp_at(dead).choose(dead.view(1)) == DrawStock(1)
 
 
+def low_and_high() -> tuple[Hand, Hand]:
+    """Seat 1 to act first (classic, four seats, Qs up) holding 9 (As 2h Ac 2d 3s), a sure
+    lowest, and holding 40 (Ks 10h 9c 8d 3s); the other hands the same."""
+    hands = ["Kc Qd 9s 7h 5c", "As 2h Ac 2d 3s", "Kh Jc 9d 7s 4c", "Kd Jh 8c 6s 4d"]
+    low = deal("classic", hands, up="Qs", dealer=0)
+    hands[1] = "Ks 10h 9c 8d 3s"
+    return low, deal("classic", hands, up="Qs", dealer=0)
+
+
 def test_sharp_drops_a_tiny_count_and_not_a_big_one() -> None:
-    rules = PRESETS["classic"]
-    hands = [
-        "Kc Qd 9s 7h 5c",
-        "As 2h Ac 2d 3s",
-        "Kh Jc 9d 7s 4c",
-        "Kd Jh 8c 6s 4d",
-    ]
-    low = deal(rules, hands, up="Qs", dealer=0)
+    low, high = low_and_high()
     bot = sharp_at(low)
     assert bot.chance_lowest(low.view(1), 9, bot.unseen(low.view(1))) > 0.9
     assert bot.choose(low.view(1)) == Drop(1)
-    hands[1] = "Ks 10h 9c 8d 3s"
-    high = deal(rules, hands, up="Qs", dealer=0)
     bot = sharp_at(high)
     assert bot.chance_lowest(high.view(1), 40, bot.unseen(high.view(1))) < 0.05
     assert bot.choose(high.view(1)) != Drop(1)
@@ -442,17 +442,8 @@ def test_expert_decides_from_its_seats_view_alone(preset: str, players: int) -> 
 
 
 def test_expert_drops_a_sure_winner_and_draws_with_a_high_count() -> None:
-    rules = PRESETS["classic"]
-    hands = [
-        "Kc Qd 9s 7h 5c",
-        "As 2h Ac 2d 3s",
-        "Kh Jc 9d 7s 4c",
-        "Kd Jh 8c 6s 4d",
-    ]
-    low = deal(rules, hands, up="Qs", dealer=0)
+    low, high = low_and_high()
     assert expert_choice(low, 1) == Drop(1)
-    hands[1] = "Ks 10h 9c 8d 3s"
-    high = deal(rules, hands, up="Qs", dealer=0)
     assert expert_choice(high, 1) == DrawStock(1)
 
 
