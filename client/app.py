@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from tonk.shared import protocol as p
 
+from . import reports
 from .connection import Connection, Opener, TableRequest
 from .dialogs import (
     ConfirmModal,
@@ -129,7 +130,7 @@ class TonkApp(KeyedApp):
             else f"Connecting to {config.host}:{config.port}..."
         )
         self.connecting = ConnectingScreen(where)
-        self._standings: SessionEnded | None = None
+        self._standings: reports.SessionEnded | None = None
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
         self.failure: str | None = None
@@ -206,10 +207,11 @@ class TonkApp(KeyedApp):
     # -- what the connection reports ---------------------------------------------------------
 
     def on_connected(self, message: Connected) -> None:
+        connected = message.report
         host = "" if self.config.practice else str(self.config.host)
-        self.identity = (host, message.name)
+        self.identity = (host, connected.name)
         self.link_note = ""
-        if message.reconnect:
+        if connected.reconnect:
             self.notify("Connected again.", title="Connection")
 
     def on_link_lost(self, message: LinkLost) -> None:
@@ -225,12 +227,13 @@ class TonkApp(KeyedApp):
         self.exit(return_code=1)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
-        self.tables = message.tables
-        if self.current_mode == "connecting" and message.show:
+        lobby = message.report
+        self.tables = lobby.tables
+        if self.current_mode == "connecting" and lobby.show:
             self.switch_mode("lobby")
 
     def on_table_changed(self, message: TableChanged) -> None:
-        state = message.state
+        state = message.report.state
         # A move that ended the hand is answered by the end-of-hand window (the hand_end
         # that follows): the keys after it find the window up (see KeyedApp._next_key).
         if state.view is None or state.view.settlement is None:
@@ -239,8 +242,8 @@ class TonkApp(KeyedApp):
         top = self.screen
         if (
             isinstance(top, EndOfHandModal)
-            and message.state.hand_in_play
-            and message.state.hand_number > top.hand_number
+            and state.hand_in_play
+            and state.hand_number > top.hand_number
         ):
             top.dismiss(None)
         self.table_state = state
@@ -249,8 +252,9 @@ class TonkApp(KeyedApp):
 
     def on_left_table(self, message: LeftTable) -> None:
         self.move_answered()
-        if message.reason:
-            self.notify(message.reason, severity="warning")
+        reason = message.report.reason
+        if reason:
+            self.notify(reason, severity="warning")
         if self.config.practice:
             return
         self._close_modals()
@@ -262,13 +266,14 @@ class TonkApp(KeyedApp):
                 self.pop_screen()
 
     def on_hand_ended(self, message: HandEnded) -> None:
+        ended = message.report
         modal = EndOfHandModal(
-            message.hand_number,
-            message.settlement,
-            message.names,
-            message.unit,
+            ended.hand_number,
+            ended.settlement,
+            ended.names,
+            ended.unit,
             self.card_style,
-            message.balances,
+            ended.balances,
         )
         modal.keys_before = self.keys_arrived
         if self.current_mode == "table":
@@ -279,14 +284,14 @@ class TonkApp(KeyedApp):
         self.move_answered()
 
     def on_session_ended(self, message: SessionEnded) -> None:
-        self._standings = message
+        self._standings = message.report
         if not isinstance(self.screen, EndOfHandModal):
             self._show_standings()
 
     def _show_standings(self) -> None:
         """The final standings, once the last hand's modal is closed."""
-        message, self._standings = self._standings, None
-        if message is None:
+        ended, self._standings = self._standings, None
+        if ended is None:
             return
 
         def done(_: None) -> None:
@@ -296,14 +301,15 @@ class TonkApp(KeyedApp):
                 self.connection.leave()
 
         self.push_screen(
-            StandingsScreen(message.table_name, message.standings, message.hands, message.unit),
+            StandingsScreen(ended.table_name, ended.standings, ended.hands, ended.unit),
             done,
         )
 
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()
-        title = "Not allowed" if message.code == p.ILLEGAL_ACTION else "The server says"
-        self.notify(message.message, title=title, severity="warning")
+        refused = message.report
+        title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
+        self.notify(refused.message, title=title, severity="warning")
 
     def on_request(self, message: Request) -> None:
         connection = self.connection

@@ -1,6 +1,6 @@
 """The ledger as one client has seen it: each player's balance, the balance over the hands seen
 (for the trend line), and the last hand's net. The arithmetic of payments is the core's
-(`LedgerEntry.net`); the server's balances are taken as they come."""
+(`LedgerEntry.net`, `running_balances`); the server's balances are taken as they come."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tonk.shared.ledger import LedgerEntry
+from tonk.shared.ledger import LedgerEntry, balances_before, running_balances
 
 
 @dataclass
@@ -42,13 +42,10 @@ class Balances:
         now: each balance over them, drawn back from the balance now, replaces what was
         seen."""
         self.balances.update(balances)
-        for i, name in enumerate(names):
-            balance = balances.get(name, 0)
-            series = [balance - sum(int(nets[i]) for nets in hands)]
-            for nets in hands:
-                series.append(series[-1] + int(nets[i]))
-            self.series[name] = series
-        self.last_net = {name: int(hands[-1][i]) for i, name in enumerate(names)} if hands else {}
+        nets = [dict(zip(names, map(int, row), strict=True)) for row in hands]
+        now = {name: balances.get(name, 0) for name in names}
+        self.series.update(running_balances(balances_before(now, nets), nets))
+        self.last_net = nets[-1] if nets else {}
         self.hands_seen = len(hands)
 
     def settled(self, entry: LedgerEntry, balances: Mapping[str, int]) -> None:
@@ -56,6 +53,7 @@ class Balances:
         net = entry.net()
         self.last_net = net
         self.hands_seen += 1
+        before = balances_before(balances, [net])
         for name, balance in balances.items():
             self.balances[name] = balance
-            self.series.setdefault(name, [balance - net.get(name, 0)]).append(balance)
+            self.series.setdefault(name, [before[name]]).append(balance)

@@ -15,7 +15,7 @@ from typing import Any
 from textual.message import Message
 from tonk.shared import protocol as p
 
-from .messages import ConnectFailed, LinkLost
+from .messages import ConnectFailed, LinkLost, wrapped
 from .model import ClientModel, Fatal, LinkDown, TableRequest
 from .render import CardStyle
 from .tokens import SeatTokens
@@ -64,17 +64,15 @@ class Connection:
         tokens: SeatTokens | None = None,
         create: TableRequest | None = None,
         style: CardStyle | None = None,
-        clock: Callable[[], float] | None = None,
         opener: Opener | None = None,
     ) -> None:
         self.host = host
         self.opener = opener
         self.port = port
         self.post = post
-        self._clock = clock
         self.address = f"{host}:{port}"
         self.model = ClientModel(
-            name, self.address, self.now, tokens=tokens, create=create, style=style
+            name, self.address, time.monotonic, tokens=tokens, create=create, style=style
         )
         self.closing = False
         self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -89,9 +87,6 @@ class Connection:
         return self.model.name
 
     # -- the worker -------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return self._clock() if self._clock is not None else time.monotonic()
 
     async def run(self) -> None:
         """Connect, talk, and reconnect when the link drops, until `close()` or a fatal error."""
@@ -168,31 +163,30 @@ class Connection:
 
     def send(self, message: dict[str, Any]) -> bool:
         """Queue a message for the server; False (and nothing sent) while the link is down."""
-        sent = self.model.send(message)
-        self._flush()
-        return sent
+        return self._flushed(self.model.send(message))
 
     def create_table(self, request: TableRequest) -> bool:
-        sent = self.model.create_table(request)
-        self._flush()
-        return sent
+        return self._flushed(self.model.create_table(request))
 
     def leave(self) -> bool:
-        sent = self.model.leave()
-        self._flush()
-        return sent
+        return self._flushed(self.model.leave())
 
     def sit(self, table_id: int) -> bool:
-        sent = self.model.sit(table_id)
+        return self._flushed(self.model.sit(table_id))
+
+    def _flushed(self, sent: bool) -> bool:
+        """`sent` (the model's answer to a request), once what the request queued is on its
+        way."""
         self._flush()
         return sent
 
     def _flush(self) -> None:
-        """What the model has for the server to the outbox, and for the App to the App."""
+        """What the model has for the server to the outbox, and its reports to the App (as
+        the App's messages)."""
         for message in self.model.take_outgoing():
             self._outbox.put_nowait(message)
-        for posted in self.model.take_posted():
-            self.post(posted)
+        for report in self.model.take_reports():
+            self.post(wrapped(report))
 
     # -- one session: handshake, then read and write until it drops --------------------------
 

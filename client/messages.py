@@ -1,4 +1,5 @@
-"""Messages the connection worker posts to the App, and the requests screens post up to it.
+"""Messages for the App: the model's reports (`reports.py`) wrapped as Textual messages by the
+connection, what the connection itself says of the link, and the requests screens post up.
 
 Dataclasses, as in posting; a state message can replace an older one of its kind still in the
 queue (toolong's `can_replace`), so a burst of updates draws only the newest.
@@ -6,24 +7,76 @@ queue (toolong's `can_replace`), so a burst of updates draws only the newest.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from textual.message import Message
-from tonk.shared.settlement import Settlement
 
-from .state import TableInfo, TableState
+from . import reports
+
+R = TypeVar("R", bound=reports.Report)
 
 
-@dataclass
-class Connected(Message):
-    """The handshake is done: `server` names the server, `name` is ours as it accepted it."""
+class Reported(Message, Generic[R]):
+    """One of the model's reports, for the App: `report` is the value."""
 
-    server: str
-    name: str
-    address: str
-    reconnect: bool
+    def __init__(self, report: R) -> None:
+        super().__init__()
+        self.report = report
+
+
+class Connected(Reported[reports.Connected]):
+    """The handshake is done."""
+
+
+class LobbyChanged(Reported[reports.LobbyChanged]):
+    """The server's list of tables changed."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LobbyChanged)
+
+
+class TableChanged(Reported[reports.TableChanged]):
+    """The table we sit at (or watch) changed."""
+
+    def can_replace(self, message: Message) -> bool:
+        return (
+            isinstance(message, TableChanged)
+            and message.report.state.table_id == self.report.state.table_id
+        )
+
+
+class LeftTable(Reported[reports.LeftTable]):
+    """We are back in the lobby."""
+
+
+class HandEnded(Reported[reports.HandEnded]):
+    """A hand was settled."""
+
+
+class SessionEnded(Reported[reports.SessionEnded]):
+    """The session is over."""
+
+
+class ServerRefused(Reported[reports.ServerRefused]):
+    """The server refused a request."""
+
+
+#: The App's message for each of the model's reports.
+MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
+    reports.Connected: Connected,
+    reports.LobbyChanged: LobbyChanged,
+    reports.TableChanged: TableChanged,
+    reports.LeftTable: LeftTable,
+    reports.HandEnded: HandEnded,
+    reports.SessionEnded: SessionEnded,
+    reports.ServerRefused: ServerRefused,
+}
+
+
+def wrapped(report: reports.Report) -> Message:
+    """A report of the model's as the App's message of the same name."""
+    return MESSAGES[type(report)](report)
 
 
 @dataclass
@@ -41,63 +94,6 @@ class ConnectFailed(Message):
     ends with it."""
 
     reason: str
-
-
-@dataclass
-class LobbyChanged(Message):
-    """The server's list of tables changed; `show`: the lobby is where we are (not on our
-    way to a table we asked for on connecting)."""
-
-    tables: tuple[TableInfo, ...]
-    show: bool = True
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, LobbyChanged)
-
-
-@dataclass
-class TableChanged(Message):
-    """The table we sit at (or watch) changed; `state` is all of it."""
-
-    state: TableState
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, TableChanged) and message.state.table_id == self.state.table_id
-
-
-@dataclass
-class LeftTable(Message):
-    """We are back in the lobby; `reason` says why when we did not ask."""
-
-    reason: str = ""
-
-
-@dataclass
-class HandEnded(Message):
-    """A hand was settled: for the end-of-hand modal."""
-
-    hand_number: int
-    settlement: Settlement
-    names: Sequence[str]
-    unit: str
-    balances: Sequence[int | None] = ()  # each seat's balance after the hand
-
-
-@dataclass
-class SessionEnded(Message):
-    table_name: str
-    hands: int
-    standings: Sequence[tuple[str, int]]
-    unit: str
-
-
-@dataclass
-class ServerRefused(Message):
-    """The server refused a request; `message` is its reason, for a person."""
-
-    code: str
-    message: str
-    detail: str = ""
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """What the client knows of the server, without I/O: the lobby, the table it sits at or watches,
 the ledger and the log. `receive()` takes each decoded message from the server; what to show
-comes out as App messages (`take_posted()`), what to send back as messages for the server
-(`take_outgoing()`). The connection around it only moves bytes and reconnects."""
+comes out as plain reports (`take_reports()`, `reports.py`), what to send back as messages for
+the server (`take_outgoing()`). The connection around it only moves bytes and reconnects."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual.message import Message
 from tonk.shared import protocol as p
 from tonk.shared.actions import Event
 from tonk.shared.ledger import LedgerEntry
@@ -20,16 +19,17 @@ from tonk.shared.settlement import Settlement
 from tonk.shared.view import SeatView
 
 from .lobbylist import LobbyList
-from .messages import (
+from .render import CardStyle
+from .reports import (
     Connected,
     HandEnded,
     LeftTable,
     LobbyChanged,
+    Report,
     ServerRefused,
     SessionEnded,
     TableChanged,
 )
-from .render import CardStyle
 from .seatnews import seat_news
 from .state import TableInfo, TableState
 from .tablelog import TableLog, chat_line
@@ -77,8 +77,8 @@ class ClientModel:
 
     The connection calls `hello()` and `welcome()` for the handshake, `receive()` for each
     message after it, `link_lost()` when the link drops, and `send()` (with `create_table`,
-    `sit`, `leave`) for what the screens ask; after each it sends `take_outgoing()` and posts
-    `take_posted()`. `Fatal` and `LinkDown` raised from these end the session."""
+    `sit`, `leave`) for what the screens ask; after each it sends `take_outgoing()` and hands
+    the App `take_reports()`. `Fatal` and `LinkDown` raised from these end the session."""
 
     def __init__(
         self,
@@ -113,7 +113,7 @@ class ClientModel:
         self._resumed_from_disk = False
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
         self._outgoing: list[dict[str, Any]] = []
-        self._posted: list[Message] = []
+        self._reports: list[Report] = []
         # The last rules read: a view carrying the same rules is not read again.
         self._rules: tuple[Mapping[str, Any], HouseRules] | None = None
 
@@ -124,13 +124,13 @@ class ClientModel:
         out, self._outgoing = self._outgoing, []
         return out
 
-    def take_posted(self) -> list[Message]:
-        """The messages for the App since the last call, in order."""
-        out, self._posted = self._posted, []
+    def take_reports(self) -> list[Report]:
+        """What the screens are to show since the last call, in order."""
+        out, self._reports = self._reports, []
         return out
 
-    def post(self, message: Message) -> None:
-        self._posted.append(message)
+    def report(self, report: Report) -> None:
+        self._reports.append(report)
 
     # -- the handshake and the link ------------------------------------------------------------
 
@@ -156,7 +156,7 @@ class ClientModel:
             self.heartbeat = float(heartbeat)
         self.connected = True
         self._moves_asked = 0  # what a lost link carried is not coming back
-        self.post(Connected(self.server, self.name, self.address, reconnect))
+        self.report(Connected(self.server, self.name, self.address, reconnect))
         self._after_welcome()
 
     def link_lost(self) -> None:
@@ -289,13 +289,13 @@ class ClientModel:
             self.table = None
             self.token = None
             self.joining = False
-            self.post(LeftTable(f"Your seat could not be taken back: {text}"))
+            self.report(LeftTable(f"Your seat could not be taken back: {text}"))
             self._post_lobby()
             return
         if code == p.SEAT_RESUMED_ELSEWHERE:
             self.table = None
             self.token = None
-            self.post(LeftTable("Your seat was taken back from another terminal."))
+            self.report(LeftTable("Your seat was taken back from another terminal."))
             return
         if request in (p.CREATE_TABLE, p.WATCH, p.SIT) and self.joining:
             self.joining = False
@@ -313,7 +313,7 @@ class ClientModel:
         if self.table is not None:
             self.log.add(Text(f"Not allowed: {text}", style="bold red"))
             self._publish()
-        self.post(ServerRefused(code, text, message.get("detail", "")))
+        self.report(ServerRefused(code, text, message.get("detail", "")))
 
     def _on_tables(self, message: dict[str, Any]) -> None:
         self._requests.pop(message.get("reply_to", -1), None)
@@ -330,7 +330,7 @@ class ClientModel:
         tokens = self.tokens
         held = [] if tokens is None else [r.table for r in tokens.seats(self.address, self.name)]
         self.tables = self.lobby.tables(held)
-        self.post(LobbyChanged(self.tables, show=not self.joining and self.table is None))
+        self.report(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
     def _on_seated(self, message: dict[str, Any]) -> None:
         self._requests.pop(message.get("reply_to", -1), None)
@@ -363,7 +363,7 @@ class ClientModel:
         self._requests.pop(message.get("reply_to", -1), None)
         self.table = None
         self.token = None
-        self.post(LeftTable())
+        self.report(LeftTable())
 
     def _on_table(self, message: dict[str, Any]) -> None:
         info = message["table"]
@@ -407,8 +407,8 @@ class ClientModel:
     def _on_ledger(self, message: dict[str, Any]) -> None:
         """The ledger's newest hands (after `resume` or `watch`): each balance over them,
         drawn back from the balance now, replaces what this connection had seen."""
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         names = [str(name) for name in message["names"]]
         hands = [nets for _, nets in message["hands"] if len(nets) == len(names)]
@@ -417,15 +417,15 @@ class ClientModel:
         self._publish()
 
     def _on_cut(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         self.log.cut(message["rounds"], message["dealer"], self._names())
         self._publish()
 
     def _on_update(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         hand, start = message["hand"], message["from"]
         if table.resyncing and start > 0:
@@ -479,8 +479,8 @@ class ClientModel:
         return seat < len(players) and players[seat].get("status") == "away"
 
     def _on_hand_end(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         settlement = Settlement.from_dict(message["settlement"])
         payments = tuple((str(a), str(b), int(n)) for a, b, n in message["payments"])
@@ -492,25 +492,27 @@ class ClientModel:
             names[table.seat] = "You"
         unit = str(table.info.get("unit", ""))
         self._publish()
-        self.post(HandEnded(message["hand"], settlement, names, unit, balances))
+        self.report(HandEnded(message["hand"], settlement, tuple(names), unit, tuple(balances)))
 
     def _on_session_end(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         table.session_over = True
-        standings = [(str(name), int(balance)) for name, balance in message["standings"]]
+        standings = tuple((str(name), int(balance)) for name, balance in message["standings"])
         unit = str(table.info.get("unit", ""))
         why = {"abandoned": ": every player had left"}.get(str(message.get("reason")), ".")
         self.log.add(Text(f"The session is over{why}", style="bold"))
         if self.tokens is not None:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
-        self.post(SessionEnded(str(table.info.get("name", "")), message["hands"], standings, unit))
+        self.report(
+            SessionEnded(str(table.info.get("name", "")), message["hands"], standings, unit)
+        )
 
     def _on_chat(self, message: dict[str, Any]) -> None:
-        table = self.table
-        if table is None or message["table"] != table.table_id:
+        table = self._table_of(message)
+        if table is None:
             return
         self.log.add(chat_line(message["name"], message["seat"], message["text"]), chat=True)
         self._publish()
@@ -533,6 +535,11 @@ class ClientModel:
         table = self.table
         return table is not None and table.back_on_my_turn(old, new)
 
+    def _table_of(self, message: Mapping[str, Any]) -> TableSeen | None:
+        """Our table, when `message` is about it (one about a table we have left is late)."""
+        table = self.table
+        return table if table is not None and message["table"] == table.table_id else None
+
     def _names(self) -> list[str]:
         return self.table.names() if self.table is not None else []
 
@@ -547,4 +554,4 @@ class ClientModel:
     def _publish(self) -> None:
         state = self.state()
         if state is not None:
-            self.post(TableChanged(state))
+            self.report(TableChanged(state))

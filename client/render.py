@@ -191,14 +191,11 @@ def _and(parts: Sequence[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def catchers(settlement: Settlement) -> list[tuple[int, int]]:
-    """(count, seat) of each player who caught a drop (a count no higher than the
-    dropper's), lowest first; none unless the drop was caught: as the settlement says."""
-    return list(settlement.catchers)
-
-
 #: The moves a player makes in a turn, logged together on one line ("drew 8♥, discarded 2♣").
 MOVES = frozenset({"draw_stock", "take_discard", "spread", "hit", "discard", "drop"})
+
+#: Who owns a spread, and its kind, by the spread's id (None for one not on the table).
+SpreadOwner = Callable[[int], tuple[int, str] | None]
 
 #: Events whose news the hand's ending line gives (a drop, going out): not logged apart.
 ENDED_BY = frozenset({"drop", "tonk_out", "out_on_discard", "stock_out", "hand_end"})
@@ -209,7 +206,7 @@ def move_phrase(
     names: Sequence[str],
     me: int | None,
     style: CardStyle,
-    spread_owner: Callable[[int], tuple[int, str] | None] = lambda _: None,
+    spread_owner: SpreadOwner = lambda _: None,
 ) -> Text | None:
     """A move as a phrase without its subject (`drew 8♥`, `hit 8♠ on Ada's run`), or None
     for events that are not a player's move."""
@@ -243,7 +240,7 @@ def event_line(
     names: Sequence[str],
     me: int | None,
     style: CardStyle,
-    spread_owner: Callable[[int], tuple[int, str] | None] = lambda _: None,
+    spread_owner: SpreadOwner = lambda _: None,
 ) -> Text | None:
     """A log line for one event as this seat saw it, or None for events the log leaves out
     (the turn passing, other seats' face-down deals). `names` has "You" in your own seat."""
@@ -299,7 +296,7 @@ def ending_line(settlement: Settlement, names: Sequence[str]) -> str:
         was = "were" if dropper == "You" else "was"
         return (
             f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught by "
-            f"{_and([f'{_name(names, s)} with {c}' for c, s in catchers(settlement)])}."
+            f"{_and([f'{_name(names, s)} with {c}' for c, s in settlement.catchers])}."
         )
     lowest = min(c for c in counts if c is not None)
     return f"The stock ran out: {winners} lowest with {lowest}."

@@ -13,13 +13,19 @@ from tonk.shared.cards import parse_card
 from tonk.shared.settlement import Ending
 from tonk.shared.view import SeatView
 
-from .render import ENDED_BY, MOVES, CardStyle, card_text, ending_line, event_line, move_phrase
+from .render import (
+    ENDED_BY,
+    MOVES,
+    CardStyle,
+    SpreadOwner,
+    card_text,
+    ending_line,
+    event_line,
+    move_phrase,
+)
 from .state import LogLine
 
 LOG_KEEP = 300
-
-#: Who owns a spread, and its kind, by the spread's id (None for one not on the table).
-SpreadOwner = Callable[[int], tuple[int, str] | None]
 
 
 class TableLog:

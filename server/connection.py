@@ -11,8 +11,6 @@ import logging
 import sys
 import termios
 from collections import deque
-from collections.abc import Mapping
-from typing import TypeAlias
 
 from tonk.shared import protocol
 from tonk.shared.link import ServerLink
@@ -28,15 +26,10 @@ FLUSH_TIMEOUT = 2.0
 #: side, or sends nothing for this many seconds (see `linger`).
 LINGER_QUIET = 0.25
 
-#: What may be sent: a typed message, or (until the table's session code builds typed
-#: messages everywhere) the map of one.
-Outgoing: TypeAlias = ServerMessage | Mapping[str, object]
 
-
-def encode_outgoing(message: Outgoing) -> bytes:
-    if isinstance(message, ServerMessage):
-        return protocol.encode(message.to_wire())
-    return protocol.encode(message)
+def encode_message(message: ServerMessage) -> bytes:
+    """The frame of `message`."""
+    return protocol.encode(message.to_wire())
 
 
 class Connection:
@@ -129,20 +122,15 @@ class Connection:
 
     # -- sending ------------------------------------------------------------------------------
 
-    def send(self, message: Outgoing) -> None:
+    def send(self, message: ServerMessage) -> None:
         """Queue one message. Never blocks; drops the connection if its queue is full."""
         if self.closing:
             return
-        self.send_frame(encode_outgoing(message))
+        self.send_frame(encode_message(message))
 
-    def reply(self, message: Outgoing) -> None:
+    def reply(self, message: ServerMessage) -> None:
         """Send the answer to the request being handled, with its `reply_to`."""
-        request_id = self.request_id
-        if isinstance(message, ServerMessage):
-            message = message.answering(request_id)
-        elif request_id is not None:
-            message = {**message, "reply_to": request_id}
-        self.send(message)
+        self.send(message.answering(self.request_id))
 
     def send_frame(self, frame: bytes) -> None:
         if self.closing:
@@ -200,7 +188,7 @@ class Connection:
                 writer.close()
             self.closed.set()
 
-    def close(self, final: Outgoing | None = None, *, linger: bool = False) -> None:
+    def close(self, final: ServerMessage | None = None, *, linger: bool = False) -> None:
         """Send `final` (if any) and whatever is queued, then close; with `linger`, shut our
         side first and close once the client has stopped sending (a fatal error: the client
         may be sending when it comes, and must still get it)."""

@@ -70,7 +70,7 @@ class Requests:
         """Answer `message`, or hand it to the table it is for; RequestError if refused."""
         # (hello again, ping, pong and bye are the link's: tonk.shared.link)
         if isinstance(message, m.Drop | m.DrawStock | m.TakeDiscard | m.Spread | m.Hit | m.Discard):
-            await self._at_table(conn).act(conn, message.to_wire())
+            await self._at_table(conn).act(conn, message)
         elif isinstance(message, m.ListTables):
             await self.host.lobby.pace(conn)
             after = message.after or 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from .settlement import Settlement
@@ -20,6 +21,25 @@ def net(payments: Payments) -> dict[str, int]:
         totals[payer] = totals.get(payer, 0) - amount
         totals[payee] = totals.get(payee, 0) + amount
     return totals
+
+
+def balances_before(after: Mapping[str, int], hands: Sequence[Mapping[str, int]]) -> dict[str, int]:
+    """Each player's balance before `hands` (each hand's nets by player name), from the
+    balances `after` them."""
+    return {
+        name: balance - sum(nets.get(name, 0) for nets in hands) for name, balance in after.items()
+    }
+
+
+def running_balances(
+    before: Mapping[str, int], hands: Sequence[Mapping[str, int]]
+) -> dict[str, list[int]]:
+    """Each player's balance before `hands` (each hand's nets by player name, oldest first)
+    and after each of them: a ledger's newest hands as each balance's trend."""
+    return {
+        name: list(accumulate((nets.get(name, 0) for nets in hands), initial=balance))
+        for name, balance in before.items()
+    }
 
 
 @dataclass(frozen=True, slots=True)

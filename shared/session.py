@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
 from . import protocol as p
 from .hand import Cut, Hand, cut_for_deal
@@ -18,6 +19,7 @@ from .ledger import Ledger, Payments
 from .rules import HouseRules, StakeMode
 from .settlement import Settlement
 from .view import Phase, SeatView
+from .wire import SEAT_STATUSES, SeatKind, SeatStatus
 
 #: The fewest players a session is played with.
 MIN_PLAYERS = 2
@@ -37,6 +39,31 @@ class SessionError(ValueError):
 
 
 # -- seats and stakes ----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SeatRecord:
+    """A seat as the session knows it: who sits in it (a person, a bot, or nobody), a bot's
+    strategy, the seat's stake, and whether its player is away (played for until back)."""
+
+    name: str | None = None
+    kind: SeatKind = SeatKind.EMPTY
+    strategy: str | None = None
+    stake: int = 1
+    away: bool = False
+
+    @property
+    def taken(self) -> bool:
+        return self.kind != SeatKind.EMPTY
+
+
+def seat_status(seat: SeatRecord, connected: bool) -> SeatStatus:
+    """What the table shows of a seat: empty, a bot, or its player away, connected or not."""
+    if seat.kind != SeatKind.HUMAN:
+        return SEAT_STATUSES[seat.kind]
+    if seat.away:
+        return SeatStatus.AWAY
+    return SeatStatus.CONNECTED if connected else SeatStatus.DISCONNECTED
 
 
 def check_players(rules: HouseRules, players: int) -> None:
@@ -145,6 +172,58 @@ def starts_itself(taken: int, seats: int) -> bool:
     return taken == seats and taken >= MIN_PLAYERS
 
 
+def renumbered(taken: Sequence[bool], creator: int | None) -> tuple[tuple[int, ...], int | None]:
+    """As a session starts, its empty seats go and the others are numbered again in order
+    (`taken[n]`: seat n is taken): the old numbers of the seats kept, in their new order, and
+    the creator's new number (None if the creator has no seat kept)."""
+    kept = tuple(number for number, busy in enumerate(taken) if busy)
+    return kept, (kept.index(creator) if creator in kept else None)
+
+
+# -- absent players ------------------------------------------------------------------------------
+
+
+class Absence(Enum):
+    """What becomes of a seat whose player lost the link and did not come back in time."""
+
+    FREED = "freed"  # before the session starts: the seat is given up
+    AWAY = "away"  # during the session: played for until its player is back
+
+
+def past_grace(disconnected_at: float, grace: float, now: float, started: bool) -> Absence | None:
+    """A player who lost the link at `disconnected_at` and is not back `grace` seconds later
+    gives up a waiting table's seat, or is marked away once the session has `started`; None
+    while the grace period runs."""
+    if now < disconnected_at + grace:
+        return None
+    return Absence.AWAY if started else Absence.FREED
+
+
+def played_for_at(
+    seat: SeatRecord,
+    connected: bool,
+    disconnected_at: float | None,
+    *,
+    last_change: float,
+    turn_started: float,
+    bot_pause: float,
+    turn_timer: float | None,
+    grace: float,
+) -> float:
+    """When the seat to act is played for if it does not act itself: a bot, a player away or
+    one never connected since a restart, the bot pause after the last change; a player here,
+    when the turn timer runs out (never without one); a player who lost the link, when the
+    turn timer or the grace period runs out, whichever comes first."""
+    if seat.kind == SeatKind.BOT or seat.away or (not connected and disconnected_at is None):
+        return last_change + bot_pause
+    due = float("inf")
+    if turn_timer:
+        due = turn_started + turn_timer
+    if not connected and disconnected_at is not None:
+        due = min(due, disconnected_at + grace)
+    return due
+
+
 # -- who deals -----------------------------------------------------------------------------------
 
 
@@ -250,6 +329,8 @@ class Session:
     multiplier: int = 1
     # Since when (any clock, the caller's) no player of the session has been here.
     deserted_since: float | None = None
+    # Since when (the same clock) nobody has sat at the table waiting for its session.
+    unseated_since: float | None = None
 
     def start(self, names: Sequence[str], now: float) -> None:
         """The session starts at `now` (wall-clock seconds) with these players."""
@@ -309,3 +390,18 @@ class Session:
         if self.deserted_since is None:
             return None
         return self.deserted_since + after
+
+    def seated_seen(self, people: bool, now: float) -> None:
+        """Whether a person (not a bot) sits at the table waiting for its session, at `now`:
+        a table nobody sits down at closes after a while (`unseated_closes_at`)."""
+        if people:
+            self.unseated_since = None
+        elif self.unseated_since is None:
+            self.unseated_since = now
+
+    def unseated_closes_at(self, grace: float) -> float | None:
+        """When a waiting table nobody sat down at is closed, `grace` seconds after it was
+        first seen so; None while a person sits at it."""
+        if self.unseated_since is None:
+            return None
+        return self.unseated_since + grace

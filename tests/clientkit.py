@@ -4,14 +4,17 @@ waiting on the App without timed assertions."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.connection import TableRequest
 from tonk.client.render import CardStyle
+from tonk.client.screens import LobbyScreen
 from tonk.client.state import TableState
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
 
@@ -145,3 +148,36 @@ async def start_kitchen(alice: NetClient) -> None:
         }
     )
     await alice.expect("seated")
+
+
+@asynccontextmanager
+async def running(
+    app: TonkApp, until: Callable[[], object], what: str
+) -> AsyncIterator[Pilot[None]]:
+    """`app` run in an 80x24 terminal, from when `until()` holds (the test fails saying
+    `what` did not happen if it never does)."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, until, what)
+        yield pilot
+
+
+def in_the_lobby(app: TonkApp) -> AbstractAsyncContextManager[Pilot[None]]:
+    """`app` run in an 80x24 terminal, from when it shows the lobby."""
+    return running(app, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+
+
+def at_my_turn(
+    app: TonkApp, what: str = "your first turn"
+) -> AbstractAsyncContextManager[Pilot[None]]:
+    """`app` run in an 80x24 terminal, from when it is our turn."""
+    return running(app, lambda: my_turn(app), what)
+
+
+def at_the_table(app: TonkApp) -> AbstractAsyncContextManager[Pilot[None]]:
+    """`app` run in an 80x24 terminal, from when it has a table's state."""
+    return running(app, lambda: table_state(app) is not None, "the table")
+
+
+async def screen_shown(pilot: Pilot[Any], screen: type[Screen[Any]], what: str) -> None:
+    """Let the App run until its top screen is a `screen`; fail saying `what` was not shown."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen), what)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from ptyterm import Term
 from tonk.server.store import Store
 
 
@@ -19,3 +20,14 @@ async def opened_store(tmp_path: Path) -> AsyncIterator[Store]:
         yield store
     finally:
         await store.close()
+
+
+@pytest.fixture
+def term() -> Iterator[Term]:
+    """An 80x24 pseudo-terminal with a screen behind it; whatever the test runs on it is
+    ended after the test."""
+    terminal = Term(80, 24)
+    try:
+        yield terminal
+    finally:
+        terminal.close()

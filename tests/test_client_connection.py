@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 from clientkit import (
+    at_my_turn,
     hand_text,
+    in_the_lobby,
     joined_app,
     log_text,
     my_turn,
@@ -24,7 +26,7 @@ from netclient import start_server
 from textual.widgets import Static
 from tonk.client.connection import describe_os_error
 from tonk.client.practice import start_practice_server
-from tonk.client.screens import LobbyScreen, TableScreen
+from tonk.client.screens import TableScreen
 from tonk.client.tokens import SeatRecord, SeatTokens
 from tonk.shared import protocol as p
 
@@ -32,8 +34,7 @@ from tonk.shared import protocol as p
 async def test_a_dropped_link_reconnects_and_resumes_the_seat(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("d")
             await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
             lines_before = log_text(app).count("You drew 8♠")
@@ -56,8 +57,7 @@ async def test_a_client_started_again_takes_its_seat_back(tmp_path: Path) -> Non
     state_dir = tmp_path / "state"
     async with start_server(tmp_path) as server:
         first = joined_app(server.port, state_dir, table=table_request())
-        async with first.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(first), "your first turn")
+        async with at_my_turn(first):
             table_id = int(table_state(first).table_id)  # type: ignore[union-attr]
         # The first client is gone (as when an SSH session dies); its token is on disk.
         address = f"127.0.0.1:{server.port}"
@@ -65,8 +65,7 @@ async def test_a_client_started_again_takes_its_seat_back(tmp_path: Path) -> Non
         assert [(r.table, r.name, r.left) for r in records] == [(table_id, "Tester", False)]
         assert (state_dir / "seats.json").stat().st_mode & 0o077 == 0
         second = joined_app(server.port, state_dir)
-        async with second.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(second), "the seat taken back")
+        async with at_my_turn(second, "the seat taken back"):
             assert isinstance(second.screen, TableScreen)
             assert table_state(second).seat == 0  # type: ignore[union-attr]
             assert hand_text(second) == "5s 6s 7s 9h 9d"
@@ -78,8 +77,7 @@ async def test_a_stale_token_lands_in_the_lobby_and_is_forgotten(tmp_path: Path)
         address = f"127.0.0.1:{server.port}"
         SeatTokens(state_dir).remember(address, SeatRecord(42, "not-a-token", "Tester"))
         app = joined_app(server.port, state_dir)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             await pilot.pause()
             assert any("could not be taken back" in n.message for n in app._notifications)
         assert SeatTokens(state_dir).seats(address) == []
@@ -244,8 +242,7 @@ def test_a_tokens_file_of_the_old_layout_is_read_and_rewritten(tmp_path: Path) -
 async def test_the_servers_goodbye_is_told_in_its_words_not_its_code(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             link = app.connection
             assert link is not None
             reasons: list[str] = []

@@ -73,36 +73,28 @@ def client_env(tmp_path: Path) -> dict[str, str]:
     return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color"}
 
 
-async def test_a_hand_in_term_against_a_tonk_server(tmp_path: Path) -> None:
+async def test_a_hand_in_term_against_a_tonk_server(tmp_path: Path, term: Term) -> None:
     with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port:
-        term = Term(80, 24)
-        try:
-            client = [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"]
-            term.start(client, client_env(tmp_path))
-            await play_a_hand(term, port)
-        finally:
-            term.close()
+        client = [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Tester"]
+        term.start(client, client_env(tmp_path))
+        await play_a_hand(term, port)
 
 
-async def test_the_same_hand_over_ssh(tmp_path: Path) -> None:
+async def test_the_same_hand_over_ssh(tmp_path: Path, term: Term) -> None:
     with (
         tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port,
         sshd(tmp_path) as (ssh_port, key),
     ):
-        term = Term(80, 24)
-        try:
-            remote = shlex.join(
-                [
-                    "env",
-                    "LANG=C.UTF-8",
-                    f"XDG_STATE_HOME={tmp_path / 'remote-state'}",
-                    command_path("tonk-client"),
-                    f"127.0.0.1:{port}",
-                    "--name",
-                    "Tester",
-                ]
-            )
-            term.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
-            await play_a_hand(term, port)
-        finally:
-            term.close()
+        remote = shlex.join(
+            [
+                "env",
+                "LANG=C.UTF-8",
+                f"XDG_STATE_HOME={tmp_path / 'remote-state'}",
+                command_path("tonk-client"),
+                f"127.0.0.1:{port}",
+                "--name",
+                "Tester",
+            ]
+        )
+        term.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
+        await play_a_hand(term, port)

@@ -6,21 +6,27 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 from clientkit import (
     BOTS,
     MINE,
+    at_my_turn,
     deck_text,
+    in_the_lobby,
     joined_app,
     log_text,
     my_turn,
     practice_app,
+    running,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
 )
 from netclient import NetClient, start_server
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, StandingsScreen
@@ -28,6 +34,15 @@ from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
 from tonk.shared import protocol as p
 from tonk.shared.rules import OPTIONS
+
+
+async def new_table_form(pilot: Pilot[Any]) -> CreateTableScreen:
+    """n in the lobby: the create-table form, shown."""
+    await pilot.press("n")
+    await screen_shown(pilot, CreateTableScreen, "the form")
+    form = pilot.app.screen
+    assert isinstance(form, CreateTableScreen)
+    return form
 
 
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
@@ -45,8 +60,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
         )
         await alice.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the list of tables")
             info = app.lobby.tables[0]
@@ -61,7 +75,7 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
             # enter on the second row takes a seat there.
             await wait_for(pilot, lambda: table.row_count == 2, "two rows")
             await pilot.press("down", "enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await wait_for(pilot, lambda: table_state(app) is not None, "the table's state")
             state = table_state(app)
             assert state is not None
@@ -80,12 +94,9 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
 async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            form = app.screen
+            form = await new_table_form(pilot)
             name = form.query_one("#name", Input)
             name.value = ""
             name.focus()
@@ -106,7 +117,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
                 "game starts at once."
             )
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
+            await screen_shown(pilot, TableScreen, "the new table")
             await wait_for(
                 pilot,
                 lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
@@ -130,11 +141,8 @@ def seated_strategies(app: TonkApp) -> list[str | None]:
 async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            form = app.screen
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
             offered = [value for _, value in form.query_one("#strategy", Select)._options]
             assert offered == ["easy", "sharp", "expert"]
             form.query_one("#seats", Select).value = 3
@@ -165,18 +173,16 @@ async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> No
 async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            app.screen.query_one("#options", Input).value = "hit_lock=9"
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            form.query_one("#options", Input).value = "hit_lock=9"
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert isinstance(app.screen, CreateTableScreen)
             error = str(app.screen.query_one("#form-error").render())
             assert "option hit_lock cannot be 9" in error
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
 def screen_lines(app: TonkApp) -> list[str]:
@@ -189,10 +195,9 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
     typed is explained under the field, and f1 opens the help at the options."""
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             await pilot.press("question_mark")
-            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            await screen_shown(pilot, HelpScreen, "the help")
             assert not any("House-rule options" in line for line in screen_lines(app))
             # The help scrolls down to every option, each named on a line of its own.
             body = app.screen.query_one("#help-body", VerticalScroll)
@@ -209,10 +214,8 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
                 await pilot.pause()
             assert set(OPTIONS) <= seen
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            form = app.screen
+            await screen_shown(pilot, LobbyScreen, "the lobby")
+            form = await new_table_form(pilot)
             hint = form.query_one("#option-help", Label)
             form.query_one("#options", Input).focus()
             await pilot.press(*"hit_l")
@@ -224,7 +227,7 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             assert "hit_lock: a player whose spread is hit may not drop" in shown
             assert "classic: 0." in shown.replace("\n", " ").replace("┃", " ")
             await pilot.press("f1")
-            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            await screen_shown(pilot, HelpScreen, "the help")
             await wait_for(
                 pilot,
                 lambda: any("House-rule options" in line for line in screen_lines(app)),
@@ -265,8 +268,7 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
         await alice.send({"type": "add_bot"})
         await alice.expect("update")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: app.lobby.tables, "the list of tables")
+        async with running(app, lambda: app.lobby.tables, "the list of tables") as pilot:
             await pilot.press("w")
             await wait_for(
                 pilot,
@@ -288,21 +290,20 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
 async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
-            await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
+            await screen_shown(pilot, EndOfHandModal, "the hand's end")
             assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: app._standings is not None, "the session's end")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the standings")
+            await screen_shown(pilot, StandingsScreen, "the standings")
             standings = app.screen
             assert isinstance(standings, StandingsScreen)
             assert standings.standings == [("Ada (bot)", 2), ("Tester", -2)]
             assert standings.hands == 1
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
 async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path: Path) -> None:
@@ -320,8 +321,7 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
         )
         await alice.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the table listed")
             await pilot.press("enter")
@@ -343,12 +343,10 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
 async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-            app.screen.query_one("#seats", Select).value = 4
-            app.screen.query_one("#bots", Select).value = 1
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            form.query_one("#seats", Select).value = 4
+            form.query_one("#bots", Select).value = 1
             await pilot.press("ctrl+s")
             await wait_for(
                 pilot,
@@ -377,7 +375,7 @@ async def test_the_lobby_follows_the_server_by_itself_and_keeps_the_cursor(tmp_p
             ids.append(seated["table"])
         app = joined_app(server.port, tmp_path / "state")
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
             grid = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: grid.row_count == 3, "three tables")
             await pilot.press("down", "down")
@@ -418,8 +416,7 @@ async def test_a_long_list_comes_page_by_page_and_stays_whole(tmp_path: Path) ->
             await maker.send({"type": "create_table", "name": f"T{i:03}", "sit": False})
         await maker.expect("table", lambda m: m["table"]["name"] == "T229")
         app = joined_app(server.port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: len(app.lobby.tables) == 230, "every page")
+        async with running(app, lambda: len(app.lobby.tables) == 230, "every page") as pilot:
             assert [t.name for t in app.lobby.tables] == [f"T{i:03}" for i in range(230)]
             assert app.lobby.query_one(DataTable).row_count == 230
             await maker.send({"type": "create_table", "name": "T230", "sit": False})
@@ -494,6 +491,5 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
     port = server.sockets[0].getsockname()[1]
     async with server:
         app = joined_app(port, tmp_path / "state")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with in_the_lobby(app):
             assert [t.name for t in app.lobby.tables] == ["Early"]

@@ -3,11 +3,14 @@ what to show and what to send back out."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from rulekit import deal
-from tonk.client.messages import (
+from tonk.client.model import ClientModel, Fatal, LinkDown, TableRequest
+from tonk.client.reports import (
     Connected,
     HandEnded,
     LeftTable,
@@ -15,7 +18,6 @@ from tonk.client.messages import (
     ServerRefused,
     TableChanged,
 )
-from tonk.client.model import ClientModel, Fatal, LinkDown, TableRequest
 from tonk.client.state import TableState
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
@@ -82,16 +84,29 @@ def seated_at_a_table(hand: Hand) -> ClientModel:
 
 
 def last_state(model: ClientModel) -> TableState:
-    states = [m.state for m in model.take_posted() if isinstance(m, TableChanged)]
+    states = [m.state for m in model.take_reports() if isinstance(m, TableChanged)]
     assert states
     return states[-1]
+
+
+def test_the_model_imports_nothing_of_textual() -> None:
+    """The model is plain Python over the core: what it reports are its own values, which the
+    connection wraps for the App."""
+    probe = (
+        "import sys, tonk.client.model, tonk.client.reports\n"
+        "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert found == "[]"
 
 
 def test_the_welcome_connects_and_asks_for_the_table_to_create() -> None:
     request = TableRequest({"name": "Practice", "seats": 2}, bots=1)
     model = connected(create=request)
     assert model.connected and model.heartbeat == 4.0
-    posted = model.take_posted()
+    posted = model.take_reports()
     assert [type(m) for m in posted] == [Connected]
     assert model.take_outgoing() == [
         {"type": "create_table", "name": "Practice", "seats": 2, "id": 1}
@@ -148,7 +163,7 @@ def test_a_long_lobby_is_asked_for_page_by_page() -> None:
     page = [{"id": n, "name": f"T{n}", "seats": 4, "taken": 1, "state": "waiting"} for n in (1, 2)]
     model.receive({"type": "tables", "tables": page, "after": 0, "more": True, "total": 3})
     assert model.take_outgoing() == [{"type": "list_tables", "after": 2, "id": 1}]
-    lobby = [m for m in model.take_posted() if isinstance(m, LobbyChanged)]
+    lobby = [m for m in model.take_reports() if isinstance(m, LobbyChanged)]
     assert [t.name for t in lobby[-1].tables] == ["T1", "T2"] and lobby[-1].show
     model.receive({"type": "lobby", "tables": [], "removed": [1]})
     assert [t.name for t in model.tables] == ["T2"]
@@ -235,7 +250,7 @@ def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
             "balances": {"Kim": -2, "Ada": 2},
         }
     )
-    posted = model.take_posted()
+    posted = model.take_reports()
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
     assert state.balances == {"Kim": -2, "Ada": 2}
     assert state.series == {"Kim": (0, -2), "Ada": (0, 2)}
@@ -255,26 +270,26 @@ def hand_settlement() -> dict[str, Any]:
 def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    model.take_posted()
+    model.take_reports()
     model.link_lost()
     model.welcome(dict(WELCOME), reconnect=True)
     resume = model.take_outgoing()
     assert resume == [{"type": "resume", "table": 7, "token": "t7", "id": 1}]
     model.receive(m.Error.of(p.BAD_TOKEN, "no such seat", reply_to=1, detail="token").to_wire())
-    posted = model.take_posted()
+    posted = model.take_reports()
     assert model.table is None and model.state() is None
     assert [type(m) for m in posted] == [Connected, LeftTable, LobbyChanged]
-    assert posted[-1].show  # type: ignore[attr-defined]
+    assert isinstance(posted[-1], LobbyChanged) and posted[-1].show
 
 
 def test_a_refused_move_is_logged_and_said() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
     model.receive(update(hand, 0))
-    model.take_posted()
+    model.take_reports()
     model.send({"type": "discard", "card": "Ks"})
     model.receive(m.Error.of(p.ILLEGAL_ACTION, "you must draw first", reply_to=1).to_wire())
-    posted = model.take_posted()
+    posted = model.take_reports()
     assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
     assert state.log[-1].text.plain == "Not allowed: you must draw first"

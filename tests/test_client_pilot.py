@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from clientkit import (
+    at_my_turn,
     hand_text,
     joined_app,
     log_text,
     my_turn,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
@@ -30,8 +32,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
     # close the window).
     async with start_server(tmp_path, next_hand_delay=600.0) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             assert isinstance(app.screen, TableScreen)
             assert hand_text(app) == "5s 6s 7s 9h 9d"
             # Before drawing: draw, pick up and drop are open; spread, hit, discard greyed.
@@ -66,7 +67,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             await pilot.press("left", "left", "space")
             assert hand.selected_cards() == (parse_card("8s"),)
             await pilot.press("h")
-            await wait_for(pilot, lambda: isinstance(app.screen, HitChooser), "the spread chooser")
+            await screen_shown(pilot, HitChooser, "the spread chooser")
             await pilot.press("1")
             await wait_for(
                 pilot,
@@ -88,16 +89,16 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             # playing, k again drops.
             await wait_for(pilot, lambda: my_turn(app), "your second turn")
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            await screen_shown(pilot, DropModal, "the question")
             assert "Drop with 9?" in str(app.screen.query_one("#question").render())
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await pilot.pause(0.2)
             assert my_turn(app) and table_state(app).view.settlement is None  # type: ignore[union-attr]
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
+            await screen_shown(pilot, DropModal, "the question")
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the hand's end")
+            await screen_shown(pilot, EndOfHandModal, "the hand's end")
             modal = app.screen
             assert isinstance(modal, EndOfHandModal)
             assert modal.settlement.ending.value == "drop_won"
@@ -108,7 +109,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             assert log_text(app).count("dropped with 9") == 1, log_text(app)
             assert "You dropped with 9 and won." in log_text(app)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+            await screen_shown(pilot, TableScreen, "the table again")
             state = table_state(app)
             assert state is not None
             assert state.balances["Tester"] == 1
@@ -119,8 +120,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
 async def test_picking_up_the_discard_and_a_book(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("p")
             await wait_for(pilot, lambda: "9c" in hand_text(app), "the 9c taken from the pile")
             assert "You took 9♣ from the pile" in log_text(app)
@@ -155,8 +155,7 @@ async def test_a_greyed_out_key_is_explained_by_the_core_without_asking_the_serv
 ) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("d")
             await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
             # Drawing again and dropping are greyed now; pressed anyway, the core says why in
@@ -221,8 +220,7 @@ async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None
 async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        async with at_my_turn(app) as pilot:
             await pilot.press("c")
             await pilot.press(*"hello table")
             await pilot.press("enter")
@@ -230,22 +228,22 @@ async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
             assert not app.table_screen.has_class("chatting")
             # Keys go back to the table after chatting.
             await pilot.press("?")
-            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            await screen_shown(pilot, HelpScreen, "the help")
             rules = str(app.screen.query_one("#help-rules").render())
             assert "Rules: classic (Tonk in one page)." in rules
             assert "A drop with the strictly lowest count wins 1 stake" in rules
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             # q during a hand asks first: n stays, y leaves for the lobby.
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            await screen_shown(pilot, ConfirmModal, "the question")
             # It says what leaving during the session means for the seat and the balance.
             question = str(app.screen.query_one("#question").render())
             assert "The table plays your seat for you" in question
             assert "your balance keeps moving" in question
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+            await screen_shown(pilot, ConfirmModal, "the question")
             await pilot.press("y")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await screen_shown(pilot, LobbyScreen, "the lobby")

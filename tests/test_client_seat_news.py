@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clientkit import joined_app, log_text, table_request, table_state, wait_for
+from clientkit import at_the_table, joined_app, log_text, table_request, table_state, wait_for
 from netclient import NetClient, start_server
 from tonk.client.seatnews import seat_news
 
@@ -53,8 +53,7 @@ async def test_the_log_says_who_sat_down_and_who_lost_the_connection(tmp_path: P
         app = joined_app(server.port, tmp_path / "state", table=request)
         bob = await NetClient.connect(server.port, "Bob")
         try:
-            async with app.run_test(size=(80, 24)) as pilot:
-                await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            async with at_the_table(app) as pilot:
                 table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
                 assert "sat down" not in log_text(app)
                 await bob.request({"type": "sit", "table": table_id}, "seated")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clientkit import joined_app, my_turn, practice_app, table_state, wait_for
+from clientkit import joined_app, my_turn, practice_app, screen_shown, table_state, wait_for
 from netclient import NetClient
 from netclient import test_config as server_config
 from textual.pilot import Pilot
@@ -53,7 +53,7 @@ def test_the_end_of_hand_modal(snap_compare: Snap, size: tuple[int, int]) -> Non
     async def drop(pilot: Pilot[Any]) -> None:
         await _your_turn(pilot)
         await pilot.press("k", "k")  # k asks first; k again drops
-        await wait_for(pilot, lambda: isinstance(app.screen, EndOfHandModal), "the modal")
+        await screen_shown(pilot, EndOfHandModal, "the modal")
 
     assert snap_compare(app, terminal_size=size, run_before=drop)
 
@@ -65,7 +65,7 @@ def test_the_help(snap_compare: Snap, size: tuple[int, int]) -> None:
     async def help_(pilot: Pilot[Any]) -> None:
         await _your_turn(pilot)
         await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await screen_shown(pilot, HelpScreen, "the help")
 
     assert snap_compare(app, terminal_size=size, run_before=help_)
 
@@ -134,7 +134,7 @@ def test_the_lobby(
     app = joined_app(lobby_server, tmp_path / "state", name="Tester")
 
     async def listed(pilot: Pilot[Any]) -> None:
-        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await screen_shown(pilot, LobbyScreen, "the lobby")
         await wait_for(pilot, lambda: len(app.lobby.tables) == 3, "three tables")
         await pilot.pause()
 

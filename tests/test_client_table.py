@@ -14,12 +14,16 @@ from typing import Any
 from clientkit import (
     BOTS,
     MINE,
+    at_my_turn,
+    at_the_table,
     deck_text,
     hand_text,
     joined_app,
     log_text,
     my_turn,
     practice_app,
+    running,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
@@ -31,6 +35,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
+from tonk.client import reports
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import DropModal, EndOfHandModal
 from tonk.client.messages import TableChanged
@@ -39,6 +44,7 @@ from tonk.client.screens import TableScreen
 from tonk.client.state import LogLine, PlayerInfo, TableState
 from tonk.client.tableseen import TableSeen
 from tonk.client.widgets import (
+    CentrePanel,
     HandView,
     KeyBar,
     KeyEntry,
@@ -78,8 +84,7 @@ async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
         alice = await NetClient.connect(server.port, "Alice")
         playing: asyncio.Task[None] | None = None
         try:
-            async with app.run_test(size=(80, 24)) as pilot:
-                await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            async with at_the_table(app) as pilot:
                 table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
                 await alice.request({"type": "sit", "table": table_id}, "seated")
                 playing = asyncio.create_task(alice_plays(alice))
@@ -126,8 +131,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
         # The bot deals and plays first; we lose the update of its draw.
         request = table_request(dealer=0, deck=deck_text([MINE, BOTS], dealer=0))
         app = joined_app(server.port, tmp_path / "state", table=request)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: app.connection is not None, "the connection")
+        async with running(app, lambda: app.connection is not None, "the connection") as pilot:
             connection = app.connection
             assert connection is not None
             model = connection.model
@@ -163,8 +167,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
 
 async def test_the_hand_is_shown_in_order_with_the_new_card_marked() -> None:
     app = practice_app(bots=1)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: my_turn(app), "our turn")
+    async with at_my_turn(app, "our turn") as pilot:
         hand = app.table_screen.query_one(HandView)
         hand.cursor = 3  # the 9h
         await pilot.press("d")
@@ -286,17 +289,17 @@ async def test_the_log_has_its_newest_line_at_the_bottom_and_amends_a_line_in_pl
     async with app.run_test(size=(40, 10)) as pilot:
         log = app.query_one(LogPanel)
         lines = [LogLine(n, Text(f"line {n}")) for n in range(6)]
-        log.show(lines)
+        log.log_lines = tuple(lines)
         await pilot.pause()
         assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(6)]
         regions = spy_refresh(log)
         # Full: a new line goes at the bottom and the others move up, oldest out.
         lines.append(LogLine(6, Text("line 6")))
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert [log.line_text(y) for y in range(6)] == [f"line {n}" for n in range(1, 7)]
         # A line taking two rows: only whole lines are shown, the newest at the bottom.
         lines.append(LogLine(7, Text("a long line " * 4)))  # 48 cells: two rows
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert [log.line_text(y) for y in range(6)] == [
             "line 3",
             "line 4",
@@ -308,17 +311,17 @@ async def test_the_log_has_its_newest_line_at_the_bottom_and_amends_a_line_in_pl
         # The same line number with new text (a turn's next move): drawn again in place,
         # and only its row is repainted.
         lines.append(LogLine(8, Text("Ada drew a card")))
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert log.line_text(5) == "Ada drew a card"
         regions.clear()
         lines[-1] = LogLine(8, Text("Ada drew a card, discarded 8h"))
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert log.line_text(5) == "Ada drew a card, discarded 8h"
         assert log.line_text(4) == "line a long line"
         assert [(r.y, r.height) for r in regions] == [(5, 1)]
         # Shown again unchanged: nothing is repainted.
         regions.clear()
-        log.show(lines)
+        log.log_lines = tuple(lines)
         assert regions == []
 
 
@@ -353,15 +356,13 @@ async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -
     app = Bar()
     async with app.run_test(size=(40, 3)) as pilot:
         bar = app.query_one(KeyBar)
-        bar.show(
-            [
-                KeyEntry("d", "d", "Draw", True, 9),
-                KeyEntry("x", "x", "Discard", False, 9),
-                KeyEntry("o", "o", "Sort", True, 1),
-                KeyEntry("c", "c", "Chat", True, 2),
-                KeyEntry("question_mark", "?", "Help", True, 6),
-                KeyEntry("q", "q", "Leave", True, 7),
-            ]
+        bar.entries = (
+            KeyEntry("d", "d", "Draw", True, 9),
+            KeyEntry("x", "x", "Discard", False, 9),
+            KeyEntry("o", "o", "Sort", True, 1),
+            KeyEntry("c", "c", "Chat", True, 2),
+            KeyEntry("question_mark", "?", "Help", True, 6),
+            KeyEntry("q", "q", "Leave", True, 7),
         )
         await pilot.pause()
         assert bar.line_text(0) == "d Draw x Discard c Chat ? Help q Leave"
@@ -400,7 +401,7 @@ async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
         )
         if isinstance(app.screen, EndOfHandModal):
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await screen_shown(pilot, TableScreen, "the table")
         else:
             before = settled()
             await pilot.press("k", "k")  # k asks first; k again drops
@@ -454,8 +455,7 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
     async with start_server(tmp_path) as server:
         request = table_request(bots=0, seats=3)
         app = joined_app(server.port, tmp_path / "state", table=request)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+        async with at_the_table(app) as pilot:
             status = app.table_screen.query_one(StatusBar)
             await wait_for(pilot, lambda: "seats open" in status.message, "the waiting line")
             assert status.message == (
@@ -489,25 +489,33 @@ async def test_the_drop_question_goes_when_the_chance_to_drop_has_gone(tmp_path:
         # (its first move when the timer runs out, the next after the 10 s bot pause).
         request = table_request(turn_timer=2, bot_pause=10)
         app = joined_app(server.port, tmp_path / "state", table=request)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: my_turn(app), "our first turn")
+        async with at_my_turn(app, "our first turn") as pilot:
             await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, DropModal), "the question")
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the question gone")
+            await screen_shown(pilot, DropModal, "the question")
+            await screen_shown(pilot, TableScreen, "the question gone")
             assert "Played for you: " in log_text(app)
             assert table_state(app).view.settlement is None  # type: ignore[union-attr]
 
 
 async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() -> None:
     """A table state comes with every move: it reaches the widgets whose rows changed, and
-    never repaints the App or the table screen whole (every byte goes down an SSH link)."""
+    never repaints the App, the table screen or any of its widgets whole (every byte goes
+    down an SSH link)."""
     app = practice_app(bots=1)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: my_turn(app), "our turn")
+    async with at_my_turn(app, "our turn") as pilot:
+        # The turn's own layout first: a panel resized is drawn again whole, as it must be.
+        await pilot.pause()
         state = table_state(app)
         assert state is not None
         whole: list[str] = []
-        for node in (app, app.table_screen):
+        screen = app.table_screen
+        widgets = [
+            *screen.query(LineWidget),
+            screen.query_one(CentrePanel),
+            screen.query_one(HandView),
+        ]
+        assert len(widgets) == 9  # players, pile, spreads, ledger, log, status, keys
+        for node in (app, screen, *widgets):
             real = node.refresh
 
             def spy(*regions: Any, _real: Any = real, _node: Any = node, **kwargs: Any) -> Any:
@@ -516,7 +524,7 @@ async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() 
                 return _real(*regions, **kwargs)
 
             node.refresh = spy  # type: ignore[method-assign]
-        app.post_message(TableChanged(replace(state, turn_deadline=None)))
+        app.post_message(TableChanged(reports.TableChanged(replace(state, turn_deadline=None))))
         await pilot.pause()
         assert app.table_screen.state is not None
         assert app.table_screen.state.turn_deadline is None  # drawn

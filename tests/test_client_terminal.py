@@ -66,73 +66,57 @@ async def play_a_little(term: Term) -> None:
     await term.wait_gone("escape: close")
 
 
-async def test_ascii_writes_only_ascii_and_reasons_show_cards_as_the_table_does() -> None:
-    term = Term(80, 24)
-    try:
-        term.start(practice("--ascii"), ENV)
-        await play_a_little(term)
-        # The server's reason names the cards as the table shows them here: 5S 8S.
-        assert "5S 8S is not a spread" in term.screen()
-        term.keys("q", "y")
-        assert await term.wait_exit() == 0
-        raw = term.raw()
-        assert len(raw) > 10_000
-        strays = sorted({chr(b) for b in raw if b >= 0x80})
-        assert raw.isascii(), f"{len(strays)} byte values above 127 written"
-    finally:
-        term.close()
+async def test_ascii_writes_only_ascii_and_reasons_show_cards_as_the_table_does(term: Term) -> None:
+    term.start(practice("--ascii"), ENV)
+    await play_a_little(term)
+    # The server's reason names the cards as the table shows them here: 5S 8S.
+    assert "5S 8S is not a spread" in term.screen()
+    term.keys("q", "y")
+    assert await term.wait_exit() == 0
+    raw = term.raw()
+    assert len(raw) > 10_000
+    strays = sorted({chr(b) for b in raw if b >= 0x80})
+    assert raw.isascii(), f"{len(strays)} byte values above 127 written"
 
 
-async def test_reasons_show_cards_with_suit_symbols_as_the_table_does() -> None:
-    term = Term(80, 24)
-    try:
-        term.start(practice(), ENV)
-        await term.wait_for("Your turn: d draw")
-        term.keys("d")
-        await term.wait_for("4*")
-        term.keys("1", "4", "s")
-        screen = await term.wait_for("is not a spread")
-        assert "5♠ 8♠ is not a spread" in screen
-        assert "5s 8s" not in screen
-    finally:
-        term.close()
+async def test_reasons_show_cards_with_suit_symbols_as_the_table_does(term: Term) -> None:
+    term.start(practice(), ENV)
+    await term.wait_for("Your turn: d draw")
+    term.keys("d")
+    await term.wait_for("4*")
+    term.keys("1", "4", "s")
+    screen = await term.wait_for("is not a spread")
+    assert "5♠ 8♠ is not a spread" in screen
+    assert "5s 8s" not in screen
 
 
-async def test_no_color_writes_no_colour_codes_at_all() -> None:
-    term = Term(80, 24)
-    try:
-        term.start(practice(), {**ENV, "NO_COLOR": "1"})
-        await play_a_little(term)
-        term.keys("q", "y")
-        assert await term.wait_exit() == 0
-        raw = term.raw()
-        assert SGR.search(raw)  # bold, reverse and dim are still written
-        found = colour_codes(raw)
-        assert found == [], sorted(set(found))[:10]
-    finally:
-        term.close()
+async def test_no_color_writes_no_colour_codes_at_all(term: Term) -> None:
+    term.start(practice(), {**ENV, "NO_COLOR": "1"})
+    await play_a_little(term)
+    term.keys("q", "y")
+    assert await term.wait_exit() == 0
+    raw = term.raw()
+    assert SGR.search(raw)  # bold, reverse and dim are still written
+    found = colour_codes(raw)
+    assert found == [], sorted(set(found))[:10]
 
 
-async def test_notices_hide_nothing_needed_to_play_at_80x24() -> None:
-    term = Term(80, 24)
-    try:
-        term.start(practice(), ENV)
-        await term.wait_for("Your turn: d draw")
-        term.keys("d")
-        before = await term.wait_for("4*")  # the 8s just drawn: the hand's fourth card
-        assert "You are not away" not in before
-        term.keys("b")  # not away: a notice says so
-        during = await term.wait_for("You are not away")
-        rows_before, rows_during = before.splitlines(), during.splitlines()
-        # The status line, the players, the table and your hand (the left column), and the
-        # keys are all as they were, whole.
-        assert rows_during[0] == rows_before[0]
-        assert [row[:48] for row in rows_during] == [row[:48] for row in rows_before]
-        assert rows_during[-1] == rows_before[-1]
-        # And the newest lines of the log, at its bottom.
-        assert rows_during[-8:-1] == rows_before[-8:-1]
-    finally:
-        term.close()
+async def test_notices_hide_nothing_needed_to_play_at_80x24(term: Term) -> None:
+    term.start(practice(), ENV)
+    await term.wait_for("Your turn: d draw")
+    term.keys("d")
+    before = await term.wait_for("4*")  # the 8s just drawn: the hand's fourth card
+    assert "You are not away" not in before
+    term.keys("b")  # not away: a notice says so
+    during = await term.wait_for("You are not away")
+    rows_before, rows_during = before.splitlines(), during.splitlines()
+    # The status line, the players, the table and your hand (the left column), and the
+    # keys are all as they were, whole.
+    assert rows_during[0] == rows_before[0]
+    assert [row[:48] for row in rows_during] == [row[:48] for row in rows_before]
+    assert rows_during[-1] == rows_before[-1]
+    # And the newest lines of the log, at its bottom.
+    assert rows_during[-8:-1] == rows_before[-8:-1]
 
 
 def bold(term: Term, x: int, y: int) -> bool:
@@ -140,36 +124,28 @@ def bold(term: Term, x: int, y: int) -> bool:
         return bool(term._screen.buffer[y][x].bold)
 
 
-async def test_the_key_line_is_right_at_once_after_growing_back_from_too_small() -> None:
-    term = Term(80, 24)
-    try:
-        term.start(practice(), ENV)
-        await term.wait_for("Your turn: d draw")
-        await term.wait_until(lambda _: bold(term, 0, 23), "d open on the key line")
-        term.resize(60, 20)
-        await term.wait_for("Terminal too small: 60x20")
-        term.resize(80, 24)
-        await term.wait_gone("Terminal too small")
-        # d (draw) is open: shown bold on the key line, without anything else happening.
-        await term.wait_until(lambda _: bold(term, 0, 23), "d open on the key line", limit=10)
-        assert term.screen().splitlines()[23].startswith("d Draw p Pick up"), term.screen()
-    finally:
-        term.close()
+async def test_the_key_line_is_right_at_once_after_growing_back_from_too_small(term: Term) -> None:
+    term.start(practice(), ENV)
+    await term.wait_for("Your turn: d draw")
+    await term.wait_until(lambda _: bold(term, 0, 23), "d open on the key line")
+    term.resize(60, 20)
+    await term.wait_for("Terminal too small: 60x20")
+    term.resize(80, 24)
+    await term.wait_gone("Terminal too small")
+    # d (draw) is open: shown bold on the key line, without anything else happening.
+    await term.wait_until(lambda _: bold(term, 0, 23), "d open on the key line", limit=10)
+    assert term.screen().splitlines()[23].startswith("d Draw p Pick up"), term.screen()
 
 
-async def test_a_start_up_error_is_one_line() -> None:
+async def test_a_start_up_error_is_one_line(term: Term) -> None:
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    term = Term(80, 24)
-    try:
-        term.start([command_path("tonk-client"), f"127.0.0.1:{port}"], ENV)
-        assert await term.wait_exit() == 1
-        text = term.raw().decode()
-        line = f"tonk-client: connection to 127.0.0.1:{port} refused: is tonk-server running"
-        assert f"{line} there on that port?" in text, text[-400:]
-    finally:
-        term.close()
+    term.start([command_path("tonk-client"), f"127.0.0.1:{port}"], ENV)
+    assert await term.wait_exit() == 1
+    text = term.raw().decode()
+    line = f"tonk-client: connection to 127.0.0.1:{port} refused: is tonk-server running"
+    assert f"{line} there on that port?" in text, text[-400:]
 
 
 def hand_rows(screen: str) -> list[str]:
@@ -179,53 +155,51 @@ def hand_rows(screen: str) -> list[str]:
     return rows[top + 1 : top + 6]
 
 
-async def test_a_player_at_the_table_sees_the_log_the_selection_g_and_the_drop_question() -> None:
-    term = Term(80, 24)
-    try:
-        term.start(practice(), ENV)
-        await term.wait_for("Your turn: d draw")
-        term.keys("g")  # the game is under way: g says so
-        await term.wait_for("The game has started.")
-        term.keys("d")
-        await term.wait_for("4*")
-        # A spread that is none: refused, and the two cards stay selected (raised).
-        term.keys("1", "4", "s")
-        screen = await term.wait_for("is not a spread")
-        raised = next(row for row in hand_rows(screen) if "5♠" in row)
-        assert "8♠" in raised and "6♠" not in raised, "\n".join(hand_rows(screen))
-        term.keys("1", "4")  # unselected again
-        # Turns until the log is more than full: its newest line is at its bottom.
-        for _ in range(8):
-            term.keys("x")
-            screen = await term.wait_until(
-                lambda s: "Your turn: d draw" in s or "is over" in s, "our turn or the end"
-            )
-            if "is over" in screen:
-                term.keys("Enter")
-                await term.wait_for("Your turn: d draw")
-            term.keys("d")
-            await term.wait_for("Your turn: x discard")
-        screen = term.screen()
-        rows = screen.splitlines()
-        log_rows = [row[49:79] for row in rows[1:23]]
-        assert not any("┄" in row for row in log_rows)  # no rule: it does not wrap around
-        # Full to its last row (above its bottom border), our draw just now the newest line.
-        assert rows[21][49:79].strip(), "\n".join(log_rows)
-        assert "You drew" in "\n".join(log_rows[-3:]), "\n".join(log_rows)
+async def test_a_player_at_the_table_sees_the_log_the_selection_g_and_the_drop_question(
+    term: Term,
+) -> None:
+    term.start(practice(), ENV)
+    await term.wait_for("Your turn: d draw")
+    term.keys("g")  # the game is under way: g says so
+    await term.wait_for("The game has started.")
+    term.keys("d")
+    await term.wait_for("4*")
+    # A spread that is none: refused, and the two cards stay selected (raised).
+    term.keys("1", "4", "s")
+    screen = await term.wait_for("is not a spread")
+    raised = next(row for row in hand_rows(screen) if "5♠" in row)
+    assert "8♠" in raised and "6♠" not in raised, "\n".join(hand_rows(screen))
+    term.keys("1", "4")  # unselected again
+    # Turns until the log is more than full: its newest line is at its bottom.
+    for _ in range(8):
         term.keys("x")
-        await term.wait_until(lambda s: "Your turn: d draw" in s or "is over" in s, "a turn")
-        if "is over" in term.screen():
+        screen = await term.wait_until(
+            lambda s: "Your turn: d draw" in s or "is over" in s, "our turn or the end"
+        )
+        if "is over" in screen:
             term.keys("Enter")
             await term.wait_for("Your turn: d draw")
-        # k asks first; escape keeps playing; k and k again drops.
-        term.keys("k")
-        await term.wait_for("Drop with")
-        term.keys("Escape")
-        await term.wait_gone("Drop with")
-        assert "Your turn: d draw" in term.screen()
-        term.keys("k")
-        await term.wait_for("Drop with")
-        term.keys("k")
-        await term.wait_for("is over")
-    finally:
-        term.close()
+        term.keys("d")
+        await term.wait_for("Your turn: x discard")
+    screen = term.screen()
+    rows = screen.splitlines()
+    log_rows = [row[49:79] for row in rows[1:23]]
+    assert not any("┄" in row for row in log_rows)  # no rule: it does not wrap around
+    # Full to its last row (above its bottom border), our draw just now the newest line.
+    assert rows[21][49:79].strip(), "\n".join(log_rows)
+    assert "You drew" in "\n".join(log_rows[-3:]), "\n".join(log_rows)
+    term.keys("x")
+    await term.wait_until(lambda s: "Your turn: d draw" in s or "is over" in s, "a turn")
+    if "is over" in term.screen():
+        term.keys("Enter")
+        await term.wait_for("Your turn: d draw")
+    # k asks first; escape keeps playing; k and k again drops.
+    term.keys("k")
+    await term.wait_for("Drop with")
+    term.keys("Escape")
+    await term.wait_gone("Drop with")
+    assert "Your turn: d draw" in term.screen()
+    term.keys("k")
+    await term.wait_for("Drop with")
+    term.keys("k")
+    await term.wait_for("is over")

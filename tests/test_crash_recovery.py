@@ -219,7 +219,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
     await wait_until(lambda: any(isinstance(m, LinkLost) for m in posted), "the link lost")
     async with server_process(db, port=port):
         await wait_until(
-            lambda: any(isinstance(m, Connected) and m.reconnect for m in posted),
+            lambda: any(isinstance(m, Connected) and m.report.reconnect for m in posted),
             "the reconnect",
         )
         await wait_until(

@@ -8,7 +8,7 @@ from itertools import accumulate
 
 from rulekit import play_randomly
 from tonk.shared.hand import Hand
-from tonk.shared.ledger import Ledger, LedgerEntry
+from tonk.shared.ledger import Ledger, LedgerEntry, balances_before, running_balances
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending, Payment, Settlement
 
@@ -117,3 +117,30 @@ def test_keeping_the_newest_hands_forgets_old_entries_but_no_stake() -> None:
     assert ledger.balances == {"ann": 9, "bo": -9}
     ledger.keep_newest(0)  # nonsense: keeps what it has
     assert [e.hand_number for e in ledger.history] == [4, 5, 6]
+
+
+def test_a_ledgers_newest_hands_are_each_balance_before_them_and_after_each() -> None:
+    hands = [{"Ann": 3, "Bob": -3}, {"Ann": -1, "Cy": 1}, {"Bob": 2, "Cy": -2}]
+    before = balances_before({"Ann": 5, "Bob": -4, "Cy": -1}, hands)
+    assert before == {"Ann": 3, "Bob": -3, "Cy": 0}
+    assert running_balances(before, hands) == {
+        "Ann": [3, 6, 5, 5],
+        "Bob": [-3, -6, -6, -4],
+        "Cy": [0, 0, 1, -1],
+    }
+
+
+def test_with_no_hands_a_balance_is_its_own_history() -> None:
+    assert balances_before({"Ann": 4}, []) == {"Ann": 4}
+    assert running_balances({"Ann": 4}, []) == {"Ann": [4]}
+
+
+def test_running_balances_end_at_the_ledgers_balances() -> None:
+    ledger = Ledger()
+    for payer, payee, amount in ((0, 1, 2), (1, 0, 5), (0, 1, 1)):
+        ledger.record(settlement(Ending.DROP_WON, (payer, payee, amount)), ["Ann", "Bob"])
+    hands = [entry.net() for entry in ledger.history[1:]]
+    before = balances_before(ledger.balances, hands)
+    trend = running_balances(before, hands)
+    assert trend == {"Ann": [-2, 3, 2], "Bob": [2, -3, -2]}
+    assert {name: series[-1] for name, series in trend.items()} == ledger.balances

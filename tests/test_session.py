@@ -10,8 +10,11 @@ from rulekit import cards, deal, rules_of
 from tonk.shared import protocol as p
 from tonk.shared.actions import DrawStock
 from tonk.shared.hand import Hand, cut_for_deal
+from tonk.shared.messages import SeatKind, SeatStatus
 from tonk.shared.session import (
     BOT_NAMES,
+    Absence,
+    SeatRecord,
     Session,
     SessionError,
     bot_name,
@@ -25,10 +28,14 @@ from tonk.shared.session import (
     hand_stakes,
     next_creator,
     next_dealer,
+    past_grace,
     pick_seat,
+    played_for_at,
     plays_next,
+    renumbered,
     seat_stake,
     seat_stakes,
+    seat_status,
     session_over,
     starts_itself,
     without_last_action,
@@ -325,3 +332,75 @@ def test_a_hand_goes_back_to_before_its_last_action() -> None:
     assert back.record() == before
     assert back.view(0) == before.replay().view(0)
     assert len(hand.actions) == 1  # the hand itself is left as it was
+
+
+# -- absent players and empty tables --------------------------------------------------------------
+
+PERSON = SeatRecord("Ann", SeatKind.HUMAN)
+TIMES = {"last_change": 100.0, "turn_started": 90.0, "bot_pause": 0.8, "grace": 60.0}
+
+
+def test_a_bot_is_played_for_the_bot_pause_after_the_last_change() -> None:
+    bot = SeatRecord("Ada (bot)", SeatKind.BOT, "easy")
+    assert played_for_at(bot, False, None, turn_timer=30.0, **TIMES) == 100.8
+
+
+def test_a_player_away_is_played_for_like_a_bot() -> None:
+    away = SeatRecord("Ann", SeatKind.HUMAN, away=True)
+    assert played_for_at(away, True, None, turn_timer=30.0, **TIMES) == 100.8
+
+
+def test_a_player_not_back_since_a_restart_is_played_for_like_a_bot() -> None:
+    assert played_for_at(PERSON, False, None, turn_timer=None, **TIMES) == 100.8
+
+
+def test_a_player_here_is_played_for_when_the_turn_timer_runs_out_and_never_without_one() -> None:
+    assert played_for_at(PERSON, True, None, turn_timer=30.0, **TIMES) == 120.0
+    assert played_for_at(PERSON, True, None, turn_timer=None, **TIMES) == float("inf")
+
+
+def test_a_player_who_lost_the_link_is_played_for_at_the_timer_or_the_grace_whichever_first() -> (
+    None
+):
+    assert played_for_at(PERSON, False, 95.0, turn_timer=None, **TIMES) == 155.0
+    assert played_for_at(PERSON, False, 95.0, turn_timer=30.0, **TIMES) == 120.0
+    assert played_for_at(PERSON, False, 50.0, turn_timer=30.0, **TIMES) == 110.0
+
+
+def test_a_waiting_seat_is_freed_when_its_player_is_not_back_within_the_grace_period() -> None:
+    assert past_grace(10.0, 60.0, 69.9, started=False) is None
+    assert past_grace(10.0, 60.0, 70.0, started=False) is Absence.FREED
+
+
+def test_a_playing_seat_is_marked_away_when_its_player_is_not_back_within_the_grace_period() -> (
+    None
+):
+    assert past_grace(10.0, 60.0, 69.9, started=True) is None
+    assert past_grace(10.0, 60.0, 70.0, started=True) is Absence.AWAY
+
+
+def test_a_waiting_table_nobody_sits_at_closes_after_the_grace_period() -> None:
+    session = Session(CLASSIC)
+    session.seated_seen(False, 10.0)
+    session.seated_seen(False, 30.0)  # counted from when it was first seen empty
+    assert session.unseated_closes_at(60.0) == 70.0
+    session.seated_seen(True, 40.0)
+    assert session.unseated_closes_at(60.0) is None
+    session.seated_seen(False, 50.0)
+    assert session.unseated_closes_at(60.0) == 110.0
+
+
+def test_at_the_start_the_empty_seats_go_and_the_rest_are_numbered_again_in_order() -> None:
+    assert renumbered([False, True, False, True, True], creator=3) == ((1, 3, 4), 1)
+    assert renumbered([True, True], creator=None) == ((0, 1), None)
+    assert renumbered([True, False, True], creator=1) == ((0, 2), None)
+
+
+def test_a_seat_shows_empty_a_bot_or_its_player_away_connected_or_not() -> None:
+    assert seat_status(SeatRecord(), connected=False) is SeatStatus.EMPTY
+    assert seat_status(SeatRecord("B", SeatKind.BOT, "easy"), connected=False) is SeatStatus.BOT
+    assert seat_status(PERSON, connected=True) is SeatStatus.CONNECTED
+    assert seat_status(PERSON, connected=False) is SeatStatus.DISCONNECTED
+    away = SeatRecord("Ann", SeatKind.HUMAN, away=True)
+    assert seat_status(away, connected=True) is SeatStatus.AWAY
+    assert not SeatRecord().taken and PERSON.taken

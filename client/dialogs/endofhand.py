@@ -17,7 +17,6 @@ from tonk.shared.settlement import Settlement
 from ..render import (
     CardStyle,
     cards_text,
-    catchers,
     ending_line,
     payment_lines,
     signed,
@@ -64,7 +63,7 @@ class EndOfHandModal(ModalScreen[None]):
             )
         )
         net = s.net(len(self.names))
-        caught_by = {seat for _, seat in catchers(s)}
+        caught_by = {seat for _, seat in s.catchers}
         for seat, name in enumerate(self.names):
             revealed = s.revealed[seat] if seat < len(s.revealed) else None
             counted = s.counts[seat] if seat < len(s.counts) else None

@@ -172,18 +172,19 @@ class LobbyScreen(Screen[None]):
         self.action_sit()
 
     def action_sit(self) -> None:
-        info = self.selected()
-        if info is None:
-            self.notify("There is no table to sit at: press n to create one.")
-            return
-        self.post_message(Request({"type": p.SIT, "table": int(info.table_id)}))
+        self._ask_at_selected(p.SIT, "There is no table to sit at: press n to create one.")
 
     def action_watch(self) -> None:
+        self._ask_at_selected(p.WATCH, "There is no table to watch.")
+
+    def _ask_at_selected(self, kind: str, no_table: str) -> None:
+        """Ask the server to sit or watch (`kind`) at the table under the cursor; `no_table`
+        says why not when there is none."""
         info = self.selected()
         if info is None:
-            self.notify("There is no table to watch.")
+            self.notify(no_table)
             return
-        self.post_message(Request({"type": p.WATCH, "table": int(info.table_id)}))
+        self.post_message(Request({"type": kind, "table": int(info.table_id)}))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(None))

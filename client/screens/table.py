@@ -28,6 +28,7 @@ from ..widgets import (
     LedgerPanel,
     LogPanel,
     PlayersPanel,
+    Status,
     StatusBar,
     TooSmall,
     hand_title,
@@ -67,8 +68,8 @@ class TableScreen(Screen[None]):
             with Vertical(id="left"):
                 with Vertical(id="players-box", classes="box") as box:
                     box.border_title = "Players"
-                    yield PlayersPanel(id="players")
-                centre = CentrePanel(id="centre", classes="box")
+                    yield PlayersPanel(self.card_style.ascii, id="players")
+                centre = CentrePanel(self.card_style, id="centre", classes="box")
                 centre.border_title = "Table"
                 yield centre
                 with Vertical(id="hand-box", classes="box") as box:
@@ -78,7 +79,7 @@ class TableScreen(Screen[None]):
                 with Vertical(id="ledger-box", classes="box") as box:
                     box.border_title = "Ledger"
                     box.border_subtitle = "balance · trend · last"
-                    yield LedgerPanel(id="ledger")
+                    yield LedgerPanel(self.card_style, id="ledger")
                 with Vertical(id="log-box", classes="box") as box:
                     box.border_title = "Log and chat"
                     yield LogPanel(id="log")
@@ -100,15 +101,13 @@ class TableScreen(Screen[None]):
     # -- rendering ---------------------------------------------------------------------------
 
     def _show_state(self, state: TableState | None) -> None:
-        """Draw `state` (attributes down to every widget)."""
+        """Draw `state`: attributes down to every widget, each of which draws its part as
+        far as it changed."""
         if state is None:
             return
-        changed_table = self.state is not None and self.state.table_id != state.table_id
         self.state = state
-        if changed_table:
-            self.query_one(LogPanel).clear()
-        self.query_one(PlayersPanel).show(state, self.card_style.ascii)
-        self.query_one(CentrePanel).show(state, self.card_style)
+        self.query_one(PlayersPanel).state = state
+        self.query_one(CentrePanel).state = state
         hand = self.query_one(HandView)
         view = state.view
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
@@ -119,13 +118,14 @@ class TableScreen(Screen[None]):
         else:
             hand.note = "No cards."
         self._hand_title()
-        ledger = self.query_one(LedgerPanel)
         unit_title = f"Ledger ({state.unit})" if state.unit else "Ledger"
         box = self.query_one("#ledger-box")
         if box.border_title != unit_title:
             box.border_title = unit_title
-        ledger.show(state, self.card_style)
-        self.query_one(LogPanel).show(state.log)
+        self.query_one(LedgerPanel).state = state
+        log = self.query_one(LogPanel)
+        log.table_id = state.table_id
+        log.log_lines = state.log
         self._status()
         self.refresh_keys()
         stack = self.app.screen_stack
@@ -154,7 +154,7 @@ class TableScreen(Screen[None]):
             if state is False:
                 continue  # hidden: not a key for this table now
             entries.append(KeyEntry(key.key, key.shown, key.label, state is True, key.keep))
-        self.query_one(KeyBar).show(entries)
+        self.query_one(KeyBar).entries = tuple(entries)
 
     def _status(self) -> None:
         if self.state is None:
@@ -166,7 +166,7 @@ class TableScreen(Screen[None]):
             cursor=hand.card_under_cursor,
             ascii_only=self.card_style.ascii,
         )
-        self.query_one(StatusBar).show(self.state, message)
+        self.query_one(StatusBar).status = Status(self.state, message)
 
     def _tick(self) -> None:
         # Only a running turn timer changes with time.

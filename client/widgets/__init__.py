@@ -4,7 +4,7 @@ none of them decides anything about the game."""
 from .keybar import KeyBar, KeyEntry
 from .lines import LineWidget, changed_to
 from .sidebar import LedgerPanel, LogPanel
-from .status import StatusBar, turn_message, waiting_message
+from .status import Status, StatusBar, turn_message, waiting_message
 from .table import CentrePanel, HandView, PlayersPanel, hand_title, player_lines
 from .toosmall import TooSmall
 
@@ -17,6 +17,7 @@ __all__ = [
     "LineWidget",
     "LogPanel",
     "PlayersPanel",
+    "Status",
     "StatusBar",
     "TooSmall",
     "changed_to",

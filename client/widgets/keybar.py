@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
 from textual import events
 from textual.message import Message
+from textual.reactive import var
 
 from .lines import LineWidget
 
@@ -34,13 +34,14 @@ class KeyBar(LineWidget):
             super().__init__()
             self.key = key
 
+    #: The keys to show, in order (set by the screen; drawn as far as they changed).
+    entries: var[tuple[KeyEntry, ...]] = var((), init=False)
+
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.entries: tuple[KeyEntry, ...] = ()
         self._spans: list[tuple[int, int, str]] = []
 
-    def show(self, entries: Sequence[KeyEntry]) -> None:
-        self.entries = tuple(entries)
+    def watch_entries(self) -> None:
         self._build()
 
     def _build(self) -> None:

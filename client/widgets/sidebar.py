@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from rich.text import Text
+from textual.reactive import var
 from textual.strip import Strip
 
 from ..render import (
@@ -20,16 +19,19 @@ class LedgerPanel(LineWidget):
     """Each player's balance in the table's unit, a sparkline of the balance over the hands
     played (all players on one scale), and last hand's net."""
 
-    _state: TableState | None = None
-    _style: CardStyle | None = None
+    #: The table whose ledger this is (set by the screen; redrawn as far as it changed).
+    state: var[TableState | None] = var(None, init=False, always_update=True)
 
-    def show(self, state: TableState, style: CardStyle) -> None:
-        self._state, self._style = state, style
+    def __init__(self, style: CardStyle, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.card_style = style
+
+    def watch_state(self) -> None:
         self._build()
 
     def _build(self) -> None:
-        state, style = self._state, self._style
-        if state is None or style is None:
+        state, style = self.state, self.card_style
+        if state is None:
             return
         rows = ledger_rows(state)
         width = max(20, self.size.width or 28)
@@ -74,19 +76,25 @@ class LogPanel(LineWidget):
 
     KEEP = 500
 
+    #: The table whose log this is: another table's log starts afresh.
+    table_id: var[str] = var("", init=False)
+    #: The log's lines as the connection keeps them (set by the screen): new ones are added
+    #: at the bottom, amended ones drawn again in place.
+    log_lines: var[tuple[LogLine, ...]] = var((), init=False)
+
     def __init__(self, id: str | None = None) -> None:
         super().__init__(wrap=True, id=id)
         self.last_number = -1
         self.entries: list[tuple[int, Text]] = []
         self._cache: dict[int, tuple[int, Text, list[Strip]]] = {}
 
-    def clear(self) -> None:
+    def watch_table_id(self) -> None:
         self.entries.clear()
         self._cache.clear()
         self.last_number = -1
         self._rebuild()
 
-    def show(self, lines: Sequence[LogLine]) -> None:
+    def watch_log_lines(self, lines: tuple[LogLine, ...]) -> None:
         changed = False
         # An amended line keeps its number: its text is replaced where it is (only the
         # newest few lines are ever amended).

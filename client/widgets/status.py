@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from rich.text import Text
+from textual.reactive import var
 from tonk.shared.cards import Card, count
 from tonk.shared.session import plays_next
 from tonk.shared.view import LegalActions, Phase
@@ -17,20 +19,37 @@ from ..state import TableState
 from .lines import LineWidget
 
 
+@dataclass(frozen=True, slots=True)
+class Status:
+    """What the status line shows: the table, and what the turn asks of you (in words the
+    screen chose: the turn, the link, the card under the cursor)."""
+
+    state: TableState
+    message: str = ""
+
+
 class StatusBar(LineWidget):
     """The top line: whose turn it is (and what you may do) on the left; the table, its
     rules, stake and hand number on the right."""
 
-    message = ""
+    #: What to show (set by the screen; redrawn as far as it changed).
+    status: var[Status | None] = var(None, init=False, always_update=True)
 
-    def show(self, state: TableState, message: str = "") -> None:
+    @property
+    def message(self) -> str:
+        """The line's left part: what the turn asks."""
+        return self.status.message if self.status is not None else ""
+
+    def watch_status(self, status: Status | None) -> None:
+        if status is None:
+            return
+        state = status.state
         parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
         if state.hand_number:
             parts.append(f"hand {state.hand_number}")
         view = state.view
         if view is not None and view.multiplier > 1:
             parts.append(f"x{view.multiplier} stakes")
-        self.message = message
         self._parts = tuple(parts)
         self._build()
 

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widget import Widget
 from tonk.shared.cards import Card, count
 from tonk.shared.view import Phase, SeatView
@@ -26,8 +26,16 @@ class PlayersPanel(LineWidget):
     """Every seat, one line each: whose turn, the dealer, cards held, and marks for
     disconnected, away and hit-locked players."""
 
-    def show(self, state: TableState, ascii_only: bool = False) -> None:
-        self.set_lines(player_lines(state, ascii_only) or [Text("Nobody is seated yet.")])
+    #: The table (set by the screen; each row redrawn as far as it changed).
+    state: var[TableState | None] = var(None, init=False, always_update=True)
+
+    def __init__(self, ascii_only: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.ascii_only = ascii_only
+
+    def watch_state(self, state: TableState | None) -> None:
+        if state is not None:
+            self.set_lines(player_lines(state, self.ascii_only) or [Text("Nobody is seated yet.")])
 
 
 def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
@@ -70,11 +78,21 @@ class CentrePanel(Vertical):
     CentrePanel > #spreads { height: 1fr; }
     """
 
+    #: The table (set by the screen; each row redrawn as far as it changed).
+    state: var[TableState | None] = var(None, init=False, always_update=True)
+
+    def __init__(self, style: CardStyle, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.card_style = style
+
     def compose(self) -> ComposeResult:
         yield LineWidget(id="pile")
         yield LineWidget(wrap=True, id="spreads")
 
-    def show(self, state: TableState, style: CardStyle) -> None:
+    def watch_state(self, state: TableState | None) -> None:
+        if state is None:
+            return
+        style = self.card_style
         pile = self.query_one("#pile", LineWidget)
         spreads = self.query_one("#spreads", LineWidget)
         view = state.view
