@@ -27,7 +27,7 @@ from .actions import (
     make_event,
 )
 from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
-from .legality import LegalActions, Phase, legal_actions, refusal
+from .legality import LegalActions, Phase, check, legal_actions
 from .rules import HouseRules, StakeMode
 from .settlement import (
     Settlement,
@@ -36,13 +36,14 @@ from .settlement import (
     settle_out,
     settle_stock_out,
 )
-from .spreads import Spread, order_spread, spread_kind
+from .spreads import Spread, SpreadKind, order_spread
 from .view import SeatView
 
 HAND_SIZE = 5
 
-# The phases under module names: see the note at `_START` in legality.py.
+# The phases and a stake mode under module names: see the note at `_START` in legality.py.
 _START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
+_TABLE_STAKE = StakeMode.TABLE
 _new_view = maker(SeatView)  # `SeatView(...)` the quick way: a view is asked for every action
 
 
@@ -139,16 +140,22 @@ class Hand:
     hands: list[list[Card]] = field(init=False)
     stock: list[Card] = field(init=False)  # the top card is the last
     discards: list[Card] = field(init=False)  # the top card is the last
-    spreads: list[Spread] = field(init=False)
+    # (the spreads and the hit locks are tuples, so that a view shares them as they are: they
+    # change now and then, while a view is built on every action)
+    spreads: tuple[Spread, ...] = field(init=False)
     turn: int = field(init=False)
     phase: Phase = field(init=False)
     taken_discard: Card | None = field(init=False)
-    hit_locks: list[int] = field(init=False)
+    hit_locks: tuple[int, ...] = field(init=False)
     settlement: Settlement | None = field(init=False)
     events: list[Event] = field(init=False)
     actions: list[Action] = field(init=False)
     deck_order: tuple[Card, ...] = field(init=False)
     _next_spread: int = field(init=False)
+    _turn_events: tuple[Event, ...] = field(init=False)  # by seat
+    # How many cards each seat holds, kept as the hands change: a view shows it on every
+    # action, and counting the hands each time cost a third of building the view.
+    _sizes: list[int] = field(init=False)
 
     def __post_init__(self) -> None:
         rules = self.rules
@@ -157,11 +164,11 @@ class Hand:
         if not 0 <= self.dealer < self.players:
             raise ValueError(f"no seat {self.dealer} to deal")
         stakes = tuple(self.stakes)
-        if rules.stake_mode is StakeMode.TABLE and len(stakes) == 1:
+        if rules.stake_mode is _TABLE_STAKE and len(stakes) == 1:
             stakes = stakes * self.players
         if len(stakes) != self.players or any(type(s) is not int or s < 0 for s in stakes):
             raise ValueError("give one stake for the table or one whole-number stake per seat")
-        if rules.stake_mode is StakeMode.TABLE and len(set(stakes)) != 1:
+        if rules.stake_mode is _TABLE_STAKE and len(set(stakes)) != 1:
             raise ValueError("with stake_mode = table every seat plays for the same stake")
         self.stakes = stakes
         if self.deck is not None:
@@ -177,16 +184,18 @@ class Hand:
         self.hands = [
             order[(seat - self.dealer - 1) % players : dealt : players] for seat in range(players)
         ]
+        self._sizes = [len(cards) for cards in self.hands]
         up = order[dealt]
         self.discards = [up]
         self.stock = order[dealt + 1 :]
         self.stock.reverse()
-        self.spreads = []
+        self.spreads = ()
         self._next_spread = 1
+        self._turn_events = _turn_events_at(players)
         self.turn = (self.dealer + 1) % players
         self.phase = _START
         self.taken_discard = None
-        self.hit_locks = [0] * players
+        self.hit_locks = (0,) * players
         self.settlement = None
         self.actions = []
         self.events = [
@@ -201,7 +210,7 @@ class Hand:
                 self.events.append(make_event("deal_tonk", seat, cards, count=count(cards)))
             self._end(settle_deal_tonks(rules, self.hands, tonks, self.stakes, self.multiplier))
         else:
-            self.events.append(_turn_event(self.turn))
+            self.events.append(self._turn_events[self.turn])
 
     @classmethod
     def position(
@@ -224,18 +233,20 @@ class Hand:
         hand.rng = None
         hand.multiplier = view.multiplier
         hand.hands = [list(cards) for cards in hands]
+        hand._sizes = [len(cards) for cards in hands]
         hand.stock = list(stock)
         hand.discards = list(discards)
-        hand.spreads = list(view.spreads)
+        hand.spreads = view.spreads
         hand.turn = view.turn
         hand.phase = view.phase
         hand.taken_discard = view.taken_discard
-        hand.hit_locks = list(view.hit_locks)
+        hand.hit_locks = view.hit_locks
         hand.settlement = view.settlement
         hand.events = []
         hand.actions = []
         hand.deck_order = ()
         hand._next_spread = max((spread.id for spread in view.spreads), default=0) + 1
+        hand._turn_events = _turn_events_at(view.players)
         return hand
 
     # -- reading ----------------------------------------------------------------------------
@@ -243,6 +254,10 @@ class Hand:
     @property
     def ended(self) -> bool:
         return self.phase is _ENDED
+
+    @property
+    def discard_top(self) -> Card | None:
+        return self.discards[-1] if self.discards else None
 
     def hand_count(self, seat: int) -> int:
         return count(self.hands[seat])
@@ -270,12 +285,12 @@ class Hand:
             self.turn,  # turn
             self.phase,  # phase
             () if seat is None else tuple(self.hands[seat]),  # hand
-            tuple(map(len, self.hands)),  # card_counts
-            tuple(self.spreads),  # spreads
+            tuple(self._sizes),  # card_counts
+            self.spreads,  # spreads
             self.discards[-1] if self.discards else None,  # discard_top
             len(self.discards),  # discard_size
             len(self.stock),  # stock_size
-            tuple(self.hit_locks),  # hit_locks
+            self.hit_locks,  # hit_locks
             self.stakes,  # stakes
             self.multiplier,  # multiplier
             self.taken_discard,  # taken_discard
@@ -294,7 +309,7 @@ class Hand:
             self.rules,
             self.phase,
             tuple(self.hands[seat]),
-            tuple(self.spreads),
+            self.spreads,
             self.discards[-1] if self.discards else None,
             self.hit_locks[seat],
             self.taken_discard,
@@ -306,33 +321,22 @@ class Hand:
         """Apply one action; return the events it caused. Raises IllegalAction, with a reason a
         player can read, and changes nothing, if the action is not allowed now (legality.py
         says why)."""
-        turn = self.turn
-        refused = refusal(
-            self.rules,
-            self.players,
-            turn,
-            self.phase,
-            self.hands[turn],
-            self.spreads,
-            self.discards[-1] if self.discards else None,
-            self.hit_locks[turn],
-            self.taken_discard,
-            action,
-        )
-        if refused is not None:
-            raise refused
+        found = check(self, self.hands[self.turn], action)
         start = len(self.events)
-        step = _STEPS.get(type(action)) or _step_of(action)
-        step(self, action)
+        try:
+            step = _STEPS[type(action)]
+        except KeyError:  # a subclass of an action class
+            step = _step_of(action)
+        step(self, action, found)
         self.actions.append(action)
         return self.events[start:]
 
-    def _drop(self, action: Drop) -> None:
+    def _drop(self, action: Drop, _: int) -> None:
         seat = action.seat
         self.events.append(make_event("drop", seat, count=self.hand_count(seat)))
         self._end(settle_drop(self.rules, seat, self.hands, self.stakes, self.multiplier))
 
-    def _draw_stock(self, action: DrawStock) -> None:
+    def _draw_stock(self, action: DrawStock, _: int) -> None:
         seat = action.seat
         if not self.stock:
             self.events.append(make_event("stock_out", seat))
@@ -340,41 +344,46 @@ class Hand:
             return
         card = self.stock.pop()
         self.hands[seat].append(card)
+        self._sizes[seat] += 1
         self.phase = _PLAY
-        self.events.append(make_event("draw_stock", seat, (card,), private=True))
+        self.events.append(make_event("draw_stock", seat, (card,), None, True))  # private
 
-    def _take_discard(self, action: TakeDiscard) -> None:
+    def _take_discard(self, action: TakeDiscard, _: int) -> None:
         seat = action.seat
         card = self.discards.pop()
         self.hands[seat].append(card)
+        self._sizes[seat] += 1
         self.taken_discard = card
         self.phase = _PLAY
         self.events.append(make_event("take_discard", seat, (card,)))
 
-    def _spread(self, action: LaySpread) -> None:
+    def _spread(self, action: LaySpread, kind: SpreadKind) -> None:
         seat, cards = action.seat, action.cards
         hand = self.hands[seat]
         for card in cards:
             del hand[index_of(hand, card)]
-        kind = spread_kind(cards, self.rules)
-        assert kind is not None, "refusal() lets only spreads through"
+        self._sizes[seat] -= len(cards)
         spread = Spread(
             self._next_spread, seat, kind, order_spread(cards, kind, self.rules.ace_high_runs)
         )
         self._next_spread += 1
-        self.spreads.append(spread)
+        self.spreads = (*self.spreads, spread)
         self.events.append(make_event("spread", seat, spread.cards, spread=spread.id))
         self._after_laying(seat)
 
-    def _hit(self, action: Hit) -> None:
+    def _hit(self, action: Hit, at: int) -> None:
         seat, card, spread_id = action.seat, action.card, action.spread
-        hand = self.hands[seat]
-        del hand[index_of(hand, card)]
-        index = next(i for i, s in enumerate(self.spreads) if s.id == spread_id)
-        spread = self.spreads[index]
-        self.spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
+        del self.hands[seat][at]
+        self._sizes[seat] -= 1
+        spreads = list(self.spreads)
+        index = 0
+        while spreads[index].id != spread_id:
+            index += 1
+        spread = spreads[index]
+        spreads[index] = spread.with_hit(card, seat, self.rules.ace_high_runs)
+        self.spreads = tuple(spreads)
         if spread.owner != seat and self.rules.hit_lock:
-            self.hit_locks[spread.owner] = self.rules.hit_lock
+            self._lock(spread.owner, self.rules.hit_lock)
         self.events.append(make_event("hit", seat, (card,), spread=spread_id))
         self._after_laying(seat)
 
@@ -387,14 +396,15 @@ class Hand:
                 )
             )
 
-    def _discard(self, action: Discard) -> None:
+    def _discard(self, action: Discard, at: int) -> None:
         seat, card = action.seat, action.card
         hand = self.hands[seat]
-        del hand[index_of(hand, card)]
+        del hand[at]
+        self._sizes[seat] -= 1
         self.discards.append(card)
         self.events.append(make_event("discard", seat, (card,)))
         if self.hit_locks[seat]:
-            self.hit_locks[seat] -= 1
+            self._lock(seat, self.hit_locks[seat] - 1)
         if not hand:
             self.events.append(make_event("out_on_discard", seat))
             self._end(
@@ -406,7 +416,12 @@ class Hand:
         self.turn = (seat + 1) % self.players
         self.phase = _START
         self.taken_discard = None
-        self.events.append(_turn_event(self.turn))
+        self.events.append(self._turn_events[self.turn])
+
+    def _lock(self, seat: int, turns: int) -> None:
+        locks = list(self.hit_locks)
+        locks[seat] = turns
+        self.hit_locks = tuple(locks)
 
     def _end(self, settlement: Settlement) -> None:
         self.settlement = settlement
@@ -414,8 +429,9 @@ class Hand:
         self.events.append(make_event("hand_end"))
 
 
-#: How each kind of action changes the hand, once `refusal` has let it through.
-_STEPS: dict[type, Callable[[Hand, Any], None]] = {
+#: How each kind of action changes the hand, once `check` has let it through, given what the
+#: check found (where the card of a discard or a hit is in the hand, the kind of a spread).
+_STEPS: dict[type, Callable[[Hand, Any, Any], None]] = {
     Drop: Hand._drop,
     DrawStock: Hand._draw_stock,
     TakeDiscard: Hand._take_discard,
@@ -425,13 +441,13 @@ _STEPS: dict[type, Callable[[Hand, Any], None]] = {
 }
 
 
-def _step_of(action: Action) -> Callable[[Hand, Any], None]:
+def _step_of(action: Action) -> Callable[[Hand, Any, Any], None]:
     """The step for an instance of a subclass of an action class."""
     return next(step for kind, step in _STEPS.items() if isinstance(action, kind))
 
 
 @functools.cache
-def _turn_event(seat: int) -> Event:
-    """The event that it is `seat`'s turn: a value, the same in every hand, so made once (one
-    is recorded every turn)."""
-    return make_event("turn", seat)
+def _turn_events_at(players: int) -> tuple[Event, ...]:
+    """The event that it is a seat's turn, by seat: values, the same in every hand, so made
+    once (one is recorded every turn)."""
+    return tuple(make_event("turn", seat) for seat in range(players))

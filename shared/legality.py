@@ -1,7 +1,7 @@
 """The rules of a turn: what the seat to act may do, and why not.
 
 Each rule is written once, as a check that refuses an action with a reason a player can read.
-The hand refuses actions with these checks (`refusal`); the legal actions are the moves that
+The hand refuses actions with these checks (`check`); the legal actions are the moves that
 pass them (`legal_actions`: bots choose from them, the client greys its keys with them); and a
 client asks them why a greyed key is refused (`view.why_not`), without asking the server.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol
 
 from ._fast import index_of, maker
 from .actions import Action, DrawStock, Drop, Hit, IllegalAction, LaySpread, TakeDiscard
@@ -84,89 +85,137 @@ _START_ACTIONS = {
 }
 
 
-# -- the checks: each returns the refusal, or None --------------------------------------------
+# -- the checks: `check` raises the refusal, the others return it (or None) -------------------
 
 _OPENING = (DrawStock, Drop, TakeDiscard)
 
 
-def refusal(
-    rules: HouseRules,
-    players: int,
-    turn: int,
-    phase: Phase,
-    hand: Sequence[Card],
-    spreads: Sequence[Spread],
-    discard_top: Card | None,
-    hit_lock: int,
-    taken: Card | None,
-    action: Action,
-) -> IllegalAction | None:
-    """Why `action` may not be taken now, or None if it may: whose turn it is, the phase of the
-    turn, then the rules of that kind of move. `hand` and `hit_lock` are the seat to act's,
-    `taken` the card it took from the pile this turn."""
+class TurnState(Protocol):
+    """What the checks read of a hand in play: the `Hand` itself, or the acting seat's
+    `SeatView` (the checks read only what that seat may see)."""
+
+    @property
+    def rules(self) -> HouseRules: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def spreads(self) -> Sequence[Spread]: ...
+    @property
+    def discard_top(self) -> Card | None: ...
+    @property
+    def hit_locks(self) -> Sequence[int]: ...
+    @property
+    def taken_discard(self) -> Card | None: ...
+
+
+def check(state: TurnState, hand: Sequence[Card], action: Action) -> int | SpreadKind:
+    """Raise IllegalAction, with the reason, if `action` may not be taken now: whose turn it
+    is, the phase of the turn, then the rules of that kind of move. `hand` is the cards of
+    the seat to act.
+
+    Otherwise return what the checks found, so that the hand need not work it out again:
+    where in `hand` the card of a discard or a hit is, the kind of a spread laid, or -1 for
+    a drop or a draw."""
+    # (The moves of most turns, a draw and a discard, are checked here; the rarer ones in
+    # functions of their own: a call costs less than the larger frame of one function.)
+    phase = state.phase
     if phase is _ENDED:
-        return IllegalAction("the hand is over", "hand_over")
+        raise IllegalAction("the hand is over", "hand_over")
     seat = action.seat
-    if not 0 <= seat < players:
-        return IllegalAction(f"there is no seat {seat}", "bad_seat")
-    if seat != turn:
-        return IllegalAction("it is not your turn", "not_your_turn")
+    if not 0 <= seat < state.players:
+        raise IllegalAction(f"there is no seat {seat}", "bad_seat")
+    if seat != state.turn:
+        raise IllegalAction("it is not your turn", "not_your_turn")
     if isinstance(action, _OPENING):  # a drop or a draw: the moves that open a turn
         if phase is not _START:
-            return IllegalAction(
+            raise IllegalAction(
                 "you have drawn this turn already: spread, hit or discard", "wrong_phase"
             )
         if isinstance(action, DrawStock):
-            return None  # even from an empty stock: that ends the hand
-        if isinstance(action, Drop):
-            return refuse_drop(hit_lock)
-        return refuse_take_discard(rules, hand, spreads, discard_top)
+            return -1  # even from an empty stock: that ends the hand
+        _raise(
+            refuse_drop(state.hit_locks[seat])
+            if isinstance(action, Drop)
+            else refuse_take_discard(state.rules, hand, state.spreads, state.discard_top)
+        )
+        return -1
     if phase is not _PLAY:
-        return IllegalAction(
+        raise IllegalAction(
             "draw from the stock or take the top discard first (or drop)", "wrong_phase"
         )
     if isinstance(action, DiscardAction):
         card = action.card
-        if index_of(hand, card) < 0:
-            return IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
-        if taken is None:  # (most turns: spare the call)
-            return None
-        return refuse_discarding_with_taken(rules, hand, taken, card)
+        at = index_of(hand, card)
+        if at < 0:
+            raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
+        if state.taken_discard is not None:  # (most turns: spare the call)
+            _raise(refuse_discarding_with_taken(state.rules, hand, state.taken_discard, card))
+        return at
     if isinstance(action, LaySpread):
-        cards = action.cards
-        if len(set(cards)) != len(cards):
-            return IllegalAction("a card appears twice in that spread", "not_a_spread")
-        missing = [c for c in cards if index_of(hand, c) < 0]
-        if missing:
-            return IllegalAction(f"you do not hold {format_cards(missing, False)}", "not_in_hand")
-        if spread_kind(cards, rules) is None:
-            return IllegalAction(
-                f"{format_cards(cards, False)} is not a spread: a book is 3 or 4 of a rank, "
-                "a run 3 or more in a row in one suit"
-                + (" (aces low or high, never K-A-2)" if rules.ace_high_runs else " (aces low)"),
-                "not_a_spread",
-            )
-        return refuse_stranding(rules, hand, spreads, taken, cards, None)
+        return _check_spread(state, hand, action)
     if isinstance(action, Hit):
-        card, spread_id = action.card, action.spread
-        if index_of(hand, card) < 0:
-            return IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
-        spread = next((s for s in spreads if s.id == spread_id), None)
-        if spread is None:
-            return IllegalAction(f"there is no spread {spread_id} on the table", "no_such_spread")
-        if not can_hit(spread, card, rules):
-            why = (
-                "a book of three may not be hit under these rules"
-                if spread.kind is SpreadKind.BOOK and not rules.hit_books
-                else "it does not extend that spread"
-            )
-            return IllegalAction(
-                f"{card.pretty()} cannot be hit onto {{owner}} {spread.described}: {why}",
-                "cannot_hit",
-                owner=spread.owner,
-            )
-        return refuse_stranding(rules, hand, spreads, taken, (card,), spread_id)
+        return _check_hit(state, hand, action)
     raise TypeError(f"not an action: {action!r}")
+
+
+def _raise(refused: IllegalAction | None) -> None:
+    if refused is not None:
+        raise refused
+
+
+def _check_spread(state: TurnState, hand: Sequence[Card], action: LaySpread) -> SpreadKind:
+    rules = state.rules
+    cards = action.cards
+    if len(set(cards)) != len(cards):
+        raise IllegalAction("a card appears twice in that spread", "not_a_spread")
+    missing = [c for c in cards if index_of(hand, c) < 0]
+    if missing:
+        raise IllegalAction(f"you do not hold {format_cards(missing, False)}", "not_in_hand")
+    kind = spread_kind(cards, rules)
+    if kind is None:
+        raise IllegalAction(
+            f"{format_cards(cards, False)} is not a spread: a book is 3 or 4 of a rank, "
+            "a run 3 or more in a row in one suit"
+            + (" (aces low or high, never K-A-2)" if rules.ace_high_runs else " (aces low)"),
+            "not_a_spread",
+        )
+    taken = state.taken_discard
+    if taken is not None:  # (most turns: spare the call)
+        _raise(refuse_stranding(rules, hand, state.spreads, taken, cards, None))
+    return kind
+
+
+def _check_hit(state: TurnState, hand: Sequence[Card], action: Hit) -> int:
+    rules = state.rules
+    card, spread_id = action.card, action.spread
+    at = index_of(hand, card)
+    if at < 0:
+        raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
+    spreads = state.spreads
+    for spread in spreads:
+        if spread.id == spread_id:
+            break
+    else:
+        raise IllegalAction(f"there is no spread {spread_id} on the table", "no_such_spread")
+    if not can_hit(spread, card, rules):
+        why = (
+            "a book of three may not be hit under these rules"
+            if spread.kind is SpreadKind.BOOK and not rules.hit_books
+            else "it does not extend that spread"
+        )
+        raise IllegalAction(
+            f"{card.pretty()} cannot be hit onto {{owner}} {spread.described}: {why}",
+            "cannot_hit",
+            owner=spread.owner,
+        )
+    taken = state.taken_discard
+    if taken is not None:  # (most turns: spare the call)
+        _raise(refuse_stranding(rules, hand, spreads, taken, (card,), spread_id))
+    return at
 
 
 def refuse_drop(hit_lock: int) -> IllegalAction | None:
@@ -286,8 +335,16 @@ def legal_actions(
             card for card in hand if refuse_discarding_with_taken(rules, hand, taken, card) is None
         )
     # LegalActions(...) the quick way, in field order: drop, draw_stock, take_discard, spreads,
-    # hits, discards.
-    return _new_legal_actions(False, False, False, tuple(new_spreads), tuple(hits), discards)
+    # hits, discards (most hands have neither a spread to lay nor a card to hit with: no call
+    # to make an empty tuple of them).
+    return _new_legal_actions(
+        False,
+        False,
+        False,
+        tuple(new_spreads) if new_spreads else (),
+        tuple(hits) if hits else (),
+        discards,
+    )
 
 
 # -- looking ahead: can the seat still finish its turn? ---------------------------------------

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import Action
+from .actions import Action, IllegalAction
 from .cards import Card, format_cards, parse_card, parse_cards
-from .legality import NO_ACTIONS, LegalActions, Phase, legal_actions, refusal
+from .legality import NO_ACTIONS, LegalActions, Phase, check, legal_actions
 from .rules import HouseRules
 from .settlement import Settlement
 from .spreads import Spread, SpreadKind
@@ -155,16 +155,8 @@ def why_not(view: SeatView, action: Action, names: Sequence[str] = ()) -> str | 
         raise ValueError("a spectator's view has no seat to act for")
     if action.seat != seat:
         raise ValueError(f"this is seat {seat}'s view, not seat {action.seat}'s")
-    refused = refusal(
-        view.rules,
-        view.players,
-        view.turn,
-        view.phase,
-        view.hand,
-        view.spreads,
-        view.discard_top,
-        view.hit_locks[seat],
-        view.taken_discard,
-        action,
-    )
-    return None if refused is None else refused.text(names, seat)
+    try:
+        check(view, view.hand, action)
+    except IllegalAction as refused:
+        return refused.text(names, seat)
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from tonk.shared import _fast
 from tonk.shared.cards import (
     DECK,
     Card,
@@ -120,6 +121,16 @@ def test_a_shuffled_deck_is_in_the_order_random_shuffle_gives() -> None:
         deck = list(DECK)
         random.Random(seed).shuffle(deck)
         assert shuffled_deck(random.Random(seed)) == deck
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 8, 17, 33, 52, 64, 100])
+def test_the_quick_shuffle_gives_random_shuffles_order_for_any_size(size: int) -> None:
+    # (its bit lengths are worked out once a size: a deck of another size has its own)
+    for seed in range(60):
+        mine, theirs = list(range(size)), list(range(size))
+        _fast.shuffle(mine, random.Random(seed))
+        random.Random(seed).shuffle(theirs)
+        assert mine == theirs
 
 
 def test_validate_deck_wants_each_card_once() -> None:

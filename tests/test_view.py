@@ -5,12 +5,13 @@ Events hide another seat's private cards. Views round-trip through plain data.""
 from __future__ import annotations
 
 import json
+import random
 import re
 from dataclasses import FrozenInstanceError, fields
 from typing import Any
 
 import pytest
-from rulekit import card, cards, deal, play, rules_of
+from rulekit import card, cards, deal, play, random_action, rules_of
 from tonk.shared.actions import Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.cards import Card, parse_card
 from tonk.shared.hand import Hand
@@ -292,3 +293,22 @@ def test_legal_actions_after_a_draw_are_frozen_with_every_field_set() -> None:
     assert legal.discards and not legal.draw_stock
     with pytest.raises(FrozenInstanceError):
         legal.drop = True  # type: ignore[misc]
+
+
+def test_a_view_counts_every_seats_cards_as_the_hands_hold_them_after_every_kind_of_move() -> None:
+    # Hand keeps the counts as the hands change, rather than counting them for each view.
+    rng = random.Random(12)
+    kinds: set[str] = set()
+    for number in range(150):
+        hand = Hand(rules_of("classic"), 3, number % 3, (1,), rng=rng)
+        while not hand.ended:
+            for seat in (0, 1, 2, None):
+                assert hand.view(seat).card_counts == tuple(len(h) for h in hand.hands)
+            view = hand.view(hand.turn)
+            middle = Hand.position(view, hand.hands, hand.stock, hand.discards)
+            assert middle.view(hand.turn).card_counts == view.card_counts
+            action = random_action(hand, rng)
+            kinds.add(type(action).__name__)
+            hand.apply(action)
+        assert hand.view(None).card_counts == tuple(len(h) for h in hand.hands)
+    assert kinds >= {"DrawStock", "TakeDiscard", "LaySpread", "Hit", "Discard"}
