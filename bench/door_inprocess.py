@@ -23,7 +23,8 @@ from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatTokens
 from tonk.server.door_child import HeldSeats, read_seats
-from tonk.server.door_session import DoorSession, TerminalInfo
+from tonk.server.door_request import TerminalInfo
+from tonk.server.door_session import DoorSession
 
 #: Seconds the input parser waits after a lone ESC before taking it as the escape key.
 ESCAPE_WAIT = 0.1

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -56,17 +56,19 @@ class EchoServerProtocol(asyncio.Protocol):
             self.transport.write(len(payload).to_bytes(4, "big") + payload)
 
 
-async def _echo_server() -> None:
+async def _serve(protocol: Callable[[], asyncio.Protocol], what: str) -> None:
+    """Serve `protocol` on a free loopback port until killed; the first line out names the
+    port (`WHAT listening on 127.0.0.1:PORT`), for the driver to read."""
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(EchoServerProtocol, "127.0.0.1", 0, backlog=4096)
+    server = await loop.create_server(protocol, "127.0.0.1", 0, backlog=4096)
     port = server.sockets[0].getsockname()[1]
-    print(f"echo listening on 127.0.0.1:{port}", flush=True)
+    print(f"{what} listening on 127.0.0.1:{port}", flush=True)
     await server.serve_forever()
 
 
 def echo_server_main() -> None:
     lk.raise_nofile()
-    asyncio.run(_echo_server())
+    asyncio.run(_serve(EchoServerProtocol, "echo"))
 
 
 class EchoClient(asyncio.Protocol):
@@ -216,15 +218,7 @@ class FanoutServerProtocol(asyncio.Protocol):
 def fanout_server_main(size: int) -> None:
     lk.raise_nofile()
     FanoutServerProtocol.size = size
-    asyncio.run(_fanout_server())
-
-
-async def _fanout_server() -> None:
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(FanoutServerProtocol, "127.0.0.1", 0, backlog=4096)
-    port = server.sockets[0].getsockname()[1]
-    print(f"fan-out listening on 127.0.0.1:{port}", flush=True)
-    await server.serve_forever()
+    asyncio.run(_serve(FanoutServerProtocol, "fan-out"))
 
 
 class FanoutClient(asyncio.Protocol):

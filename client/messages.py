@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from textual.message import Message
-
 from tonk.shared import messages as m
 
 from . import reports

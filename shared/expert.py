@@ -8,10 +8,10 @@ import functools
 from collections.abc import Iterator, Sequence
 from math import comb, sqrt
 
-from .actions import Action, Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
+from .actions import Action, Discard, DrawStock, Drop, Event, TakeDiscard
 from .cards import DECK, RANK_VALUE, Card, count
 from .hand import Hand
-from .seatbots import _hit_value, _spread_value, card_uses, fallback
+from .seatbots import card_uses, fallback, richest_lay
 from .settlement import settle_drop
 from .sharp import Live, SharpBot
 from .view import LegalActions, Phase, SeatView
@@ -230,11 +230,8 @@ def playout_action(hand: Hand) -> Action:
             return TakeDiscard(seat)
         return DrawStock(seat)
     legal = hand.legal_actions(seat)
-    if legal.spreads:
-        return LaySpread(seat, max(legal.spreads, key=_spread_value))
-    if legal.hits:
-        card, spread = max(legal.hits, key=_hit_value)
-        return Hit(seat, card, spread)
+    if (lay := richest_lay(seat, legal)) is not None:
+        return lay
     if legal.discards:
         return Discard(seat, max(legal.discards, key=_card_count))
     return fallback(seat, legal)

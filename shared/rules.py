@@ -412,6 +412,15 @@ class Option:
             return number
         return self.coerce(lowered)
 
+    def typed(self, value: Any) -> str:
+        """`value` written as a person types it, which `parse` reads back: `3`, `true`,
+        `pay_each`, `off`."""
+        if value is None:
+            return "off"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(_plain(value))
+
     def refusal(self, value: Any) -> RulesError:
         return RulesError(f"option {self.name} cannot be {value!r}: it takes {self.takes}")
 

@@ -176,6 +176,16 @@ def _hit_value(hit: tuple[Card, int]) -> int:
     return RANK_VALUE[hit[0].rank]
 
 
+def richest_lay(seat: int, legal: LegalActions) -> Action | None:
+    """The open spread that sheds the most, else the open hit that does; None if neither."""
+    if legal.spreads:
+        return LaySpread(seat, max(legal.spreads, key=_spread_value))
+    if legal.hits:
+        card, spread = max(legal.hits, key=_hit_value)
+        return Hit(seat, card, spread)
+    return None
+
+
 class EasyBot(SeatBot):
     """Sensible, legal and quick: takes the discard only when it makes a spread or a hit now,
     lays every spread and hit it can, discards its highest card, drops at a low count."""
@@ -197,11 +207,8 @@ class EasyBot(SeatBot):
             ):
                 return _take_discard(seat)
             return fallback(seat, legal)
-        if legal.spreads:
-            return LaySpread(seat, max(legal.spreads, key=_spread_value))
-        if legal.hits:
-            card, spread = max(legal.hits, key=_hit_value)
-            return Hit(seat, card, spread)
+        if (lay := richest_lay(seat, legal)) is not None:
+            return lay
         if legal.discards:
             return _discard(seat, max(legal.discards, key=_rank_of))
         return fallback(seat, legal)

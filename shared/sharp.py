@@ -15,11 +15,11 @@ from .seatbots import (
     _discard,
     _draw_stock,
     _drop,
-    _hit_value,
     _spread_value,
     _take_discard,
     card_uses,
     fallback,
+    richest_lay,
 )
 from .spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
 from .view import LegalActions, SeatView
@@ -437,13 +437,9 @@ class SharpBot(SeatBot):
             return step
         if isinstance(step, Hit) and (step.card, step.spread) in legal.hits:
             return step
-        if step is not None:
-            # The plan is not open (a taken card must be used first): lay what is open.
-            if legal.spreads:
-                return LaySpread(seat, max(legal.spreads, key=_spread_value))
-            if legal.hits:
-                card, spread = max(legal.hits, key=_hit_value)
-                return Hit(seat, card, spread)
+        # The plan is not open (a taken card must be used first): lay what is open.
+        if step is not None and (lay := richest_lay(seat, legal)) is not None:
+            return lay
         if legal.discards:
             return self.choose_discard(view, legal.discards)
         return fallback(seat, legal)

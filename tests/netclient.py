@@ -188,6 +188,17 @@ class NetClient:
             if answer["type"] == p.ERROR:
                 raise AssertionError(f"{message['type']} refused: {answer}")
 
+    async def create_table(self, *bots: str | None, **table: Any) -> int:
+        """Create the table `table` describes (sitting at it), then add a bot of each strategy
+        in `bots` (None: the server's default, sent without a strategy); the table's id."""
+        seated = await self.request({"type": p.CREATE_TABLE, **table}, p.SEATED)
+        for strategy in bots:
+            add: dict[str, Any] = {"type": p.ADD_BOT}
+            if strategy is not None:
+                add["strategy"] = strategy
+            await self.send(add)
+        return int(seated["table"])
+
     def seat_view(self) -> SeatView:
         assert self.view is not None
         return SeatView.from_dict(self.view)

@@ -9,7 +9,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from netclient import NetClient, ServerClosed
+from termkit import loopback_args
 from tonk.server import audit
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
@@ -26,15 +26,22 @@ def frame(payload: bytes) -> bytes:
     return len(payload).to_bytes(4, "big") + payload
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def server_command() -> list[str]:
     script = shutil.which("tonk-server")
     return [script] if script else [sys.executable, "-m", "tonk.server"]
+
+
+def fast_server_args(db: Path, port: int = 0) -> list[str]:
+    """`tonk-server` on 127.0.0.1 (`port` 0: a free one) with the database `db`, dealing the
+    next hand and moving its bots at once."""
+    return [
+        *server_command(),
+        *loopback_args(db, port),
+        "--next-hand-delay",
+        "0",
+        "--bot-pause",
+        "0",
+    ]
 
 
 @dataclass
@@ -60,17 +67,7 @@ async def server_process(
     """`tonk-server` on 127.0.0.1 with `db`, fast bots and deals; killed at the end if still
     running."""
     args = [
-        *server_command(),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--db",
-        str(db),
-        "--next-hand-delay",
-        "0",
-        "--bot-pause",
-        "0",
+        *fast_server_args(db, port),
         # Test clients play as fast as they can: far above a person's rate.
         "--limit",
         "messages_per_second=10000",
@@ -243,18 +240,14 @@ async def start_playing_table(
     """A table of two bots and a host whose seat is played for it (it left), watched. A
     `live` watcher answers pings and reads in the background from then on."""
     host = await NetClient.connect(port, f"Host-{name}")
-    seated = await host.request(
-        {"type": "create_table", "name": name, "seats": 3, "seed": seed}, p.SEATED
-    )
-    await host.send({"type": "add_bot"})
-    await host.send({"type": "add_bot", "strategy": "sharp"})
+    table = await host.create_table(None, "sharp", name=name, seats=3, seed=seed)
     await host.request({"type": "leave"}, p.LEFT)
     watcher = await (LiveClient if live else NetClient).connect(port, f"Watcher-{name}")
-    await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+    await watcher.request({"type": "watch", "table": table}, p.WATCHING)
     await watcher.expect(p.HAND_END, timeout=20)
     if isinstance(watcher, LiveClient):
         watcher.pump()
-    return PlayingTable(seated["table"], watcher, host)
+    return PlayingTable(table, watcher, host)
 
 
 def last_hand_end(client: NetClient) -> int:

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rulekit import deal
 from tonk.shared.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.bots import BOT_STRATEGIES, BotError, SharpBot, make_bot
-from tonk.shared.cards import Card, count, parse_card, parse_cards, shuffled_deck, stacked_deck
+from tonk.shared.cards import Card, count, parse_card, parse_cards, shuffled_deck
 from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.settlement import Ending
@@ -116,12 +117,12 @@ def test_a_bot_refuses_events_showing_another_seats_cards(strategy: str) -> None
 def empty_stock_position(rules: HouseRules, up: str) -> Hand:
     """Seat 1 to act, the stock used up, the top discard useless to everybody."""
     hands = [
-        parse_cards("Kc Qd 9s 7h 5c"),
-        parse_cards("Ks Kh 9h 7c 5d"),
-        parse_cards("Jd Jc 9d 7s 4c"),
-        parse_cards("Qh Jh 9c 6s 4d"),
+        "Kc Qd 9s 7h 5c",
+        "Ks Kh 9h 7c 5d",
+        "Jd Jc 9d 7s 4c",
+        "Qh Jh 9c 6s 4d",
     ]
-    hand = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card(up)))
+    hand = deal(rules, hands, up=up, dealer=0)
     hand.stock.clear()  # as if every stock card had been drawn and thrown
     return hand
 
@@ -196,32 +197,32 @@ def sharp_at(hand: Hand) -> SharpBot:
 
 def test_sharp_takes_a_discard_that_makes_a_spread_and_draws_past_a_high_dead_one() -> None:
     hands = [
-        parse_cards("Kc Qd 8s 7h 5c"),
-        parse_cards("Ks 9h 9c 2d 3s"),
-        parse_cards("Kh Jc 9d 7s 4c"),
-        parse_cards("Kd Jh 8c 6s 4d"),
+        "Kc Qd 8s 7h 5c",
+        "Ks 9h 9c 2d 3s",
+        "Kh Jc 9d 7s 4c",
+        "Kd Jh 8c 6s 4d",
     ]
     rules = PRESETS["classic"]
-    takes = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("9s")))
+    takes = deal(rules, hands, up="9s", dealer=0)
     assert sharp_at(takes).choose(takes.view(1)) == TakeDiscard(1)
-    dead = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    dead = deal(rules, hands, up="Qs", dealer=0)
     assert sharp_at(dead).choose(dead.view(1)) == DrawStock(1)
 
 
+def low_and_high() -> tuple[Hand, Hand]:
+    """Seat 1 to act first (classic, four seats, Qs up) holding 9 (As 2h Ac 2d 3s), a sure
+    lowest, and holding 40 (Ks 10h 9c 8d 3s); the other hands the same."""
+    hands = ["Kc Qd 9s 7h 5c", "As 2h Ac 2d 3s", "Kh Jc 9d 7s 4c", "Kd Jh 8c 6s 4d"]
+    low = deal("classic", hands, up="Qs", dealer=0)
+    hands[1] = "Ks 10h 9c 8d 3s"
+    return low, deal("classic", hands, up="Qs", dealer=0)
+
+
 def test_sharp_drops_a_tiny_count_and_not_a_big_one() -> None:
-    rules = PRESETS["classic"]
-    hands = [
-        parse_cards("Kc Qd 9s 7h 5c"),
-        parse_cards("As 2h Ac 2d 3s"),
-        parse_cards("Kh Jc 9d 7s 4c"),
-        parse_cards("Kd Jh 8c 6s 4d"),
-    ]
-    low = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    low, high = low_and_high()
     bot = sharp_at(low)
     assert bot.chance_lowest(low.view(1), 9, bot.unseen(low.view(1))) > 0.9
     assert bot.choose(low.view(1)) == Drop(1)
-    hands[1] = parse_cards("Ks 10h 9c 8d 3s")
-    high = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
     bot = sharp_at(high)
     assert bot.chance_lowest(high.view(1), 40, bot.unseen(high.view(1))) < 0.05
     assert bot.choose(high.view(1)) != Drop(1)
@@ -229,13 +230,13 @@ def test_sharp_drops_a_tiny_count_and_not_a_big_one() -> None:
 
 def test_sharp_counts_cards_an_opponent_took_from_the_pile() -> None:
     hands = [
-        parse_cards("Kc Qd 9s 7h 5c"),
-        parse_cards("Ks 10h 9c 8d 3s"),
-        parse_cards("Ah 2c 3d 7s 4c"),
-        parse_cards("Kd Jh 8c 6s 4d"),
+        "Kc Qd 9s 7h 5c",
+        "Ks 10h 9c 8d 3s",
+        "Ah 2c 3d 7s 4c",
+        "Kd Jh 8c 6s 4d",
     ]
     rules = PRESETS["classic"]
-    hand = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    hand = deal(rules, hands, up="Qs", dealer=0)
     bot = make_bot("sharp", random.Random(3))
     assert isinstance(bot, SharpBot)
     bot.observe(hand.events_for(0))
@@ -277,20 +278,14 @@ def test_a_sharp_decision_is_the_same_from_the_same_seed() -> None:
 
 def test_play_phase_lays_before_discarding() -> None:
     hands = [
-        parse_cards("Kc Qd 9s 7h 5c"),
-        parse_cards("5s 5h 5d Kh 2c"),
-        parse_cards("Ah Jc 3d 7s 4c"),
-        parse_cards("Kd Jh 8c 6s 4d"),
+        "Kc Qd 9s 7h 5c",
+        "5s 5h 5d Kh 2c",
+        "Ah Jc 3d 7s 4c",
+        "Kd Jh 8c 6s 4d",
     ]
     rules = PRESETS["classic"]
     for strategy in BOT_STRATEGIES:
-        hand = Hand(
-            rules,
-            4,
-            0,
-            (1,),
-            deck=stacked_deck(hands, 0, parse_card("Qs"), parse_cards("9d")),
-        )
+        hand = deal(rules, hands, up="Qs", stock="9d", dealer=0)
         bot = make_bot(strategy, random.Random(1))
         bot.observe(hand.events_for(1))
         hand.apply(DrawStock(1))
@@ -447,17 +442,8 @@ def test_expert_decides_from_its_seats_view_alone(preset: str, players: int) -> 
 
 
 def test_expert_drops_a_sure_winner_and_draws_with_a_high_count() -> None:
-    rules = PRESETS["classic"]
-    hands = [
-        parse_cards("Kc Qd 9s 7h 5c"),
-        parse_cards("As 2h Ac 2d 3s"),
-        parse_cards("Kh Jc 9d 7s 4c"),
-        parse_cards("Kd Jh 8c 6s 4d"),
-    ]
-    low = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
+    low, high = low_and_high()
     assert expert_choice(low, 1) == Drop(1)
-    hands[1] = parse_cards("Ks 10h 9c 8d 3s")
-    high = Hand(rules, 4, 0, (1,), deck=stacked_deck(hands, 0, parse_card("Qs")))
     assert expert_choice(high, 1) == DrawStock(1)
 
 

@@ -25,13 +25,15 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
-from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, StandingsScreen
+from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView, PlayersPanel, StatusBar
 from tonk.shared import protocol as p
+from tonk.shared.rules import OPTIONS
 
 
 async def new_table_form(pilot: Pilot[Any]) -> CreateTableScreen:
@@ -182,6 +184,59 @@ async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) ->
             assert "option hit_lock cannot be 9" in error
             await pilot.press("escape")
             await screen_shown(pilot, LobbyScreen, "the lobby")
+
+
+def screen_lines(app: TonkApp) -> list[str]:
+    """The terminal's lines as the player sees them now."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path) -> None:
+    """The lobby's help lists the options from the core's table; in the form, the option being
+    typed is explained under the field, and f1 opens the help at the options."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            await pilot.press("question_mark")
+            await screen_shown(pilot, HelpScreen, "the help")
+            assert not any("House-rule options" in line for line in screen_lines(app))
+            # The help scrolls down to every option, each named on a line of its own.
+            body = app.screen.query_one("#help-body", VerticalScroll)
+            seen: set[str] = set()
+            for _ in range(300):
+                # (less the scroll bar's blocks at the right)
+                seen.update(
+                    re.sub(r"[▁-█ ]+$", "", line.split("█")[1]).strip()
+                    for line in screen_lines(app)[2:-2]
+                )
+                if body.scroll_y >= body.max_scroll_y:
+                    break
+                await pilot.press("down")
+                await pilot.pause()
+            assert set(OPTIONS) <= seen
+            await pilot.press("escape")
+            await screen_shown(pilot, LobbyScreen, "the lobby")
+            form = await new_table_form(pilot)
+            hint = form.query_one("#option-help", Label)
+            form.query_one("#options", Input).focus()
+            await pilot.press(*"hit_l")
+            await wait_for(pilot, lambda: "hit_lock" in str(hint.render()), "the names")
+            assert str(hint.render()) == "Options: hit_lock"
+            await pilot.press(*"ock=")
+            await wait_for(pilot, lambda: "Takes" in str(hint.render()), "the option's help")
+            shown = "\n".join(screen_lines(app))
+            assert "hit_lock: a player whose spread is hit may not drop" in shown
+            assert "classic: 0." in shown.replace("\n", " ").replace("┃", " ")
+            await pilot.press("f1")
+            await screen_shown(pilot, HelpScreen, "the help")
+            await wait_for(
+                pilot,
+                lambda: any("House-rule options" in line for line in screen_lines(app)),
+                "the help at the options",
+            )
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is form, "the form")
+            assert form.query_one("#options", Input).value == "hit_lock="
 
 
 async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ import pytest
 from netclient import NetClient, start_server
 from reliakit import (
     act_once,
-    free_port,
     hand_events,
     last_view,
     ledger_problems,
@@ -24,6 +23,7 @@ from reliakit import (
     take_seats_back,
     wait_until,
 )
+from termkit import free_port
 from tonk.server import store as st
 from tonk.server.connection import Connection
 from tonk.shared import messages as m
@@ -34,11 +34,7 @@ async def test_sigkill_right_after_each_ack_loses_nothing_and_the_hand_goes_on(t
     db = tmp_path / "tonk.db"
     async with server_process(db) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "crash", "seats": 2, "seed": 21, "stake": 3},
-            p.SEATED,
-        )
-        table = seated["table"]
+        table = await alice.create_table(name="crash", seats=2, seed=21, stake=3)
         bob = await NetClient.connect(server.port, "Bob")
         await bob.request({"type": "sit", "table": table}, p.SEATED)
         # Hand 1, played to its end by both; then the first action of hand 2.
@@ -99,10 +95,7 @@ async def test_sigkill_while_bots_play_keeps_every_settled_hand(tmp_path):
     db = tmp_path / "tonk.db"
     async with server_process(db, "--grace", "0.5") as server:
         host = await NetClient.connect(server.port, "Host")
-        seated = await host.request(
-            {"type": "create_table", "name": "bots", "seats": 4, "seed": 5}, p.SEATED
-        )
-        table = seated["table"]
+        table = await host.create_table(name="bots", seats=4, seed=5)
         for strategy in ("easy", "sharp", "easy"):
             await host.send({"type": "add_bot", "strategy": strategy})
         await host.request({"type": "leave"}, p.LEFT)  # its seat is played for it
@@ -183,11 +176,7 @@ async def test_every_action_is_committed_before_any_frame_shows_it(tmp_path, mon
     monkeypatch.setattr(Connection, "send_frame", send_frame)
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {"type": "create_table", "name": "t", "seats": 3, "hands": 4, "seed": 3}, p.SEATED
-        )
-        await alice.send({"type": "add_bot"})
-        await alice.send({"type": "add_bot", "strategy": "sharp"})
+        await alice.create_table(None, "sharp", name="t", seats=3, hands=4, seed=3)
         await alice.play_until(lambda m: m["type"] == p.SESSION_END, timeout=30)
     assert problems == []
     assert checked["update"] > 40 and checked["hand_end"] == 4

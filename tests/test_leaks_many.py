@@ -68,23 +68,19 @@ class Watched:
 
 async def open_table(server: Any, index: int, hands: int, preset: str) -> Watched:
     seated = await NetClient.connect(server.port, f"Sat{index}")
-    answer = await seated.request(
-        {
-            "type": "create_table",
-            "name": f"leak{index}",
-            "rules": {"preset": preset},
-            "seats": 3,
-            "hands": hands,
-            "turn_timer": 0.001,  # the seated player never acts: it is played for at once
-            "seed": 1000 + index,
-        },
-        p.SEATED,
+    table = await seated.create_table(
+        name=f"leak{index}",
+        rules={"preset": preset},
+        seats=3,
+        hands=hands,
+        turn_timer=0.001,  # the seated player never acts: it is played for at once
+        seed=1000 + index,
     )
     spectator = await NetClient.connect(server.port, f"Spec{index}")
-    await spectator.request({"type": "watch", "table": answer["table"]}, p.WATCHING)
+    await spectator.request({"type": "watch", "table": table}, p.WATCHING)
     await seated.send({"type": "add_bot", "strategy": "sharp" if index % 2 else "easy"})
     await seated.send({"type": "add_bot", "strategy": "easy"})
-    return Watched(answer["table"], preset, seated, spectator)
+    return Watched(table, preset, seated, spectator)
 
 
 def records(db: Path, table: int) -> dict[int, HandRecord]:

@@ -1,7 +1,7 @@
 """Every reader of house-rule options is made from the core's one table of them (OPTIONS): the
 server's and the simulator's command lines, rules files, and the text the create-table form
 reads. Each reader is checked here against every option, so an option added to the table and
-missing from a reader fails."""
+missing from a reader fails; the client's help and the form's hint list them."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tonk.client.dialogs.createtable import option_hint
+from tonk.client.dialogs.help import option_rows
 from tonk.server.cli import build_config, parse_args
 from tonk.server.sim import UsageError
 from tonk.server.sim import parse_args as sim_args
-from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, parse_options
+from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, Option, parse_options
 
 
 def typed(value: Any) -> str:
@@ -120,3 +122,39 @@ def test_the_forms_text_sets_every_option() -> None:
     assert list(options) == list(OPTIONS)
     rules = PRESETS["classic"].with_options(options)
     assert all(getattr(rules, name) != OPTIONS[name].default for name in OPTIONS)
+
+
+def test_the_help_lists_every_option_with_what_it_takes_and_its_classic_value() -> None:
+    rows = dict(option_rows())
+    assert list(rows) == list(OPTIONS)
+    for option in OPTIONS.values():
+        text = rows[option.name]
+        assert f"Takes {option.takes};" in text
+        classic = getattr(PRESETS["classic"], option.name)
+        assert text.endswith(f"classic: {option.typed(classic)}.")
+        assert option.parse(option.typed(classic)) == classic  # typed as the form reads it
+        assert option.meaning.replace("`", "") in text
+
+
+def test_an_option_added_to_the_table_shows_in_the_help_and_the_forms_hint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The help and the form's hint read the table: a new option needs no client change."""
+    added = Option(
+        name="jokers", kind=int, default=0, meaning="jokers in the deck", low=0, high=2, noun="a"
+    )
+    monkeypatch.setitem(OPTIONS, "jokers", added)
+    assert dict(option_rows())["jokers"] == (
+        "jokers in the deck. Takes a 0 (off) to 2; classic: 0."
+    )
+    assert option_hint("hit_lock=1 jok") == "Options: jokers"
+    assert option_hint("hit_lock=1 jokers=") == "jokers: " + dict(option_rows())["jokers"]
+
+
+def test_the_forms_hint_follows_the_option_being_typed() -> None:
+    assert option_hint("") == ""
+    assert option_hint("deal_tonk_") == "Options: deal_tonk_high, deal_tonk_low, deal_tonk_pays"
+    assert option_hint("hit_lock=1, no_re").startswith("Options: no_rediscard")
+    assert option_hint("hit_lock=1").startswith("hit_lock: a player whose spread is hit")
+    assert option_hint("hit_lock=1 ") == ""
+    assert option_hint("jokers") == "No option begins 'jokers'; f1 lists them."

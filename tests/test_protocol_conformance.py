@@ -95,6 +95,14 @@ async def hello(server: TonkServer, name: str) -> NetClient:
     return client
 
 
+async def creator(server: TonkServer, **table: Any) -> tuple[NetClient, int]:
+    """Alice, seated at table `t` she has just created (with `table`'s fields); its id."""
+    alice = await hello(server, "Alice")
+    seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t", **table})
+    assert seated["type"] == p.SEATED, seated
+    return alice, seated["table"]
+
+
 async def answer_to(client: NetClient, rid: int) -> dict[str, Any]:
     """The message carrying `reply_to` `rid` (skipping others)."""
     while True:
@@ -452,8 +460,7 @@ async def _bad_name(tmp_path: Path) -> None:
 @causes(p.BAD_CHAT)
 async def _bad_chat(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        await ask(alice, {"type": p.CREATE_TABLE, "name": "t"})
+        alice, _table = await creator(server)
         for text in ("x" * 201, "", "a\nb", "x" * 1001):
             await refused(alice, {"type": p.CHAT, "text": text}, p.BAD_CHAT)
         assert (await ask(alice, {"type": p.CHAT, "text": "x" * 200}))["type"] == p.CHAT
@@ -493,11 +500,10 @@ async def _bad_table(tmp_path: Path) -> None:
 @causes(p.BAD_VALUE)
 async def _bad_value(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 3})
+        alice, table = await creator(server, seats=3)
         # A seat of its own stake only under stake_mode seat; classic plays the table's.
         bob = await hello(server, "Bob")
-        sit = {"type": p.SIT, "table": seated["table"], "stake": 7}
+        sit = {"type": p.SIT, "table": table, "stake": 7}
         error = await refused(bob, sit, p.BAD_VALUE, "stake")
         assert "stake_mode" in error["message"]
         await refused(alice, {"type": p.ADD_BOT, "stake": 7}, p.BAD_VALUE, "stake")
@@ -540,8 +546,7 @@ async def _no_such_table(tmp_path: Path) -> None:
 @causes(p.TABLE_FULL)
 async def _table_full(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 2})
+        alice, _table = await creator(server, seats=2)
         # The bot that fills the table, and one more sent right behind it, before the start.
         both = frame({"type": p.ADD_BOT, "id": 1}) + frame({"type": p.ADD_BOT, "id": 2})
         await alice.send_raw(both)
@@ -553,29 +558,26 @@ async def _table_full(tmp_path: Path) -> None:
 @causes(p.SEAT_TAKEN)
 async def _seat_taken(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 3})
+        alice, table = await creator(server, seats=3)
         bob = await hello(server, "Bob")
-        await refused(bob, {"type": p.SIT, "table": seated["table"], "seat": 0}, p.SEAT_TAKEN)
+        await refused(bob, {"type": p.SIT, "table": table, "seat": 0}, p.SEAT_TAKEN)
         await refused(alice, {"type": p.ADD_BOT, "seat": 0}, p.SEAT_TAKEN)
 
 
 @causes(p.NAME_TAKEN)
 async def _name_taken(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 3})
+        _alice, table = await creator(server, seats=3)
         other = await hello(server, "Alice")
-        await refused(other, {"type": p.SIT, "table": seated["table"]}, p.NAME_TAKEN)
+        await refused(other, {"type": p.SIT, "table": table}, p.NAME_TAKEN)
 
 
 @causes(p.NO_SUCH_SEAT)
 async def _no_such_seat(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 2})
+        alice, table = await creator(server, seats=2)
         bob = await hello(server, "Bob")
-        sit = {"type": p.SIT, "table": seated["table"]}
+        sit = {"type": p.SIT, "table": table}
         await refused(bob, {**sit, "seat": 3}, p.NO_SUCH_SEAT)  # past this table's seats
         await refused(bob, {**sit, "seat": 5}, p.NO_SUCH_SEAT, "seat")  # past any table's
         await refused(alice, {"type": p.REMOVE_BOT, "seat": 9}, p.NO_SUCH_SEAT, "seat")
@@ -585,12 +587,11 @@ async def _no_such_seat(tmp_path: Path) -> None:
 @causes(p.ALREADY_AT_TABLE)
 async def _already_at_table(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t"})
+        alice, table = await creator(server)
         for message in (
             {"type": p.CREATE_TABLE, "name": "u"},
-            {"type": p.SIT, "table": seated["table"]},
-            {"type": p.WATCH, "table": seated["table"]},
+            {"type": p.SIT, "table": table},
+            {"type": p.WATCH, "table": table},
         ):
             await refused(alice, message, p.ALREADY_AT_TABLE)
 
@@ -619,11 +620,10 @@ async def _not_seated(tmp_path: Path) -> None:
 @causes(p.NOT_CREATOR)
 async def _not_creator(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 3})
+        _alice, table = await creator(server, seats=3)
         bob, carol = await hello(server, "Bob"), await hello(server, "Carol")
-        await ask(bob, {"type": p.SIT, "table": seated["table"]})
-        await ask(carol, {"type": p.WATCH, "table": seated["table"]})
+        await ask(bob, {"type": p.SIT, "table": table})
+        await ask(carol, {"type": p.WATCH, "table": table})
         for client in (bob, carol):  # a player who is not the creator, and a spectator
             for message in ({"type": p.ADD_BOT}, {"type": p.START}):
                 await refused(client, message, p.NOT_CREATOR)
@@ -644,18 +644,16 @@ async def _already_started(tmp_path: Path) -> None:
 @causes(p.NOT_ENOUGH_PLAYERS)
 async def _not_enough_players(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        await ask(alice, {"type": p.CREATE_TABLE, "name": "t"})
+        alice, _table = await creator(server)
         await refused(alice, {"type": p.START}, p.NOT_ENOUGH_PLAYERS)
 
 
 @causes(p.BAD_TOKEN)
 async def _bad_token(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        seated = await ask(alice, {"type": p.CREATE_TABLE, "name": "t"})
+        _alice, table = await creator(server)
         bob = await hello(server, "Bob")
-        resume = {"type": p.RESUME, "table": seated["table"]}
+        resume = {"type": p.RESUME, "table": table}
         await refused(bob, {**resume, "token": "guess"}, p.BAD_TOKEN)
         await refused(bob, {**resume, "token": "t" * 65}, p.BAD_TOKEN, "token")
 
@@ -663,8 +661,7 @@ async def _bad_token(tmp_path: Path) -> None:
 @causes(p.BAD_BOT)
 async def _bad_bot(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        await ask(alice, {"type": p.CREATE_TABLE, "name": "t", "seats": 3})
+        alice, _table = await creator(server, seats=3)
         await refused(alice, {"type": p.ADD_BOT, "strategy": "genius"}, p.BAD_BOT)
         await refused(alice, {"type": p.ADD_BOT, "strategy": "g" * 17}, p.BAD_BOT, "strategy")
         await refused(alice, {"type": p.REMOVE_BOT, "seat": 0}, p.BAD_BOT)  # a person's seat
@@ -673,8 +670,7 @@ async def _bad_bot(tmp_path: Path) -> None:
 @causes(p.NO_HAND)
 async def _no_hand(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        alice = await hello(server, "Alice")
-        await ask(alice, {"type": p.CREATE_TABLE, "name": "t"})
+        alice, _table = await creator(server)
         await refused(alice, {"type": p.DRAW_STOCK}, p.NO_HAND)
 
 

@@ -86,10 +86,7 @@ async def test_ledger_and_audit_read_a_running_servers_database(played):
 async def test_the_ledger_printed_is_the_one_the_players_were_told(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {"type": "create_table", "name": "Two", "seats": 2, "seed": 3, "hands": 2}, p.SEATED
-        )
-        await alice.send({"type": "add_bot"})
+        await alice.create_table(None, name="Two", seats=2, seed=3, hands=2)
         await alice.play_until(lambda m: m["type"] == p.SESSION_END, timeout=30)
         told = [m for m in alice.received if m["type"] == p.HAND_END][-1]["balances"]
         await alice.close()
@@ -165,13 +162,10 @@ async def test_replay_plays_a_settled_hand_again_card_by_card(played):
 async def test_replay_of_the_hand_in_play_says_whose_turn_it_is(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Slow", "seats": 2, "seed": 5}, p.SEATED
-        )
-        await alice.send({"type": "add_bot"})
+        table = await alice.create_table(None, name="Slow", seats=2, seed=5)
         update = await alice.expect(p.UPDATE, lambda m: m["view"]["turn"] == m["view"]["seat"])
         assert update["hand"] == 1
-        result = await run("replay", str(seated["table"]), "1", "--db", str(tmp_path / "tonk.db"))
+        result = await run("replay", str(table), "1", "--db", str(tmp_path / "tonk.db"))
         await alice.close()
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "Still being played: Alice to play."

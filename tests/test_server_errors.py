@@ -23,14 +23,10 @@ async def busy_table(server: TonkServer) -> AsyncIterator[NetClient]:
     """A table of bots with a spectator, playing hand after hand while a test misbehaves;
     on exit, checks it went on playing."""
     host = await NetClient.connect(server.port, "Host")
-    seated = await host.request(
-        {"type": "create_table", "name": "busy", "seats": 3, "seed": 1}, p.SEATED
-    )
-    await host.send({"type": "add_bot"})
-    await host.send({"type": "add_bot", "strategy": "sharp"})
+    table = await host.create_table(None, "sharp", name="busy", seats=3, seed=1)
     await host.request({"type": "leave"}, p.LEFT)  # Host's seat is played for it from now on
     watcher = await NetClient.connect(server.port, "Watcher")
-    await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+    await watcher.request({"type": "watch", "table": table}, p.WATCHING)
     await watcher.expect(p.HAND_END)
     yield watcher
     # Two more hands, counted as they are taken: `received` also holds what arrived but was
@@ -126,7 +122,7 @@ async def test_chat_must_be_printable_and_short(tmp_path):
         alice = await NetClient.connect(server.port, "Alice")
         await alice.send({"type": "chat", "text": "hi"})
         await alice.expect_error(p.NOT_AT_TABLE)
-        await alice.request({"type": "create_table", "name": "t"}, p.SEATED)
+        await alice.create_table(name="t")
         for text in ["x" * 201, "two\nlines", "", "\x1b[31mred"]:
             await alice.send({"type": "chat", "text": text})
             await alice.expect_error(p.BAD_CHAT)
@@ -153,8 +149,7 @@ async def test_table_requests_that_are_refused(tmp_path):
             assert error["fatal"] is False
         await alice.send({"type": "sit", "table": 999})
         await alice.expect_error(p.NO_SUCH_TABLE)
-        seated = await alice.request({"type": "create_table", "name": "t", "seats": 2}, p.SEATED)
-        table = seated["table"]
+        table = await alice.create_table(name="t", seats=2)
         await alice.send({"type": "create_table", "name": "u"})
         await alice.expect_error(p.ALREADY_AT_TABLE)
         await bob.send({"type": "sit", "table": table, "seat": 0})
@@ -196,14 +191,14 @@ async def test_a_full_table_refuses_another_player(tmp_path):
 async def test_table_full_before_the_start(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request({"type": "create_table", "name": "t", "seats": 3}, p.SEATED)
+        table = await alice.create_table(name="t", seats=3)
         # Hold the start off by keeping a seat reserved for a player who dropped (grace).
         bob = await NetClient.connect(server.port, "Bob")
-        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
-        server.tables[seated["table"]].seats[2].kind = "human"  # a reserved seat, by hand
-        server.tables[seated["table"]].seats[2].name = "Reserved"
+        await bob.request({"type": "sit", "table": table}, p.SEATED)
+        server.tables[table].seats[2].kind = "human"  # a reserved seat, by hand
+        server.tables[table].seats[2].name = "Reserved"
         carol = await NetClient.connect(server.port, "Carol")
-        await carol.send({"type": "sit", "table": seated["table"]})
+        await carol.send({"type": "sit", "table": table})
         await carol.expect_error(p.TABLE_FULL)
 
 
@@ -216,7 +211,7 @@ async def test_dev_options_are_refused_without_dev(tmp_path):
             await alice.send({"type": "create_table", "name": "t", **dev})
             error = await alice.expect_error(p.DEV_ONLY)
             assert next(iter(dev)) in error["message"]
-        await alice.request({"type": "create_table", "name": "t"}, p.SEATED)
+        await alice.create_table(name="t")
 
 
 async def test_rate_limit(tmp_path):
@@ -277,7 +272,7 @@ async def test_one_address_may_open_only_so_many_tables_and_others_still_can(tmp
         )
         neighbour = NetClient(reader, writer)
         await neighbour.hello("Neighbour")
-        await neighbour.request({"type": "create_table", "name": "t4"}, p.SEATED)
+        await neighbour.create_table(name="t4")
         assert server.open_tables() == 3
         assert server.open_tables("127.0.0.1") == 2
 
@@ -332,10 +327,7 @@ async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
 
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "t", "seats": 2, "seed": 8, "dealer": 1}, p.SEATED
-        )
-        await alice.send({"type": "add_bot"})
+        table_id = await alice.create_table(None, name="t", seats=2, seed=8, dealer=1)
         before = await alice.expect(p.UPDATE)
         assert before["view"]["turn"] == 0
         real_write = server.store.write
@@ -347,7 +339,7 @@ async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
         await alice.send({"type": "draw_stock"})
         error = await alice.expect_error(p.STORAGE_ERROR)
         assert error["fatal"] is False
-        table = server.tables[seated["table"]]
+        table = server.tables[table_id]
         assert table.hand is not None and len(table.hand.events) == before["view"]["event_count"]
         server.store.write = real_write  # type: ignore[method-assign]
         # A write that fails alone (its own fault, not the storage's) refuses that request and

@@ -91,18 +91,9 @@ def check(client: NetClient, seat: int | None, truth: Truth) -> int:
 async def test_no_frame_ever_carries_a_card_its_connection_may_not_see(tmp_path):
     async with start_server(tmp_path) as server:
         ann = await NetClient.connect(server.port, "Ann")
-        seated = await ann.request(
-            {
-                "type": "create_table",
-                "name": "leaks",
-                "seats": 4,
-                "hands": HANDS,
-                "turn_timer": 0.01,
-                "seed": 12345,
-            },
-            p.SEATED,
+        table = await ann.create_table(
+            name="leaks", seats=4, hands=HANDS, turn_timer=0.01, seed=12345
         )
-        table = seated["table"]
         spectator = await NetClient.connect(server.port, "Spec")
         await spectator.request({"type": "watch", "table": table}, p.WATCHING)
         ben = await NetClient.connect(server.port, "Ben")

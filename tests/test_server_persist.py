@@ -7,15 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
 import sqlite3
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from netclient import NetClient, start_server
+from reliakit import fast_server_args, server_command
 from tonk.shared import protocol as p
 from tonk.shared.hand import HandRecord
 from tonk.shared.settlement import Settlement
@@ -35,13 +34,8 @@ def ledger_from_db(db: Path, table: int) -> tuple[dict[str, int], list[tuple[str
 async def test_restart_in_process_keeps_tables_ledgers_seats_and_the_hand_in_play(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Friday", "seats": 3, "seed": 4, "stake": 2},
-            p.SEATED,
-        )
-        table, token = seated["table"], alice.token
-        await alice.send({"type": "add_bot"})
-        await alice.send({"type": "add_bot"})
+        table = await alice.create_table(None, None, name="Friday", seats=3, seed=4, stake=2)
+        token = alice.token
         first_end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=20)
         # Stop in the middle of hand 2, after at least one action of it.
         mid = await alice.play_until(
@@ -82,10 +76,8 @@ async def test_a_seat_away_stays_away_after_a_restart_and_is_played_for_at_once(
     # A grace period longer than the test: a seat that had to wait for it again would stall.
     async with start_server(tmp_path, grace=600) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 4}, p.SEATED
-        )
-        table, token = seated["table"], alice.token
+        table = await alice.create_table(name="Friday", seats=2, seed=4)
+        token = alice.token
         bob = await NetClient.connect(server.port, "Bob")
         await bob.request({"type": "sit", "table": table}, p.SEATED)
         await bob.expect(p.UPDATE)
@@ -118,11 +110,8 @@ async def test_a_table_keeps_its_newest_hands_in_memory_and_its_whole_ledger_on_
 
     async with start_server(tmp_path, ledger_hands=3) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Long", "seats": 2, "seed": 6}, p.SEATED
-        )
-        table, token = seated["table"], alice.token
-        await alice.send({"type": "add_bot"})
+        table = await alice.create_table(None, name="Long", seats=2, seed=6)
+        token = alice.token
         await alice.play_until(lambda m: m["type"] == p.HAND_END and m["hand"] >= 6, timeout=60)
         kept = numbers(server, table)
         played = server.tables[table].hands_played
@@ -159,9 +148,7 @@ async def test_a_table_keeps_its_newest_hands_in_memory_and_its_whole_ledger_on_
 async def test_every_settled_hand_record_replays_to_its_settlement(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {"type": "create_table", "name": "t", "seats": 4, "hands": 5, "seed": 9}, p.SEATED
-        )
+        await alice.create_table(name="t", seats=4, hands=5, seed=9)
         for _ in range(3):
             await alice.send({"type": "add_bot", "strategy": "sharp"})
         await alice.play_until(lambda m: m["type"] == p.SESSION_END, timeout=30)
@@ -180,31 +167,23 @@ async def test_every_settled_hand_record_replays_to_its_settlement(tmp_path):
 async def test_a_waiting_table_and_its_seats_survive_a_restart(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "later", "seats": 3}, p.SEATED
-        )
+        table_id = await alice.create_table(name="later", seats=3)
+        token = alice.token
         await alice.send({"type": "add_bot", "strategy": "sharp", "seat": 2})
         await alice.expect(p.TABLE, lambda m: m["table"]["taken"] == 2)
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {"type": "resume", "table": seated["table"], "token": seated["token"]}, p.SEATED
-        )
+        await alice.request({"type": "resume", "table": table_id, "token": token}, p.SEATED)
         table = await alice.expect(p.TABLE)
         players = table["table"]["players"]
         assert [pl["kind"] for pl in players] == ["human", "empty", "bot"]
         assert table["table"]["creator"] == 0
         bob = await NetClient.connect(server.port, "Bob")
-        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        await bob.request({"type": "sit", "table": table_id}, p.SEATED)
         await bob.expect(p.UPDATE)  # full: the session starts
 
 
 # -- the real command --------------------------------------------------------------------------
-
-
-def server_command() -> list[str]:
-    script = shutil.which("tonk-server")
-    return [script] if script else [sys.executable, "-m", "tonk.server"]
 
 
 @asynccontextmanager
@@ -212,17 +191,7 @@ async def tonk_server(
     db: Path, *extra: str
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
     proc = await asyncio.create_subprocess_exec(
-        *server_command(),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--db",
-        str(db),
-        "--next-hand-delay",
-        "0",
-        "--bot-pause",
-        "0",
+        *fast_server_args(db),
         *extra,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -254,7 +223,7 @@ async def test_the_command_stops_cleanly_on_sighup_saying_goodbye_to_every_clien
     async with tonk_server(tmp_path / "server.db", "--dev") as (proc, port):
         alice = await NetClient.connect(port, "Alice")
         bob = await NetClient.connect(port, "Bob")
-        await alice.request({"type": "create_table", "name": "Friday", "seats": 2}, p.SEATED)
+        await alice.create_table(name="Friday", seats=2)
         log = await stop(proc, signal.SIGHUP)
         for client in (alice, bob):
             goodbye = await client.expect(p.GOODBYE)
@@ -267,10 +236,8 @@ async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigter
     db = tmp_path / "server.db"
     async with tonk_server(db, "--dev") as (proc, port):
         alice = await NetClient.connect(port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 2}, p.SEATED
-        )
-        await alice.send({"type": "add_bot"})
+        table_id = await alice.create_table(None, name="Friday", seats=2, seed=2)
+        token = alice.token
         end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=20)
         log = await stop(proc)
         goodbye = await alice.expect(p.GOODBYE)
@@ -285,9 +252,7 @@ async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigter
         # Hand 2 was waiting for Alice when the server stopped: one hand settled.
         assert summary["name"] == "Friday" and summary["hands_played"] == 1
         alice = await NetClient.connect(port, "Alice")
-        await alice.request(
-            {"type": "resume", "table": seated["table"], "token": seated["token"]}, p.SEATED
-        )
+        await alice.request({"type": "resume", "table": table_id, "token": token}, p.SEATED)
         table = await alice.expect(p.TABLE)
         balances = {pl["name"]: pl["balance"] for pl in table["table"]["players"]}
         assert balances == end["balances"] and sum(balances.values()) == 0

@@ -18,10 +18,9 @@ TWO_SEAT_DECK = " ".join([_TOP, *(str(c) for c in DECK if str(c) not in _TOP.spl
 async def two_players(server, **table):
     alice = await NetClient.connect(server.port, "Alice")
     bob = await NetClient.connect(server.port, "Bob")
-    options = {"type": "create_table", "name": "Friday", "seats": 2, "dealer": 0, **table}
-    seated = await alice.request(options, p.SEATED)
-    await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
-    return alice, bob, seated["table"]
+    table_id = await alice.create_table(**{"name": "Friday", "seats": 2, "dealer": 0, **table})
+    await bob.request({"type": "sit", "table": table_id}, p.SEATED)
+    return alice, bob, table_id
 
 
 async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(tmp_path):
@@ -156,11 +155,7 @@ async def test_a_resumed_seat_is_taken_from_the_old_connection(tmp_path):
 async def test_bots_play_whole_hands_and_the_session_ends_with_standings(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {"type": "create_table", "name": "bots", "seats": 3, "hands": 3, "seed": 11}, p.SEATED
-        )
-        await alice.send({"type": "add_bot", "strategy": "sharp"})
-        await alice.send({"type": "add_bot"})
+        await alice.create_table("sharp", None, name="bots", seats=3, hands=3, seed=11)
         end = await alice.play_until(lambda m: m["type"] == p.SESSION_END, timeout=30)
         assert end["hands"] == 3
         names = [name for name, _ in end["standings"]]
@@ -176,18 +171,7 @@ async def test_bots_play_whole_hands_and_the_session_ends_with_standings(tmp_pat
 async def test_expert_bots_take_seats_and_play_whole_hands(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {
-                "type": "create_table",
-                "name": "experts",
-                "seats": 3,
-                "hands": 2,
-                "seed": 5,
-                "bot_pause": 0,
-            },
-            p.SEATED,
-        )
-        await alice.send({"type": "add_bot", "strategy": "expert"})
+        await alice.create_table("expert", name="experts", seats=3, hands=2, seed=5, bot_pause=0)
         await alice.send({"type": "add_bot", "strategy": "expert", "seat": 2})
         seated = await alice.expect(
             p.TABLE,
@@ -274,9 +258,9 @@ async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(tmp_path):
 async def test_creator_controls_bots_and_start_others_may_not(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request({"type": "create_table", "name": "t", "seats": 4}, p.SEATED)
+        table = await alice.create_table(name="t", seats=4)
         bob = await NetClient.connect(server.port, "Bob")
-        await bob.request({"type": "sit", "table": seated["table"], "seat": 3}, p.SEATED)
+        await bob.request({"type": "sit", "table": table, "seat": 3}, p.SEATED)
         await bob.send({"type": "add_bot"})
         await bob.expect_error(p.NOT_CREATOR)
         await bob.send({"type": "start"})
@@ -305,9 +289,9 @@ async def test_creator_controls_bots_and_start_others_may_not(tmp_path):
 async def test_leaving_a_waiting_table_frees_the_seat_and_the_last_human_closes_it(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request({"type": "create_table", "name": "t", "seats": 3}, p.SEATED)
+        table = await alice.create_table(name="t", seats=3)
         bob = await NetClient.connect(server.port, "Bob")
-        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        await bob.request({"type": "sit", "table": table}, p.SEATED)
         left = await alice.request({"type": "leave", "id": 4}, p.LEFT)
         assert left["reply_to"] == 4
         table = await bob.expect(p.TABLE, lambda m: m["table"]["players"][0]["kind"] == "empty")
@@ -320,18 +304,9 @@ async def test_leaving_a_waiting_table_frees_the_seat_and_the_last_human_closes_
 async def test_seat_stakes_under_stake_mode_seat(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {
-                "type": "create_table",
-                "name": "t",
-                "rules": {"preset": "speno"},
-                "seats": 2,
-                "stake": 3,
-            },
-            p.SEATED,
-        )
+        table = await alice.create_table(name="t", rules={"preset": "speno"}, seats=2, stake=3)
         bob = await NetClient.connect(server.port, "Bob")
-        await bob.request({"type": "sit", "table": seated["table"], "stake": 7}, p.SEATED)
+        await bob.request({"type": "sit", "table": table, "stake": 7}, p.SEATED)
         update = await bob.expect(p.UPDATE)
         assert update["view"]["stakes"] == [3, 7]
 
@@ -339,11 +314,7 @@ async def test_seat_stakes_under_stake_mode_seat(tmp_path):
 async def test_time_limited_session_ends_after_the_first_hand_past_the_limit(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        await alice.request(
-            {"type": "create_table", "name": "t", "seats": 2, "minutes": 0.0001, "seed": 3},
-            p.SEATED,
-        )
-        await alice.send({"type": "add_bot"})
+        await alice.create_table(None, name="t", seats=2, minutes=0.0001, seed=3)
         end = await alice.play_until(lambda m: m["type"] == p.SESSION_END)
         assert end["reason"] == "minutes" and end["hands"] == 1
 

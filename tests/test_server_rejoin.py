@@ -39,13 +39,8 @@ def check_ledger(ledger: dict[str, Any], ends: list[dict[str, Any]]) -> None:
 async def test_resume_and_watch_get_the_ledger_history_also_after_a_restart(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Ledger", "seats": 3, "seed": 9, "stake": 3},
-            p.SEATED,
-        )
-        table, token = seated["table"], alice.token
-        await alice.send({"type": "add_bot"})
-        await alice.send({"type": "add_bot"})
+        table = await alice.create_table(None, None, name="Ledger", seats=3, seed=9, stake=3)
+        token = alice.token
         ends = []
         for _ in range(3):
             ends.append(await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=20))
@@ -88,11 +83,8 @@ def test_the_ledger_message_holds_the_newest_hands_only() -> None:
 async def test_resume_and_watch_again_send_the_whole_hand(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Again", "seats": 3, "seed": 2, "dealer": 2},
-            p.SEATED,
-        )
-        table, token = seated["table"], seated["token"]
+        table = await alice.create_table(name="Again", seats=3, seed=2, dealer=2)
+        token = alice.token
         bob = await NetClient.connect(server.port, "Bob")
         bob_seated = await bob.request({"type": "sit", "table": table}, p.SEATED)
         await alice.send({"type": "add_bot"})
@@ -141,11 +133,7 @@ async def test_a_session_every_player_has_left_ends_for_its_spectators(tmp_path:
     # player has been connected for `abandoned_after` the session ends, between hands.
     async with start_server(tmp_path, abandoned_after=1.0) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 5}, p.SEATED
-        )
-        table = seated["table"]
-        await alice.send({"type": "add_bot"})
+        table = await alice.create_table(None, name="Friday", seats=2, seed=5)
         await alice.expect(p.UPDATE)
         carol = await NetClient.connect(server.port, "Carol")
         await carol.request({"type": "watch", "table": table}, p.WATCHING)
@@ -167,11 +155,7 @@ async def test_a_session_nobody_is_at_deals_no_more_hands_and_closes(tmp_path: P
     # hand is dealt for nobody, and after `abandoned_after` the table leaves the lobby.
     async with start_server(tmp_path, abandoned_after=1.0) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        seated = await alice.request(
-            {"type": "create_table", "name": "Friday", "seats": 2, "seed": 5}, p.SEATED
-        )
-        table = seated["table"]
-        await alice.send({"type": "add_bot"})
+        table = await alice.create_table(None, name="Friday", seats=2, seed=5)
         first = await alice.expect(p.UPDATE)
         await alice.request({"type": "leave"}, p.LEFT)
         loop = asyncio.get_running_loop()

@@ -26,7 +26,8 @@ from tonk.server import names
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
 from tonk.server.door_names import DoorNames
-from tonk.server.door_session import CRASH_LINE, DoorSession, parse_command
+from tonk.server.door_request import parse_command
+from tonk.server.door_session import CRASH_LINE, DoorSession
 from tonk.server.store import SavedName
 from tonk.shared import protocol as p
 
@@ -461,7 +462,7 @@ def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
 
 
 def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
-    from tonk.server.door_session import TerminalInfo
+    from tonk.server.door_request import TerminalInfo
 
     def charset(**environ: str) -> str:
         return TerminalInfo("xterm", 80, 24, environ).charset

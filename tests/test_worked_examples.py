@@ -32,8 +32,12 @@ def table(preset: str, stakes: tuple[int, ...]) -> HouseRules:
     return rules
 
 
-def seat_stakes(rules: HouseRules, stakes: tuple[int, ...]) -> tuple[int, ...]:
-    return stakes if rules.stake_mode is StakeMode.SEAT else stakes[:1]
+def elmo_deals(preset: str, stakes: tuple[int, ...], hands: list[str], up: str, stock: str) -> Hand:
+    """The hand Elmo deals under `preset` at these seat stakes (one stake for the table
+    unless the seats' stakes differ), from a deck stacked to these hands, up card and stock."""
+    rules = table(preset, stakes)
+    seats = stakes if rules.stake_mode is StakeMode.SEAT else stakes[:1]
+    return deal(rules, hands, up=up, stock=stock, dealer=ELMO, stakes=seats)
 
 
 def position(hand: Hand) -> tuple[list[str], list[int], str]:
@@ -50,14 +54,12 @@ def sorted_text(text: str) -> str:
 
 
 def example_one(preset: str, stakes: tuple[int, ...] = (1, 1, 1)) -> Hand:
-    rules = table(preset, stakes)
-    return deal(
-        rules,
+    return elmo_deals(
+        preset,
+        stakes,
         ["10s 8d 8h 5s 4c", "Kc 10c 3c 2s Ah", "Qh 8c 6d 2d 2c"],
         up="5c",
         stock="6s Ac 7s 8s 3s 7h",
-        dealer=ELMO,
-        stakes=seat_stakes(rules, stakes),
     )
 
 
@@ -131,14 +133,12 @@ def example_two(preset: str, stakes: tuple[int, ...] = (1, 1, 1)) -> Hand:
     # A position from the middle of a hand (000: "after a few rounds have gone by"; 003's
     # translation: "a few hands later"): dealt as listed, with Elmo dealing, so that Croaker
     # acts first as in the source. The turns before it are unknown.
-    rules = table(preset, stakes)
-    return deal(
-        rules,
+    return elmo_deals(
+        preset,
+        stakes,
         ["Qc 10s 9s 6h 5h", "Jc 10c 4s 4c As", "8s 7h 5d 2d Ad"],
         up="Qd",
         stock="Js 10h 9h",
-        dealer=ELMO,
-        stakes=seat_stakes(rules, stakes),
     )
 
 

@@ -13,12 +13,28 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 from tonk.shared import messages as m
 from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.rules import PRESETS, HouseRules, RulesError, parse_options
+from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
 from ..tablerequest import TableRequest
 from ..widgets import TooSmall
+from .help import HelpScreen, option_text
 
 SESSION_ENDS = (("never", "never"), ("after N hands", "hands"), ("after N minutes", "minutes"))
+
+
+def option_hint(typed: str) -> str:
+    """What the form says under the Options field as it is typed: the help of the option whose
+    name is being typed, or the options whose names begin so (from the core's table)."""
+    words = typed.replace(",", " ").split()
+    name = words[-1].partition("=")[0] if words and typed[-1] not in " ," else ""
+    if not name:
+        return ""
+    if name in OPTIONS:
+        return f"{name}: {option_text(OPTIONS[name])}"
+    begun = [each for each in OPTIONS if each.startswith(name)]
+    if begun:
+        return "Options: " + ", ".join(begun)
+    return f"No option begins {name!r}; f1 lists them."
 
 
 class CreateTableScreen(ModalScreen[TableRequest | None]):
@@ -29,6 +45,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "submit", "Create"),
+        Binding("f1", "options_help", "Options"),
     ]
 
     def __init__(self, default_name: str) -> None:
@@ -52,7 +69,9 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                 )
                 yield Label("Options")
                 yield Input(
-                    placeholder="e.g. hit_lock=1 no_rediscard=true", id="options", compact=True
+                    placeholder="e.g. hit_lock=1 no_rediscard=true  (f1: all options)",
+                    id="options",
+                    compact=True,
                 )
                 yield Label("Stake, unit")
                 with Horizontal(classes="pair"):
@@ -96,12 +115,16 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                         placeholder="N",
                         compact=True,
                     )
+            yield Label("", id="option-help")
             yield Label("", id="form-note")
             yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Label("tab: next field    ctrl+s: create    escape: cancel", classes="hint")
+            yield Label(
+                "tab: next field    ctrl+s: create    f1: options    escape: cancel",
+                classes="hint",
+            )
 
     @on(Select.Changed, "#seats, #bots")
     def _seats_changed(self) -> None:
@@ -115,6 +138,15 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                 "else will be able to sit, and the game starts at once."
             )
         self.query_one("#form-note", Label).update(Text(note, style="bold"))
+
+    @on(Input.Changed, "#options")
+    def _options_changed(self, event: Input.Changed) -> None:
+        """Say what the option being typed takes and its classic value."""
+        self.query_one("#option-help", Label).update(Text(option_hint(event.value)))
+
+    def action_options_help(self) -> None:
+        """Every house-rule option and what it takes, in the help."""
+        self.app.push_screen(HelpScreen(None, at_options=True))
 
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()

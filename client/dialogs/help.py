@@ -1,9 +1,12 @@
-"""The help screen: the keys, the marks on the table, and the table's rules."""
+"""The help screen: the keys, the marks on the table, the table's rules, and the house-rule
+options a new table may change (read from the core's table of options)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
-from tonk.shared.rules import PRESETS, HouseRules
+from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, Option
 
 from ..tablekeys import KEYS_HELP
 from ..widgets import TooSmall
@@ -25,18 +28,40 @@ MARKS_HELP: tuple[tuple[str, str], ...] = (
     ("Played for you", "in the log: a move the table made for you while you were away"),
 )
 
+#: How options are typed, above the list of them.
+OPTIONS_INTRO = (
+    "A new table may change these, typed in the create-table form's Options field as "
+    "name=value, separated by spaces (e.g. hit_lock=1 no_rediscard=true). A preset may set "
+    "some differently from classic."
+)
+
+
+def option_text(option: Option) -> str:
+    """One option's help: its meaning, the values it takes and its classic value."""
+    meaning = option.meaning.replace("`", "")
+    return f"{meaning}. Takes {option.takes}; classic: {option.typed(option.default)}."
+
+
+def option_rows() -> list[tuple[str, str]]:
+    """Every house-rule option in the core's table, by name, with its help."""
+    return [(option.name, option_text(option)) for option in OPTIONS.values()]
+
 
 class HelpScreen(ModalScreen[None]):
-    """The keys, and the table's rules as the core describes them."""
+    """The keys, the table's rules as the core describes them, and the house-rule options.
+    With `at_options`, it opens at the options (the create-table form's f1)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,enter", "close", "Close")
     ]
 
-    def __init__(self, rules: HouseRules | None, ascii_only: bool = False) -> None:
+    def __init__(
+        self, rules: HouseRules | None, ascii_only: bool = False, at_options: bool = False
+    ) -> None:
         super().__init__()
         self.rules = rules
         self.ascii_only = ascii_only
+        self.at_options = at_options
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -68,7 +93,26 @@ class HelpScreen(ModalScreen[None]):
                 )
                 yield Static(Text(heading, style="bold underline"))
                 yield Static(rule_lines, id="help-rules")
+                options = Group(
+                    *(
+                        Group(Text(name, style="bold"), Padding(Text(text), (0, 0, 0, 2)))
+                        for name, text in option_rows()
+                    )
+                )
+                yield Static(
+                    Text("\nHouse-rule options", style="bold underline"), id="help-options-title"
+                )
+                yield Static(Text(OPTIONS_INTRO))
+                yield Static(options, id="help-options")
             yield Label("escape: close    up/down: scroll", classes="hint")
+
+    def on_mount(self) -> None:
+        if self.at_options:
+            self.call_after_refresh(self._scroll_to_options)
+
+    def _scroll_to_options(self) -> None:
+        body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_to_widget(self.query_one("#help-options-title"), top=True, animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

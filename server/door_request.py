@@ -1,0 +1,94 @@
+"""What an SSH client asks of the door before a session starts: the command it gave (none
+for the lobby, or `practice [BOTS]`) and its terminal (type, size, character set, colours)."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: The door's commands (`ssh -t -p PORT NAME@HOST COMMAND`).
+COMMANDS = "practice [BOTS]"
+
+
+def practice_table_name(name: str) -> str:
+    """The name of the table `practice` makes for `name`."""
+    return f"{name}'s practice"[:32]
+
+
+def parse_command(command: str | None) -> tuple[int | None, str | None]:
+    """(practice bots, None) for a command the door knows, or (None, a refusal)."""
+    if command is None or not command.strip():
+        return None, None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    if words and words[0] == "practice" and len(words) <= 2:
+        if len(words) == 1:
+            return 2, None
+        if words[1].isdigit() and 1 <= int(words[1]) <= 4:
+            return int(words[1]), None
+        return None, "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
+    return None, (
+        f"tonk: this server runs the tonk table, not commands: {command.strip()[:60]!r} is not "
+        f"one it knows (ssh with no command for the lobby, or {COMMANDS})"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalInfo:
+    """What the SSH client said about its terminal: `TERM`, its size, and its environment
+    as sent (OpenSSH sends LANG and LC_* where its config says SendEnv)."""
+
+    term: str
+    width: int
+    height: int
+    environ: Mapping[str, str]
+
+    @property
+    def charset(self) -> str:
+        """The terminal's character set: LC_ALL, LC_CTYPE or LANG's codeset (UTF-8 when
+        none is said, which is what nearly every terminal is)."""
+        for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+            value = self.environ.get(name, "")
+            if value:
+                if value in ("C", "POSIX"):
+                    return "ascii"
+                _, _, codeset = value.partition(".")
+                codeset = codeset.partition("@")[0]
+                if not codeset:
+                    return "utf-8"
+                try:
+                    return codecs.lookup(codeset).name
+                except LookupError:
+                    return "ascii"
+        return "utf-8"
+
+    @property
+    def utf8(self) -> bool:
+        return self.charset == "utf-8"
+
+    @property
+    def colour(self) -> bool:
+        return "NO_COLOR" not in self.environ and self.term not in ("dumb", "unknown")
+
+    def child_environ(self) -> dict[str, str]:
+        """The session app's environment: the terminal's TERM and what the client said of
+        its colours; a UTF-8 locale (the app's output is UTF-8: a terminal with another
+        character set gets cards in ASCII, and lines drawn as the terminal can)."""
+        environ = {
+            "TERM": self.term,
+            "LANG": "C.UTF-8",
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/"),
+            "PYTHONIOENCODING": "utf-8",
+        }
+        for name in ("COLORTERM", "NO_COLOR"):
+            if name in self.environ:
+                environ[name] = self.environ[name]
+        if not self.colour:
+            environ["NO_COLOR"] = "1"
+        return environ
