@@ -102,7 +102,7 @@ class HouseRules:
     caught_dropper_pays_lowest: bool = _option(
         False,
         "with `caught_others_pay_lowest`, the caught dropper too pays each lowest player "
-        "1 stake, on top of `caught_pays` (000 read literally)",
+        "1 stake, on top of `caught_pays` (black-tonk's source read word for word)",
         note="(true needs caught_others_pay_lowest)",
     )
     hit_books: bool = _option(True, "a book of three may be hit to make four")
