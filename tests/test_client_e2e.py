@@ -22,8 +22,8 @@ async def play_a_hand(term: Term, port: int) -> None:
     try:
         await start_kitchen(alice)
 
-        lobby = await term.wait_for("Kitchen")
-        assert "tonk · lobby · 127.0.0.1 · playing as Tester" in lobby
+        # (A screen is drawn in more than one write: the title may come a moment after the list.)
+        lobby = await term.wait_for_all("Kitchen", "tonk · lobby · 127.0.0.1 · playing as Tester")
         assert "1/2" in lobby and "waiting" in lobby
         term.keys("Enter")  # take the seat: the table is full and starts
 
