@@ -20,9 +20,9 @@ from textual.geometry import Size
 from textual.message import Message
 from tonk.client import app as client_app
 from tonk.client.app import ClientConfig, TonkApp, practice_request
+from tonk.client.door_child import HeldSeats, read_seats
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatTokens
-from tonk.server.door_child import HeldSeats, read_seats
 from tonk.server.door_request import TerminalInfo
 from tonk.server.door_session import DoorSession
 

@@ -1,5 +1,5 @@
 """One SSH door session: the table app, tonk-client's App, in a child process
-(tonk.server.door_child) on a pseudo-terminal; the session copies the channel to the pty and
+(tonk.client.door_child) on a pseudo-terminal; the session copies the channel to the pty and
 back, and tells the app the terminal's type, size and character set as the SSH client said
 them. Nothing else runs: no shell, and no command but `practice`."""
 
@@ -48,7 +48,7 @@ CRASH_LINE = (
 
 
 class DoorSession(asyncssh.SSHServerSession[bytes]):
-    """One player's session: tonk-client's App in a child process (tonk.server.door_child) on
+    """One player's session: tonk-client's App in a child process (tonk.client.door_child) on
     a pseudo-terminal; the door copies the channel to the pty and back."""
 
     def __init__(self, door_conn: DoorLink, name: str) -> None:
@@ -188,7 +188,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             argv = [
                 sys.executable,
                 "-m",
-                "tonk.server.door_child",
+                "tonk.client.door_child",
                 "--link",
                 str(link),
                 "--seats",

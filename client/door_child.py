@@ -4,7 +4,7 @@ the server as an open socket (and a socket to ask the door for another), the sea
 holds through a pipe, and a pipe for its errors: a traceback goes to the server's log, never to
 the player's terminal.
 
-    python -m tonk.server.door_child --link FD --seats FD --errors FD --relink FD --name NAME
+    python -m tonk.client.door_child --link FD --seats FD --errors FD --relink FD --name NAME
         [--server HOST] [--port PORT] [--bots N --table-name NAME] [--ascii]
 """
 
