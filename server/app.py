@@ -65,6 +65,8 @@ class TonkServer:
         self.requests = Requests(self)
         self._welcome_limits = config.limits.to_wire(config.grace)  # (shared by every link)
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
+        # (One bound method for every link not opened by the SSH door, not a closure each.)
+        self._check_plain_name = self._check_name
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
         self._next_table = 1
@@ -330,7 +332,9 @@ class TonkServer:
                 server=SERVER_NAME,
                 limits=self._welcome_limits,
                 dev=self.config.dev,
-                check_name=lambda name: self._check_name(name, door_name),
+                check_name=self._check_plain_name
+                if door_name is None
+                else lambda name: self._check_name(name, door_name),
             ),
             places=self.seating.places,
             max_queue=limits.queue,
@@ -475,7 +479,7 @@ class TonkServer:
         elif isinstance(out, ln.Closed):
             conn.close()
 
-    def _check_name(self, name: str, door_name: str | None) -> str | None:
+    def _check_name(self, name: str, door_name: str | None = None) -> str | None:
         """Why `name` may not be said in hello (None: it may), by the server's limits and the
         names claimed at the SSH door (the door's own connection for that player may)."""
         limit = self.config.limits.max_name
