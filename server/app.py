@@ -414,7 +414,7 @@ class TonkServer:
                             outputs = conn.link.receive(request)
                         for out in outputs:
                             if isinstance(out, ln.Request):
-                                await self._dispatch(conn, out.message, out.reply_to)
+                                await self.requests.handle(conn, out.message, out.reply_to)
                             else:
                                 self._follow(conn, out)
                     finally:
@@ -492,20 +492,6 @@ class TonkServer:
                 "SSH door with their key: choose another name"
             )
         return None
-
-    async def _dispatch(
-        self, conn: Connection, message: m.ClientMessage, reply_to: int | None
-    ) -> None:
-        conn.request_id = reply_to
-        try:
-            await self.requests.handle(conn, message)
-        except RequestError as exc:
-            conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
-        except Exception:
-            log.exception("connection #%d: error handling %s", conn.number, message.TYPE)
-            conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
-        finally:
-            conn.request_id = None
 
     def new_table_id(self) -> int:
         table_id = self._next_table

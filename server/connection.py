@@ -150,6 +150,12 @@ class Connection:
         return self.link.open
 
     @property
+    def place(self) -> tuple[object, int | None] | None:
+        """The table this connection is at and its seat there (None: watching), as the
+        server's seating says; None in the lobby."""
+        return self._places.get(self)
+
+    @property
     def table(self) -> object | None:
         """The table this connection is at (seated or watching), as the server's seating
         says (the tables write it, the connection only reads it)."""

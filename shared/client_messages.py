@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard, get_args
 
 from . import actions
 from . import protocol as p
@@ -188,6 +188,15 @@ class Bye(ClientMessage):
 
 #: The client messages that are a core action (played for the sender's seat).
 Action: TypeAlias = Drop | DrawStock | TakeDiscard | Spread | Hit | Discard
+
+
+_ACTIONS: frozenset[type[ClientMessage]] = frozenset(get_args(Action))
+
+
+def is_action(message: ClientMessage) -> TypeGuard[Action]:
+    """Whether `message` asks for a core action (a set lookup: quicker than isinstance with
+    the union, on every action a server reads)."""
+    return type(message) in _ACTIONS
 
 
 def action_request(action: actions.Action) -> Action:
