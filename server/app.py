@@ -65,6 +65,8 @@ class TonkServer:
         self.requests = Requests(self)
         self._welcome_limits = config.limits.to_wire(config.grace)  # (shared by every link)
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
+        # (One bound method for every link not opened by the SSH door, not a closure each.)
+        self._check_plain_name = self._check_name
         self._per_address: dict[str, int] = {}
         self._server: asyncio.Server | None = None
         self._next_table = 1
@@ -330,7 +332,9 @@ class TonkServer:
                 server=SERVER_NAME,
                 limits=self._welcome_limits,
                 dev=self.config.dev,
-                check_name=lambda name: self._check_name(name, door_name),
+                check_name=self._check_plain_name
+                if door_name is None
+                else lambda name: self._check_name(name, door_name),
             ),
             places=self.seating.places,
             max_queue=limits.queue,
@@ -410,7 +414,7 @@ class TonkServer:
                             outputs = conn.link.receive(request)
                         for out in outputs:
                             if isinstance(out, ln.Request):
-                                await self._dispatch(conn, out.message, out.reply_to)
+                                await self.requests.handle(conn, out.message, out.reply_to)
                             else:
                                 self._follow(conn, out)
                     finally:
@@ -475,7 +479,7 @@ class TonkServer:
         elif isinstance(out, ln.Closed):
             conn.close()
 
-    def _check_name(self, name: str, door_name: str | None) -> str | None:
+    def _check_name(self, name: str, door_name: str | None = None) -> str | None:
         """Why `name` may not be said in hello (None: it may), by the server's limits and the
         names claimed at the SSH door (the door's own connection for that player may)."""
         limit = self.config.limits.max_name
@@ -488,20 +492,6 @@ class TonkServer:
                 "SSH door with their key: choose another name"
             )
         return None
-
-    async def _dispatch(
-        self, conn: Connection, message: m.ClientMessage, reply_to: int | None
-    ) -> None:
-        conn.request_id = reply_to
-        try:
-            await self.requests.handle(conn, message)
-        except RequestError as exc:
-            conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
-        except Exception:
-            log.exception("connection #%d: error handling %s", conn.number, message.TYPE)
-            conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
-        finally:
-            conn.request_id = None
 
     def new_table_id(self) -> int:
         table_id = self._next_table

@@ -166,8 +166,8 @@ class Lobby:
         """Note whether `conn` is in the lobby now; True if it has just arrived (it is to be
         sent the first page)."""
         here = (
-            conn.welcomed
-            and conn.table is None
+            conn.place is None  # (first: false for every player at a table, on every message)
+            and conn.welcomed
             and not conn.closing
             and conn in self.server.connections
         )

@@ -66,12 +66,30 @@ class Requests:
             raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
         return table
 
-    async def handle(self, conn: Connection, message: m.ClientMessage) -> None:
-        """Answer `message`, or hand it to the table it is for; RequestError if refused."""
+    async def handle(
+        self, conn: Connection, message: m.ClientMessage, reply_to: int | None
+    ) -> None:
+        """Answer `message` (its `id`: `reply_to`), or hand it to the table it is for; a
+        refusal (RequestError), or a failure, is answered with an error."""
+        conn.request_id = reply_to
+        try:
+            # An action is handed on from here: one coroutine fewer on every action.
+            if m.is_action(message):
+                await self._at_table(conn).act(conn, message)
+            else:
+                await self._request(conn, message)
+        except RequestError as exc:
+            conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
+        except Exception:
+            log.exception("connection #%d: error handling %s", conn.number, message.TYPE)
+            conn.error(p.INTERNAL_ERROR, "the server failed to do that", reply_to=reply_to)
+        finally:
+            conn.request_id = None
+
+    async def _request(self, conn: Connection, message: m.ClientMessage) -> None:
+        """Answer every request but an action; RequestError if refused."""
         # (hello again, ping, pong and bye are the link's: tonk.shared.link)
-        if isinstance(message, m.Drop | m.DrawStock | m.TakeDiscard | m.Spread | m.Hit | m.Discard):
-            await self._at_table(conn).act(conn, message)
-        elif isinstance(message, m.ListTables):
+        if isinstance(message, m.ListTables):
             await self.host.lobby.pace(conn)
             after = message.after or 0
             limit = p.PAGE_SIZE if message.limit is None else message.limit

@@ -36,9 +36,10 @@ class TableSeats(TableStore):
     __slots__ = ()
 
     def seat_of(self, conn: Connection) -> int:
-        if conn.table is not self or conn.seat is None:
+        place = conn.place  # (one look at the seating, on every action)
+        if place is None or place[0] is not self or place[1] is None:
             raise RequestError(p.NOT_SEATED, "you do not have a seat at this table")
-        return conn.seat
+        return place[1]
 
     def require_creator(self, conn: Connection) -> None:
         if self.creator is None or conn.seat != self.creator or conn.table is not self:

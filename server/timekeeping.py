@@ -58,17 +58,24 @@ def housekeeping_tick(limits: Limits) -> float:
 def check_deadlines(connections: Iterable[Connection], limits: Limits, now: float) -> None:
     """Close a connection that did not say hello in time, or has been silent for the idle
     timeout; ping one silent for a heartbeat (never before hello)."""
+    # (Run over every connection a few times a second: the limits read once, and the clock's
+    # comparisons made before the link is asked.)
+    handshake_timeout, idle_timeout, heartbeat = (
+        limits.handshake_timeout,
+        limits.idle_timeout,
+        limits.heartbeat,
+    )
     for conn in connections:
         if conn.closing or conn.busy:
             continue
-        if not conn.welcomed and now - conn.opened > limits.handshake_timeout:
+        if now - conn.opened > handshake_timeout and not conn.welcomed:
             conn.error(p.HANDSHAKE_TIMEOUT, "no hello: the handshake took too long")
             continue
         silent = now - conn.last_received
-        if silent > limits.idle_timeout:
+        if silent > idle_timeout:
             log.info("connection #%d: idle for %.0f s", conn.number, silent)
             conn.error(p.IDLE_TIMEOUT, f"nothing received for {silent:.0f} s")
-        elif silent > limits.heartbeat and now - conn.last_ping > limits.heartbeat:
+        elif silent > heartbeat and now - conn.last_ping > heartbeat:
             ping = conn.link.ping()  # None before the welcome: the handshake timeout governs
             if ping is not None:
                 conn.last_ping = now

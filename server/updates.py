@@ -61,11 +61,14 @@ def _packed_rules(rules: object, as_dict: object) -> bytes:
 class _Layout:
     """Where a view's fields fall, found by their names once for each order of them: the
     three runs of fields every seat is sent alike (before the seat's first own field, between
-    its two, after them), each as (fields before `rules`, whether `rules` is in it, fields
-    after it, the packed key that ends it: the next own field's, or `deadline`)."""
+    its two, after them), each as (the slice of the view's items before `rules`, whether
+    `rules` is in it, the slice after it, the packed key that ends it: the next own field's, or
+    `deadline`); a slice is None where it holds no field. `start` is the packed `view` key and
+    the view map's header."""
 
-    parts: tuple[tuple[tuple[str, ...], bool, tuple[str, ...], bytes], ...]
+    parts: tuple[tuple[slice | None, bool, slice | None, bytes], ...]
     seat_first: bool
+    start: bytes
 
 
 #: The layout of each order of a view's fields seen (one, unless the view changes).
@@ -80,10 +83,13 @@ def _layout(keys: tuple[str, ...]) -> _Layout:
     ends = [_OWN[own[0]], _OWN[own[1]], _DEADLINE]
     parts = []
     for n in range(3):
-        run = keys[bounds[n] + 1 : bounds[n + 1]]
-        at = run.index("rules") if "rules" in run else len(run)
-        parts.append((run[:at], at < len(run), run[at + 1 :], ends[n]))
-    layout = _Layout(tuple(parts), own[0] == "seat")
+        first, stop = bounds[n] + 1, bounds[n + 1]
+        run = keys[first:stop]
+        at = first + run.index("rules") if "rules" in run else stop
+        before = slice(first, at) if at > first else None
+        after = slice(at + 1, stop) if at + 1 < stop else None
+        parts.append((before, at < stop, after, ends[n]))
+    layout = _Layout(tuple(parts), own[0] == "seat", _VIEW + _map_header(len(keys)))
     _LAYOUTS[keys] = layout
     return layout
 
@@ -95,6 +101,7 @@ class UpdateFrames:
         "_between",
         "_common",
         "_events",
+        "_fixed",
         "_hand",
         "_head",
         "_owners",
@@ -126,20 +133,21 @@ class UpdateFrames:
         # the seat's own two (`seat` and `hand`, all that Hand.view fills from the seat) is
         # the same for every seat, packed once; the frame puts each seat's two in between.
         view = hand.view(None).to_dict()
-        layout = _LAYOUTS.get(tuple(view)) or _layout(tuple(view))
+        keys = tuple(view)
+        layout = _LAYOUTS.get(keys) or _layout(keys)
+        items = list(view.items())
         pieces = []
         for before, rules, after, end in layout.parts:
-            run = [_pairs({key: view[key] for key in before})] if before else []
+            piece = b"" if before is None else _pairs(dict(items[before]))
             if rules:  # the same rule set in every view: packed once for all
-                run += (_RULES, _packed_rules(hand.rules, view["rules"]))
-            if after:
-                run.append(_pairs({key: view[key] for key in after}))
-            run.append(end)
-            pieces.append(b"".join(run))
-        pieces[-1] += _pack(deadline)
+                piece += _RULES + _packed_rules(hand.rules, view["rules"])
+            if after is not None:
+                piece += _pairs(dict(items[after]))
+            pieces.append(piece + end)
         self._seat_first = layout.seat_first
-        self._view_start = _VIEW + _map_header(len(view)) + pieces[0]
-        self._between, self._tail = pieces[1], pieces[2]
+        self._view_start = layout.start + pieces[0]
+        self._between, self._tail = pieces[1], pieces[2] + _pack(deadline)
+        self._fixed = len(self._between) + len(self._tail)  # (the parts every seat is sent)
         # The frame's start up to the view's first own value, with the events as every seat
         # sees them that owns none of the private ones; `_owners`: as each owner sees them.
         self._common = self._start(None)
@@ -189,11 +197,12 @@ class UpdateFrames:
 
     def _frame(self, start: bytes, packed_seat: bytes, cards: str) -> bytes:
         held = _pack(cards)
-        first, second = (packed_seat, held) if self._seat_first else (held, packed_seat)
-        between, tail = self._between, self._tail
-        size = len(start) + len(first) + len(between) + len(second) + len(tail)
+        size = len(start) + len(packed_seat) + len(held) + self._fixed
         if size > p.MAX_SERVER_FRAME:
             raise p.ProtocolError(
                 p.FRAME_TOO_LARGE, f"an update frame of {size} bytes is too large"
             )
-        return b"".join((size.to_bytes(p.HEADER_SIZE, "big"), start, first, between, second, tail))
+        header = size.to_bytes(p.HEADER_SIZE, "big")
+        if self._seat_first:
+            return b"".join((header, start, packed_seat, self._between, held, self._tail))
+        return b"".join((header, start, held, self._between, packed_seat, self._tail))

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard, get_args
 
 from . import actions
 from . import protocol as p
@@ -190,6 +190,15 @@ class Bye(ClientMessage):
 Action: TypeAlias = Drop | DrawStock | TakeDiscard | Spread | Hit | Discard
 
 
+_ACTIONS: frozenset[type[ClientMessage]] = frozenset(get_args(Action))
+
+
+def is_action(message: ClientMessage) -> TypeGuard[Action]:
+    """Whether `message` asks for a core action (a set lookup: quicker than isinstance with
+    the union, on every action a server reads)."""
+    return type(message) in _ACTIONS
+
+
 def action_request(action: actions.Action) -> Action:
     """The message that asks for the core's `action`: no seat (the server plays it for the
     sender's), its cards written as text here, once."""
@@ -236,6 +245,12 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
 }
 
 
+#: Each type's reader (its `from_wire`, without the call through the class on every message).
+_READERS: dict[str, Callable[[Wire], ClientMessage]] = {
+    kind: cls._read for kind, cls in CLIENT_TYPES.items()
+}
+
+
 class OutOfRangeMessage(p.OutOfRange):
     """A client message whose only fault is a value out of its range (protocol.OutOfRange),
     with what its refusal needs: the message's type, its `id` (if valid) and, in a `hello`,
@@ -256,4 +271,4 @@ def read_client(data: Wire) -> ClientMessage:
         p.validate_client(data)
     except p.OutOfRange as exc:
         raise OutOfRangeMessage(exc, data) from None
-    return CLIENT_TYPES[data["type"]].from_wire(data)
+    return _READERS[data["type"]](data)

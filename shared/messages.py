@@ -41,6 +41,7 @@ from .client_messages import (
     TakeDiscard,
     Watch,
     action_request,
+    is_action,
     read_client,
 )
 from .protocol import DEFAULT_PORT
@@ -146,6 +147,7 @@ __all__ = [
     "Wire",
     "action_request",
     "encode",
+    "is_action",
     "read_client",
     "read_server",
 ]

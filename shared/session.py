@@ -199,6 +199,12 @@ def past_grace(disconnected_at: float, grace: float, now: float, started: bool) 
     return Absence.AWAY if started else Absence.FREED
 
 
+# (Module names: reading a member off an Enum class is slow in Python 3.11, and a table asks
+# `played_for_at` on every action.)
+_BOT = SeatKind.BOT
+_INF = float("inf")
+
+
 def played_for_at(
     seat: SeatRecord,
     connected: bool,
@@ -214,9 +220,9 @@ def played_for_at(
     one never connected since a restart, the bot pause after the last change; a player here,
     when the turn timer runs out (never without one); a player who lost the link, when the
     turn timer or the grace period runs out, whichever comes first."""
-    if seat.kind == SeatKind.BOT or seat.away or (not connected and disconnected_at is None):
+    if seat.kind == _BOT or seat.away or (not connected and disconnected_at is None):
         return last_change + bot_pause
-    due = float("inf")
+    due = _INF
     if turn_timer:
         due = turn_started + turn_timer
     if not connected and disconnected_at is not None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+from types import MappingProxyType
+
 import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from tonk.shared import protocol as p
 from tonk.shared.messages import Error
+from tonk.shared.wire import UNSET, ClientMessage, Unset, message_type
 
 
 def frame(payload: bytes) -> bytes:
@@ -283,3 +287,32 @@ def test_a_server_message_with_a_broken_map_inside_is_a_protocol_error():
     got = m.read_server(update, known)
     assert isinstance(got, m.Update) and got.view.rules is classic
     assert read == [update["view"]["rules"]]
+
+
+@message_type("probe")
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Probe(ClientMessage):
+    start: int
+    note: str | None = None
+    seat: int | Unset | None = UNSET
+    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+    id: int | None = None
+    _wire_names = MappingProxyType({"start": "from"})
+    _omitted = frozenset({"note"})
+
+
+def test_a_message_is_read_from_its_map_by_wire_name_and_a_left_out_field_is_its_default() -> None:
+    assert _Probe.from_wire({"type": "probe", "from": 3}) == _Probe(3)
+    assert _Probe.from_wire({"type": "probe", "from": 3, "seat": None}).seat is None
+    whole = _Probe(3, "x", 2, ("a",), 9)
+    assert whole.to_wire() == {
+        "type": "probe",
+        "from": 3,
+        "note": "x",
+        "seat": 2,
+        "tags": ("a",),
+        "id": 9,
+    }
+    assert _Probe.from_wire(whole.to_wire()) == whole
+    with pytest.raises(KeyError):
+        _Probe.from_wire({"type": "probe"})  # (validation comes first: a required field)

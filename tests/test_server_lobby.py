@@ -11,6 +11,7 @@ from typing import Any
 import msgpack
 import pytest
 from netclient import NetClient, start_server
+from tonk.server.connection import Connection
 from tonk.server.lobby import lobby_frames
 from tonk.server.table import Table
 from tonk.shared import protocol as p
@@ -123,7 +124,7 @@ async def test_a_connection_at_a_table_gets_no_lobby_changes_and_gets_the_list_w
 
 
 async def test_a_burst_of_changes_is_one_message_per_interval_and_the_same_bytes_for_all(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     interval = 0.4
     async with start_server(
@@ -135,15 +136,16 @@ async def test_a_burst_of_changes_is_one_message_per_interval_and_the_same_bytes
         maker = await NetClient.connect(server.port, "Maker")
         frames: list[bytes] = []
         # What the server writes to the watchers' connections, as it writes it.
-        conns = [c for c in server.connections if c.name in ("W0", "W1", "W2")]
-        for conn in conns:
-            original = conn.send_frame
+        conns = {c for c in server.connections if c.name in ("W0", "W1", "W2")}
+        assert len(conns) == 3
+        original = Connection.send_frame
 
-            def spy(frame: bytes, original: Any = original) -> None:
+        def spy(conn: Connection, frame: bytes) -> None:
+            if conn in conns:
                 frames.append(frame)
-                original(frame)
+            original(conn, frame)
 
-            conn.send_frame = spy  # type: ignore[method-assign]
+        monkeypatch.setattr(Connection, "send_frame", spy)
         loop = asyncio.get_running_loop()
         began = loop.time()
         for i in range(40):
