@@ -20,7 +20,6 @@ from tonk.shared.messages import (
     SEAT_KINDS,
     TABLE_STATES,
     LedgerMessage,
-    PlayerSummary,
     SeatKind,
     SeatStatus,
     ServerMessage,
@@ -30,6 +29,7 @@ from tonk.shared.messages import (
     Update,
 )
 from tonk.shared.rules import HouseRules
+from tonk.shared.server_messages import new_player_summary, new_table_summary
 from tonk.shared.session import SeatRecord, Session, SessionError, played_for_at, seat_status
 
 from . import store as st
@@ -285,7 +285,7 @@ class TableCore:
         config = self.config
         balances = self.ledger.balances
         taken = sum(seat.taken for seat in self.seats)
-        return TableSummary(
+        return new_table_summary(
             id=self.id,
             name=self.name,
             rules=self.rules.to_wire(),
@@ -306,7 +306,7 @@ class TableCore:
             dealer=self.dealer,
             paused=self.paused,
             players=tuple(
-                PlayerSummary(
+                new_player_summary(
                     seat=number,
                     name=seat.name,
                     kind=SEAT_KINDS[seat.kind],

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from . import protocol as p
+from ._fast import maker
 from .actions import Event
 from .rules import HouseRules
 from .settlement import Settlement
@@ -119,6 +120,12 @@ class TableSummary:
             state=TableState(data["state"]),
             players=tuple(PlayerSummary.from_wire(player) for player in data["players"]),
         )
+
+
+#: `PlayerSummary(...)` and `TableSummary(...)` the quick way (see `_fast.maker`): a table's
+#: summary is built again after each change of it, for the lobby, with a dozen fields a seat.
+new_player_summary = maker(PlayerSummary)
+new_table_summary = maker(TableSummary)
 
 
 _SUMMARY_PLAIN = [
