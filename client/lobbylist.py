@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from tonk.shared import messages as m
+from tonk.shared.records import replaced
 
 from .state import TableInfo
 
@@ -53,7 +53,7 @@ class LobbyList:
         """The tables in id order, those in `held` (where we hold a seat) marked."""
         mine = set(held)
         return tuple(
-            replace(info, mine=info.number in mine) for _, info in sorted(self._tables.items())
+            replaced(info, mine=info.number in mine) for _, info in sorted(self._tables.items())
         )
 
 

@@ -4,14 +4,13 @@ same name (`messages.py`), so the model knows nothing of Textual."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tonk.shared.records import record
 from tonk.shared.settlement import Settlement
 
 from .state import TableInfo, TableState
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Connected:
     """The handshake is done: `server` names the server, `name` is ours as it accepted it."""
 
@@ -21,7 +20,7 @@ class Connected:
     reconnect: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LobbyChanged:
     """The server's list of tables changed; `show`: the lobby is where we are (not on our
     way to a table we asked for on connecting)."""
@@ -30,21 +29,21 @@ class LobbyChanged:
     show: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TableChanged:
     """The table we sit at (or watch) changed; `state` is all of it."""
 
     state: TableState
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LeftTable:
     """We are back in the lobby; `reason` says why when we did not ask."""
 
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HandEnded:
     """A hand was settled: for the end-of-hand window."""
 
@@ -55,7 +54,7 @@ class HandEnded:
     balances: tuple[int | None, ...] = ()  # each seat's balance after the hand
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SessionEnded:
     """The session is over: the final standings."""
 
@@ -65,7 +64,7 @@ class SessionEnded:
     unit: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServerRefused:
     """The server refused a request; `message` is its reason, for a person."""
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from tonk.shared import messages as m
+from tonk.shared.records import record
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TableInfo:
     """One line of the lobby."""
 
@@ -38,7 +39,7 @@ class TableInfo:
         return int(self.table_id)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerInfo:
     """A seat at the table as everyone sees it."""
 
@@ -49,7 +50,7 @@ class PlayerInfo:
     bot: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LogLine:
     """One line of the table's log: something that happened, a chat line, or a notice."""
 

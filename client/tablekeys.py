@@ -4,12 +4,11 @@ it applies says when it does not, are all read from `TABLE_KEYS`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.binding import Binding
+from tonk.shared.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TableKey:
     """One key of the table screen (or a group that the help lists as one line)."""
 

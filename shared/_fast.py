@@ -14,15 +14,18 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, TypeVar
+
+from .records import record_defaults, record_fields
 
 T = TypeVar("T")
 
 
 def maker(frozen: type[T]) -> Callable[..., T]:
-    """A function that builds a `frozen` (a frozen slots dataclass) from its fields, taking the
-    same arguments as `frozen(...)` (defaults included), about four times as quickly.
+    """A function that builds a `frozen` (a frozen slots dataclass, or a record) from its
+    fields, taking the same arguments as `frozen(...)` (defaults included), about four times as
+    quickly.
 
     Why: a frozen dataclass's __init__ sets each field through object.__setattr__, about four
     times the cost of a plain store in CPython (an 18-field SeatView takes 1.2 us that way, 0.3
@@ -43,15 +46,20 @@ def maker(frozen: type[T]) -> Callable[..., T]:
             "__delattr__": object.__delattr__,
         },
     )
+    if is_dataclass(frozen):
+        declared = [(each.name, each.default) for each in fields(frozen)]
+    else:  # a record (records.py)
+        given = record_defaults(frozen)
+        declared = [(name, given.get(name, MISSING)) for name in record_fields(frozen)]
     params: list[str] = []
     defaults: dict[str, Any] = {}
-    for each in fields(frozen):  # type: ignore[arg-type]
-        if each.default is not MISSING:
-            defaults[f"_d_{each.name}"] = each.default
-            params.append(f"{each.name}=_d_{each.name}")
+    for name, default in declared:
+        if default is not MISSING:
+            defaults[f"_d_{name}"] = default
+            params.append(f"{name}=_d_{name}")
         else:
-            params.append(each.name)
-    body = "".join(f"    v.{each.name} = {each.name}\n" for each in fields(frozen))  # type: ignore[arg-type]
+            params.append(name)
+    body = "".join(f"    v.{name} = {name}\n" for name, _ in declared)
     source = (
         f"def make_{frozen.__name__}({', '.join(params)}):\n"
         "    v = _writable()\n"

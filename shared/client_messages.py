@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TypeAlias, TypeGuard, get_args
 
 from . import actions
@@ -17,7 +16,6 @@ from .wire import message_type as _message
 
 
 @_message(p.HELLO)
-@dataclass(frozen=True, slots=True)
 class Hello(ClientMessage):
     version: int
     name: str
@@ -27,7 +25,6 @@ class Hello(ClientMessage):
 
 
 @_message(p.LIST_TABLES)
-@dataclass(frozen=True, slots=True)
 class ListTables(ClientMessage):
     after: int | None = None
     limit: int | None = None
@@ -36,7 +33,6 @@ class ListTables(ClientMessage):
 
 
 @_message(p.CREATE_TABLE)
-@dataclass(frozen=True, slots=True)
 class CreateTable(ClientMessage):
     name: str
     rules: Mapping[str, RuleValue] | None = None
@@ -58,7 +54,6 @@ class CreateTable(ClientMessage):
 
 
 @_message(p.SIT)
-@dataclass(frozen=True, slots=True)
 class Sit(ClientMessage):
     table: int
     seat: int | Unset | None = UNSET
@@ -68,7 +63,6 @@ class Sit(ClientMessage):
 
 
 @_message(p.RESUME)
-@dataclass(frozen=True, slots=True)
 class Resume(ClientMessage):
     table: int
     token: str
@@ -76,20 +70,17 @@ class Resume(ClientMessage):
 
 
 @_message(p.WATCH)
-@dataclass(frozen=True, slots=True)
 class Watch(ClientMessage):
     table: int
     id: int | None = None
 
 
 @_message(p.LEAVE)
-@dataclass(frozen=True, slots=True)
 class Leave(ClientMessage):
     id: int | None = None
 
 
 @_message(p.ADD_BOT)
-@dataclass(frozen=True, slots=True)
 class AddBot(ClientMessage):
     strategy: str | None = None
     seat: int | Unset | None = UNSET
@@ -99,58 +90,49 @@ class AddBot(ClientMessage):
 
 
 @_message(p.REMOVE_BOT)
-@dataclass(frozen=True, slots=True)
 class RemoveBot(ClientMessage):
     seat: int
     id: int | None = None
 
 
 @_message(p.START)
-@dataclass(frozen=True, slots=True)
 class Start(ClientMessage):
     id: int | None = None
 
 
 @_message(p.CHAT)
-@dataclass(frozen=True, slots=True)
 class Chat(ClientMessage):
     text: str
     id: int | None = None
 
 
 @_message(p.BACK)
-@dataclass(frozen=True, slots=True)
 class Back(ClientMessage):
     id: int | None = None
 
 
 @_message(p.DROP)
-@dataclass(frozen=True, slots=True)
 class Drop(ClientMessage):
     id: int | None = None
 
 
 @_message(p.DRAW_STOCK)
-@dataclass(frozen=True, slots=True)
 class DrawStock(ClientMessage):
     id: int | None = None
 
 
 @_message(p.TAKE_DISCARD)
-@dataclass(frozen=True, slots=True)
 class TakeDiscard(ClientMessage):
     id: int | None = None
 
 
 @_message(p.SPREAD)
-@dataclass(frozen=True, slots=True)
 class Spread(ClientMessage):
     cards: str
     id: int | None = None
 
 
 @_message(p.HIT)
-@dataclass(frozen=True, slots=True)
 class Hit(ClientMessage):
     card: str
     spread: int
@@ -158,14 +140,12 @@ class Hit(ClientMessage):
 
 
 @_message(p.DISCARD)
-@dataclass(frozen=True, slots=True)
 class Discard(ClientMessage):
     card: str
     id: int | None = None
 
 
 @_message(p.PING)
-@dataclass(frozen=True, slots=True)
 class Ping(ClientMessage):
     n: int | None = None
     id: int | None = None
@@ -173,7 +153,6 @@ class Ping(ClientMessage):
 
 
 @_message(p.PONG)
-@dataclass(frozen=True, slots=True)
 class Pong(ClientMessage):
     n: int | None = None
     id: int | None = None
@@ -181,7 +160,6 @@ class Pong(ClientMessage):
 
 
 @_message(p.BYE)
-@dataclass(frozen=True, slots=True)
 class Bye(ClientMessage):
     id: int | None = None
 

@@ -8,13 +8,12 @@ what to do: messages to send and events for the program around it. No sockets, n
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 
 from . import messages as m
 from . import protocol as p
+from .records import record
 
 
 class LinkState(Enum):
@@ -31,14 +30,14 @@ _HANDSHAKE, _OPEN, _CLOSED = LinkState.HANDSHAKE, LinkState.OPEN, LinkState.CLOS
 # -- what a side is told to do ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Send:
     """Send this message (a fatal error: then close the connection)."""
 
     message: m.Message
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Welcomed:
     """The handshake is done: the player's name as the server accepted it (client: and the
     server's `welcome`)."""
@@ -47,7 +46,7 @@ class Welcomed:
     welcome: m.Welcome | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Request:
     """Server: a request for the program (the lobby, a table) to answer; `reply_to` is its
     `id`, to copy into its answer."""
@@ -56,21 +55,21 @@ class Request:
     reply_to: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Deliver:
     """Client: a message for the program (the table model, the screens)."""
 
     message: m.ServerMessage
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Refused:
     """Client: the server refused the handshake (a fatal error, the connection is over)."""
 
     error: m.Error
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Closed:
     """The connection is over by the peer's word: a client's `bye`, the server's `goodbye`
     (client: `goodbye` is also delivered, for its words)."""
@@ -196,7 +195,7 @@ class ServerLink:
 # -- the client's end ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Place:
     """Where a client is: a table, and its seat and the seat's token (None: watching)."""
 
@@ -254,7 +253,7 @@ class ClientLink:
         if message.id is not None:
             return message
         self._next_id += 1
-        return dataclasses.replace(message, id=self._next_id - 1)  # type: ignore[type-var]
+        return message.replaced(id=self._next_id - 1)
 
     def connection_lost(self) -> None:
         self.state = LinkState.CLOSED

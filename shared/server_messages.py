@@ -3,14 +3,13 @@ table map they carry, and `read_server`, which reads one from a decoded map."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TypeAlias
 
 from . import protocol as p
 from ._fast import maker
 from .actions import Event
+from .records import record, record_fields
 from .rules import HouseRules
 from .settlement import Settlement
 from .view import SeatView
@@ -28,7 +27,7 @@ from .wire import message_type as _message
 # -- server to client: the table map ----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerSummary:
     """One seat in the table map."""
 
@@ -64,7 +63,7 @@ class PlayerSummary:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TableSummary:
     """The table map (PROTOCOL.md, "table"): in `table`, `tables` and `lobby`."""
 
@@ -128,16 +127,13 @@ new_player_summary = maker(PlayerSummary)
 new_table_summary = maker(TableSummary)
 
 
-_SUMMARY_PLAIN = [
-    f.name for f in dataclasses.fields(TableSummary) if f.name not in ("state", "players")
-]
+_SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("state", "players")]
 
 
 # -- server to client ---------------------------------------------------------------------------
 
 
 @_message(p.WELCOME)
-@dataclass(frozen=True, slots=True)
 class Welcome(ServerMessage):
     version: int
     server: str
@@ -148,7 +144,6 @@ class Welcome(ServerMessage):
 
 
 @_message(p.ERROR)
-@dataclass(frozen=True, slots=True)
 class Error(ServerMessage):
     """An error; `fatal` ones close the connection and never carry `reply_to`."""
 
@@ -190,7 +185,6 @@ class Error(ServerMessage):
 
 
 @_message(p.TABLES)
-@dataclass(frozen=True, slots=True)
 class Tables(ServerMessage):
     """A page of the lobby's list (the server packs it from summaries packed once: lobby.py)."""
 
@@ -215,7 +209,6 @@ class Tables(ServerMessage):
 
 
 @_message(p.LOBBY)
-@dataclass(frozen=True, slots=True)
 class LobbyChanges(ServerMessage):
     """The tables changed since the last `lobby` message, and the ids of those gone."""
 
@@ -236,7 +229,6 @@ class LobbyChanges(ServerMessage):
 
 
 @_message(p.TABLE)
-@dataclass(frozen=True, slots=True)
 class TableMessage(ServerMessage):
     table: TableSummary
     reply_to: int | None = None
@@ -253,7 +245,6 @@ class TableMessage(ServerMessage):
 
 
 @_message(p.SEATED)
-@dataclass(frozen=True, slots=True)
 class Seated(ServerMessage):
     table: int
     seat: int
@@ -262,21 +253,18 @@ class Seated(ServerMessage):
 
 
 @_message(p.WATCHING)
-@dataclass(frozen=True, slots=True)
 class Watching(ServerMessage):
     table: int
     reply_to: int | None = None
 
 
 @_message(p.LEFT)
-@dataclass(frozen=True, slots=True)
 class Left(ServerMessage):
     table: int
     reply_to: int | None = None
 
 
 @_message(p.CUT)
-@dataclass(frozen=True, slots=True)
 class Cut(ServerMessage):
     """The cut for the first dealer: each round's card by seat (None: not cutting)."""
 
@@ -294,7 +282,6 @@ class Cut(ServerMessage):
 
 
 @_message(p.UPDATE)
-@dataclass(frozen=True, slots=True)
 class Update(ServerMessage):
     """A hand's events from the `start`-th on, and the view after them, as one seat sees them
     (the server sends these as bytes put together per change: updates.py)."""
@@ -337,7 +324,6 @@ class Update(ServerMessage):
 
 
 @_message(p.HAND_END)
-@dataclass(frozen=True, slots=True)
 class HandEnd(ServerMessage):
     table: int
     hand: int
@@ -370,7 +356,6 @@ class HandEnd(ServerMessage):
 
 
 @_message(p.SESSION_END)
-@dataclass(frozen=True, slots=True)
 class SessionEnd(ServerMessage):
     table: int
     hands: int
@@ -393,7 +378,6 @@ class SessionEnd(ServerMessage):
 
 
 @_message(p.LEDGER)
-@dataclass(frozen=True, slots=True)
 class LedgerMessage(ServerMessage):
     """The ledger's newest settled hands (each its number and every player's net, in the
     order of `names`) and the balances now."""
@@ -419,7 +403,6 @@ class LedgerMessage(ServerMessage):
 
 
 @_message(p.CHAT)
-@dataclass(frozen=True, slots=True)
 class ChatLine(ServerMessage):
     """A chat line; `seat` None: a spectator's."""
 
@@ -431,14 +414,12 @@ class ChatLine(ServerMessage):
 
 
 @_message(p.PING)
-@dataclass(frozen=True, slots=True)
 class ServerPing(ServerMessage):
     n: int | None = None
     _omitted = frozenset({"n"})
 
 
 @_message(p.PONG)
-@dataclass(frozen=True, slots=True)
 class ServerPong(ServerMessage):
     n: int | None = None
     reply_to: int | None = None
@@ -446,7 +427,6 @@ class ServerPong(ServerMessage):
 
 
 @_message(p.GOODBYE)
-@dataclass(frozen=True, slots=True)
 class Goodbye(ServerMessage):
     """The server is stopping: `reason` a code (server_shutting_down), `message` words."""
 

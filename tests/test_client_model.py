@@ -3,7 +3,6 @@ what to show and what to send back out."""
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from typing import Any
@@ -24,6 +23,7 @@ from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.actions import Discard, DrawStock, Drop
 from tonk.shared.hand import Hand
+from tonk.shared.records import replaced
 from tonk.shared.rules import HouseRules
 from tonk.shared.settlement import Settlement
 
@@ -79,7 +79,7 @@ def table_map(hand: Hand, **extra: Any) -> m.TableSummary:
         paused=None,
         players=players,
     )
-    return dataclasses.replace(summary, **extra)
+    return replaced(summary, **extra)
 
 
 def update(hand: Hand, start: int, number: int = 1, seat: int = 0) -> m.Update:

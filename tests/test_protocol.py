@@ -9,6 +9,7 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.messages import Error
 from tonk.shared.wire import UNSET, ClientMessage, Unset, message_type
@@ -290,12 +291,11 @@ def test_a_server_message_with_a_broken_map_inside_is_a_protocol_error():
 
 
 @message_type("probe")
-@dataclasses.dataclass(frozen=True, slots=True)
 class _Probe(ClientMessage):
     start: int
     note: str | None = None
     seat: int | Unset | None = UNSET
-    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+    tags: tuple[str, ...] = ()
     id: int | None = None
     _wire_names = MappingProxyType({"start": "from"})
     _omitted = frozenset({"note"})
@@ -316,3 +316,16 @@ def test_a_message_is_read_from_its_map_by_wire_name_and_a_left_out_field_is_its
     assert _Probe.from_wire(whole.to_wire()) == whole
     with pytest.raises(KeyError):
         _Probe.from_wire({"type": "probe"})  # (validation comes first: a required field)
+
+
+def test_a_message_is_a_frozen_record_with_its_type_and_its_reader() -> None:
+    """(What a record is, frozen, compared, copied: test_records.py.)"""
+    probe = _Probe(3, tags=("a",))
+    assert probe == _Probe(start=3, note=None, seat=UNSET, tags=("a",), id=None)
+    assert probe.replaced(id=7) == _Probe(3, tags=("a",), id=7) and probe.id is None
+    assert _Probe.TYPE == "probe" and not hasattr(probe, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        probe.start = 4  # type: ignore[misc]
+    reply = m.Seated(1, 2, "t")
+    assert reply.answering(9) == m.Seated(1, 2, "t", reply_to=9) and reply.reply_to is None
+    assert reply.answering(None) is reply

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.reactive import var
+from tonk.shared.records import record
 
 from .lines import LineWidget
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KeyEntry:
     """A key in the key bar: the key as Textual names it, how it is shown, what it does, and
     whether it is open now (greyed out if not). Lower `keep` goes first when space is short."""

@@ -1,0 +1,162 @@
+"""`@record`: a frozen value class with slots, as `@dataclass(frozen=True, slots=True)` makes
+one (keyword and positional construction, defaults, equality and hash by field, a readable
+repr, no assignment, pickling), built in a fifth of the time.
+
+Why: a program pays for its classes each time it starts, and an SSH door session starts a
+client process per guest. In CPython 3.11 the dataclass decorator writes five functions per
+class, each through its own `exec`, then builds the class a second time for its slots: about
+0.5 ms a class, and a client declares some sixty value classes (its messages, the link's
+outputs, its reports). `record` writes `__init__` alone (one `exec`, with any more functions the
+caller asks for, as the wire's readers), and gives every record the same equality, hash, repr
+and frozenness, written once here.
+
+What it does not do: `dataclasses.fields`, `replace` and `asdict` do not know a record (use
+`record_fields` and `replaced`), and a default is a plain value (no `field(default_factory)`).
+The classes whose readers rely on those stay dataclasses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import Field, FrozenInstanceError
+from typing import Any, TypeVar, dataclass_transform
+
+_T = TypeVar("_T")
+
+
+def _values(self: Any) -> tuple[Any, ...]:
+    return tuple([getattr(self, name) for name in self._names])
+
+
+def _eq(self: Any, other: object) -> object:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return _values(self) == _values(other)
+
+
+def _hash(self: Any) -> int:
+    return hash(_values(self))
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _setattr(self: Any, name: str, value: object) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _delattr(self: Any, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _getstate(self: Any) -> tuple[Any, ...]:
+    return _values(self)
+
+
+def _setstate(self: Any, state: tuple[Any, ...]) -> None:
+    for name, value in zip(self._names, state, strict=True):
+        object.__setattr__(self, name, value)
+
+
+def replaced(value: _T, **changes: Any) -> _T:
+    """`value` (a record) with some fields changed, as `dataclasses.replace` does."""
+    fields = {name: getattr(value, name) for name in value._names}  # type: ignore[attr-defined]
+    fields.update(changes)
+    return type(value)(**fields)
+
+
+def record_fields(cls: type[Any]) -> tuple[str, ...]:
+    """A record class's field names, in the order declared."""
+    names: tuple[str, ...] = cls._names
+    return names
+
+
+def record_defaults(cls: type[Any]) -> dict[str, Any]:
+    """A record class's defaults, by field name (a field without one is not there)."""
+    defaults: dict[str, Any] = cls._defaults
+    return defaults
+
+
+_GENERIC: dict[str, object] = {
+    "__eq__": _eq,
+    "__hash__": _hash,
+    "__repr__": _repr,
+    "__setattr__": _setattr,
+    "__delattr__": _delattr,
+    "__getstate__": _getstate,
+    "__setstate__": _setstate,
+}
+
+
+@dataclass_transform(frozen_default=True)
+def record(cls: type[_T]) -> type[_T]:
+    """Declare `cls` a record: its fields are its annotated attributes (not ClassVars), in the
+    order written, each with its default if it has one."""
+    return build(cls)[0]
+
+
+#: Writes more functions for a record class in the same `exec` as its `__init__`: given the
+#: class, its field names and their defaults, the source and the names that source uses.
+More = Callable[[type[Any], tuple[str, ...], dict[str, Any]], tuple[str, dict[str, Any]]]
+
+
+def build(
+    cls: type[_T], more: More | None = None, **attributes: object
+) -> tuple[type[_T], dict[str, Any]]:
+    """The record made of `cls` (see `record`), with `attributes` set on the class, and the
+    namespace its functions were written in (`more`'s are there by their names)."""
+    namespace = dict(cls.__dict__)
+    annotations: dict[str, object] = namespace.get("__annotations__", {})
+    names = tuple(
+        name
+        for name, annotation in annotations.items()
+        if not str(annotation).startswith(("ClassVar", "typing.ClassVar"))
+    )
+    defaults = {name: namespace.pop(name) for name in names if name in namespace}
+    for name, default in defaults.items():
+        if isinstance(default, Field):
+            raise TypeError(
+                f"{cls.__name__}.{name}: a record's field takes a plain default, not a "
+                "dataclasses.field (default_factory)"
+            )
+    namespace.pop("__dict__", None)
+    namespace.pop("__weakref__", None)
+    for attr, function in _GENERIC.items():
+        namespace.setdefault(attr, function)
+    namespace["__slots__"] = names
+    namespace["__match_args__"] = names
+    namespace["_names"] = names
+    namespace["_defaults"] = defaults
+    namespace.update(attributes)
+    # The class again, with its slots (as dataclasses does for slots=True).
+    made: type[_T] = type(cls.__name__, cls.__bases__, namespace)
+    made.__qualname__ = cls.__qualname__
+    return made, _write(made, names, defaults, more)
+
+
+def _write(
+    cls: type[Any], names: tuple[str, ...], defaults: dict[str, Any], more: More | None
+) -> dict[str, Any]:
+    """Write `cls.__init__` (`__init__(self, card, id=d1)` storing each field), as a function
+    of its own as dataclasses does, and `more`'s functions, in one `exec`."""
+    namespace: dict[str, Any] = {"cls": cls, "_set": object.__setattr__}
+    params = []
+    for n, name in enumerate(names):
+        if name in defaults:
+            namespace[f"d{n}"] = defaults[name]
+            params.append(f"{name}=d{n}")
+        else:
+            params.append(name)
+    stores = "".join(f"    _set(self, {name!r}, {name})\n" for name in names) or "    pass\n"
+    source = f"def __init__(self, {', '.join(params)}):\n{stores}"
+    if more is not None:
+        extra, uses = more(cls, names, defaults)
+        source += extra
+        namespace.update(uses)
+    exec(source, namespace)  # (made of the class's field names, and what `more` wrote)
+    init: Callable[..., None] = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    setattr(cls, "__init__", init)  # noqa: B010 (a method written for the class)
+    return namespace

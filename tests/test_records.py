@@ -1,0 +1,71 @@
+"""Records (shared/records.py): frozen slots values made without `dataclasses`, which must
+behave as the frozen slots dataclasses they replace."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+from tonk.shared._fast import maker
+from tonk.shared.records import record, record_defaults, record_fields, replaced
+
+
+@record
+class Point:
+    x: int
+    y: int = 0
+    label: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DataPoint:
+    x: int
+    y: int = 0
+    label: str | None = None
+
+
+def test_a_record_is_built_and_compared_as_a_frozen_slots_dataclass_is() -> None:
+    point, data = Point(1, label="a"), DataPoint(1, label="a")
+    assert (point.x, point.y, point.label) == (data.x, data.y, data.label)
+    assert point == Point(x=1, y=0, label="a") and point != Point(2) and point != data
+    assert hash(point) == hash(Point(1, 0, "a")) and len({point, Point(1, 0, "a")}) == 1
+    assert repr(point) == repr(data).replace("DataPoint", "Point")
+    assert Point.__match_args__ == DataPoint.__match_args__ == ("x", "y", "label")
+    assert Point.__slots__ == ("x", "y", "label") and not hasattr(point, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        point.x = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del point.y  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Point(1, 2, "a", 4)  # type: ignore[call-arg]
+
+
+def test_a_record_is_copied_pickled_and_replaced() -> None:
+    point = Point(1, 2, "a")
+    assert pickle.loads(pickle.dumps(point)) == point
+    assert copy.copy(point) == point and copy.deepcopy(point) == point
+    assert replaced(point, y=5) == Point(1, 5, "a") and point.y == 2
+    with pytest.raises(TypeError):
+        replaced(point, z=1)
+    assert record_fields(Point) == ("x", "y", "label")
+    assert record_defaults(Point) == {"y": 0, "label": None}
+
+
+def test_a_record_made_the_quick_way_equals_one_made_by_its_constructor() -> None:
+    new_point = maker(Point)
+    made = new_point(3, label="b")
+    assert type(made) is Point and made == Point(3, 0, "b")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.x = 4  # type: ignore[misc]
+
+
+def test_a_field_factory_is_refused_when_the_record_is_declared() -> None:
+    with pytest.raises(TypeError, match="default_factory"):
+
+        @record
+        class Bad:
+            tags: list[str] = dataclasses.field(default_factory=list)
