@@ -18,7 +18,6 @@ from .hand import Cut, Hand, cut_for_deal
 from .ledger import Ledger, Payments
 from .rules import HouseRules, StakeMode
 from .settlement import Settlement
-from .view import Phase, SeatView
 from .wire import SEAT_STATUSES, SeatKind, SeatStatus
 
 #: The fewest players a session is played with.
@@ -252,14 +251,6 @@ def dealer_of(first: int, hand: int, players: int) -> int:
     """Who deals hand number `hand` (the first is 0) of a session whose first dealer is
     `first`: the deal having passed left after each hand before it."""
     return (first + hand) % players
-
-
-def plays_next(view: SeatView) -> int | None:
-    """The seat to play after the one whose turn it is (turns pass to the left); None once
-    the hand is over."""
-    if view.phase is Phase.ENDED:
-        return None
-    return (view.turn + 1) % view.players
 
 
 # -- ending --------------------------------------------------------------------------------------

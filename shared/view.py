@@ -59,6 +59,14 @@ class SeatView:
     def my_turn(self) -> bool:
         return self.seat is not None and self.seat == self.turn and self.phase is not _ENDED
 
+    @property
+    def plays_next(self) -> int | None:
+        """The seat to play after the one whose turn it is (turns pass to the left); None once
+        the hand is over (what the client's "you are next" reads)."""
+        if self.phase is _ENDED:
+            return None
+        return (self.turn + 1) % self.players
+
     def legal(self) -> LegalActions:
         """The actions this seat may take now (none for a spectator or out of turn)."""
         if self.seat is None or self.seat != self.turn or self.phase is _ENDED:

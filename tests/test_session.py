@@ -31,7 +31,6 @@ from tonk.shared.session import (
     past_grace,
     pick_seat,
     played_for_at,
-    plays_next,
     renumbered,
     seat_stake,
     seat_stakes,
@@ -220,11 +219,11 @@ def test_the_dealer_of_any_hand_is_the_first_dealer_passed_left_that_many_times(
 def test_the_seat_after_the_one_to_play_plays_next() -> None:
     hand = Hand(CLASSIC, 3, 0, (1,), rng=random.Random(4))
     assert hand.turn == 1  # the dealer's left acts first
-    assert plays_next(hand.view(2)) == 2
-    assert plays_next(hand.view(None)) == 2
+    assert hand.view(2).plays_next == 2
+    assert hand.view(None).plays_next == 2
     ended = deal(CLASSIC, ["5S 5H 5D 5C AS", "KS KH QS QH JS"], up="2C")  # 50: tonk
     ended_view = ended.view(0)
-    assert ended.ended and plays_next(ended_view) is None  # a tonk on the deal: nobody
+    assert ended.ended and ended_view.plays_next is None  # a tonk on the deal: nobody
 
 
 # -- settling, the multiplier and the ledger -----------------------------------------------------

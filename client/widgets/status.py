@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.reactive import var
 from tonk.shared.cards import Card, count
-from tonk.shared.session import plays_next
+from tonk.shared.records import record
 from tonk.shared.view import LegalActions, Phase
 from tonk.shared.words import plural
 
@@ -19,7 +18,7 @@ from ..state import TableState
 from .lines import LineWidget
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Status:
     """What the status line shows: the table, and what the turn asks of you (in words the
     screen chose: the turn, the link, the card under the cursor)."""
@@ -120,7 +119,7 @@ def turn_message(
     line = f"{name} to play{timer}."
     if away:
         return f"You are away (b: back). {line}"
-    if state.seat is not None and plays_next(view) == state.seat:
+    if state.seat is not None and view.plays_next == state.seat:
         line += " You are next."
     return line
 
