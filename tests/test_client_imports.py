@@ -1,5 +1,6 @@
 """What a client process loads: a client for another host, and an SSH door session's app, do
-not load the server (its store, tables and lobby); only a practice table does."""
+not load the server (its store, tables and lobby); only a practice table does. Nor do they
+load the hand engine and the bots' search: a client is told the table, it does not play it."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import sys
 import pytest
 
 
-def server_modules_loaded_by(statement: str) -> list[str]:
-    """The tonk.server modules a fresh interpreter has loaded after `statement`."""
+def server_modules_loaded_by(statement: str, package: str = "tonk.server") -> list[str]:
+    """The modules of `package` a fresh interpreter has loaded after `statement`."""
     probe = (
         f"{statement}\nimport sys\n"
-        "print(sorted(m for m in sys.modules if m.startswith('tonk.server')))"
+        f"print(sorted(m for m in sys.modules if m.startswith({package!r})))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     names: list[str] = ast.literal_eval(out.stdout)
@@ -38,3 +39,23 @@ def test_a_practice_table_loads_the_servers_embedded_entry_point() -> None:
         "asyncio.run(main())"
     )
     assert "tonk.server.embedded" in loaded and "tonk.server.store" in loaded
+
+
+@pytest.mark.parametrize("module", ["tonk.client.app", "tonk.client.cli", "tonk.client.door_child"])
+def test_a_client_loads_neither_the_hand_engine_nor_the_bots_search(module: str) -> None:
+    loaded = server_modules_loaded_by(f"import {module}", "tonk.shared")
+    assert "tonk.shared.view" in loaded and "tonk.shared.bots" in loaded  # (the probe works)
+    assert not {"tonk.shared.hand", "tonk.shared.session", "tonk.shared.sharp"} & set(loaded)
+    assert "tonk.shared.expert" not in loaded
+
+
+def test_the_bot_registry_makes_each_strategy_and_gives_its_class_when_asked() -> None:
+    loaded = server_modules_loaded_by(
+        "import random\n"
+        "from tonk.shared.bots import BOT_STRATEGIES, SharpBot, make_bot\n"
+        "bots = [make_bot(name, random.Random(1)) for name in BOT_STRATEGIES]\n"
+        "assert [bot.strategy for bot in bots] == list(BOT_STRATEGIES)\n"
+        "assert isinstance(bots[1], SharpBot) and type(bots[1]) is SharpBot",
+        "tonk.shared",
+    )
+    assert "tonk.shared.expert" in loaded and "tonk.shared.hand" in loaded
