@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TypeAlias, TypeGuard, get_args
 
 from . import actions
@@ -223,10 +223,9 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
 }
 
 
-#: Each type's reader (its `from_wire`, without the call through the class on every message).
-_READERS: dict[str, Callable[[Wire], ClientMessage]] = {
-    kind: cls._read for kind, cls in CLIENT_TYPES.items()
-}
+#: Each type's class, whose `_read` reads it (its `from_wire`, without the call through the
+#: classmethod on every message; the reader is written when first used: records.py).
+_READERS: dict[str, type[ClientMessage]] = dict(CLIENT_TYPES)
 
 
 class OutOfRangeMessage(p.OutOfRange):
@@ -249,4 +248,5 @@ def read_client(data: Wire) -> ClientMessage:
         p.validate_client(data)
     except p.OutOfRange as exc:
         raise OutOfRangeMessage(exc, data) from None
-    return _READERS[data["type"]](data)
+    message: ClientMessage = _READERS[data["type"]]._read(data)
+    return message

@@ -28,16 +28,6 @@ def _values(self: Any) -> tuple[Any, ...]:
     return tuple([getattr(self, name) for name in self._names])
 
 
-def _eq(self: Any, other: object) -> object:
-    if other.__class__ is not self.__class__:
-        return NotImplemented
-    return _values(self) == _values(other)
-
-
-def _hash(self: Any) -> int:
-    return hash(_values(self))
-
-
 def _repr(self: Any) -> str:
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
     return f"{type(self).__qualname__}({shown})"
@@ -80,8 +70,6 @@ def record_defaults(cls: type[Any]) -> dict[str, Any]:
 
 
 _GENERIC: dict[str, object] = {
-    "__eq__": _eq,
-    "__hash__": _hash,
     "__repr__": _repr,
     "__setattr__": _setattr,
     "__delattr__": _delattr,
@@ -94,19 +82,29 @@ _GENERIC: dict[str, object] = {
 def record(cls: type[_T]) -> type[_T]:
     """Declare `cls` a record: its fields are its annotated attributes (not ClassVars), in the
     order written, each with its default if it has one."""
-    return build(cls)[0]
+    return build(cls)
 
 
 #: Writes more functions for a record class in the same `exec` as its `__init__`: given the
-#: class, its field names and their defaults, the source and the names that source uses.
+#: class, its field names and their defaults, the source and the names that source uses. Each
+#: function it defines becomes the class's attribute of the same name.
 More = Callable[[type[Any], tuple[str, ...], dict[str, Any]], tuple[str, dict[str, Any]]]
 
 
 def build(
-    cls: type[_T], more: More | None = None, **attributes: object
-) -> tuple[type[_T], dict[str, Any]]:
-    """The record made of `cls` (see `record`), with `attributes` set on the class, and the
-    namespace its functions were written in (`more`'s are there by their names)."""
+    cls: type[_T],
+    more: More | None = None,
+    more_names: tuple[str, ...] = (),
+    **attributes: object,
+) -> type[_T]:
+    """The record made of `cls` (see `record`), with `attributes` set on the class, and
+    `more`'s functions (named `more_names`).
+
+    Its `__init__`, `__eq__` and `__hash__` (and `more`'s functions) are written when the first
+    of them is called: until then each is a stand-in, shared by every record, that writes
+    them all, puts them on the class, and calls the real one. A program starting pays for the
+    few records it uses at once, not for the seventy a client declares (writing them is most
+    of a record's cost)."""
     namespace = dict(cls.__dict__)
     annotations: dict[str, object] = namespace.get("__annotations__", {})
     names = tuple(
@@ -130,17 +128,81 @@ def build(
     namespace["_names"] = names
     namespace["_defaults"] = defaults
     namespace.update(attributes)
+    own = [name for name in ("__eq__", "__hash__") if name in namespace]
+    written = [name for name in ("__init__", "__eq__", "__hash__", *more_names) if name not in own]
+    for name in written:
+        namespace[name] = _STAND_INS.get(name) or _class_stand_in(name)
+    namespace["_pending"] = (names, defaults, more, written)
     # The class again, with its slots (as dataclasses does for slots=True).
     made: type[_T] = type(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
-    return made, _write(made, names, defaults, more)
+    return made
+
+
+# -- the stand-ins, shared by every record until its functions are written ----------------------
+
+
+def _written(cls: type[Any], attr: str, stand_in: object) -> type[Any]:
+    """The record (`cls` or the one it derives from) whose `attr` is `stand_in`, its
+    functions written now if they were not yet (by a call meanwhile, or through a stand-in
+    someone kept)."""
+    owner = next((c for c in cls.__mro__ if c.__dict__.get(attr) is stand_in), None)
+    if owner is None:  # written already
+        return next(c for c in cls.__mro__ if attr in c.__dict__)
+    pending = owner.__dict__["_pending"]
+    if pending is not None:
+        _write(owner, *pending)
+        type.__setattr__(owner, "_pending", None)
+    return owner
+
+
+def _init_stand_in(self: Any, *args: Any, **kwargs: Any) -> None:
+    _written(type(self), "__init__", _init_stand_in).__dict__["__init__"](self, *args, **kwargs)
+
+
+def _eq_stand_in(self: Any, other: object) -> object:
+    eq: Callable[[Any, object], object] = _written(type(self), "__eq__", _eq_stand_in).__dict__[
+        "__eq__"
+    ]
+    return eq(self, other)
+
+
+def _hash_stand_in(self: Any) -> int:
+    hash_of: Callable[[Any], int] = _written(type(self), "__hash__", _hash_stand_in).__dict__[
+        "__hash__"
+    ]
+    return hash_of(self)
+
+
+_STAND_INS: dict[str, object] = {
+    "__init__": _init_stand_in,
+    "__eq__": _eq_stand_in,
+    "__hash__": _hash_stand_in,
+}
+
+
+def _class_stand_in(attr: str) -> object:
+    """A stand-in for `more`'s function `attr`, called on the class (`cls._read(data)`)."""
+
+    def stand_in(cls: type[Any], *args: Any, **kwargs: Any) -> Any:
+        return getattr(_written(cls, attr, made), attr)(*args, **kwargs)
+
+    made = classmethod(stand_in)
+    _STAND_INS[attr] = made
+    return made
 
 
 def _write(
-    cls: type[Any], names: tuple[str, ...], defaults: dict[str, Any], more: More | None
-) -> dict[str, Any]:
-    """Write `cls.__init__` (`__init__(self, card, id=d1)` storing each field), as a function
-    of its own as dataclasses does, and `more`'s functions, in one `exec`."""
+    cls: type[Any],
+    names: tuple[str, ...],
+    defaults: dict[str, Any],
+    more: More | None,
+    written: list[str],
+) -> None:
+    """Write `cls.__init__` (`__init__(self, card, id=d1)` storing each field), `__eq__` and
+    `__hash__` (on the tuple of the fields), as functions of its own as dataclasses does (the
+    core compares actions and cards on every move), and `more`'s functions, in one `exec`, and
+    put those named `written` on the class (a class's own `__eq__` or `__hash__` stays)."""
     namespace: dict[str, Any] = {"cls": cls, "_set": object.__setattr__}
     params = []
     for n, name in enumerate(names):
@@ -150,13 +212,22 @@ def _write(
         else:
             params.append(name)
     stores = "".join(f"    _set(self, {name!r}, {name})\n" for name in names) or "    pass\n"
-    source = f"def __init__(self, {', '.join(params)}):\n{stores}"
+    mine = "".join(f"self.{name}," for name in names)
+    theirs = "".join(f"other.{name}," for name in names)
+    source = (
+        f"def __init__(self, {', '.join(params)}):\n{stores}"
+        "def __eq__(self, other):\n"
+        "    if other.__class__ is self.__class__:\n"
+        f"        return ({mine}) == ({theirs})\n"
+        "    return NotImplemented\n"
+        f"def __hash__(self):\n    return hash(({mine}))\n"
+    )
     if more is not None:
         extra, uses = more(cls, names, defaults)
         source += extra
         namespace.update(uses)
     exec(source, namespace)  # (made of the class's field names, and what `more` wrote)
-    init: Callable[..., None] = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    setattr(cls, "__init__", init)  # noqa: B010 (a method written for the class)
-    return namespace
+    for name in written:
+        function: Callable[..., Any] = namespace[name]
+        function.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, function)

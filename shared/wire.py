@@ -127,14 +127,13 @@ def message_type(kind: str) -> Callable[[type[_T]], type[_T]]:
 
 
 def _declare(cls: type[_T], kind: str) -> type[_T]:
-    made, written = records.build(cls, _reader_source, TYPE=kind)
+    made = records.build(cls, _reader_source, ("_read",), TYPE=kind)
     last = ("reply_to", "id")
     names = made._names
     ordered = [n for n in names if n not in last] + [n for n in last if n in names]
     made._fields = tuple(
         (n, made._wire_names.get(n, n), n in made._omitted or n in last) for n in ordered
     )
-    made._read = written["read"]
     return made
 
 
@@ -150,7 +149,7 @@ def _reader_source(
     for n, name in enumerate(names):
         key = cls._wire_names.get(name, name)
         args.append(f"data.get({key!r}, d{n})" if name in defaults else f"data[{key!r}]")
-    return f"def read(data):\n    return cls({', '.join(args)})\n", {}
+    return f"def _read(data):\n    return cls({', '.join(args)})\n", {}
 
 
 _REPLY = frozenset({"reply_to"})

@@ -10,6 +10,7 @@ import pickle
 import pytest
 from tonk.shared._fast import maker
 from tonk.shared.records import record, record_defaults, record_fields, replaced
+from tonk.shared.wire import ClientMessage, message_type
 
 
 @record
@@ -69,3 +70,42 @@ def test_a_field_factory_is_refused_when_the_record_is_declared() -> None:
         @record
         class Bad:
             tags: list[str] = dataclasses.field(default_factory=list)
+
+
+def test_a_records_functions_are_written_by_whichever_is_used_first() -> None:
+    def declared() -> type[Point]:
+        @record
+        class Fresh:
+            x: int
+            y: int = 0
+            label: str | None = None
+
+        return Fresh  # type: ignore[return-value]
+
+    by_hash, by_eq, by_maker = declared(), declared(), declared()
+    made = maker(by_hash)(1)  # no __init__ called: the class swap
+    assert hash(made) == hash((1, 0, None)) and made == by_hash(1)
+    other = maker(by_eq)(2, 3)
+    assert other == maker(by_eq)(2, 3) and other != maker(by_eq)(2, 4)
+    assert by_eq(2, 3) == other and hash(by_eq(2, 3)) == hash(other)
+    first = by_maker(5, label="x")
+    init = type(first).__init__
+    assert by_maker(5, label="x") == first and type(first).__init__ is init  # written once
+    with pytest.raises(TypeError):
+        by_maker()
+
+
+def test_a_stand_in_kept_from_before_the_functions_were_written_still_works() -> None:
+    @message_type("kept")
+    class Kept(ClientMessage):
+        card: str
+        id: int | None = None
+
+    read = Kept._read  # taken before anything was written
+    init = Kept.__init__
+    assert read({"type": "kept", "card": "AS"}) == Kept("AS")  # (writes them)
+    assert Kept.__init__ is not init and Kept._read is not read
+    assert read({"type": "kept", "card": "2C", "id": 3}) == Kept("2C", 3)
+    kept = Kept.__new__(Kept)
+    init(kept, "KD")  # the old stand-in, after writing
+    assert kept == Kept("KD") and hash(kept) == hash(Kept("KD"))
