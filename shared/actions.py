@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ._fast import maker
 from .cards import Card, CardError, format_cards, parse_card, parse_cards
+from .records import record
 
 
 class IllegalAction(Exception):
@@ -38,32 +38,32 @@ class IllegalAction(Exception):
         return self.template.replace("{owner}", whose)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Drop:
     seat: int
     kind = "drop"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DrawStock:
     seat: int
     kind = "draw_stock"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TakeDiscard:
     seat: int
     kind = "take_discard"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LaySpread:
     seat: int
     cards: tuple[Card, ...]
     kind = "spread"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hit:
     seat: int
     card: Card
@@ -71,7 +71,7 @@ class Hit:
     kind = "hit"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Discard:
     seat: int
     card: Card
@@ -139,7 +139,7 @@ def action_from_dict(data: dict[str, Any]) -> Action:
     raise IllegalAction(f"unknown action {kind!r}", "bad_action")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Event:
     """One thing that happened in a hand, in order. A `private` event's cards are known only to
     `seat` (a draw from the stock, a deal); `for_seat` hides them from everyone else.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+from .records import record
 from .settlement import Settlement
 
 #: Who paid whom how much in one hand, by player name.
@@ -42,7 +43,7 @@ def running_balances(
     }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LedgerEntry:
     """One settled hand: its number, how it ended, and who paid whom (by player name)."""
 

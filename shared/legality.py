@@ -9,7 +9,6 @@ client asks them why a greyed key is refused (`view.why_not`), without asking th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
@@ -17,6 +16,7 @@ from ._fast import index_of, maker
 from .actions import Action, DrawStock, Drop, Hit, IllegalAction, LaySpread, TakeDiscard
 from .actions import Discard as DiscardAction
 from .cards import Card, format_cards
+from .records import record
 from .rules import HouseRules
 from .spreads import Spread, SpreadKind, can_hit, find_spreads, spread_kind
 
@@ -33,7 +33,7 @@ class Phase(Enum):
 _START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LegalActions:
     """Every action open to the seat to act: the client greys out keys with it, bots choose
     from it, and the hand accepts exactly these."""

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+
+from .records import record
 
 #: Version 2 (from 1): a spread's `cards` is one string like every other list of cards; every
 #: value of the right type but out of its range is a non-fatal error naming the field; `rules`
@@ -276,7 +277,7 @@ class FrameDecoder:
 # -- validation ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Field:
     """One field of a message: its wire type and its range. `kind` is one of str, int,
     number, bool, cards (one string of card texts), options (map of rule options), map, list.

@@ -14,6 +14,8 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, get_type_hints
 
+from .records import record
+
 
 class RulesError(ValueError):
     """A rule set could not be built: an unknown preset or option, or a bad value."""
@@ -334,7 +336,7 @@ def _options() -> dict[str, Option]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Option:
     """One house-rule option, as its HouseRules field declares it: what it takes, its classic
     value and its help. The rules reference, the command lines, rules files and the

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from .cards import Card, count, format_cards, parse_cards
+from .records import record
 from .rules import HouseRules, SeveralDealTonks, StakeMode
 
 
@@ -23,14 +23,14 @@ class Ending(Enum):
     STOCK_OUT = "stock_out"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Payment:
     payer: int
     payee: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Settlement:
     """The end of a hand: how, who won, the payments (summing to zero), each seat's count where
     counts matter, the hands the rules reveal, and the stake multiplier for the next hand."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations, pairwise
 
 from .cards import RANK_NAMES, Card, Suit, format_cards
+from .records import record
 from .rules import HouseRules
 
 
@@ -20,7 +20,7 @@ class SpreadKind(Enum):
 _BOOK, _RUN = SpreadKind.BOOK, SpreadKind.RUN
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Spread:
     """A spread on the table. `cards` are in display order; `hits` says who hit which card."""
 

@@ -15,6 +15,7 @@ from rulekit import card, cards, deal, play, random_action, rules_of
 from tonk.shared.actions import Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
 from tonk.shared.cards import Card, parse_card
 from tonk.shared.hand import Hand
+from tonk.shared.records import record_fields
 from tonk.shared.view import LegalActions, Phase, SeatView
 
 CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQKT])[shdc]\b")
@@ -277,7 +278,7 @@ def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set()
     for seat in (0, 1, None):
         for event in hand.events_for(seat):
             assert type(event) is Event
-            assert Event(**{f.name: getattr(event, f.name) for f in fields(Event)}) == event
+            assert Event(**{name: getattr(event, name) for name in record_fields(Event)}) == event
             with pytest.raises(FrozenInstanceError):
                 event.kind = "drop"  # type: ignore[misc]
     assert hand.events[-1].for_seat(1) == Event("draw_stock", 0, (), None, True, None)
@@ -289,7 +290,10 @@ def test_legal_actions_after_a_draw_are_frozen_with_every_field_set() -> None:
     hand.apply(DrawStock(0))
     legal = hand.view(0).legal()
     assert type(legal) is LegalActions
-    assert LegalActions(**{f.name: getattr(legal, f.name) for f in fields(LegalActions)}) == legal
+    assert (
+        LegalActions(**{name: getattr(legal, name) for name in record_fields(LegalActions)})
+        == legal
+    )
     assert legal.discards and not legal.draw_stock
     with pytest.raises(FrozenInstanceError):
         legal.drop = True  # type: ignore[misc]
