@@ -7,11 +7,11 @@ event *means* comes from the core; this module only says how to draw it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from rich.text import Text
 from tonk.shared.actions import Event
 from tonk.shared.cards import Card, Suit
+from tonk.shared.records import record
 from tonk.shared.settlement import Ending, Settlement
 from tonk.shared.spreads import Spread
 
@@ -30,7 +30,7 @@ SPARK = "▁▂▃▄▅▆▇█"
 ASCII_SPARK = "_.-=^"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CardStyle:
     """How cards are drawn: suit symbols or letters, two or four colours, or no colour."""
 

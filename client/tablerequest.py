@@ -3,12 +3,11 @@ seat at it once we sit (the practice table's, or the lobby form's)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tonk.shared import messages as m
+from tonk.shared.records import record
 
 
-@dataclass(frozen=True)
+@record
 class TableRequest:
     """The create_table message, and the bots to seat once we sit: `bots` bots playing
     `strategy`, or, when `strategies` is given, one bot for each strategy named there."""

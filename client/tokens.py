@@ -9,11 +9,11 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_state_dir
+from tonk.shared.records import record
 
 try:
     import fcntl
@@ -26,7 +26,7 @@ def default_state_dir() -> Path:
     return Path(user_state_dir("tonk", appauthor=False))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SeatRecord:
     """A seat we hold: the table, its token, and the name we sat down with."""
 
