@@ -176,8 +176,14 @@ def tune_garbage_collector() -> None:
     hundreds of milliseconds, and with CPython's default thresholds one came every few seconds
     under load. Most of the server's garbage is short-lived and freed by reference counting;
     collecting the young generation less often lets it die young instead of being promoted,
-    so full collections become rare."""
+    so full collections become rare.
+
+    The objects of the start-up (modules, classes, functions: tens of thousands) are then
+    frozen (`gc.freeze`), so that no collection goes through them again: without it, a full
+    collection (about 200 ms at 1,000 tables) came about 11 s after the start in every paced
+    and lobby benchmark run (BENCHMARKS.md, "Before and after the restructuring")."""
     gc.set_threshold(*GC_THRESHOLDS)
+    gc.freeze()
 
 
 async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> None:
