@@ -223,10 +223,10 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             await wait_for(pilot, lambda: "hit_lock" in str(hint.render()), "the names")
             assert str(hint.render()) == "Options: hit_lock"
             await pilot.press(*"ock=")
-            await wait_for(pilot, lambda: "Takes" in str(hint.render()), "the option's help")
+            await wait_for(pilot, lambda: "takes" in str(hint.render()), "the option's help")
             shown = "\n".join(screen_lines(app))
-            assert "hit_lock: a player whose spread is hit may not drop" in shown
-            assert "classic: 0." in shown.replace("\n", " ").replace("┃", " ")
+            assert "hit_lock: takes a whole number of turns, 0 (off) to 5; classic: 0." in shown
+            assert "player whose spread is hit may not drop" in shown  # (what it does, after)
             await pilot.press("f1")
             await screen_shown(pilot, HelpScreen, "the help")
             await wait_for(
@@ -502,3 +502,25 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
         app = joined_app(port, tmp_path / "state")
         async with in_the_lobby(app):
             assert [t.name for t in app.lobby.tables] == ["Early"]
+
+
+async def test_every_options_explanation_fits_the_form_at_80x24(tmp_path: Path) -> None:
+    """Typing any option's name explains it under the field, and the form's buttons and its
+    line of keys stay on the screen at 80x24 (the longest explanation once pushed the keys
+    off the bottom)."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            field = form.query_one("#options", Input)
+            hint = form.query_one("#option-help", Label)
+            for name in OPTIONS:
+                field.value = f"{name}="
+                await wait_for(pilot, lambda n=name: f"{n}:" in str(hint.render()), name)
+                await pilot.pause()
+                lines = screen_lines(app)
+                assert len(lines) == 24
+                shown = "\n".join(lines)
+                assert "ctrl+s: create" in shown and "escape: cancel" in shown, (name, shown)
+                assert "Create" in shown and "Cancel" in shown, name
+                assert f"{name}:" in shown, name  # the explanation is shown, if shortened

@@ -17,20 +17,28 @@ from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_op
 
 from ..tablerequest import TableRequest
 from ..widgets import TooSmall
-from .help import HelpScreen, option_text
+from .help import HelpScreen
 
 SESSION_ENDS = (("never", "never"), ("after N hands", "hands"), ("after N minutes", "minutes"))
 
 
 def option_hint(typed: str) -> str:
     """What the form says under the Options field as it is typed: the help of the option whose
-    name is being typed, or the options whose names begin so (from the core's table)."""
+    name is being typed (what it takes and its classic value, then what it does), or the
+    options whose names begin so (from the core's table)."""
     words = typed.replace(",", " ").split()
     name = words[-1].partition("=")[0] if words and typed[-1] not in " ," else ""
     if not name:
         return ""
     if name in OPTIONS:
-        return f"{name}: {option_text(OPTIONS[name])}"
+        # What it takes first, as that is what is being typed; the meaning after (the form
+        # cuts the hint at two lines, so that its keys stay on an 80x24 screen: f1 has it all).
+        option = OPTIONS[name]
+        meaning = option.meaning.replace("`", "")
+        return (
+            f"{name}: takes {option.takes}; classic: {option.typed(option.default)}. "
+            f"{meaning[:1].upper()}{meaning[1:]}."
+        )
     begun = [each for each in OPTIONS if each.startswith(name)]
     if begun:
         return "Options: " + ", ".join(begun)
