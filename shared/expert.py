@@ -24,8 +24,8 @@ Deal = tuple[list[list[Card]], list[Card], list[Card]]
 
 
 class ExpertBot(SharpBot):
-    """Starts from what `sharp` would do, and puts each real choice to a search: whether to
-    drop (or not, when sharp would), and which of the few best discards to throw. The search
+    """Starts from what `sharp` would do, and puts two choices to a search: whether to drop
+    when sharp would go on, and which of the few best discards to throw. The search
     deals the unseen cards many ways, plays each option out to the hand's end on the same
     deals, every seat then playing the quick policy (`playout_action`), and settles each ending
     by the table's rules and stakes; sharp's choice stands unless another wins clearly more.
@@ -58,24 +58,17 @@ class ExpertBot(SharpBot):
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         sharp = super().start_turn(view, legal)
-        if view.stock_size == 0:
-            return sharp  # drawing ends the hand: nothing to weigh
-        seat = view.turn
-        hand = view.hand
-        options: list[Action] = [sharp]
-        if isinstance(sharp, Drop):
-            top = view.discard_top
-            uses_top = bool(
-                legal.take_discard
-                and top is not None
-                and card_uses(top, hand, view.spreads, view.rules)
-            )
-            options.append(self.draw_choice(view, legal, self.unseen(view), uses_top))
-        elif legal.drop and count(hand) <= self.DROP_MAX:
-            options.append(Drop(seat))
-        if len(options) == 1:
+        # sharp's drops stand: the search weighs going on by playouts of a quick policy that
+        # plays below sharp, and overruling them lost in trial matches. When sharp would go
+        # on, a drop is put to the search.
+        if (
+            isinstance(sharp, Drop)
+            or view.stock_size == 0  # drawing ends the hand: nothing to weigh
+            or not legal.drop
+            or count(view.hand) > self.DROP_MAX
+        ):
             return sharp
-        return self.search(view, options)
+        return self.search(view, [sharp, Drop(view.turn)])
 
     def choose_discard(self, view: SeatView, allowed: tuple[Card, ...]) -> Action:
         seat = view.turn

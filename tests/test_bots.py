@@ -473,6 +473,52 @@ def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
     assert drops_costly < 0.7 * drops_cheap, (drops_cheap, drops_costly)
 
 
+def expert_and_sharp_drops(
+    rules: HouseRules, players: int, hands: int, seed: int
+) -> list[tuple[bool, bool]]:
+    """At the start of every turn where a drop is legal, in hands of sharp bots: whether a
+    fresh sharp bot drops, and whether a fresh expert bot with the same seed does."""
+    rng = random.Random(seed)
+    found = []
+    for number in range(hands):
+        hand = Hand(rules, players, number % players, (1,) * players, rng=rng)
+        players_bots = [
+            make_bot("sharp", random.Random(rng.getrandbits(32))) for _ in range(players)
+        ]
+        for seat, bot in enumerate(players_bots):
+            bot.observe(hand.events_for(seat))
+        while not hand.ended:
+            seat = hand.turn
+            view = hand.view(seat)
+            if view.phase is Phase.START and view.legal().drop and view.stock_size:
+                asked = rng.getrandbits(32)
+                drops = []
+                for strategy in ("sharp", "expert"):
+                    bot = make_bot(strategy, random.Random(asked))
+                    bot.observe(hand.events_for(seat))
+                    drops.append(bot.choose(view) == Drop(seat))
+                found.append((drops[0], drops[1]))
+            start = len(hand.events)
+            hand.apply(players_bots[seat].choose(view))
+            for other, bot in enumerate(players_bots):
+                bot.observe(hand.events_for(other, start))
+    return found
+
+
+@pytest.mark.parametrize(("preset", "players"), [("pagat", 3), ("classic", 4)])
+def test_expert_drops_whenever_sharp_would_and_sometimes_when_it_would_not(
+    preset: str, players: int
+) -> None:
+    """The expert's search weighs going on by playouts of a quick policy that plays below
+    sharp, so it never talks itself out of a drop sharp would make; where sharp goes on, it
+    puts a drop to the search and sometimes finds it worth more."""
+    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
+    sharp_drops = sum(sharp for sharp, _ in found)
+    assert sharp_drops >= 20
+    assert all(expert for sharp, expert in found if sharp)
+    assert any(expert for sharp, expert in found if not sharp)
+
+
 def test_an_expert_decision_is_the_same_from_the_same_seed() -> None:
     first = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
     second = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
