@@ -24,8 +24,8 @@ Deal = tuple[list[list[Card]], list[Card], list[Card]]
 
 
 class ExpertBot(SharpBot):
-    """Starts from what `sharp` would do, and puts each real choice to a search: whether to
-    drop (or not, when sharp would), and which of the few best discards to throw. The search
+    """Starts from what `sharp` would do, and puts two choices to a search: whether to drop
+    when sharp would go on, and which of the few best discards to throw. The search
     deals the unseen cards many ways, plays each option out to the hand's end on the same
     deals, every seat then playing the quick policy (`playout_action`), and settles each ending
     by the table's rules and stakes; sharp's choice stands unless another wins clearly more.
@@ -35,7 +35,7 @@ class ExpertBot(SharpBot):
     strategy = "expert"
     slow = True  # a search per real choice: up to tens of milliseconds
 
-    DEALS = 160  # at most this many deals of the unseen cards sampled for a decision
+    DEALS = 320  # at most this many deals of the unseen cards sampled for a decision
     PLAYOUTS = 320  # ... and at most this many playouts (each option played out on each deal)
     CHECK_EVERY = 20  # deals between looks at whether one option is clearly best
     CLEAR = 3.0  # ... by this many standard errors of its lead
@@ -44,6 +44,7 @@ class ExpertBot(SharpBot):
     DISCARD_SPAN = 6.0  # ... no worse than the best by more than this
     DROP_MAX = 25  # a drop above this count is never weighed
     PLAYOUT_LIMIT = 400  # actions before a playout is called even (a hand ends long before)
+    KEPT_DRAW = 0.75  # the chance that a draw let a player swap a high card for a lower one
 
     def new_hand(self) -> None:
         super().new_hand()
@@ -58,24 +59,17 @@ class ExpertBot(SharpBot):
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         sharp = super().start_turn(view, legal)
-        if view.stock_size == 0:
-            return sharp  # drawing ends the hand: nothing to weigh
-        seat = view.turn
-        hand = view.hand
-        options: list[Action] = [sharp]
-        if isinstance(sharp, Drop):
-            top = view.discard_top
-            uses_top = bool(
-                legal.take_discard
-                and top is not None
-                and card_uses(top, hand, view.spreads, view.rules)
-            )
-            options.append(self.draw_choice(view, legal, self.unseen(view), uses_top))
-        elif legal.drop and count(hand) <= self.DROP_MAX:
-            options.append(Drop(seat))
-        if len(options) == 1:
+        # sharp's drops stand: the search weighs going on by playouts of a quick policy that
+        # plays below sharp, and overruling them lost in trial matches. When sharp would go
+        # on, a drop is put to the search.
+        if (
+            isinstance(sharp, Drop)
+            or view.stock_size == 0  # drawing ends the hand: nothing to weigh
+            or not legal.drop
+            or count(view.hand) > self.DROP_MAX
+        ):
             return sharp
-        return self.search(view, options)
+        return self.search(view, [sharp, Drop(view.turn)])
 
     def choose_discard(self, view: SeatView, allowed: tuple[Card, ...]) -> Action:
         seat = view.turn
@@ -131,9 +125,11 @@ class ExpertBot(SharpBot):
         """`count` deals of the unseen cards into the other hands (around the cards each is
         known to hold: taken from the pile and not yet played) and the stock; none if the
         unseen cards cannot fill those places. Players keep their low cards: a player who has
-        drawn from the stock n times is dealt the lowest of its hidden places' number plus n
-        random cards (each draw was a chance to throw a high card away), the rest going back
-        to the stock."""
+        drawn from the stock n times is dealt the lowest of its hidden places' number plus
+        about three quarters of n random cards (each draw was a chance to throw a high card
+        away, KEPT_DRAW the chance that it did: with every draw counted, the deals made the
+        other hands count less than they did, and a drop look worse than it was), the rest
+        going back to the stock."""
         seat = view.turn
         unseen = self.unseen(view)
         places: list[tuple[int, list[Card], int, int]] = []  # (seat, known, hidden, drawn)
@@ -155,6 +151,7 @@ class ExpertBot(SharpBot):
         elif not pile or pile[-1] != top or len(pile) != view.discard_size:
             pile = [top]  # the cards under the top were not all seen (came in mid-hand)
         random_ = self.rng.random
+        kept_draw = self.KEPT_DRAW
         mine = list(view.hand)
         for _ in range(count):
             # a partial shuffle deals `needed` random unseen cards to the front
@@ -165,7 +162,8 @@ class ExpertBot(SharpBot):
             rest = unseen[hidden_all:needed]
             at = 0
             for other, known, hidden, drawn in places:
-                extra = min(drawn, len(rest))
+                kept = sum([random_() < kept_draw for _ in range(drawn)])
+                extra = min(kept, len(rest))
                 offered = unseen[at : at + hidden] + rest[:extra]
                 at += hidden
                 if extra:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from rulekit import deal
 from tonk.shared.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from tonk.shared.bots import BOT_STRATEGIES, BotError, SharpBot, make_bot
+from tonk.shared.bots import BOT_STRATEGIES, BotError, ExpertBot, SharpBot, make_bot
 from tonk.shared.cards import Card, count, parse_card, parse_cards, shuffled_deck
 from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS, HouseRules
@@ -471,6 +471,85 @@ def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
                 drops_costly += dropped
     assert drops_cheap >= 20
     assert drops_costly < 0.7 * drops_cheap, (drops_cheap, drops_costly)
+
+
+def expert_and_sharp_drops(
+    rules: HouseRules, players: int, hands: int, seed: int
+) -> list[tuple[bool, bool]]:
+    """At the start of every turn where a drop is legal, in hands of sharp bots: whether a
+    fresh sharp bot drops, and whether a fresh expert bot with the same seed does."""
+    rng = random.Random(seed)
+    found = []
+    for number in range(hands):
+        hand = Hand(rules, players, number % players, (1,) * players, rng=rng)
+        players_bots = [
+            make_bot("sharp", random.Random(rng.getrandbits(32))) for _ in range(players)
+        ]
+        for seat, bot in enumerate(players_bots):
+            bot.observe(hand.events_for(seat))
+        while not hand.ended:
+            seat = hand.turn
+            view = hand.view(seat)
+            if view.phase is Phase.START and view.legal().drop and view.stock_size:
+                asked = rng.getrandbits(32)
+                drops = []
+                for strategy in ("sharp", "expert"):
+                    bot = make_bot(strategy, random.Random(asked))
+                    bot.observe(hand.events_for(seat))
+                    drops.append(bot.choose(view) == Drop(seat))
+                found.append((drops[0], drops[1]))
+            start = len(hand.events)
+            hand.apply(players_bots[seat].choose(view))
+            for other, bot in enumerate(players_bots):
+                bot.observe(hand.events_for(other, start))
+    return found
+
+
+@pytest.mark.parametrize(("preset", "players"), [("pagat", 3), ("classic", 4)])
+def test_expert_drops_whenever_sharp_would_and_sometimes_when_it_would_not(
+    preset: str, players: int
+) -> None:
+    """The expert's search weighs going on by playouts of a quick policy that plays below
+    sharp, so it never talks itself out of a drop sharp would make; where sharp goes on, it
+    puts a drop to the search and sometimes finds it worth more."""
+    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
+    sharp_drops = sum(sharp for sharp, _ in found)
+    assert sharp_drops >= 20
+    assert all(expert for sharp, expert in found if sharp)
+    assert any(expert for sharp, expert in found if not sharp)
+
+
+def test_expert_deals_other_hands_about_what_they_count() -> None:
+    """Players keep their low cards, so the expert deals a player who has drawn the lowest of
+    more cards than it holds; but not every draw lets a player throw a higher card than it
+    drew. Over the turns of seeded hands of sharp bots, the hands it deals to players who
+    have drawn twice or more count on average within a point and a half of what they do
+    (counting every draw, the deals ran about two points low, and drops looked worse than
+    they were)."""
+    rng = random.Random(29)
+    misses: list[float] = []
+    for number in range(40):
+        hand = Hand(PRESETS["pagat"], 3, number % 3, (1,) * 3, rng=rng)
+        seats = [make_bot("sharp", random.Random(rng.getrandbits(32))) for _ in range(3)]
+        for seat, bot in enumerate(seats):
+            bot.observe(hand.events_for(seat))
+        while not hand.ended:
+            seat = hand.turn
+            view = hand.view(seat)
+            if view.phase is Phase.START:
+                expert = make_bot("expert", random.Random(7))
+                assert isinstance(expert, ExpertBot)
+                expert.observe(hand.events_for(seat))
+                for other in range(3):
+                    if other != seat and expert.drawn.get(other, 0) >= 2:
+                        dealt = [count(cards[other]) for cards, _, _ in expert.deals(view, 50)]
+                        misses.append(sum(dealt) / len(dealt) - count(hand.hands[other]))
+            start = len(hand.events)
+            hand.apply(seats[seat].choose(view))
+            for other, bot in enumerate(seats):
+                bot.observe(hand.events_for(other, start))
+    assert len(misses) > 150
+    assert abs(sum(misses) / len(misses)) < 1.5, sum(misses) / len(misses)
 
 
 def test_an_expert_decision_is_the_same_from_the_same_seed() -> None:

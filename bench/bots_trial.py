@@ -1,0 +1,93 @@
+"""Paired trial of versions of `expert` against `sharp`: each version is a copy of
+shared/expert.py, changed, and every deal is played by each version from the same deck, dealer
+and bots' seeds, so that the versions' difference is measured, not drowned in the deals' luck.
+
+    python bench/bots_trial.py pagat:3 600 1414 shared/expert.py /tmp/changed_expert.py
+
+As in bench_bots.py, each deal is played twice with the bots' seats swapped; a deal's edge is
+the expert seats' mean net per hand less the sharp seats', over its two plays. Printed for each
+version: its edge with a 95% interval, and (after the first) its difference from the first,
+deal by deal, with a 95% interval. BENCHMARKS.md's "Bots" section quotes these differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+from tonk.shared.bots import SharpBot
+from tonk.shared.cards import shuffled_deck
+from tonk.shared.hand import Hand
+from tonk.shared.rules import PRESETS
+from tonk.shared.sim import play_hand
+
+
+def load_version(path: Path) -> type[SharpBot]:
+    """The ExpertBot class of a copy of shared/expert.py (its relative imports read as
+    imports from tonk.shared)."""
+    source = path.read_text().replace("from .", "from tonk.shared.")
+    module = ModuleType(path.stem)
+    exec(compile(source, str(path), "exec"), module.__dict__)
+    bot: type[SharpBot] = module.ExpertBot
+    return bot
+
+
+def interval(values: Sequence[float]) -> tuple[float, float]:
+    return statistics.mean(values), 1.96 * statistics.stdev(values) / len(values) ** 0.5
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("table", help="preset:players, e.g. pagat:3")
+    parser.add_argument("deals", type=int)
+    parser.add_argument("seed", type=int)
+    parser.add_argument("versions", nargs="+", type=Path, help="copies of shared/expert.py")
+    args = parser.parse_args(argv)
+    preset, players_text = args.table.split(":")
+    players = int(players_text)
+    rules = PRESETS[preset]
+    versions = [load_version(path) for path in args.versions]
+    rng = random.Random(args.seed)
+    edges: list[list[float]] = [[] for _ in versions]
+    cpu = [0.0] * len(versions)
+    for number in range(args.deals):
+        deck = shuffled_deck(rng)
+        dealer = number % players
+        seeds = [rng.getrandbits(64) for _ in range(players)]
+        for index, expert in enumerate(versions):
+            started = time.process_time()
+            edge = 0.0
+            for swap in (0, 1):
+                bots = [
+                    (expert if (seat + swap) % 2 == 0 else SharpBot)(random.Random(seeds[seat]))
+                    for seat in range(players)
+                ]
+                hand = Hand(rules, players, dealer, (1,) * players, deck=deck)
+                play_hand(hand, bots)
+                assert hand.settlement is not None
+                net = hand.settlement.net(players)
+                experts = [net[s] for s in range(players) if (s + swap) % 2 == 0]
+                sharps = [net[s] for s in range(players) if (s + swap) % 2 == 1]
+                edge += (statistics.mean(experts) - statistics.mean(sharps)) / 2
+            edges[index].append(edge)
+            cpu[index] += time.process_time() - started
+    print(f"{args.table}, {args.deals} deals, seed {args.seed}")
+    for index, path in enumerate(args.versions):
+        mean, half = interval(edges[index])
+        line = f"  {path!s:40} edge {mean:+.3f} ± {half:.3f}  CPU {cpu[index]:.0f} s"
+        if index:
+            differences = [a - b for a, b in zip(edges[index], edges[0], strict=True)]
+            difference, difference_half = interval(differences)
+            line += f"  against the first {difference:+.3f} ± {difference_half:.3f}"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
