@@ -29,10 +29,10 @@ from pathlib import Path
 from bench_core import machine, ms, percentile, pin_to_one_core, write_section
 from tonk.shared.actions import Action
 from tonk.shared.bots import Bot, SharpBot
-from tonk.shared.cards import shuffled_deck
+from tonk.shared.cards import Card, shuffled_deck
 from tonk.shared.expert import ExpertBot
 from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
+from tonk.shared.rules import PRESETS, HouseRules
 from tonk.shared.sim import play_hand
 from tonk.shared.view import Phase, SeatView
 
@@ -78,6 +78,40 @@ class Match:
     cpu: float  # seconds
 
 
+def interval(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of `values` and its 95% interval's half-width (1.96 standard errors)."""
+    return statistics.mean(values), 1.96 * statistics.stdev(values) / len(values) ** 0.5
+
+
+def swapped_deal(
+    rules: HouseRules,
+    players: int,
+    dealer: int,
+    deck: list[Card],
+    seeds: Sequence[int],
+    expert_bot: Callable[[random.Random], Bot],
+) -> tuple[float, float]:
+    """One deal played twice from the same deck, dealer and bots' seeds, the seats' bots
+    swapped (expert, sharp, ... then sharp, expert, ...): the expert seats' mean net per hand
+    less the sharp seats', and an expert seat's net per hand, each over the two plays."""
+    edge = 0.0
+    mine = 0.0
+    for swap in (0, 1):
+        bots = [
+            (expert_bot if (seat + swap) % 2 == 0 else SharpBot)(random.Random(seeds[seat]))
+            for seat in range(players)
+        ]
+        hand = Hand(rules, players, dealer, (1,) * players, deck=deck)
+        play_hand(hand, bots)
+        assert hand.settlement is not None
+        net = hand.settlement.net(players)
+        experts = [net[s] for s in range(players) if (s + swap) % 2 == 0]
+        sharps = [net[s] for s in range(players) if (s + swap) % 2 == 1]
+        edge += (statistics.mean(experts) - statistics.mean(sharps)) / 2
+        mine += statistics.mean(experts) / 2
+    return edge, mine
+
+
 def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times: Times) -> Match:
     rules = PRESETS[preset]
     rng = random.Random(seed)
@@ -89,21 +123,7 @@ def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times
         deck = shuffled_deck(rng)
         dealer = number % players
         seeds = [rng.getrandbits(64) for _ in range(players)]
-        edge = 0.0
-        mine = 0.0
-        for swap in (0, 1):
-            bots = [
-                (expert_bot if (seat + swap) % 2 == 0 else SharpBot)(random.Random(seeds[seat]))
-                for seat in range(players)
-            ]
-            hand = Hand(rules, players, dealer, (1,) * players, deck=deck)
-            play_hand(hand, bots)
-            assert hand.settlement is not None
-            net = hand.settlement.net(players)
-            experts = [net[s] for s in range(players) if (s + swap) % 2 == 0]
-            sharps = [net[s] for s in range(players) if (s + swap) % 2 == 1]
-            edge += (statistics.mean(experts) - statistics.mean(sharps)) / 2
-            mine += statistics.mean(experts) / 2
+        edge, mine = swapped_deal(rules, players, dealer, deck, seeds, expert_bot)
         edges.append(edge)
         expert_nets.append(mine)
     cpu = time.process_time() - started
@@ -111,10 +131,8 @@ def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times
         preset,
         players,
         deals,
-        statistics.mean(edges),
-        1.96 * statistics.stdev(edges) / deals**0.5,
-        statistics.mean(expert_nets),
-        1.96 * statistics.stdev(expert_nets) / deals**0.5,
+        *interval(edges),
+        *interval(expert_nets),
         cpu,
     )
 

@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
+from bench_bots import interval, swapped_deal
 from tonk.shared.bots import SharpBot
 from tonk.shared.cards import shuffled_deck
-from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS
-from tonk.shared.sim import play_hand
 
 
 def load_version(path: Path) -> type[SharpBot]:
@@ -36,10 +34,6 @@ def load_version(path: Path) -> type[SharpBot]:
     exec(compile(source, str(path), "exec"), module.__dict__)
     bot: type[SharpBot] = module.ExpertBot
     return bot
-
-
-def interval(values: Sequence[float]) -> tuple[float, float]:
-    return statistics.mean(values), 1.96 * statistics.stdev(values) / len(values) ** 0.5
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,19 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seeds = [rng.getrandbits(64) for _ in range(players)]
         for index, expert in enumerate(versions):
             started = time.process_time()
-            edge = 0.0
-            for swap in (0, 1):
-                bots = [
-                    (expert if (seat + swap) % 2 == 0 else SharpBot)(random.Random(seeds[seat]))
-                    for seat in range(players)
-                ]
-                hand = Hand(rules, players, dealer, (1,) * players, deck=deck)
-                play_hand(hand, bots)
-                assert hand.settlement is not None
-                net = hand.settlement.net(players)
-                experts = [net[s] for s in range(players) if (s + swap) % 2 == 0]
-                sharps = [net[s] for s in range(players) if (s + swap) % 2 == 1]
-                edge += (statistics.mean(experts) - statistics.mean(sharps)) / 2
+            edge, _ = swapped_deal(rules, players, dealer, deck, seeds, expert)
             edges[index].append(edge)
             cpu[index] += time.process_time() - started
     print(f"{args.table}, {args.deals} deals, seed {args.seed}")
