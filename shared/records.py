@@ -26,10 +26,6 @@ from typing import Any, TypeVar, dataclass_transform
 _T = TypeVar("_T")
 
 
-def _values(self: Any) -> tuple[Any, ...]:
-    return tuple([getattr(self, name) for name in self._names])
-
-
 def _repr(self: Any) -> str:
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
     return f"{type(self).__qualname__}({shown})"
@@ -44,7 +40,7 @@ def _delattr(self: Any, name: str) -> None:
 
 
 def _getstate(self: Any) -> tuple[Any, ...]:
-    return _values(self)
+    return tuple([getattr(self, name) for name in self._names])
 
 
 def _setstate(self: Any, state: tuple[Any, ...]) -> None:
