@@ -29,10 +29,18 @@ def _array_header(size: int) -> bytes:
     return bytes((0x90 | size,)) if size < 16 else b"\xdc" + size.to_bytes(2, "big")
 
 
+def _header_size(size: int) -> int:
+    """The length of the header of a map of `size` pairs."""
+    return 1 if size < 16 else 3
+
+
 def _pairs(data: Mapping[str, object]) -> bytes:
     """The keys and values of `data` packed in order, without the map's header."""
     packed = _pack(data)
     return packed[1:] if len(data) < 16 else packed[3:]
+
+
+_pack_map_pairs = msgpack.Packer(use_bin_type=True).pack_map_pairs  # (a map from its pairs)
 
 
 _EVENTS, _VIEW, _RULES, _DEADLINE = (_pack(key) for key in ("events", "view", "rules", "deadline"))
@@ -61,12 +69,13 @@ def _packed_rules(rules: object, as_dict: object) -> bytes:
 class _Layout:
     """Where a view's fields fall, found by their names once for each order of them: the
     three runs of fields every seat is sent alike (before the seat's first own field, between
-    its two, after them), each as (the slice of the view's items before `rules`, whether
-    `rules` is in it, the slice after it, the packed key that ends it: the next own field's, or
-    `deadline`); a slice is None where it holds no field. `start` is the packed `view` key and
-    the view map's header."""
+    its two, after them), each as (the slice of the view's items before `rules`, the length of
+    the header of a map of its pairs, whether `rules` is in the run, the slice after it and its
+    map's header length, the packed key that ends the run: the next own field's, or
+    `deadline`); a slice is None where it holds no field. (A slice's pairs are packed as a
+    map, its header cut off.) `start` is the packed `view` key and the view map's header."""
 
-    parts: tuple[tuple[slice | None, bool, slice | None, bytes], ...]
+    parts: tuple[tuple[slice | None, int, bool, slice | None, int, bytes], ...]
     seat_first: bool
     start: bytes
 
@@ -88,7 +97,16 @@ def _layout(keys: tuple[str, ...]) -> _Layout:
         at = first + run.index("rules") if "rules" in run else stop
         before = slice(first, at) if at > first else None
         after = slice(at + 1, stop) if at + 1 < stop else None
-        parts.append((before, at < stop, after, ends[n]))
+        parts.append(
+            (
+                before,
+                _header_size(at - first),
+                at < stop,
+                after,
+                _header_size(stop - at - 1),
+                ends[n],
+            )
+        )
     layout = _Layout(tuple(parts), own[0] == "seat", _VIEW + _map_header(len(keys)))
     _LAYOUTS[keys] = layout
     return layout
@@ -137,12 +155,12 @@ class UpdateFrames:
         layout = _LAYOUTS.get(keys) or _layout(keys)
         items = list(view.items())
         pieces = []
-        for before, rules, after, end in layout.parts:
-            piece = b"" if before is None else _pairs(dict(items[before]))
+        for before, cut_before, rules, after, cut_after, end in layout.parts:
+            piece = b"" if before is None else _pack_map_pairs(items[before])[cut_before:]
             if rules:  # the same rule set in every view: packed once for all
                 piece += _RULES + _packed_rules(hand.rules, view["rules"])
             if after is not None:
-                piece += _pairs(dict(items[after]))
+                piece += _pack_map_pairs(items[after])[cut_after:]
             pieces.append(piece + end)
         self._seat_first = layout.seat_first
         self._view_start = layout.start + pieces[0]
