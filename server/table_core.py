@@ -348,7 +348,7 @@ class TableCore:
         the connection whose action this is, gets its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
-        frames = UpdateFrames(self.id, self.hand_number, hand, start, self.deadline())
+        frames = UpdateFrames(self.id, self.session.hand_number, hand, start, self.deadline())
         # (self.connections() spelt out: no list built, on every action)
         for number, seat in enumerate(self.seats):
             conn = seat.conn

@@ -135,7 +135,7 @@ class TablePlay(TableSeats):
         start = len(hand.events)
         hand.apply(action)  # IllegalAction: nothing changed
         index = len(hand.actions) - 1
-        ops = [st.insert_action(self.id, self.hand_number, index, action_to_dict(action))]
+        ops = [st.insert_action(self.id, self.session.hand_number, index, action_to_dict(action))]
         settle = self.settle(hand) if hand.ended else None
         if settle is not None:
             ops.extend(settle.ops)
@@ -258,7 +258,7 @@ class TablePlay(TableSeats):
     async def deal(self) -> None:
         session = self.session
         players = len(self.seats)
-        deal = session.next_deal(players, self.rng("cut"))
+        deal = session.next_deal(players, lambda: self.rng("cut"))
         number, dealer, cut = deal.number, deal.dealer, deal.cut
         deck = parse_cards(self.config.deck) if number == 1 and self.config.deck else None
         hand = Hand(

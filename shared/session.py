@@ -9,7 +9,7 @@ and the simulator both drive a session through this module; neither decides thes
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -338,12 +338,13 @@ class Session:
     def hand_stakes(self, stakes: Sequence[int]) -> tuple[int, ...]:
         return hand_stakes(self.rules, self.stake, stakes)
 
-    def next_deal(self, players: int, rng: random.Random) -> Deal:
-        """The next hand: the first dealt by a fixed dealer or the cut (from `rng`), every
-        later one by the seat to the left of the last dealer."""
+    def next_deal(self, players: int, cut_rng: Callable[[], random.Random]) -> Deal:
+        """The next hand: the first dealt by a fixed dealer or the cut (from the generator
+        `cut_rng` gives, asked for only for the first hand), every later one by the seat to the
+        left of the last dealer."""
         if self.dealer is not None:
             return Deal(self.hand_number + 1, next_dealer(self.dealer, players), None)
-        dealer, cut = first_dealer(players, rng, self.fixed_dealer)
+        dealer, cut = first_dealer(players, cut_rng(), self.fixed_dealer)
         return Deal(self.hand_number + 1, dealer, cut)
 
     def dealt(self, deal: Deal) -> None:

@@ -188,7 +188,7 @@ def test_the_deal_passes_to_the_left_after_each_hand() -> None:
     session = Session(CLASSIC, fixed_dealer=1)
     dealers = []
     for number in range(1, 7):
-        deal = session.next_deal(3, random.Random(number))
+        deal = session.next_deal(3, lambda n=number: random.Random(n))
         assert deal.number == number
         assert deal.cut is None  # a fixed first dealer, then the deal passing left
         session.dealt(deal)
@@ -200,11 +200,15 @@ def test_the_deal_passes_to_the_left_after_each_hand() -> None:
 
 def test_the_first_deal_of_a_session_is_cut_for_and_only_the_first() -> None:
     session = Session(CLASSIC)
-    first = session.next_deal(4, random.Random(7))
+    first = session.next_deal(4, lambda: random.Random(7))
     assert first.cut == cut_for_deal(4, random.Random(7))
-    assert session.next_deal(4, random.Random(7)) == first  # nothing changes until dealt
+    assert session.next_deal(4, lambda: random.Random(7)) == first  # nothing changes until dealt
     session.dealt(first)
-    second = session.next_deal(4, random.Random(8))
+
+    def no_cut() -> random.Random:
+        raise AssertionError("a generator for the cut asked for after the first hand")
+
+    second = session.next_deal(4, no_cut)  # (a table's generator costs a seeding: not made)
     assert second.cut is None and second.dealer == next_dealer(first.dealer, 4)
 
 
