@@ -100,8 +100,15 @@ def check_name_free(names: Sequence[str | None], name: str) -> None:
 
 
 def bot_name(names: Sequence[str | None]) -> str:
-    """The name a new bot at a table gets: the first of BOT_NAMES not taken there."""
-    return next(f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in names)
+    """The name a new bot at a table gets: the first of BOT_NAMES not taken there, neither by
+    a bot nor by a player (a player called Ada does not sit beside "Ada (bot)"; upper or lower
+    case alike)."""
+    taken = {name.casefold() for name in names if name}
+    return next(
+        f"{n} (bot)"
+        for n in BOT_NAMES
+        if f"{n} (bot)".casefold() not in taken and n.casefold() not in taken
+    )
 
 
 def next_creator(leaving: int, here: Sequence[bool]) -> int | None:

@@ -101,7 +101,14 @@ def test_nobody_at_a_table_shares_a_name() -> None:
 def test_a_bot_takes_the_first_bot_name_free_at_its_table() -> None:
     assert bot_name(["ann", ""]) == f"{BOT_NAMES[0]} (bot)"
     assert bot_name([f"{BOT_NAMES[0]} (bot)", "ann"]) == f"{BOT_NAMES[1]} (bot)"
-    assert bot_name([BOT_NAMES[0], f"{BOT_NAMES[1]} (bot)"]) == f"{BOT_NAMES[0]} (bot)"
+    assert bot_name([None, f"{BOT_NAMES[0]} (bot)", None]) == f"{BOT_NAMES[1]} (bot)"
+
+
+def test_a_bot_is_not_named_after_a_player_at_its_table() -> None:
+    # A player called Ada would otherwise play beside "Ada (bot)", in the list and the ledger.
+    assert bot_name([BOT_NAMES[0], f"{BOT_NAMES[1]} (bot)"]) == f"{BOT_NAMES[2]} (bot)"
+    assert bot_name([BOT_NAMES[0].lower()]) == f"{BOT_NAMES[1]} (bot)"
+    assert bot_name([BOT_NAMES[1].upper(), BOT_NAMES[0]]) == f"{BOT_NAMES[2]} (bot)"
 
 
 def test_a_creator_who_leaves_hands_the_table_to_the_first_other_player_here() -> None:
