@@ -59,11 +59,8 @@ class LobbyList:
 
 def table_info(data: m.TableSummary) -> TableInfo:
     """A lobby line from the server's table map."""
-    players = tuple(
-        player.name
-        for player in data.players
-        if player.name and player.kind is not m.SeatKind.EMPTY
-    )
+    seated = [(p.name, p.kind) for p in data.players if p.name and p.kind is not m.SeatKind.EMPTY]
+    players = tuple(name for name, kind in seated if kind is not m.SeatKind.BOT)
     preset = data.rules.get("preset")
     return TableInfo(
         table_id=str(data.id),
@@ -76,4 +73,5 @@ def table_info(data: m.TableSummary) -> TableInfo:
         state=data.state,
         spectators=data.spectators,
         players=players,
+        bots=len(seated) - len(players),
     )

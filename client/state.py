@@ -26,8 +26,9 @@ class TableInfo:
     seats: int
     state: m.TableState
     spectators: int
-    players: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()  # the people seated, by seat (not the bots)
     mine: bool = False  # we hold a seat there (enter takes it back)
+    bots: int = 0  # the seats bots play
 
     @property
     def playing(self) -> bool:

@@ -26,6 +26,7 @@ from clientkit import (
 )
 from netclient import NetClient, start_server
 from textual.containers import VerticalScroll
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
@@ -89,6 +90,30 @@ async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> 
             assert len(table_state(app).view.hand) == 5  # type: ignore[union-attr]
             await alice.close()
             await bob.close()
+
+
+async def test_the_lobby_names_the_people_at_a_table_and_counts_its_bots(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        ada = await NetClient.connect(server.port, "Ada")
+        await ada.send({"type": "create_table", "name": "Kitchen", "seats": 4})
+        await ada.expect("seated")
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            table = app.lobby.query_one(DataTable)
+            await wait_for(pilot, lambda: table.row_count == 1, "the list of tables")
+            assert table.get_cell_at(Coordinate(0, 6)) == "Ada"
+            for _ in range(3):  # the table is full: it starts
+                await ada.send({"type": "add_bot"})
+            await wait_for(pilot, lambda: app.lobby.tables[0].bots == 3, "three bots")
+            await pilot.pause()
+            info = app.lobby.tables[0]
+            assert (info.players, info.bots, info.seats_taken) == (("Ada",), 3, 4)
+            assert table.get_cell_at(Coordinate(0, 6)) == "Ada + 3 bots"
+            # The column grew with its cell (not cut to the "Ada" it was first drawn with),
+            # and a full table's line fits 80 columns.
+            assert table.columns["players"].content_width >= len("Ada + 3 bots")
+            assert table.virtual_size.width <= 80
+            await ada.close()
 
 
 async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 from tonk.shared import messages as m
+from tonk.shared.words import plural
 
 from ..dialogs import CreateTableScreen, HelpScreen
 from ..messages import Request
@@ -46,8 +47,17 @@ def lobby_row(info: TableInfo) -> tuple[str, ...]:
         f"{info.seats_taken}/{info.seats}",
         f"{state}, your seat" if info.mine else state,
         str(info.spectators),
-        ", ".join(info.players),
+        players_text(info.players, info.bots),
     )
+
+
+def players_text(people: tuple[str, ...], bots: int) -> str:
+    """Who plays at a table, in the lobby: the people by name, the bots counted ("Ada + 3
+    bots"), so that a full table's line still fits 80 columns and says who is a person."""
+    if not bots:
+        return ", ".join(people)
+    counted = plural(bots, "bot")
+    return f"{', '.join(people)} + {counted}" if people else counted
 
 
 class LobbyScreen(Screen[None]):
@@ -131,7 +141,7 @@ class LobbyScreen(Screen[None]):
                 continue
             for (column, _), before, after in zip(LOBBY_COLUMNS, old, cells, strict=True):
                 if before != after:
-                    table.update_cell(key, column, after)
+                    table.update_cell(key, column, after, update_width=True)
             shown[key] = cells
         for key in added:
             table.add_row(*rows[key], key=key)
