@@ -55,6 +55,7 @@ class ClientConfig:
     practice table's deals (the embedded server runs with --dev for them)."""
 
     name: str
+    name_given: bool = False  # by --name (not the login name): kept even if in use here
     host: str | None = None
     port: int = p.DEFAULT_PORT
     style: CardStyle = field(default_factory=CardStyle)
@@ -119,6 +120,7 @@ class TonkApp(KeyedApp):
         self.card_style = config.style
         self.connection: Connection | None = None
         self.practice_server: PracticeServer | None = None
+        self._claims: SeatTokens | None = None  # the tokens file whose names we claimed
         self.lobby = LobbyScreen()
         self.table_screen = TableScreen(
             config.style, practice=config.practice, confirm_drop=config.confirm_drop
@@ -181,10 +183,14 @@ class TonkApp(KeyedApp):
             assert config.host is not None
             host, port = config.host, config.port
             tokens = config.tokens or SeatTokens(config.state_dir)
+        name = config.name
+        if config.tokens is None and tokens is not None:
+            self._claims = tokens
+            name = self._claim_name(tokens, f"{host}:{port}")
         self.connection = Connection(
             host,
             port,
-            config.name,
+            name,
             self.post_message,
             tokens=tokens,
             create=create,
@@ -197,6 +203,44 @@ class TonkApp(KeyedApp):
             if self.practice_server is not None:
                 await self.practice_server.close()
                 self.practice_server = None
+
+    def on_unmount(self) -> None:
+        # (The names claimed go with the process anyway; an App that ends inside a longer
+        # process, as in the tests, lets go of them here.)
+        if self._claims is not None:
+            self._claims.release()
+
+    def _claim_name(self, tokens: SeatTokens, server: str) -> str:
+        """The name to play under on `server`. Another running client of this account may
+        play there under the name asked for (a friend on the same computer account): its
+        seats, kept on disk under that name, are not ours to take back. Then, unless the
+        name was given with --name, the first of "NAME 2" to "NAME 9" that nobody here plays
+        under."""
+        name = self.config.name
+        if tokens.claim(server, name):
+            return name
+        if self.config.name_given:
+            self.notify(
+                f"Another tonk-client of this account plays as {name} on this server: a seat "
+                "you take back as that name is taken from it.",
+                title="Your name",
+                severity="warning",
+                timeout=15,
+            )
+            return name
+        base = name[: p.MAX_NAME_LEN - 2].rstrip()
+        for number in range(2, 10):
+            other = f"{base} {number}"
+            if tokens.claim(server, other):
+                self.notify(
+                    f"Another tonk-client of this account plays as {name} on this server, so "
+                    f"you are {other} here: its seats stay its own. (If it is yours, left "
+                    f"running, --name {name} takes them back; --name chooses any name.)",
+                    title="Your name",
+                    timeout=15,
+                )
+                return other
+        return name
 
     async def action_quit(self) -> None:
         if self.connection is not None:

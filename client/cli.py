@@ -130,7 +130,13 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
     style = CardStyle(
         ascii=args.ascii, four_colour=args.four_colour, colour="NO_COLOR" not in environ
     )
-    config = ClientConfig(name=name, style=style, theme=args.theme, confirm_drop=args.confirm_drop)
+    config = ClientConfig(
+        name=name,
+        name_given=bool(args.name),
+        style=style,
+        theme=args.theme,
+        confirm_drop=args.confirm_drop,
+    )
     if args.address:
         config.host, config.port = parse_address(args.address)
         return config

@@ -5,12 +5,13 @@ keep their own. One small JSON file in the user's state directory."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from platformdirs import user_state_dir
 from tonk.shared.records import record
@@ -52,6 +53,36 @@ class SeatTokens:
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or default_state_dir()
         self.path = self.directory / self.FILE
+        self._claims: list[IO[str]] = []  # open while this process plays under each name
+
+    # -- who plays here -----------------------------------------------------------------------
+
+    def claim(self, server: str, name: str) -> bool:
+        """Note that this process plays as `name` on `server` until it exits; False if another
+        running client of this account does already (a friend on the same account: the seats
+        kept under that name are theirs). An exclusive lock on a file of its own, which the
+        system lets go when the process ends however it ends; True where there is no lock to
+        take (the platform has none, or the state directory cannot be written)."""
+        digest = hashlib.sha256(f"{server}\n{name}".encode()).hexdigest()[:24]
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle = open(self.directory / f"playing-{digest}.lock", "a")  # noqa: SIM115
+        except OSError:
+            return True
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                return False
+        self._claims.append(handle)
+        return True
+
+    def release(self) -> None:
+        """Let go of every name this process claimed."""
+        for handle in self._claims:
+            handle.close()
+        self._claims.clear()
 
     # -- the file ---------------------------------------------------------------------------
 

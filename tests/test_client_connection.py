@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,11 +20,12 @@ from clientkit import (
     log_text,
     my_turn,
     practice_app,
+    running,
     table_request,
     table_state,
     wait_for,
 )
-from netclient import start_server
+from netclient import NetClient, start_server
 from textual.widgets import Static
 from tonk.client.connection import describe_os_error
 from tonk.client.practice import start_practice_server
@@ -69,6 +72,85 @@ async def test_a_client_started_again_takes_its_seat_back(tmp_path: Path) -> Non
             assert isinstance(second.screen, TableScreen)
             assert table_state(second).seat == 0  # type: ignore[union-attr]
             assert hand_text(second) == "5s 6s 7s 9h 9d"
+
+
+HOLD_CLAIM = """
+import sys
+from pathlib import Path
+from tonk.client.tokens import SeatTokens
+tokens = SeatTokens(Path(sys.argv[1]))
+print(tokens.claim(sys.argv[2], sys.argv[3]), flush=True)
+sys.stdin.read()  # (held until the test closes our input, or kills us)
+"""
+
+
+def other_client(state_dir: Path, server: str, name: str) -> subprocess.Popen[str]:
+    """Another process of this account playing as `name` on `server`, as a running
+    tonk-client does: it holds the claim on that name until it ends."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLD_CLAIM, str(state_dir), server, name],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "True"
+    return process
+
+
+def test_a_name_is_claimed_by_one_running_client_of_the_account_at_a_time(
+    tmp_path: Path,
+) -> None:
+    mine, friends = SeatTokens(tmp_path), SeatTokens(tmp_path)
+    assert mine.claim("box:7777", "ann")
+    assert not friends.claim("box:7777", "ann")  # ann plays there from this account already
+    assert friends.claim("box:7777", "ann 2")
+    assert friends.claim("other:7777", "ann")  # another server: another name
+    mine.release()
+    assert SeatTokens(tmp_path).claim("box:7777", "ann")  # let go of
+
+
+def test_a_claim_goes_with_the_process_that_held_it(tmp_path: Path) -> None:
+    process = other_client(tmp_path, "box:7777", "ann")
+    try:
+        assert not SeatTokens(tmp_path).claim("box:7777", "ann")
+    finally:
+        process.kill()  # however it ends (an SSH session that died), the claim goes with it
+        process.wait(10)
+    assert SeatTokens(tmp_path).claim("box:7777", "ann")
+
+
+async def test_a_friend_on_the_same_account_plays_under_a_name_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """Two people on one computer account, neither giving --name: the second client does not
+    take the first one's seat (its token is on disk under the same login name) but plays as
+    "NAME 2"; once the first client has ended, a client started again takes the seat back."""
+    state_dir = tmp_path / "state"
+    async with start_server(tmp_path) as server:
+        address = f"127.0.0.1:{server.port}"
+        first = await NetClient.connect(server.port, "Tester")
+        table_id = await first.create_table(name="Kitchen", seats=3)
+        assert first.token is not None
+        SeatTokens(state_dir).remember(address, SeatRecord(table_id, first.token, "Tester"))
+        running_client = other_client(state_dir, address, "Tester")
+        try:
+            friend = joined_app(server.port, state_dir)
+            async with in_the_lobby(friend) as pilot:
+                await wait_for(pilot, lambda: friend.identity[1] == "Tester 2", "the name")
+                await pilot.pause()
+                assert any("you are Tester 2 here" in n.message for n in friend._notifications)
+                assert table_state(friend) is None  # in the lobby, not in Tester's seat
+                info = friend.lobby.tables[0]
+                assert (info.players, info.mine) == (("Tester",), False)
+            assert not [m for m in first.received if m.get("type") == p.ERROR]
+        finally:
+            running_client.kill()
+            running_client.wait(10)
+        again = joined_app(server.port, state_dir)
+        async with running(again, lambda: table_state(again) is not None, "the seat back"):
+            assert again.identity[1] == "Tester"
+            assert table_state(again).seat == 0  # type: ignore[union-attr]
+        await first.close()
 
 
 async def test_a_stale_token_lands_in_the_lobby_and_is_forgotten(tmp_path: Path) -> None:
