@@ -142,6 +142,9 @@ async def test_a_friend_on_the_same_account_plays_under_a_name_of_their_own(
                 assert table_state(friend) is None  # in the lobby, not in Tester's seat
                 info = friend.lobby.tables[0]
                 assert (info.players, info.mine) == (("Tester",), False)
+            # Tester was never told the seat went elsewhere: a round trip now reads everything
+            # the server sent it (an error on the way fails the request).
+            await first.request({"type": p.PING, "n": 1}, p.PONG)
             assert not [m for m in first.received if m.get("type") == p.ERROR]
         finally:
             running_client.kill()
