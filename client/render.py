@@ -14,6 +14,7 @@ from tonk.shared.cards import Card, Suit
 from tonk.shared.records import record
 from tonk.shared.settlement import Ending, Settlement
 from tonk.shared.spreads import Spread
+from tonk.shared.words import amount_text
 
 #: Two colours (red and the terminal's own) or four, one per suit.
 TWO_COLOURS = {Suit.SPADES: "", Suit.HEARTS: "red", Suit.DIAMONDS: "red", Suit.CLUBS: ""}
@@ -314,14 +315,3 @@ def payment_lines(settlement: Settlement, names: Sequence[str], unit: str) -> li
             f"{payer} {pays} {_name(names, payment.payee)} {amount_text(payment.amount, unit)}"
         )
     return lines
-
-
-def amount_text(amount: int, unit: str) -> str:
-    """`1 chip`, `3 chips`, `5 $`: the unit as the table named it, plural by a trailing s."""
-    if not unit:
-        return str(amount)
-    if len(unit) <= 2 or not unit.isalpha():
-        return f"{amount} {unit}"
-    if abs(amount) == 1:
-        return f"{amount} {unit.removesuffix('s')}"
-    return f"{amount} {unit if unit.endswith('s') else unit + 's'}"

@@ -24,3 +24,14 @@ def test_one_simulated_hand_is_one_hand() -> None:
     console.print(result_table(result, 0.1))
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert "1 hand of classic" in text and "1 hands" not in text
+
+
+def test_an_amount_is_named_in_the_tables_unit_in_the_right_number() -> None:
+    from tonk.shared.words import amount_text
+
+    assert amount_text(1, "chips") == "1 chip"
+    assert amount_text(3, "chips") == "3 chips"
+    assert amount_text(1, "pennies") == "1 penny"
+    assert amount_text(2, "penny") == "2 pennies"
+    assert amount_text(5, "$") == "5 $"
+    assert amount_text(4, "") == "4"

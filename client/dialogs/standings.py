@@ -12,10 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
+from tonk.shared.words import amount_text
 
-from ..render import (
-    amount_text,
-)
 from ..widgets import TooSmall
 
 

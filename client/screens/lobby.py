@@ -14,11 +14,10 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 from tonk.shared import messages as m
-from tonk.shared.words import plural
+from tonk.shared.words import amount_text, plural
 
 from ..dialogs import CreateTableScreen, HelpScreen
 from ..messages import Request
-from ..render import amount_text
 from ..state import TableInfo
 from ..tablerequest import TableRequest
 from ..widgets import (

@@ -9,11 +9,8 @@ from textual.reactive import var
 from tonk.shared.cards import Card, count
 from tonk.shared.records import record
 from tonk.shared.view import LegalActions, Phase
-from tonk.shared.words import plural
+from tonk.shared.words import amount_text, plural
 
-from ..render import (
-    amount_text,
-)
 from ..state import TableState
 from .lines import LineWidget
 
