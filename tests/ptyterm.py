@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import ptyprocess  # type: ignore[import-untyped]
 import pyte
@@ -33,6 +36,16 @@ KEYS = {
 }
 
 
+# Where a program on a test terminal keeps its state, data, configuration and cache, below
+# the terminal's own home.
+XDG_FOLDERS = {
+    "XDG_STATE_HOME": ".local/state",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_CACHE_HOME": ".cache",
+}
+
+
 class Term:
     """One program on a pseudo-terminal of width x height. A thread reads everything the
     program writes (so it never blocks on a full terminal) into the emulator and into
@@ -46,10 +59,17 @@ class Term:
         self._raw = bytearray()
         self._process: ptyprocess.PtyProcess | None = None
         self._reader: threading.Thread | None = None
+        # The program's home and XDG folders, unless the test names its own: nothing a test
+        # runs writes into the tester's real home (a client's name lock, its seat tokens).
+        self.home = Path(tempfile.mkdtemp(prefix="tonk-term-"))
 
     def start(self, argv: list[str], env: dict[str, str]) -> None:
-        """Run argv with env on top of a minimal environment (PATH and HOME kept)."""
-        base = {key: os.environ[key] for key in ("PATH", "HOME") if key in os.environ}
+        """Run argv with env on top of a minimal environment: PATH kept, HOME and the XDG
+        folders in this terminal's own temporary folder."""
+        base = {key: os.environ[key] for key in ("PATH",) if key in os.environ}
+        base["HOME"] = str(self.home)
+        for name, folder in XDG_FOLDERS.items():
+            base[name] = str(self.home / folder)
         base.setdefault("TERM", "xterm-256color")
         self._process = ptyprocess.PtyProcess.spawn(
             argv, env={**base, **env}, dimensions=(self.height, self.width)
@@ -160,6 +180,7 @@ class Term:
 
     def close(self) -> None:
         if self._process is None:
+            shutil.rmtree(self.home, ignore_errors=True)
             return
         with contextlib.suppress(Exception):
             if self._process.isalive():
@@ -168,3 +189,4 @@ class Term:
             self._process.close(force=True)
         if self._reader is not None:
             self._reader.join(5)
+        shutil.rmtree(self.home, ignore_errors=True)

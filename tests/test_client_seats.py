@@ -59,8 +59,8 @@ async def test_two_players_of_one_account_each_take_their_own_seat_back(tmp_path
             ada.close()
             ada = client(tmp_path, port, "Ada")
             terms.append(ada)
-            screen = await ada.wait_for("hand 1")
-            assert "Your hand" in screen and "playing as" not in screen
+            screen = await ada.wait_for_all("hand 1", "Your hand")
+            assert "playing as" not in screen
 
             # She leaves for the lobby (a hand is being played: it asks first); the lobby
             # says the seat is hers, and enter takes it back.
@@ -69,8 +69,8 @@ async def test_two_players_of_one_account_each_take_their_own_seat_back(tmp_path
             ada.keys("y")
             await ada.wait_for_all("playing as Ada", "your seat")
             ada.keys("Enter")
-            screen = await ada.wait_for("hand 1")
-            assert "Your hand" in screen and "watch, or resume" not in screen
+            screen = await ada.wait_for_all("hand 1", "Your hand")
+            assert "watch, or resume" not in screen
 
             # Both tokens are on disk, one per player.
             seats = json.loads((tmp_path / "state" / "tonk" / "seats.json").read_text())
@@ -102,14 +102,13 @@ async def test_a_restarted_server_is_found_again_and_seats_survive(tmp_path: Pat
         with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as again:
             assert again == port
             # The client that kept trying is back at its seat by itself.
-            screen = await tester.wait_gone("reconnecting")
-            screen = await tester.wait_for("hand 1")
-            assert "Your hand" in screen
+            await tester.wait_gone("reconnecting")
+            await tester.wait_for_all("hand 1", "Your hand")
             # And a client started afresh takes the seat back with the token it saved.
             tester.close()
             tester = client(tmp_path, port, "Tester")
-            screen = await tester.wait_for("hand 1")
-            assert "Your hand" in screen and "playing as" not in screen
+            screen = await tester.wait_for_all("hand 1", "Your hand")
+            assert "playing as" not in screen
     finally:
         tester.close()
 

@@ -148,6 +148,20 @@ async def test_a_start_up_error_is_one_line(term: Term) -> None:
     assert f"{line} there on that port?" in text, text[-400:]
 
 
+async def test_a_client_on_a_test_terminal_keeps_its_files_in_the_terminals_own_folder(
+    term: Term,
+) -> None:
+    # The test names no state folder: the client's name lock lands below the terminal's own
+    # temporary home, never in the tester's real one.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    term.start([command_path("tonk-client"), f"127.0.0.1:{port}"], ENV)
+    assert await term.wait_exit() == 1
+    locks = list((term.home / ".local" / "state" / "tonk").glob("playing-*.lock"))
+    assert locks, sorted(str(p.relative_to(term.home)) for p in term.home.rglob("*"))
+
+
 def hand_rows(screen: str) -> list[str]:
     """The rows of the hand panel (between its title and its bottom border)."""
     rows = screen.splitlines()
