@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from textual import events, work
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.filter import Monochrome, NoColor
 from textual.reactive import var
 from textual.screen import Screen
@@ -135,6 +136,16 @@ class TonkApp(KeyedApp):
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
         self.failure: str | None = None
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, asking a POSIX terminal for clicks only
+        (`driver.py` says why); a driver named in the environment (the web's) as it is."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver":
+            from .driver import ClicksOnlyDriver
+
+            return ClicksOnlyDriver
+        return driver
 
     def on_mount(self) -> None:
         if self.no_color or not self.card_style.colour:

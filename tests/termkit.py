@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -14,6 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+_MODE = re.compile(rb"\x1b\[\?([0-9;]+)([hl])")
+
+
+def mouse_modes_left_on(raw: bytes) -> set[int]:
+    """The terminal's mouse modes that `raw` (what a program wrote to it) turned on and did
+    not turn off again: what the terminal still reports if the program is gone."""
+    from tonk.client.driver import MOUSE_MODES
+
+    on: set[int] = set()
+    for match in _MODE.finditer(raw):
+        for mode in (int(part) for part in match.group(1).split(b";") if part):
+            if mode in MOUSE_MODES:
+                (on.add if match.group(2) == b"h" else on.discard)(mode)
+    return on
 
 
 def free_port() -> int:

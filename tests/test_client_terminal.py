@@ -9,7 +9,7 @@ import socket
 
 from clientkit import deck_text
 from ptyterm import Term
-from termkit import command_path
+from termkit import command_path, mouse_modes_left_on
 
 #: An SGR sequence (`ESC [ ... m`) and the parameters in it that set a colour: 30-39, 40-49,
 #: 90-97, 100-107 (38 and 48 start 256-colour and 24-bit colours).
@@ -217,3 +217,22 @@ async def test_a_player_at_the_table_sees_the_log_the_selection_g_and_the_drop_q
     await term.wait_for("Drop with")
     term.keys("k")
     await term.wait_for("is over")
+
+
+async def test_the_terminal_reports_clicks_only_and_a_click_on_the_key_bar_plays(
+    term: Term,
+) -> None:
+    # Any-motion reporting left on by a link that dropped makes the player's shell print
+    # control characters at every move of the mouse: the client asks for clicks only.
+    term.start(practice(), ENV)
+    screen = await term.wait_for("Your turn: d draw")
+    assert mouse_modes_left_on(term.raw()) == {1000, 1006}
+    # A click still plays: "d Draw" on the key bar (the last row), pressed and released.
+    row = screen.splitlines()[-1]
+    column = row.index("Draw") + 1
+    for action in "Mm":
+        term.write(f"\x1b[<0;{column};24{action}")
+    await term.wait_for("Your turn: x discard")
+    term.write("\x11")  # ctrl+q: the client ends, and turns the mouse off as it goes
+    await term.wait_exit()
+    assert mouse_modes_left_on(term.raw()) == set()

@@ -19,7 +19,7 @@ from tests.sshkit import (
     refused,
     require_tool,
 )
-from tests.termkit import command_path
+from tests.termkit import command_path, mouse_modes_left_on
 
 
 @pytest.fixture
@@ -92,6 +92,9 @@ def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
         assert "Leave" in term.screen.display[39], term.text()
     finally:
         term.kill()  # the connection drops mid-hand, in the middle of bea's turn
+    # Nothing turned the mouse off in bea's terminal, but it reports clicks only: no stream of
+    # control characters at every move of the mouse.
+    assert mouse_modes_left_on(term.output) == {1000, 1006}
     back = SSHTerminal(door.port, key, "bea", cols=100, rows=30)
     try:
         # Straight back to the seat, the card drawn still to discard: no lobby on the way.
@@ -202,3 +205,28 @@ def test_a_player_whose_ssh_has_no_key_is_told_how_to_make_one(
     ]
     assert "Permission denied (publickey)" in said
     assert "password:" not in said.lower()
+
+
+def test_a_compressed_link_survives_a_burst_of_resizes_and_plays_on(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    # `ssh -C`, and a window dragged to and fro: forty size changes with no pause between
+    # them. The link stays up, the table follows the last size, and the next key plays.
+    key = make_key(tmp_path, "cy_key")
+    term = SSHTerminal(door.port, key, "cy", "practice", cols=100, rows=30, options=("-C",))
+    try:
+        term.wait_for(r"Your turn: d draw", timeout=60)
+        sizes = [(80 + (i * 7) % 60, 24 + (i * 5) % 26) for i in range(40)]
+        for cols, rows in sizes:
+            term.resize(cols, rows)
+        term.resize(90, 28)
+        for _ in range(100):
+            term.pump(0.1)
+            if "Leave" in term.screen.display[27] and "Your turn: d draw" in term.text():
+                break
+        assert "Leave" in term.screen.display[27], term.text()
+        assert term.proc.isalive()
+        term.press(b"d")
+        term.wait_for(r"Your turn: x discard")
+    finally:
+        term.kill()
