@@ -45,6 +45,11 @@ TABLE_KEYS: tuple[TableKey, ...] = (
         "left right",
         "move the cursor in your hand",
     ),
+    TableKey(
+        (("home", "cursor_to_end(-1)"), ("end", "cursor_to_end(1)")),
+        "home end",
+        "the cursor to the first or the last card of your hand",
+    ),
     TableKey((("space", "toggle_card"),), "space", "select or unselect the card under the cursor"),
     TableKey(
         tuple((str(n), f"select({n})") for n in range(1, 7)),
@@ -59,7 +64,7 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     TableKey(
         (("h", "hit"),),
         "h",
-        "hit the selected card onto a spread (then choose the spread)",
+        "hit the selected card (none selected: the one under the cursor) onto a spread",
         "Hit",
         4,
         9,

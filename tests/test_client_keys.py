@@ -90,6 +90,37 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(
     await term.wait_for("by rank (o)")
 
 
+async def test_h_hits_with_the_card_under_the_cursor_and_a_selection_ends_with_the_turn(
+    tmp_path: Path, term: Term
+) -> None:
+    practice(term, tmp_path)
+    await term.wait_for("Your turn: d draw")
+    term.write("d123s")
+    await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+    # Nothing selected, the cursor (home) on the 8♠ drawn: the top line offers to hit with
+    # it, and h does, as x would discard it.
+    term.keys("Home")
+    await term.wait_for("x discard 8♠ · h hit")
+    term.write("h")
+    await term.wait_for("onto which spread?")
+    term.write("1")
+    screen = await term.wait_for_all("1 Your run: 5♠ 6♠ 7♠ 8♠", "hit 8♠ on your own")
+    assert "Select the one card" not in screen
+
+    # The 9♦ selected, the 9♥ discarded: the turn is over, and so is the selection. At the
+    # next turn, s has nothing to spread (not a spread of the 9♦ left raised).
+    term.write("2")
+    term.keys("Home")
+    term.write("x")
+    await term.wait_for("discarded 9♥")
+    await term.wait_for("Your turn: d draw")
+    term.write("d")
+    await term.wait_for("Your turn: x discard")
+    term.write("s")
+    screen = await term.wait_for("Select the cards of the")  # the notice wraps
+    assert "Not allowed" not in screen
+
+
 async def test_a_burst_of_keys_over_ssh_is_handled_in_order(tmp_path: Path, term: Term) -> None:
     """The same burst through a real SSH session, which carries keys typed fast together."""
     with sshd(tmp_path) as (ssh_port, key):

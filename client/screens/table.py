@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 from tonk.shared import actions
 from tonk.shared import messages as m
-from tonk.shared.cards import count
+from tonk.shared.cards import Card, count
 from tonk.shared.view import NO_ACTIONS, LegalActions, why_not
 
 from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
@@ -58,6 +58,7 @@ class TableScreen(Screen[None]):
         # What the App's reactives say, as last drawn (see on_mount).
         self.state: TableState | None = None
         self.link_note = ""
+        self._my_turn = False  # as last drawn: a selection ends with the player's turn
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -110,6 +111,10 @@ class TableScreen(Screen[None]):
         self.query_one(CentrePanel).state = state
         hand = self.query_one(HandView)
         view = state.view
+        my_turn = view is not None and state.seat is not None and view.my_turn
+        if self._my_turn and not my_turn:
+            hand.selected = frozenset()  # raised for this turn's moves: they end with it
+        self._my_turn = my_turn
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
             hand.note = "You are watching this table."
@@ -296,18 +301,33 @@ class TableScreen(Screen[None]):
                 return None
             return actions.LaySpread(seat, cards)
         if action == "hit":
-            cards = hand.selected_cards()
-            if len(cards) != 1:
-                self.notify(
-                    "Select the one card to hit with first: space or 1-6, then h.",
-                    severity="warning",
-                )
+            card = self._hit_card()
+            if card is None:
                 return None
             view = self.state.view if self.state is not None else None
             if explain or view is None or not view.spreads:
                 spread = view.spreads[0].id if view is not None and view.spreads else 0
-                return actions.Hit(seat, cards[0], spread)
+                return actions.Hit(seat, card, spread)
             return None
+        return None
+
+    def _hit_card(self) -> Card | None:
+        """The card `h` hits with: the one selected, or with none selected the card under
+        the cursor (the one the top line offers to hit with), as `x` discards it."""
+        hand = self.query_one(HandView)
+        cards = hand.selected_cards()
+        if len(cards) == 1:
+            return cards[0]
+        if not cards and hand.card_under_cursor is not None:
+            return hand.card_under_cursor
+        if not cards:
+            self.notify("You have no card to hit with.")
+        else:
+            self.notify(
+                f"{len(cards)} cards are selected: a hit is one card. Unselect all but one "
+                "(space or 1-6), or none to hit with the card under the cursor.",
+                severity="warning",
+            )
         return None
 
     # -- the keys ----------------------------------------------------------------------------
@@ -319,6 +339,11 @@ class TableScreen(Screen[None]):
     def action_cursor(self, step: int) -> None:
         hand = self.query_one(HandView)
         hand.cursor = hand.cursor + step
+        self._status()
+
+    def action_cursor_to_end(self, end: int) -> None:
+        hand = self.query_one(HandView)
+        hand.cursor = len(hand.cards) - 1 if end > 0 else 0
         self._status()
 
     def action_toggle_card(self) -> None:
@@ -391,16 +416,16 @@ class TableScreen(Screen[None]):
         self._play("discard")
 
     def action_hit(self) -> None:
-        hand = self.query_one(HandView)
-        cards = hand.selected_cards()
         state = self.state
         seat = state.seat if state is not None else None
-        if len(cards) != 1 or state is None or state.view is None or not state.view.spreads:
+        if state is None or state.view is None or not state.view.spreads:
             self._play("hit")
             return
         if seat is None:
             return  # watching: no moves
-        card = cards[0]
+        card = self._hit_card()
+        if card is None:
+            return
         legal = frozenset(spread for hit_card, spread in self.legal().hits if hit_card == card)
 
         def chosen(spread: int | None) -> None:
