@@ -11,6 +11,7 @@ from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.filter import Monochrome, NoColor
+from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -136,6 +137,20 @@ class TonkApp(KeyedApp):
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
         self.failure: str | None = None
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """One notice at a time: a new one replaces the one before (three in a row covered the
+        ledger and half the log)."""
+        self.clear_notifications()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, asking a POSIX terminal for clicks only

@@ -100,6 +100,11 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     ),
     TableKey((("c", "chat"),), "c", "chat with the table", "Chat", 10, 4),
     TableKey(
+        (("pageup", "log_page(-1)"), ("pagedown", "log_page(1)")),
+        "pgup pgdn",
+        "scroll the log and chat back and forward (the log's border says how far)",
+    ),
+    TableKey(
         (("g", "start"),),
         "g",
         "start the game (the table's creator)",

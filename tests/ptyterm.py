@@ -32,6 +32,8 @@ KEYS = {
     "Left": "\x1b[D",
     "Home": "\x1b[H",
     "End": "\x1b[F",
+    "PageUp": "\x1b[5~",
+    "PageDown": "\x1b[6~",
     "C-c": "\x03",
 }
 

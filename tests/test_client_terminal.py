@@ -236,3 +236,32 @@ async def test_the_terminal_reports_clicks_only_and_a_click_on_the_key_bar_plays
     term.write("\x11")  # ctrl+q: the client ends, and turns the mouse off as it goes
     await term.wait_exit()
     assert mouse_modes_left_on(term.raw()) == set()
+
+
+async def test_a_new_notice_replaces_the_last_and_the_log_scrolls_back(term: Term) -> None:
+    term.start(practice(), ENV)
+    await term.wait_for("Your turn: d draw")
+    # Two keys that mean nothing: the second's notice takes the first's place.
+    term.write("z")
+    await term.wait_for("z is not a key here")
+    term.write("y")
+    screen = await term.wait_for("y is not a key here")
+    assert "z is not a key here" not in screen
+
+    # More chat than the log holds: page up shows the start, and the border says how many
+    # lines are below; page down comes back to the newest.
+    for n in range(1, 15):
+        term.write(f"cline {n}\r")
+        await term.wait_for(f"<Tess> line {n}")
+    screen = await term.wait_for("pgup: earlier")
+    assert "At table Practice." not in screen
+    term.keys("PageUp")
+    await term.wait_for("newer: pgdn")
+    term.keys("PageUp")
+    screen = await term.wait_for("At table Practice.")
+    assert "<Tess> line 14" not in screen
+    term.keys("PageDown")
+    term.keys("PageDown")
+    term.keys("PageDown")
+    screen = await term.wait_for_all("<Tess> line 14", "pgup: earlier")
+    assert "newer: pgdn" not in screen

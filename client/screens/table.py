@@ -131,6 +131,7 @@ class TableScreen(Screen[None]):
         log = self.query_one(LogPanel)
         log.table_id = state.table_id
         log.log_lines = state.log
+        self._log_title()
         self._status()
         self.refresh_keys()
         stack = self.app.screen_stack
@@ -340,6 +341,29 @@ class TableScreen(Screen[None]):
         hand = self.query_one(HandView)
         hand.cursor = hand.cursor + step
         self._status()
+
+    def action_log_page(self, direction: int) -> None:
+        log = self.query_one(LogPanel)
+        before = log.newer
+        log.page(direction)
+        if log.newer == before:
+            self.notify(
+                "The log shows its newest line." if direction > 0 else "That is the log's start."
+            )
+        self._log_title()
+
+    def _log_title(self) -> None:
+        """The log's lower border: how to scroll it back, or how far it is scrolled."""
+        log = self.query_one(LogPanel)
+        if log.newer:
+            subtitle = f"{log.newer} newer: pgdn"
+        elif len(log.entries) > log.shown:
+            subtitle = "pgup: earlier"
+        else:
+            subtitle = ""
+        box = self.query_one("#log-box")
+        if box.border_subtitle != subtitle:
+            box.border_subtitle = subtitle
 
     def action_cursor_to_end(self, end: int) -> None:
         hand = self.query_one(HandView)

@@ -87,12 +87,33 @@ class LogPanel(LineWidget):
         self.last_number = -1
         self.entries: list[tuple[int, Text]] = []
         self._cache: dict[int, tuple[int, Text, list[Strip]]] = {}
+        #: Lines below the ones shown, while the log is scrolled back (0: the newest shown).
+        self.newer = 0
+        self._shown = 0  # lines shown now
 
     def watch_table_id(self) -> None:
         self.entries.clear()
         self._cache.clear()
         self.last_number = -1
+        self.newer = 0
         self._rebuild()
+
+    def page(self, direction: int) -> None:
+        """Scroll a page back (`direction` -1) or forward (1), a page being the lines shown
+        less one, so that one line stays in sight: back as far as the oldest line at the top,
+        forward as far as the newest at the bottom."""
+        step = max(1, self._shown - 1)
+        if direction < 0:
+            above = len(self.entries) - self.newer - self._shown  # lines out of sight above
+            self.newer += min(step, max(0, above))
+        else:
+            self.newer = max(0, self.newer - step)
+        self._rebuild()
+
+    @property
+    def shown(self) -> int:
+        """How many lines are in sight."""
+        return self._shown
 
     def watch_log_lines(self, lines: tuple[LogLine, ...]) -> None:
         changed = False
@@ -105,6 +126,8 @@ class LogPanel(LineWidget):
                 self.entries.append((line.number, line.text))
                 self.last_number = line.number
                 changed = True
+                if self.newer:
+                    self.newer += 1  # scrolled back: what is shown stays where it is
             elif line.number in index:
                 at = index[line.number]
                 if self.entries[at][1] is not line.text:
@@ -113,6 +136,7 @@ class LogPanel(LineWidget):
         if not changed:
             return
         del self.entries[: max(0, len(self.entries) - self.KEEP)]
+        self.newer = min(self.newer, max(0, len(self.entries) - 1))
         width, height = self.size
         if width <= 0 or height <= 0 or width != self._width:
             self._rebuild()
@@ -128,11 +152,14 @@ class LogPanel(LineWidget):
         return rows
 
     def rows_for_width(self, width: int) -> list[Strip]:
-        """The newest whole lines that fit, the newest at the bottom."""
+        """The newest whole lines that fit (above the `newer` ones, while scrolled back),
+        the newest at the bottom."""
         height = self.size.height
         rows: list[Strip] = []
         used: set[int] = set()
-        for number, text in reversed(self.entries):
+        shown = self.entries[: len(self.entries) - self.newer]
+        self._shown = 0
+        for number, text in reversed(shown):
             if height <= 0 or len(rows) >= height:
                 break
             entry = self._entry_rows(number, text, width)
@@ -142,5 +169,6 @@ class LogPanel(LineWidget):
                     rows = entry[-height:]
                 break  # only whole lines
             rows[:0] = entry
+            self._shown += 1
         self._cache = {k: v for k, v in self._cache.items() if k in used}
         return rows
