@@ -35,6 +35,25 @@ MOVE_WAIT = 3.0
 MAX_PASTE_KEYS = 200
 
 
+#: Keys that type no character, as a notice names them, when they mean nothing where they are
+#: pressed.
+NAMED_KEYS = {
+    "enter": "Enter",
+    "tab": "Tab",
+    "shift+tab": "Shift+Tab",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+    "home": "Home",
+    "end": "End",
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "insert": "Insert",
+    "delete": "Delete",
+    "backspace": "Backspace",
+}
+
 #: The keys whose names a list of bindings cannot hold (it is split at commas and stripped).
 _UNLISTABLE = {" ": "space", ",": "comma"}
 
@@ -196,11 +215,12 @@ class KeyedApp(App[None]):
     # -- a key that means nothing here -------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        """A key back at the App, just before its bindings run: a printable key that means
-        nothing here says so (and what to press), never silently nothing."""
+        """A key back at the App, just before its bindings run: a printable key (or one of
+        the named keys people press: enter, tab, the arrows...) that means nothing here says
+        so (and what to press), never silently nothing."""
         screen = self.screen
         if (
-            not event.is_printable
+            not (event.is_printable or event.key in NAMED_KEYS)
             or event.key in screen.active_bindings
             or isinstance(screen, self.FORMS)
             or isinstance(self.focused, Input)
@@ -209,6 +229,9 @@ class KeyedApp(App[None]):
         hint = next(
             (h for kind, h in self.KEY_HINTS if isinstance(screen, kind)), "? shows the keys"
         )
+        if event.key in NAMED_KEYS:
+            self.notify(f"{NAMED_KEYS[event.key]} is not a key here: {hint}.")
+            return
         char = event.character if event.character and not event.character.isspace() else event.key
         if char != char.lower() and char.lower() in screen.active_bindings:
             hint = f"is caps lock on? The keys are lower case ({char.lower()}, not {char})"

@@ -50,7 +50,20 @@ TABLE_KEYS: tuple[TableKey, ...] = (
         "home end",
         "the cursor to the first or the last card of your hand",
     ),
+    TableKey(
+        (("tab", "cursor(1)"), ("shift+tab", "cursor(-1)")),
+        "tab shift+tab",
+        "the cursor to the next or the previous card, as right and left",
+    ),
     TableKey((("space", "toggle_card"),), "space", "select or unselect the card under the cursor"),
+    TableKey(
+        (("up", "raise_card(True)"), ("down", "raise_card(False)")),
+        "up down",
+        "select (raise) or unselect (lower) the card under the cursor",
+    ),
+    TableKey(
+        (("escape", "unselect_all"),), "escape", "unselect every selected card (or cancel the chat)"
+    ),
     TableKey(
         tuple((str(n), f"select({n})") for n in range(1, 7)),
         "1-6",

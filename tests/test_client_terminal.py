@@ -265,3 +265,35 @@ async def test_a_new_notice_replaces_the_last_and_the_log_scrolls_back(term: Ter
     term.keys("PageDown")
     screen = await term.wait_for_all("<Tess> line 14", "pgup: earlier")
     assert "newer: pgdn" not in screen
+
+
+async def test_every_named_key_at_the_table_acts_or_says_why_not(term: Term) -> None:
+    term.start(practice(), ENV)
+    await term.wait_for("Your turn: d draw")
+
+    def raised(card: str) -> bool:
+        """A raised (selected) card's face is a row above the others' (the hand's row 1)."""
+        return card in hand_rows(term.screen())[1]
+
+    # Enter means nothing at the table: it says so.
+    term.keys("Enter")
+    await term.wait_for("Enter is not a key here")
+    # Tab moves the cursor as right does; up raises the card under it, down lowers it.
+    term.keys("Tab", "Up")
+    await term.wait_until(lambda s: " ^2^" in s and raised("6♠"), "6♠ under the cursor, raised")
+    assert not raised("5♠")
+    term.keys("Down")
+    await term.wait_until(lambda s: not raised("6♠"), "6♠ lowered")
+    # Escape lowers every selected card; with none selected it says so.
+    term.keys("Up", "Tab", "Up")
+    await term.wait_until(lambda s: raised("6♠") and raised("7♠"), "6♠ and 7♠ raised")
+    term.keys("Escape")
+    await term.wait_until(lambda s: not raised("6♠") and not raised("7♠"), "all lowered")
+    term.keys("Escape")
+    await term.wait_for("No card is selected.")
+    # In the chat line, escape cancels the chat, and selects nothing away.
+    term.keys("Up", "c")  # the 7♠ raised, then the chat line
+    await term.wait_for("Say something")
+    term.keys("Escape")
+    await term.wait_gone("Say something")
+    assert raised("7♠")

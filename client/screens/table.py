@@ -370,6 +370,25 @@ class TableScreen(Screen[None]):
         hand.cursor = len(hand.cards) - 1 if end > 0 else 0
         self._status()
 
+    def action_raise_card(self, up: bool) -> None:
+        hand = self.query_one(HandView)
+        card = hand.card_under_cursor
+        if card is None:
+            self.notify("You have no cards.")
+        elif up:
+            hand.selected = hand.selected | {card}
+        else:
+            hand.selected = hand.selected - {card}
+
+    def action_unselect_all(self) -> None:
+        if self.has_class("chatting"):
+            self._close_chat()  # escape cancels the chat line first
+            return
+        hand = self.query_one(HandView)
+        if not hand.selected:
+            self.notify("No card is selected.")
+        hand.selected = frozenset()
+
     def action_toggle_card(self) -> None:
         hand = self.query_one(HandView)
         card = hand.card_under_cursor
@@ -489,10 +508,6 @@ class TableScreen(Screen[None]):
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if event.widget is self.query_one("#chat", Input):
-            self._close_chat()
-
-    def key_escape(self) -> None:
-        if self.has_class("chatting"):
             self._close_chat()
 
     def action_leave(self) -> None:
