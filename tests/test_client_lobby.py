@@ -216,6 +216,26 @@ def screen_lines(app: TonkApp) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
+async def test_the_lobbys_help_lists_the_lobbys_keys_and_no_notice_covers_it(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            await pilot.press("z")  # not a key here: a notice
+            await wait_for(pilot, lambda: bool(app._notifications), "the notice")
+            await pilot.press("question_mark")
+            await screen_shown(pilot, HelpScreen, "the help")
+            await pilot.pause()
+            text = "\n".join(screen_lines(app))
+            assert "Keys in the lobby" in text
+            for key, does in (("n", "create a table"), ("w", "watch the table"), ("q", "quit")):
+                assert re.search(rf"█ {re.escape(key)} +{does}", text), text
+            # Not the table's keys, nor its marks.
+            assert "select or unselect" not in text and "On the table" not in text
+            assert not app._notifications
+
+
 async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path) -> None:
     """The lobby's help lists the options from the core's table; in the form, the option being
     typed is explained under the field, and f1 opens the help at the options."""

@@ -3,6 +3,7 @@ options a new table may change (read from the core's table of options)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import Group
@@ -56,36 +57,46 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def __init__(
-        self, rules: HouseRules | None, ascii_only: bool = False, at_options: bool = False
+        self,
+        rules: HouseRules | None,
+        ascii_only: bool = False,
+        at_options: bool = False,
+        keys: Sequence[tuple[str, str]] | None = None,
     ) -> None:
+        """`keys`: (key, what it does) of the screen the help is for, the table's if none
+        (the lobby's help lists its own keys, and no marks of the table)."""
         super().__init__()
         self.rules = rules
         self.ascii_only = ascii_only
         self.at_options = at_options
+        self.at_table = keys is None
+        self.keys = KEYS_HELP if keys is None else tuple(keys)
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold", no_wrap=True)
         keys.add_column()
-        for key, meaning in KEYS_HELP:
+        for key, meaning in self.keys:
             keys.add_row(key, meaning)
         rules = self.rules or PRESETS["classic"]
         rule_lines = Text("\n".join(rules.describe()))
         with Vertical(id="dialog", classes="dialog help"):
             yield Label("Help", classes="title")
             with VerticalScroll(id="help-body"):
-                yield Static(Text("Keys", style="bold underline"))
+                keys_title = "Keys" if self.at_table else "Keys in the lobby"
+                yield Static(Text(keys_title, style="bold underline"))
                 yield Static(keys)
-                marks = Table.grid(padding=(0, 2))
-                marks.add_column(style="bold", no_wrap=True)
-                marks.add_column()
-                for mark, meaning in MARKS_HELP:
-                    if self.ascii_only:
-                        mark = mark.replace("▶", ">").replace("┄", "-")
-                    marks.add_row(mark, meaning)
-                yield Static(Text("\nOn the table", style="bold underline"))
-                yield Static(marks)
+                if self.at_table:
+                    marks = Table.grid(padding=(0, 2))
+                    marks.add_column(style="bold", no_wrap=True)
+                    marks.add_column()
+                    for mark, meaning in MARKS_HELP:
+                        if self.ascii_only:
+                            mark = mark.replace("▶", ">").replace("┄", "-")
+                        marks.add_row(mark, meaning)
+                    yield Static(Text("\nOn the table", style="bold underline"))
+                    yield Static(marks)
                 heading = (
                     "\nThe rules at this table"
                     if self.rules is not None
@@ -107,6 +118,7 @@ class HelpScreen(ModalScreen[None]):
             yield Label("escape: close    up/down: scroll", classes="hint")
 
     def on_mount(self) -> None:
+        self.app.clear_notifications()  # a notice would draw over the help
         if self.at_options:
             self.call_after_refresh(self._scroll_to_options)
 

@@ -63,12 +63,19 @@ class LobbyScreen(Screen[None]):
     """The server's tables, kept up to date by the server; keys to create one, take a seat,
     and watch."""
 
+    # Each key's tooltip is what the lobby's help says it does.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "create", "New table"),
-        Binding("enter,j", "sit", "Take a seat"),
-        Binding("w", "watch", "Watch"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("n", "create", "New table", tooltip="create a table (its rules, stake, seats)"),
+        Binding(
+            "enter,j",
+            "sit",
+            "Take a seat",
+            key_display="enter j",
+            tooltip="sit at the table under the cursor (or take your own seat back)",
+        ),
+        Binding("w", "watch", "Watch", tooltip="watch the table under the cursor"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="this help"),
+        Binding("q", "app.quit", "Quit", tooltip="quit tonk"),
     ]
 
     def __init__(self, server: str = "", player: str = "") -> None:
@@ -198,4 +205,10 @@ class LobbyScreen(Screen[None]):
         self.post_message(Request(ask(info.number)))
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(None))
+        keys = [("up down", "choose a table (the list scrolls sideways with left and right)")]
+        keys += [
+            (binding.key_display or binding.key, binding.tooltip or binding.description)
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding)
+        ]
+        self.app.push_screen(HelpScreen(None, keys=keys))
