@@ -57,7 +57,7 @@ class HouseRules:
     players: int = _option(
         4,
         "the most seats at the table (the least is 2)",
-        "the most seats at the table,",
+        "a number of seats,",
         low=2,
         high=5,
     )
@@ -304,7 +304,8 @@ class HouseRules:
             )
         if self.hit_lock:
             lines.append(
-                f"A player whose spread is hit may not drop on their next {self.hit_lock} turn(s)."
+                "A player whose spread is hit may not drop on their next "
+                + ("turn." if self.hit_lock == 1 else f"{self.hit_lock} turns.")
             )
         if self.discard_must_use:
             lines.append("A card taken from the discard pile must be spread or hit that turn.")

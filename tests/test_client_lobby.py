@@ -207,6 +207,17 @@ async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) ->
             assert isinstance(app.screen, CreateTableScreen)
             error = str(app.screen.query_one("#form-error").render())
             assert "option hit_lock cannot be 9" in error
+            # Fixed, the error goes: it was about the form as it was.
+            form.query_one("#options", Input).value = "hit_lock=1"
+            await pilot.pause()
+            assert str(app.screen.query_one("#form-error").render()) == ""
+            # The box beside "Session ends" is closed until hands or minutes are chosen,
+            # and then asks for how many.
+            box = form.query_one("#ends-n", Input)
+            assert box.disabled and box.placeholder == "(never ends)"
+            form.query_one("#ends", Select).value = "hands"
+            await pilot.pause()
+            assert not box.disabled and box.placeholder == "how many hands"
             await pilot.press("escape")
             await screen_shown(pilot, LobbyScreen, "the lobby")
 
@@ -270,8 +281,14 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             await pilot.press(*"ock=")
             await wait_for(pilot, lambda: "takes" in str(hint.render()), "the option's help")
             shown = "\n".join(screen_lines(app))
-            assert "hit_lock: takes a whole number of turns, 0 (off) to 5; classic: 0." in shown
-            assert "player whose spread is hit may not drop" in shown  # (what it does, after)
+            text = str(hint.render())
+            assert "hit_lock: takes a whole number of turns, 0 (off) to 5; classic: 0." in text
+            assert "player whose spread is hit may not drop" in text  # (what it does, after)
+            # Right under the field it explains, in the column typed in.
+            rows = shown.splitlines()
+            at = next(i for i, row in enumerate(rows) if "Options " in row)
+            assert "hit_lock: takes a whole number" in rows[at + 1], shown
+            assert rows[at + 1].index("hit_lock:") == rows[at].index("hit_lock=")
             await pilot.press("f1")
             await screen_shown(pilot, HelpScreen, "the help")
             await wait_for(

@@ -162,3 +162,26 @@ def test_the_forms_hint_follows_the_option_being_typed() -> None:
     )
     assert option_hint("hit_lock=1 ") == ""
     assert option_hint("jokers") == "No option begins 'jokers'; f1 lists them."
+
+
+def test_the_forms_hint_is_cut_at_a_word_never_mid_word_and_says_so() -> None:
+    from tonk.client.dialogs.createtable import HINT_CHARS, option_explained
+
+    for name, option in OPTIONS.items():
+        hint = option_hint(f"{name}=")
+        whole = option_explained(name)
+        assert len(hint) <= HINT_CHARS, name
+        assert hint.startswith(f"{name}: takes {option.takes}"), hint
+        if hint != whole:
+            kept = hint.removesuffix("…")
+            assert hint.endswith("…") and whole.startswith(kept), hint
+            assert whole[len(kept)] in " ,;:.", (hint, whole)  # a word kept whole
+
+
+def test_no_help_repeats_itself_or_counts_turns_with_s_in_brackets() -> None:
+    for name, text in option_rows():
+        assert "(s)" not in text, text
+        option = OPTIONS[name]
+        assert option.meaning.rstrip(",.") not in option.takes, name
+    one = HouseRules.preset_named("classic").with_options({"hit_lock": 1})
+    assert any(line.endswith("their next turn.") for line in one.describe())

@@ -19,7 +19,35 @@ from ..tablerequest import TableRequest
 from ..widgets import TooSmall
 from .help import HelpScreen
 
-SESSION_ENDS = (("never", "never"), ("after N hands", "hands"), ("after N minutes", "minutes"))
+SESSION_ENDS = (
+    ("never", "never"),
+    ("after a number of hands", "hands"),
+    ("after a number of minutes", "minutes"),
+)
+
+#: How many characters of an option's explanation the form shows under its field: two lines
+#: of the form at 80x24, cut at a word (f1 shows every option whole).
+HINT_CHARS = 110
+
+
+def cut_at_word(text: str, most: int) -> str:
+    """`text` whole if it has at most `most` characters, else cut at a word with an ellipsis
+    (never mid-word)."""
+    if len(text) <= most:
+        return text
+    cut = text[: most - 1].rsplit(" ", 1)[0].rstrip(" ,;:.")
+    return cut + "…"
+
+
+def option_explained(name: str) -> str:
+    """An option's whole explanation in the form: what it takes and its classic value first,
+    as that is what is being typed, then what it does."""
+    option = OPTIONS[name]
+    meaning = option.meaning.replace("`", "")
+    return (
+        f"{name}: takes {option.takes}; classic: {option.typed(option.default)}. "
+        f"{meaning[:1].upper()}{meaning[1:]}."
+    )
 
 
 def option_hint(typed: str) -> str:
@@ -31,14 +59,8 @@ def option_hint(typed: str) -> str:
     if not name:
         return ""
     if name in OPTIONS:
-        # What it takes first, as that is what is being typed; the meaning after (the form
-        # cuts the hint at two lines, so that its keys stay on an 80x24 screen: f1 has it all).
-        option = OPTIONS[name]
-        meaning = option.meaning.replace("`", "")
-        return (
-            f"{name}: takes {option.takes}; classic: {option.typed(option.default)}. "
-            f"{meaning[:1].upper()}{meaning[1:]}."
-        )
+        # Cut at two lines, so that the form's keys stay on an 80x24 screen: f1 has it all.
+        return cut_at_word(option_explained(name), HINT_CHARS)
     begun = [each for each in OPTIONS if each.startswith(name)]
     if begun:
         return "Options: " + ", ".join(begun)
@@ -64,7 +86,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
         yield TooSmall()
         with Vertical(id="dialog", classes="dialog create"):
             yield Label("Create a table", classes="title")
-            with Grid(id="create-form"):
+            with Grid(classes="create-form"):
                 yield Label("Name")
                 yield Input(self.default_name, id="name", max_length=32, compact=True)
                 yield Label("Rules")
@@ -81,6 +103,9 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                     id="options",
                     compact=True,
                 )
+            # The option being typed is explained right under its field.
+            yield Label("", id="option-help")
+            with Grid(classes="create-form"):
                 yield Label("Stake, unit")
                 with Horizontal(classes="pair"):
                     yield Input("1", id="stake", type="integer", max_length=7, compact=True)
@@ -120,10 +145,10 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                         id="ends-n",
                         type="integer",
                         max_length=6,
-                        placeholder="N",
+                        placeholder="(never ends)",
+                        disabled=True,
                         compact=True,
                     )
-            yield Label("", id="option-help")
             yield Label("", id="form-note")
             yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
@@ -151,6 +176,21 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
     def _options_changed(self, event: Input.Changed) -> None:
         """Say what the option being typed takes and its classic value."""
         self.query_one("#option-help", Label).update(Text(option_hint(event.value)))
+
+    @on(Select.Changed, "#ends")
+    def _ends_changed(self, event: Select.Changed) -> None:
+        """The box beside "Session ends" asks for the number of hands or minutes, and is
+        closed while the session never ends."""
+        box = self.query_one("#ends-n", Input)
+        ends = str(event.value)
+        box.disabled = ends == "never"
+        box.placeholder = "(never ends)" if ends == "never" else f"how many {ends}"
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        """An error said on create is about the form as it was: any change clears it."""
+        self.query_one("#form-error", Label).update("")
 
     def action_options_help(self) -> None:
         """Every house-rule option and what it takes, in the help."""
