@@ -32,7 +32,7 @@ from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
-from tonk.client.widgets import HandView, PlayersPanel, StatusBar
+from tonk.client.widgets import HandView, KeyBar, PlayersPanel, StatusBar
 from tonk.shared import protocol as p
 from tonk.shared.rules import OPTIONS
 
@@ -321,7 +321,7 @@ async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:
             assert rules.hit_books is True and rules.name == "speno+"
 
 
-async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> None:
+async def test_watching_shows_no_hand_and_only_the_keys_a_spectator_has(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
         await alice.send(
@@ -342,9 +342,12 @@ async def test_watching_shows_no_hand_and_greys_every_play(tmp_path: Path) -> No
             assert state is not None and state.seat is None
             assert state.view is not None and state.view.hand == ()
             assert app.table_screen.query_one(HandView).note == "You are watching this table."
-            for action in ("draw", "pickup", "drop", "spread", "hit", "discard"):
-                assert app.table_screen.check_action(action, ()) is None
-            await pilot.press("d")
+            # Only the keys that work for a spectator are on the key bar: no moves, no sort.
+            for action in ("draw", "pickup", "drop", "spread", "hit", "discard", "order"):
+                assert app.table_screen.check_action(action, ()) is False, action
+            shown = {entry.key for entry in app.table_screen.query_one(KeyBar).entries}
+            assert shown == {"c", "question_mark", "q"}, shown
+            await pilot.press("d")  # pressed anyway: it says why not
             await pilot.pause()
             assert any("You are watching" in n.message for n in app._notifications)
             await alice.close()

@@ -131,7 +131,6 @@ class TableScreen(Screen[None]):
         log = self.query_one(LogPanel)
         log.table_id = state.table_id
         log.log_lines = state.log
-        self._log_title()
         self._status()
         self.refresh_keys()
         stack = self.app.screen_stack
@@ -203,11 +202,15 @@ class TableScreen(Screen[None]):
         state = self.state
         opened_by = MOVE_ACTIONS.get(action)
         if opened_by is not None:
+            if state is not None and state.seat is None:
+                return False  # watching: no moves, so not on the key bar (pressed: said why)
             return True if getattr(self.legal(), opened_by) else None
         if action == "chat":
             return True if state is not None and not self.link_note else None
         if action == "order":
-            return True if state is not None and state.seat is not None else None
+            if state is not None and state.seat is None:
+                return False  # watching: no hand to sort
+            return True if state is not None else None
         if action == "back":
             # Shown only while your seat is played for you.
             me = state.player(state.seat) if state is not None and state.seat is not None else None
@@ -350,14 +353,13 @@ class TableScreen(Screen[None]):
             self.notify(
                 "The log shows its newest line." if direction > 0 else "That is the log's start."
             )
-        self._log_title()
 
-    def _log_title(self) -> None:
+    @on(LogPanel.Scrolled)
+    def _log_title(self, event: LogPanel.Scrolled) -> None:
         """The log's lower border: how to scroll it back, or how far it is scrolled."""
-        log = self.query_one(LogPanel)
-        if log.newer:
-            subtitle = f"{log.newer} newer: pgdn"
-        elif len(log.entries) > log.shown:
+        if event.newer:
+            subtitle = f"{event.newer} newer: pgdn"
+        elif event.earlier:
             subtitle = "pgup: earlier"
         else:
             subtitle = ""

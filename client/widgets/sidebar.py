@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
 
@@ -76,6 +77,15 @@ class LogPanel(LineWidget):
 
     KEEP = 500
 
+    class Scrolled(Message):
+        """How far back the log shows now: `newer` lines below the ones in sight (0: the
+        newest is in sight), and whether there are `earlier` ones above."""
+
+        def __init__(self, newer: int, earlier: bool) -> None:
+            super().__init__()
+            self.newer = newer
+            self.earlier = earlier
+
     #: The table whose log this is: another table's log starts afresh.
     table_id: var[str] = var("", init=False)
     #: The log's lines as the connection keeps them (set by the screen): new ones are added
@@ -90,6 +100,7 @@ class LogPanel(LineWidget):
         #: Lines below the ones shown, while the log is scrolled back (0: the newest shown).
         self.newer = 0
         self._shown = 0  # lines shown now
+        self._told: tuple[int, bool] | None = None  # what Scrolled said last
 
     def watch_table_id(self) -> None:
         self.entries.clear()
@@ -109,11 +120,6 @@ class LogPanel(LineWidget):
         else:
             self.newer = max(0, self.newer - step)
         self._rebuild()
-
-    @property
-    def shown(self) -> int:
-        """How many lines are in sight."""
-        return self._shown
 
     def watch_log_lines(self, lines: tuple[LogLine, ...]) -> None:
         changed = False
@@ -171,4 +177,8 @@ class LogPanel(LineWidget):
             rows[:0] = entry
             self._shown += 1
         self._cache = {k: v for k, v in self._cache.items() if k in used}
+        told = (self.newer, len(shown) > self._shown)
+        if told != self._told:
+            self._told = told
+            self.post_message(self.Scrolled(*told))
         return rows
