@@ -169,6 +169,20 @@ async def test_table_requests_that_are_refused(tmp_path):
         await carol.expect_error(p.ALREADY_STARTED)
 
 
+async def test_a_refusal_out_of_range_says_what_was_wrong_not_the_whole(tmp_path):
+    """A bad option is refused for that option (not "1 options"), a 14-card spread for its 14
+    cards (not its length in characters)."""
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.send({"type": "create_table", "name": "t", "rules": {"stake_mode": "s" * 33}})
+        error = await alice.expect_error(p.BAD_RULES)
+        assert error["message"].endswith("not a value of 33 characters for 'stake_mode'")
+        await alice.create_table(name="t")
+        await alice.send({"type": "spread", "cards": " ".join(["As"] * 14)})
+        error = await alice.expect_error(p.BAD_VALUE)
+        assert error["message"].endswith("not 14 cards"), error["message"]
+
+
 async def test_a_full_table_refuses_another_player(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
