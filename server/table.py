@@ -78,6 +78,10 @@ class Table(TablePlay):
                 if isinstance(delay, Pending):
                     await self.decide(delay)
                     delay = 0
+                if self.server.tables.get(self.id) is not self:
+                    # Closed or over by its own doing, and forgotten: nothing can fall due
+                    # again, and a loop left waiting would be destroyed pending with the table.
+                    return
             except asyncio.CancelledError:
                 raise
             except RequestError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import logging
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -334,6 +336,32 @@ async def test_a_table_nobody_sits_at_is_closed_after_the_grace_period(tmp_path)
             await asyncio.sleep(0.01)
         listed = await alice.request({"type": "list_tables"}, p.TABLES)
         assert listed["tables"] == []
+
+
+async def test_tables_closed_by_themselves_leave_no_task_pending(tmp_path, caplog):
+    """A table its own loop closes (nobody sat down) ends that loop: no "Task was destroyed
+    but it is pending!" when the table is collected, and no table task left running."""
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    async with start_server(tmp_path, grace=0.2) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        for number in range(12):
+            await alice.request(
+                {"type": "create_table", "name": f"empty {number}", "sit": False}, p.TABLE
+            )
+        for _ in range(500):
+            if not server.tables:
+                break
+            await asyncio.sleep(0.01)
+        assert not server.tables
+        await asyncio.sleep(0.05)  # a loop that ends on its own has ended by now
+        gc.collect()
+        tables = [t for t in asyncio.all_tasks() if t.get_name().startswith("table-")]
+        assert tables == []
+        listed = await alice.request({"type": "list_tables"}, p.TABLES)
+        assert listed["tables"] == []
+    gc.collect()
+    destroyed = [r for r in caplog.records if "destroyed but it is pending" in r.getMessage()]
+    assert destroyed == []
 
 
 async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
