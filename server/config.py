@@ -105,3 +105,6 @@ class ServerConfig:
     # Seconds a session in play goes on with none of its players connected (everybody left
     # or lost the link) before it ends; no hand is dealt meanwhile.
     abandoned_after: float = 600.0
+    # Meanwhile a spectator keeps the session playing, for them, at a watching pace: no move or
+    # deal sooner than this many seconds after the last (however quick the table's bots are).
+    watched_pace: float = 1.0
