@@ -372,6 +372,7 @@ class Connection:
         self.last_received += lost
         self.last_ping += lost
         self.opened += lost
+        self._taken_at += lost
         waiting = self.waiting_bytes()
         if waiting > 0:
             self._backlog = (self.handled, self.handled + waiting, since, lost)
