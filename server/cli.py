@@ -103,7 +103,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=600.0,
         metavar="S",
         help="seconds a session goes on with none of its players connected before it ends "
-        "(no hand is dealt meanwhile)",
+        "(no hand is dealt meanwhile, unless someone watches: see --watched-pace)",
+    )
+    parser.add_argument(
+        "--watched-pace",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="while none of a session's players is connected, it plays on only for spectators, "
+        "no move or deal sooner than S seconds after the last",
     )
     parser.add_argument(
         "--limit",
@@ -132,6 +140,8 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         raise ValueError(
             f"--abandoned-after takes a number of seconds above 0, not {args.abandoned_after}"
         )
+    if not args.watched_pace >= 0:
+        raise ValueError(f"--watched-pace takes a number of seconds, not {args.watched_pace}")
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -147,6 +157,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         next_hand_delay=args.next_hand_delay,
         lobby_interval=args.lobby_interval,
         abandoned_after=args.abandoned_after,
+        watched_pace=args.watched_pace,
     )
 
 

@@ -42,7 +42,8 @@ class Limits:
     max_table_name: int = 32  # characters in a table's name
     max_chat: int = 200  # characters in a chat line
     queue: int = 512  # frames waiting to go to one connection before it is dropped
-    queue_bytes: int = 2 * 1024 * 1024  # bytes waiting to go to one connection, the same
+    queue_bytes: int = 2 * 1024 * 1024  # bytes one connection has not taken yet, the same
+    unread_timeout: float = 10.0  # seconds a connection may take none of what it is sent
     handshake_timeout: float = 10.0  # seconds to send hello
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
@@ -105,3 +106,6 @@ class ServerConfig:
     # Seconds a session in play goes on with none of its players connected (everybody left
     # or lost the link) before it ends; no hand is dealt meanwhile.
     abandoned_after: float = 600.0
+    # Meanwhile a spectator keeps the session playing, for them, at a watching pace: no move or
+    # deal sooner than this many seconds after the last (however quick the table's bots are).
+    watched_pace: float = 1.0

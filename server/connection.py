@@ -1,6 +1,7 @@
 """One client connection: its frame decoder, its bounded outgoing queue and writer task, its
 rate limit. Sending never waits: a connection that falls too far behind (more than `max_queue`
-frames, or more than `max_bytes` bytes not yet taken by the kernel) is dropped."""
+frames, or more than `max_bytes` bytes its client has not taken yet, those the kernel holds
+included) is dropped, and so is one that takes nothing of what it is sent for a while."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import socket
 import sys
 import termios
 from collections import deque
@@ -25,6 +27,10 @@ FLUSH_TIMEOUT = 2.0
 #: After a fatal error, what the client still sends is read and dropped until it closes its
 #: side, or sends nothing for this many seconds (see `linger`).
 LINGER_QUIET = 0.25
+#: The kernel's send buffer of a TCP connection. Left to itself Linux grows it to megabytes
+#: (net.ipv4.tcp_wmem) for a client that does not read, out of the server's sight and count;
+#: a game's frames need far less (Linux doubles the value for its own bookkeeping).
+SEND_BUFFER = 64 * 1024
 
 
 def encode_message(message: ServerMessage) -> bytes:
@@ -51,6 +57,8 @@ class Connection:
         "_queued_bytes",
         "_rate",
         "_refilled",
+        "_taken",
+        "_taken_at",
         "_tokens",
         "_wake",
         "address",
@@ -72,6 +80,7 @@ class Connection:
         "peer",
         "reader",
         "request_id",
+        "sent_bytes",
         "sent_frames",
         "transport",
         "writer",
@@ -130,6 +139,15 @@ class Connection:
         self._pages = page_burst
         self._pages_refilled = self.opened
         self.sent_frames = 0
+        # Bytes handed to the transport so far; of those, the client had taken `_taken` (as
+        # last looked at, `_taken_at`): see `unread_for`.
+        self.sent_bytes = 0
+        self._taken = 0
+        self._taken_at = self.opened
+        sock = writer.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         # Bytes of the client's stream: read from the socket so far, and up to the end of the
         # last message handled (see `arrival`).
         self.fed = 0
@@ -190,14 +208,15 @@ class Connection:
             # Frames wait in the bounded queue only while the socket is backed up.
             transport.write(frame)
             self.sent_frames += 1
+            self.sent_bytes += len(frame)
             return
         if len(self._queue) >= self.max_queue:
             log.warning("connection %s dropped: %d frames unsent", self.peer, len(self._queue))
             self.abort()
             return
         if self.max_bytes:
-            # Frames queued here and bytes the transport holds: one frame alone always fits.
-            pending = self._queued_bytes + transport.get_write_buffer_size()
+            # Everything not taken by the client yet: one frame alone always fits.
+            pending = self.unsent()
             if pending and pending + len(frame) > self.max_bytes:
                 log.warning("connection %s dropped: %d bytes unsent", self.peer, pending)
                 self.abort()
@@ -205,6 +224,36 @@ class Connection:
         self._queue.append(frame)
         self._queued_bytes += len(frame)
         self._wake.set()
+
+    def in_kernel(self) -> int:
+        """Bytes the kernel holds for the client: not sent yet, or sent and not acknowledged
+        (SIOCOUTQ); 0 where it cannot be read (a socket pair of the SSH door's included)."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+            return 0
+        try:
+            raw = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+        except (OSError, ValueError):
+            return 0
+        return int.from_bytes(raw, sys.byteorder)
+
+    def unsent(self) -> int:
+        """Bytes sent to this connection that its client has not taken yet: queued here, in
+        the transport's buffer and in the kernel's."""
+        return self._queued_bytes + self.transport.get_write_buffer_size() + self.in_kernel()
+
+    def unread_for(self, now: float) -> float:
+        """Seconds for which the client has taken none of the bytes waiting for it (0 when
+        none wait, or it took some since the last look). Looked at a few times a second; the
+        kernel is asked only while bytes were handed to it since everything was taken."""
+        if self.sent_bytes == self._taken:
+            self._taken_at = now
+            return 0.0
+        taken = self.sent_bytes - self.transport.get_write_buffer_size() - self.in_kernel()
+        if taken > self._taken:
+            self._taken, self._taken_at = taken, now
+            return 0.0
+        return now - self._taken_at
 
     async def _write_loop(self) -> None:
         writer = self.writer
@@ -218,6 +267,7 @@ class Connection:
                     self._queued_bytes = 0
                     writer.writelines(frames)
                     self.sent_frames += len(frames)
+                    self.sent_bytes += sum(map(len, frames))
                     await writer.drain()
                 if self._flush_then_close:
                     break
@@ -322,6 +372,7 @@ class Connection:
         self.last_received += lost
         self.last_ping += lost
         self.opened += lost
+        self._taken_at += lost
         waiting = self.waiting_bytes()
         if waiting > 0:
             self._backlog = (self.handled, self.handled + waiting, since, lost)

@@ -26,6 +26,14 @@ _ENVELOPE = 256
 _PAGES_KEPT = 32
 #: The fields of a `tables` page besides `reply_to`: type, after, more, total, tables.
 _PAGE_FIELDS = 5
+#: A page goes to a connection once its client has taken all but this many bytes of what it
+#: was sent before: one that does not read is not sent page after page to hold for it (and is
+#: dropped for not reading, `Limits.unread_timeout`).
+_PAGE_SLACK = 64 * 1024
+#: Seconds before the first look at whether it has, and at most between two looks (the wait
+#: doubles from one look to the next: a client that reads is seen at once, one that does not
+#: costs a look a second).
+_TAKEN_POLL = (0.05, 1.0)
 
 _TABLES_KEY, _REMOVED_KEY, _REPLY_TO_KEY = (_pack(key) for key in ("tables", "removed", "reply_to"))
 _LOBBY_HEAD = _map_header(3) + _pairs({"type": p.LOBBY})
@@ -192,10 +200,15 @@ class Lobby:
             conn.send_frame(self.page())
 
     async def pace(self, conn: Connection) -> None:
-        """Wait until `conn` may be sent another page."""
+        """Wait until `conn` may be sent another page: its pace allows it, and its client has
+        taken what it was sent before."""
         wait = conn.take_page(asyncio.get_running_loop().time())
         if wait > 0:
             await asyncio.sleep(wait)
+        poll, longest = _TAKEN_POLL
+        while not conn.closing and conn.unsent() > _PAGE_SLACK:
+            await asyncio.sleep(poll)
+            poll = min(longest, poll * 2)
 
 
 def lobby_frames(summaries: list[bytes], removed: list[int]) -> list[bytes]:

@@ -78,6 +78,10 @@ class Table(TablePlay):
                 if isinstance(delay, Pending):
                     await self.decide(delay)
                     delay = 0
+                if self.server.tables.get(self.id) is not self:
+                    # Closed or over by its own doing, and forgotten: nothing can fall due
+                    # again, and a loop left waiting would be destroyed pending with the table.
+                    return
             except asyncio.CancelledError:
                 raise
             except RequestError:
@@ -142,7 +146,13 @@ class Table(TablePlay):
         hand = self.hand
         # Every player has left (or lost the link): a session nobody comes back to ends, between
         # hands; meanwhile hands are dealt only for spectators watching.
-        session.players_seen(self.players_here(), now)
+        here = self.players_here()
+        session.players_seen(here, now)
+        if not here and self.spectators:
+            # Played on only for spectators: at a pace they can follow, not as fast as bots go.
+            paced = self.last_change + self.server.config.watched_pace
+            if now < paced:
+                return paced - now
         if hand is None or hand.ended:
             if hand is not None and not self.hand_settled:
                 # The hand's end was not settled (it cannot normally happen): settle it now.

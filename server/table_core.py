@@ -155,6 +155,9 @@ class TableCore:
     last_change: float = 0.0
     next_hand_at: float | None = None
     turn_seat: int | None = None
+    # (hand number, events) of the hand in play that everybody at the table has been sent:
+    # behind the hand while a change to it waits to be saved.
+    told: tuple[int, int] = (0, 0)
     paused: str | None = None  # why play is paused: the storage cannot be written
     paused_at: float = 0.0  # loop time the pause started
     # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
@@ -348,7 +351,9 @@ class TableCore:
         the connection whose action this is, gets its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
-        frames = UpdateFrames(self.id, self.session.hand_number, hand, start, self.deadline())
+        number = self.session.hand_number
+        frames = UpdateFrames(self.id, number, hand, start, self.deadline())
+        self.told = (number, len(hand.events))
         # (self.connections() spelt out: no list built, on every action)
         for number, seat in enumerate(self.seats):
             conn = seat.conn

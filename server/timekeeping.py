@@ -57,16 +57,30 @@ def housekeeping_tick(limits: Limits) -> float:
 
 def check_deadlines(connections: Iterable[Connection], limits: Limits, now: float) -> None:
     """Close a connection that did not say hello in time, or has been silent for the idle
-    timeout; ping one silent for a heartbeat (never before hello)."""
+    timeout; ping one silent for a heartbeat (never before hello). Cut one whose client has
+    taken nothing of what it was sent for `unread_timeout` (waiting for its answer or not)."""
     # (Run over every connection a few times a second: the limits read once, and the clock's
     # comparisons made before the link is asked.)
-    handshake_timeout, idle_timeout, heartbeat = (
+    handshake_timeout, idle_timeout, heartbeat, unread_timeout = (
         limits.handshake_timeout,
         limits.idle_timeout,
         limits.heartbeat,
+        limits.unread_timeout,
     )
     for conn in connections:
-        if conn.closing or conn.busy:
+        if conn.closing:
+            continue
+        unread = conn.unread_for(now)
+        if unread > unread_timeout:
+            log.warning(
+                "connection %s dropped: it took none of %d bytes for %.0f s",
+                conn.peer,
+                conn.unsent(),
+                unread,
+            )
+            conn.abort()  # (it reads nothing: a last word would only wait with the rest)
+            continue
+        if conn.busy:
             continue
         if now - conn.opened > handshake_timeout and not conn.welcomed:
             conn.error(p.HANDSHAKE_TIMEOUT, "no hello: the handshake took too long")

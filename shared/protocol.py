@@ -488,7 +488,7 @@ def validate(message: Mapping[str, Any], schema: Mapping[str, dict[str, Field]])
         if out_of_range is None and value is not None and not _in_range(spec, value):
             out_of_range = OutOfRange(
                 spec.code,
-                f"{kind}: {name} must be {spec.allowed()}, not {_shown(value)}",
+                f"{kind}: {name} must be {spec.allowed()}, not {_out_of_range(spec, value)}",
                 name,
             )
     for name, spec in fields.items():
@@ -517,9 +517,31 @@ def valid_id(message: Mapping[str, Any]) -> int | None:
 def _shown(value: Any) -> str:
     if isinstance(value, str):
         return f"{len(value)} characters" if len(value) > 40 else repr(value)
-    if isinstance(value, dict):
-        return f"{len(value)} options"
     return repr(value)[:40]
+
+
+def _out_of_range(spec: Field, value: Any) -> str:
+    """What is out of the field's range in `value`, in the words of `Field.allowed` (the part
+    at fault: too many cards or one card too long, an option's name or value, not the whole)."""
+    if spec.kind == "cards":
+        words = value.split()
+        if len(words) > spec.max_len:
+            return f"{len(words)} cards"
+        for word in words:
+            if not 2 <= len(word) <= MAX_CARD_LEN:
+                return f"the card {_shown(word)}"
+        return f"{len(value)} characters"
+    if spec.kind == "options":
+        if len(value) > spec.max_len:
+            return f"{len(value)} options"
+        for key, option in value.items():
+            if len(key) > MAX_OPTION_LEN:
+                return f"a name of {len(key)} characters"
+            if isinstance(option, str) and len(option) > MAX_OPTION_LEN:
+                return f"a value of {len(option)} characters for {_shown(key)}"
+            if type(option) is int and not -(2**31) <= option < 2**31:
+                return f"{option:,} for {_shown(key)}"
+    return _shown(value)
 
 
 def _type_problem(spec: Field, value: Any) -> str | None:

@@ -46,6 +46,7 @@ def test_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
         grace=120.0,
         bot_pause=0.0,
         next_hand_delay=0.0,
+        watched_pace=0.0,
     )
     for key, value in overrides.items():
         setattr(base, key, value)

@@ -33,13 +33,15 @@ def server_command() -> list[str]:
 
 def fast_server_args(db: Path, port: int = 0) -> list[str]:
     """`tonk-server` on 127.0.0.1 (`port` 0: a free one) with the database `db`, dealing the
-    next hand and moving its bots at once."""
+    next hand and moving its bots at once, watched or not."""
     return [
         *server_command(),
         *loopback_args(db, port),
         "--next-hand-delay",
         "0",
         "--bot-pause",
+        "0",
+        "--watched-pace",
         "0",
     ]
 

@@ -76,6 +76,14 @@ def test_tonk_server_names_every_option_and_refuses_a_bad_one(
         build_config(parse_args(["--option", "jokers=1"]))
 
 
+def test_tonk_server_takes_the_watched_pace_and_refuses_a_negative_one() -> None:
+    assert build_config(parse_args([])).watched_pace == 1.0
+    assert build_config(parse_args(["--watched-pace", "2.5"])).watched_pace == 2.5
+    assert build_config(parse_args(["--watched-pace", "0"])).watched_pace == 0.0
+    with pytest.raises(ValueError, match="--watched-pace takes a number of seconds"):
+        build_config(parse_args(["--watched-pace", "-1"]))
+
+
 def test_tonk_sim_sweeps_every_option() -> None:
     for name in OPTIONS:
         base = "black-tonk" if name == "caught_dropper_pays_lowest" else "classic"

@@ -329,3 +329,30 @@ def test_a_message_is_a_frozen_record_with_its_type_and_its_reader() -> None:
     reply = m.Seated(1, 2, "t")
     assert reply.answering(9) == m.Seated(1, 2, "t", reply_to=9) and reply.reply_to is None
     assert reply.answering(None) is reply
+
+
+@pytest.mark.parametrize(
+    ("message", "wrong"),
+    [
+        ({"type": "spread", "cards": " ".join(["As"] * 14)}, "not 14 cards"),
+        ({"type": "spread", "cards": "As 2s 3sss"}, "not the card '3sss'"),
+        (
+            {"type": "create_table", "name": "t", "rules": {"x" * 33: 1}},
+            "not a name of 33 characters",
+        ),
+        (
+            {"type": "create_table", "name": "t", "rules": {"stock": "y" * 40}},
+            "not a value of 40 characters for 'stock'",
+        ),
+        ({"type": "create_table", "name": "t", "rules": {"stock": 2**40}}, "for 'stock'"),
+        (
+            {"type": "create_table", "name": "t", "rules": {f"o{n}": 1 for n in range(21)}},
+            "not 21 options",
+        ),
+        ({"type": "chat", "text": "x" * 1001}, "not 1001 characters"),
+    ],
+)
+def test_a_refusal_out_of_range_says_what_was_wrong(message, wrong):
+    with pytest.raises(p.OutOfRange) as caught:
+        p.validate_client(message)
+    assert caught.value.message.endswith(wrong), caught.value.message

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ from netclient import NetClient, start_server
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
-from tonk.shared.rules import PRESETS
+from tonk.shared.rules import OPTIONS, PRESETS
 
 DOC = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
 V = p.PROTOCOL_VERSION
@@ -179,6 +180,14 @@ async def pair(server: TonkServer, **table: Any) -> tuple[NetClient, NetClient, 
     for client in (alice, bob):
         await client.expect(p.UPDATE)
     return alice, bob, seated["table"]
+
+
+def test_the_documents_rules_example_holds_every_option_with_its_presets_value():
+    """PROTOCOL.md says `rules` is the preset and every option: its example is a real one."""
+    text = DOC.split("with the value in\nforce, so a client need not know the presets: `", 1)[1]
+    example = json.loads(text.split("`", 1)[0])
+    assert set(example) == {"preset", *OPTIONS}
+    assert example == {"preset": example["preset"], **PRESETS[example["preset"]].to_wire()}
 
 
 # -- every message type, with its answer ------------------------------------------------------

@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import gc
+import logging
+import socket
+import sys
+import termios
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -169,6 +175,20 @@ async def test_table_requests_that_are_refused(tmp_path):
         await carol.expect_error(p.ALREADY_STARTED)
 
 
+async def test_a_refusal_out_of_range_says_what_was_wrong_not_the_whole(tmp_path):
+    """A bad option is refused for that option (not "1 options"), a 14-card spread for its 14
+    cards (not its length in characters)."""
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.send({"type": "create_table", "name": "t", "rules": {"stake_mode": "s" * 33}})
+        error = await alice.expect_error(p.BAD_RULES)
+        assert error["message"].endswith("not a value of 33 characters for 'stake_mode'")
+        await alice.create_table(name="t")
+        await alice.send({"type": "spread", "cards": " ".join(["As"] * 14)})
+        error = await alice.expect_error(p.BAD_VALUE)
+        assert error["message"].endswith("not 14 cards"), error["message"]
+
+
 async def test_a_full_table_refuses_another_player(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
@@ -286,7 +306,8 @@ async def test_handshake_timeout(tmp_path):
 
 async def test_a_client_that_never_reads_is_dropped_without_slowing_others(tmp_path):
     async with (
-        start_server(tmp_path, limit_changes={"queue": 8}) as server,
+        # (its pages wait until it has taken the ones before: it is dropped for taking none)
+        start_server(tmp_path, limit_changes={"queue": 8, "unread_timeout": 1.0}) as server,
         busy_table(server) as watcher,
     ):
         for i in range(20):
@@ -308,6 +329,62 @@ async def test_a_client_that_never_reads_is_dropped_without_slowing_others(tmp_p
         await watcher.expect(p.HAND_END)
 
 
+def kernel_holds(sock: socket.socket) -> int:
+    """Bytes the kernel holds in `sock`'s send queue (not sent, or not acknowledged)."""
+    raw = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+    return int.from_bytes(raw, sys.byteorder)
+
+
+async def test_lobby_clients_that_never_read_are_counted_with_the_kernels_bytes_and_dropped(
+    tmp_path,
+):
+    """Connections that enter the lobby, ask for pages and never read: what the kernel holds
+    for each is counted and kept small, each is sent no page after page to hold, and each is
+    dropped once it has taken nothing for `unread_timeout`, however little it was sent. The
+    busy table plays on meanwhile."""
+    limits = {"unread_timeout": 1.0, "max_tables_per_address": 100, "max_tables": 100}
+    async with (
+        start_server(tmp_path, limit_changes=limits) as server,
+        busy_table(server) as watcher,
+    ):
+        host = await NetClient.connect(server.port, "Host")
+        for number in range(60):  # a first page of some 60 KB
+            await host.request(
+                {"type": "create_table", "name": f"{number:02d} " + "n" * 29, "sit": False},
+                p.TABLE,
+            )
+        silent = []
+        hello = {"type": "hello", "version": p.PROTOCOL_VERSION}
+        for number in range(20):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(p.encode({**hello, "name": f"S{number}"}))
+            sock.sendall(p.encode({"type": "list_tables"}) * 15)
+            silent.append(sock)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + 5
+        while loop.time() < give_up and len(server.connections) < 23:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)  # every page it may be sent is with the kernel now
+        held = [c for c in server.connections if c.name and c.name.startswith("S")]
+        assert len(held) == 20
+        for conn in held:
+            # Bounded by a page's worth or two, not 15 pages (about 900 KB) in the kernel's
+            # megabytes; and counted: what the kernel holds is part of what the server says waits.
+            kernel = kernel_holds(conn.transport.get_extra_info("socket"))
+            waiting = kernel + conn.transport.get_write_buffer_size()
+            assert 0 < waiting < 300_000, (kernel, waiting)
+            assert conn.unsent() >= waiting
+        for _ in range(500):  # dropped for taking nothing, well before the idle timeout
+            if not any(c.name and c.name.startswith("S") for c in server.connections):
+                break
+            await asyncio.sleep(0.02)
+        assert not any(c.name and c.name.startswith("S") for c in server.connections)
+        for sock in silent:
+            sock.close()
+        await watcher.expect(p.HAND_END)
+        await host.close()
+
+
 async def test_a_table_nobody_sits_at_is_closed_after_the_grace_period(tmp_path):
     async with start_server(tmp_path, grace=0.3) as server:
         alice = await NetClient.connect(server.port, "Alice")
@@ -320,6 +397,32 @@ async def test_a_table_nobody_sits_at_is_closed_after_the_grace_period(tmp_path)
             await asyncio.sleep(0.01)
         listed = await alice.request({"type": "list_tables"}, p.TABLES)
         assert listed["tables"] == []
+
+
+async def test_tables_closed_by_themselves_leave_no_task_pending(tmp_path, caplog):
+    """A table its own loop closes (nobody sat down) ends that loop: no "Task was destroyed
+    but it is pending!" when the table is collected, and no table task left running."""
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    async with start_server(tmp_path, grace=0.2) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        for number in range(12):
+            await alice.request(
+                {"type": "create_table", "name": f"empty {number}", "sit": False}, p.TABLE
+            )
+        for _ in range(500):
+            if not server.tables:
+                break
+            await asyncio.sleep(0.01)
+        assert not server.tables
+        await asyncio.sleep(0.05)  # a loop that ends on its own has ended by now
+        gc.collect()
+        tables = [t for t in asyncio.all_tasks() if t.get_name().startswith("table-")]
+        assert tables == []
+        listed = await alice.request({"type": "list_tables"}, p.TABLES)
+        assert listed["tables"] == []
+    gc.collect()
+    destroyed = [r for r in caplog.records if "destroyed but it is pending" in r.getMessage()]
+    assert destroyed == []
 
 
 async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):

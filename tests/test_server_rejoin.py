@@ -7,6 +7,7 @@ cannot take another at the same table."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,37 @@ async def test_a_session_every_player_has_left_ends_for_its_spectators(tmp_path:
         await carol.request({"type": "leave"}, p.LEFT)
         listed = await carol.request({"type": "list_tables"}, p.TABLES)
         assert all(t["id"] != table for t in listed["tables"])
+        await alice.close()
+        await carol.close()
+
+
+async def test_a_session_only_a_spectator_watches_plays_on_at_a_watching_pace(
+    tmp_path: Path,
+) -> None:
+    # Alice leaves her table with a quick bot (the tests' bots pause 0, hands follow at once):
+    # Carol, watching, still sees it played, but one move at a time she can follow, not
+    # hundreds of hands a second.
+    pace = 0.25
+    async with start_server(tmp_path, watched_pace=pace) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        table = await alice.create_table(None, name="Friday", seats=2, seed=5)
+        await alice.expect(p.UPDATE)
+        carol = await NetClient.connect(server.port, "Carol")
+        await carol.request({"type": "watch", "table": table}, p.WATCHING)
+        await carol.expect(p.UPDATE)  # the hand so far
+        watched_from = len(carol.received)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        await alice.request({"type": "leave"}, p.LEFT)
+        await carol.expect(p.UPDATE, lambda update: bool(update["events"]))  # it plays on
+        end = began + 1.5
+        with contextlib.suppress(TimeoutError):
+            while (left := end - loop.time()) > 0:
+                await carol.recv(timeout=left)
+        elapsed = loop.time() - began
+        moves = [m for m in carol.received[watched_from:] if m["type"] == p.UPDATE and m["events"]]
+        # (one move of Alice's may come before she is gone, and one as she goes)
+        assert 1 <= len(moves) <= elapsed / pace + 2, (len(moves), elapsed)
         await alice.close()
         await carol.close()
 
