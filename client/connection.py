@@ -66,6 +66,8 @@ class Connection:
         create: TableRequest | None = None,
         style: CardStyle | None = None,
         opener: Opener | None = None,
+        join: str | None = None,
+        guest: bool = False,
     ) -> None:
         self.host = host
         self.opener = opener
@@ -73,7 +75,14 @@ class Connection:
         self.post = post
         self.address = f"{host}:{port}"
         self.model = ClientModel(
-            name, self.address, time.monotonic, tokens=tokens, create=create, style=style
+            name,
+            self.address,
+            time.monotonic,
+            tokens=tokens,
+            create=create,
+            style=style,
+            join=join,
+            guest=guest,
         )
         self.closing = False
         self._outbox: asyncio.Queue[m.ClientMessage | None] = asyncio.Queue()

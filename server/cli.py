@@ -16,7 +16,7 @@ from pathlib import Path
 from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
-from . import audit, names
+from . import audit, invite, names
 from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
 from .paths import default_db_path
@@ -235,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return audit.main(argv)
     if argv and argv[0] == names.COMMAND:
         return names.main(argv)
+    if argv and argv[0] == invite.COMMAND:
+        return invite.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)

@@ -65,7 +65,7 @@ def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
     refusals = [line for line in said.splitlines() if line.startswith("tonk:")]
     assert refusals == [
         "tonk: the name ann belongs to another key on this server: use your own name "
-        "(ssh -p PORT NAME@HOST)"
+        f"(ssh -p {door.port} NAME@127.0.0.1)"
     ]
     assert "playing as" not in said
 
@@ -140,7 +140,7 @@ def test_ssh_n_with_a_forward_is_refused_and_closed_with_one_line(tmp_path: Path
     assert "open failed: administratively prohibited: tonk: this server forwards nothing" in said
     assert (
         "tonk: this server opens the table and nothing else, and no table was asked for: "
-        "ssh -p PORT NAME@HOST (without -N)" in said
+        f"ssh -t -p {server.port} ann@127.0.0.1 (without -N)" in said
     )
     assert "connection #" not in server.server_log()  # nothing reached the game server
 
