@@ -21,6 +21,7 @@ from tonk.shared.protocol import DEFAULT_PORT
 
 from . import ports
 from .audit import AuditError, read_only
+from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 
 #: The subcommand of `tonk-server` this module answers.
@@ -217,14 +218,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         prog="tonk-server invite",
         description="Print what to tell the friends: this machine's addresses, the SSH "
         "door's fingerprint, and the ssh and tonk-client commands. Safe while the server runs.",
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument(
-        "--db",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help=f"the server's database (default: {default_db_path()})",
-    )
+    add_db_option(parser)
     parser.add_argument(
         "--ssh-host-key",
         type=Path,
