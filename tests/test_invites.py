@@ -70,6 +70,27 @@ def test_a_kept_door_port_taken_meanwhile_gives_a_free_one_with_a_line(tmp_path:
         third.stop()
 
 
+async def test_tonk_client_pointed_at_the_door_says_to_use_ssh(tmp_path: Path) -> None:
+    server = DoorServer(tmp_path)
+    term = Term(100, 24)
+    try:
+        term.start(
+            [command_path("tonk-client"), f"127.0.0.1:{server.port}", "--name", "Ann"],
+            {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")},
+        )
+        assert await term.wait_exit() == 1
+        text = " ".join(term.raw().decode("utf-8", "replace").split())
+    finally:
+        term.close()
+        server.stop()
+    assert (
+        f"tonk-client: 127.0.0.1:{server.port} is an SSH server (tonk-server's SSH door, say), "
+        f"not the port tonk-client plays on: connect with ssh -t -p {server.port} "
+        "YOUR-NAME@127.0.0.1, or give tonk-client the server's other port" in text
+    ), text[-600:]
+    assert "bytes is over the limit" not in text
+
+
 # -- tonk-server invite -----------------------------------------------------------------------
 
 
