@@ -328,7 +328,7 @@ class ClientModel:
             raise Fatal(f"the server closed the connection: {text}")
         if request == p.SIT and self._joining_table is not None:
             # The table named filled up or started meanwhile: watch it instead.
-            self._watch_named(self._joining_table)
+            self._watch_named(self._joining_table, started=code == p.ALREADY_STARTED)
             return
         if request in (p.WATCH, p.SIT, p.RESUME):
             self._joining_table = self._join_line = None
@@ -407,10 +407,10 @@ class ClientModel:
             self._join_line = f"You sit at {table.name}: a seat was free."
             self.send(m.Sit(table.number))
         else:
-            self._watch_named(table)
+            self._watch_named(table, started=table.playing)
 
-    def _watch_named(self, table: TableInfo) -> None:
-        if table.playing:
+    def _watch_named(self, table: TableInfo, *, started: bool) -> None:
+        if started:
             self._join_line = f"{table.name} is full: you are watching (its game has started)."
         else:
             self._join_line = (

@@ -123,10 +123,13 @@ class TonkServer:
         self._server = await self._listen()
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port
-        kept = {ports.HOST: self.config.host}
+        kept: dict[str, str] = {}
         if self.port != self._remembered_port:
             kept[ports.PORT] = str(self.port)
-        await ports.keep(self.store, kept)
+        if await asyncio.to_thread(self.store.setting, ports.HOST) != self.config.host:
+            kept[ports.HOST] = self.config.host  # (for tonk-server invite)
+        if kept:
+            await ports.keep(self.store, kept)
         self._housekeeper = asyncio.create_task(self._housekeep(), name="housekeeping")
 
     async def _listen(self) -> asyncio.Server:

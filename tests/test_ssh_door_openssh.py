@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.netclient import NetClient
 from tests.sshkit import (
     DoorServer,
     SSHTerminal,
@@ -202,3 +203,21 @@ def test_a_player_whose_ssh_has_no_key_is_told_how_to_make_one(
     ]
     assert "Permission denied (publickey)" in said
     assert "password:" not in said.lower()
+
+
+async def test_join_with_a_name_of_two_words_unquoted_takes_a_free_seat(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    ann = await NetClient.connect(door.tcp_port, "Ann")
+    key = make_key(tmp_path, "bo_key")
+    try:
+        await ann.create_table(name="Friday night", seats=3)
+        # What the guest types: ssh ... join Friday night (ssh sends "join Friday night").
+        term = SSHTerminal(door.port, key, "bo", "join", "friday", "night")
+        try:
+            term.wait_for(r"You sit at Friday night")
+            term.wait_for(r"bo +\(you\)")
+        finally:
+            term.kill()
+    finally:
+        await ann.close()
