@@ -8,6 +8,7 @@ import gc
 import logging
 import os
 import resource
+import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
-from . import audit, invite, names
+from . import audit, invite, names, ports
 from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
 from .helptext import HelpFormatter, add_db_option
@@ -255,6 +256,10 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
             f"tonk-server ssh on {door_config.host}:{door.port} (host key {door.fingerprint})",
             flush=True,
         )
+    # (For tonk-server invite: whether to tell the door's commands.)
+    await ports.keep(server.store, {ports.SSH_DOOR: ports.ON if door is not None else ports.OFF})
+    db = "" if config.db_path == default_db_path() else f" --db {shlex.quote(str(config.db_path))}"
+    print(f"tonk-server invite{db} prints what to tell the friends", flush=True)
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 

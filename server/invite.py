@@ -44,6 +44,7 @@ class Invitation:
     fingerprint: str | None  # the door's host key (None: no key file yet)
     key_problem: str  # why the key could not be read, or ""
     running: bool
+    door_off: bool  # the server last started without its door (a port kept from before)
     table: str | None  # the newest open table's name, for the join commands
 
 
@@ -145,6 +146,7 @@ def invitation(db: Path, host_key: Path | None, host: str | None) -> Invitation:
         fingerprint=fingerprint,
         key_problem=problem,
         running=server_running(db),
+        door_off=settings.get(ports.SSH_DOOR) == ports.OFF,
         table=table,
     )
 
@@ -166,6 +168,17 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
         "",
         "This machine: " + ", ".join(invite.addresses),
     ]
+    if invite.ssh_port is not None and invite.door_off:
+        said = (
+            "The SSH door is not open: the server runs without --ssh-port"
+            if invite.running
+            else "The SSH door was not open when the server last ran"
+        )
+        lines += [
+            "",
+            f"{said} (it was on port {invite.ssh_port} before; --ssh-port 0 opens it there "
+            "again, for these commands):",
+        ]
     if invite.ssh_port is not None:
         lines += [
             "",

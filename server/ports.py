@@ -13,10 +13,13 @@ from . import store as st
 
 log = logging.getLogger("tonk.server")
 
-#: The settings: the table port, the SSH door's port, the address listened on.
+#: The settings: the table port, the SSH door's port, the address listened on, and whether
+#: the server last started with its door open (ON) or not (OFF).
 PORT = "port"
 SSH_PORT = "ssh_port"
 HOST = "host"
+SSH_DOOR = "ssh_door"
+ON, OFF = "on", "off"
 
 T = TypeVar("T")
 

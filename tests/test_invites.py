@@ -246,3 +246,31 @@ def test_table_without_a_server_is_refused_with_a_line(tmp_path: Path) -> None:
     )
     assert said.returncode == 2
     assert "--table NAME joins a table on a server: give its HOST[:PORT] too" in said.stderr
+
+
+def test_invite_says_when_the_door_was_not_opened_last_time(tmp_path: Path) -> None:
+    server = DoorServer(tmp_path)
+    door = server.port
+    server.stop()
+    # The same database, served without the door.
+    process = subprocess.Popen(
+        [command_path("tonk-server"), "--host", "127.0.0.1", "--port", "0", "--db", str(server.db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("tonk-server listening on")
+        hint = process.stdout.readline().strip()
+        assert hint == f"tonk-server invite --db {server.db} prints what to tell the friends"
+        said = invite("--db", str(server.db))
+    finally:
+        process.terminate()
+        process.wait(15)
+    lines = said.stdout.splitlines()
+    assert (
+        "The SSH door is not open: the server runs without --ssh-port (it was on port "
+        f"{door} before; --ssh-port 0 opens it there again, for these commands):" in lines
+    )
+    assert f"  ssh -t -p {door} YOUR-NAME@127.0.0.1" in lines
