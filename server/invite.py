@@ -39,6 +39,7 @@ class Invitation:
     """What the database and the host key say, and whether a server runs on them now."""
 
     addresses: tuple[str, ...]
+    hostname: str  # this machine's name, when the addresses are its own (else "")
     port: int | None
     ssh_port: int | None
     fingerprint: str | None  # the door's host key (None: no key file yet)
@@ -139,8 +140,10 @@ def invitation(db: Path, host_key: Path | None, host: str | None) -> Invitation:
         settings = read_settings(conn)
         table = newest_open_table(conn)
     fingerprint, problem = host_key_fingerprint(host_key or default_host_key_path(db))
+    told = host or settings.get(ports.HOST)
     return Invitation(
-        addresses=tuple(listened_addresses(host or settings.get(ports.HOST))),
+        addresses=tuple(listened_addresses(told)),
+        hostname=socket.gethostname() if told is None or told in EVERYWHERE else "",
         port=ports.port_of(settings.get(ports.PORT)),
         ssh_port=ports.port_of(settings.get(ports.SSH_PORT)),
         fingerprint=fingerprint,
@@ -166,7 +169,14 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
         else f"tonk-server is not running on {db}: these are the ports it used last, and "
         "it listens on them again when started with --port 0 and --ssh-port 0.",
         "",
-        "This machine: " + ", ".join(invite.addresses),
+        "This machine: "
+        + ", ".join(invite.addresses)
+        + (
+            f" (its name: {invite.hostname}; --host {invite.hostname} tells that instead, "
+            "where the LAN knows it)"
+            if invite.hostname
+            else ""
+        ),
     ]
     if invite.ssh_port is not None and invite.door_off:
         said = (
