@@ -221,7 +221,7 @@ async def test_replay_of_the_hand_in_play_says_whose_turn_it_is(tmp_path):
     [
         (("ledger",), "no database at"),
         (("audit", "99"), "no table 99"),
-        (("replay", "1", "42"), "table 1 has no hand 42"),
+        (("replay", "1", "99999"), "table 1 has no hand 99999"),
     ],
 )
 async def test_unreadable_requests_exit_2_with_a_reason(played, args, message):
