@@ -23,7 +23,7 @@ from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.door_child import HeldSeats, read_seats
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatTokens
-from tonk.server.door_request import TerminalInfo
+from tonk.server.door_request import DoorCommand, TerminalInfo
 from tonk.server.door_session import DoorSession
 
 #: Seconds the input parser waits after a lone ESC before taking it as the escape key.
@@ -188,7 +188,8 @@ class InProcessSession(DoorSession):
     app: DoorApp | None = None
     app_done = False
 
-    def start(self, bots: int | None) -> None:
+    def start(self, command: DoorCommand) -> None:
+        bots = command.bots
         assert self.terminal is not None
         self.encoding = self.terminal.charset
         self.decoder = codecs.getincrementaldecoder(self.encoding)("replace").decode

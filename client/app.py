@@ -33,6 +33,7 @@ from .messages import (
     Connected,
     ConnectFailed,
     HandEnded,
+    JoinNotice,
     LeftTable,
     LinkLost,
     LobbyChanged,
@@ -80,6 +81,10 @@ class ClientConfig:
     # tokens than the file in state_dir (the SSH door gives both).
     opener: Opener | None = None
     tokens: SeatTokens | None = None
+    #: A table to go to by name once connected (--table, the door's `join`).
+    join: str | None = None
+    #: An SSH door guest (no computer account here: seats are held by their name).
+    guest: bool = False
 
     @property
     def practice(self) -> bool:
@@ -222,6 +227,8 @@ class TonkApp(KeyedApp):
             create=create,
             style=config.style,
             opener=None if config.practice else config.opener,
+            join=None if config.practice else config.join,
+            guest=config.guest,
         )
         try:
             await self.connection.run()
@@ -373,6 +380,15 @@ class TonkApp(KeyedApp):
             StandingsScreen(ended.table_name, ended.standings, ended.hands, ended.unit),
             done,
         )
+
+    def on_join_notice(self, message: JoinNotice) -> None:
+        notice = message.report
+        if notice.found:
+            self.notify(notice.message, title="Table")
+        else:
+            self.notify(notice.message, title="No such table", severity="warning", timeout=10)
+            if self.current_mode == "connecting":
+                self.switch_mode("lobby")
 
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()

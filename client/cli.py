@@ -1,4 +1,4 @@
-"""`tonk-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--theme T]
+"""`tonk-client [HOST:PORT [--table NAME]] [--name NAME] [--ascii] [--four-colour] [--theme T]
 [--bots N | --bots BOT,BOT,...] [--rules PRESET]`: join a server, or with no address play a
 practice table against bots."""
 
@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--name", help="your name at the table (default: your login name)")
     parser.add_argument(
+        "--table",
+        metavar="NAME",
+        help="go straight to the server's table of this name (any case): your seat there, a "
+        "free seat, or watching when it is full; quote a name with spaces",
+    )
+    parser.add_argument(
         "--ascii", action="store_true", help="cards as 10S QH AC, no suit symbols or box lines"
     )
     parser.add_argument(
@@ -139,7 +145,13 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
     )
     if args.address:
         config.host, config.port = parse_address(args.address)
+        if args.table is not None:
+            if not args.table.strip():
+                raise ValueError("--table takes a table's name")
+            config.join = args.table.strip()
         return config
+    if args.table is not None:
+        raise ValueError("--table NAME joins a table on a server: give its HOST[:PORT] too")
     count, strategies = parse_bots(args.bots)
     max_players = PRESETS[args.rules].players
     if count + 1 > max_players:

@@ -24,6 +24,8 @@ from .tokens import SeatTokens
 __all__ = ["Connection", "Opener", "TableRequest", "describe_os_error"]
 
 CONNECT_TIMEOUT = 10.0
+#: What an SSH server says first (RFC 4253, 4.2).
+SSH_BANNER = b"SSH-"
 RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
 
 #: Opens the link to the server in place of a TCP connection to host:port (the SSH door's).
@@ -66,6 +68,8 @@ class Connection:
         create: TableRequest | None = None,
         style: CardStyle | None = None,
         opener: Opener | None = None,
+        join: str | None = None,
+        guest: bool = False,
     ) -> None:
         self.host = host
         self.opener = opener
@@ -73,7 +77,14 @@ class Connection:
         self.post = post
         self.address = f"{host}:{port}"
         self.model = ClientModel(
-            name, self.address, time.monotonic, tokens=tokens, create=create, style=style
+            name,
+            self.address,
+            time.monotonic,
+            tokens=tokens,
+            create=create,
+            style=style,
+            join=join,
+            guest=guest,
         )
         self.closing = False
         self._outbox: asyncio.Queue[m.ClientMessage | None] = asyncio.Queue()
@@ -198,6 +209,7 @@ class Connection:
         self._outbox = asyncio.Queue()
         writer.write(m.encode(self.model.hello(), p.MAX_CLIENT_FRAME))
         await writer.drain()
+        decoder.feed(await self._first_bytes(reader))
         welcome = await self._read_one(reader, decoder, CONNECT_TIMEOUT)
         self._writer = writer
         self.model.welcome(welcome, reconnect)
@@ -223,6 +235,25 @@ class Connection:
             writing.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writing
+
+    async def _first_bytes(self, reader: asyncio.StreamReader) -> bytes:
+        """The server's first bytes; an SSH server's banner (`SSH-2.0-...`: the address is
+        tonk-server's SSH door, an easy mistake as the server prints both ports) is Fatal,
+        with the command to use instead."""
+        try:
+            data = await asyncio.wait_for(reader.read(65536), CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise LinkDown("the server did not answer the handshake") from None
+        if not data:
+            raise LinkDown("the server closed the connection during the handshake")
+        if data.startswith(SSH_BANNER):
+            raise Fatal(
+                f"{self.address} is an SSH server (tonk-server's SSH door, say), not the port "
+                "tonk-client plays on: connect with "
+                f"ssh -t -p {self.port} YOUR-NAME@{self.host}, or give tonk-client the "
+                "server's other port (tonk-server prints both)"
+            )
+        return data
 
     def _receive(self, message: m.Wire) -> None:
         try:

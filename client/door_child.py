@@ -5,7 +5,7 @@ holds through a pipe, and a pipe for its errors: a traceback goes to the server'
 the player's terminal.
 
     python -m tonk.client.door_child --link FD --seats FD --errors FD --relink FD --name NAME
-        [--server HOST] [--port PORT] [--bots N --table-name NAME] [--ascii]
+        [--server HOST] [--port PORT] [--bots N --table-name NAME] [--join TABLE] [--ascii]
 """
 
 from __future__ import annotations
@@ -125,7 +125,8 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
         return await links.open()
 
     style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
-    config = ClientConfig(name=args.name, host=args.server, style=style)
+    config = ClientConfig(name=args.name, host=args.server, style=style, join=args.join)
+    config.guest = True  # (no computer account here: the door keeps seats by name)
     if args.port:  # the door's: what the player typed, for any line that names the server
         config.port = args.port
     config.opener = opener
@@ -189,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--table-name", default="practice")
+    parser.add_argument("--join", default=None)
     parser.add_argument("--ascii", action="store_true")
     args = parser.parse_args(argv)
     errors = error_pipe(args.errors)

@@ -41,6 +41,11 @@ class LobbyList:
             return last
         return None
 
+    @property
+    def whole(self) -> bool:
+        """Every page asked for has come."""
+        return not self._asked_after
+
     def changes(self, message: m.LobbyChanges) -> None:
         """The tables changed since the last `lobby` message."""
         for data in message.tables:
@@ -55,6 +60,29 @@ class LobbyList:
         return tuple(
             replaced(info, mine=info.number in mine) for _, info in sorted(self._tables.items())
         )
+
+
+def folded_name(name: str) -> str:
+    """A table's name as a player types it: any case, any run of spaces as one."""
+    return " ".join(name.split()).casefold()
+
+
+def named(tables: Iterable[TableInfo], name: str) -> TableInfo | None:
+    """The open table a player means by `name` (any case): among several, one named exactly
+    so, then one where they hold a seat, then one with a seat free, then the oldest."""
+    wanted = folded_name(name)
+    found = [
+        info
+        for info in tables
+        if folded_name(info.name) == wanted
+        and info.state in (m.TableState.WAITING, m.TableState.PLAYING)
+    ]
+    if not found:
+        return None
+    return min(
+        found,
+        key=lambda info: (info.name != name, not info.mine, not info.free, info.number),
+    )
 
 
 def table_info(data: m.TableSummary) -> TableInfo:

@@ -17,11 +17,12 @@ from tonk.shared import protocol as p
 from tonk.shared.ledger import LedgerEntry
 from tonk.shared.rules import HouseRules, RulesError
 
-from .lobbylist import LobbyList
+from .lobbylist import LobbyList, named
 from .render import CardStyle
 from .reports import (
     Connected,
     HandEnded,
+    JoinNotice,
     LeftTable,
     LobbyChanged,
     Report,
@@ -81,12 +82,20 @@ class ClientModel:
         tokens: SeatTokens | None = None,
         create: TableRequest | None = None,
         style: CardStyle | None = None,
+        join: str | None = None,
+        guest: bool = False,
     ) -> None:
         self.name = name
         self.address = address
         self.clock = clock
         self.tokens = tokens
         self.create = create
+        # A table asked for by name (--table, the door's `join`), gone to once the lobby's
+        # list has come whole; then the table it found, while the server answers.
+        self.join = join
+        self._joining_table: TableInfo | None = None
+        self._join_line: str | None = None  # said when that table's first news comes
+        self.guest = guest  # an SSH door guest: seats are held by name, not by this account
         self.style = style or CardStyle()
         self.server = ""
         self.connected = False
@@ -177,6 +186,9 @@ class ClientModel:
             request, self.create = self.create, None
             self.create_table(request)
             return
+        if self.join is not None:
+            self._resumed_from_disk = True  # the table asked for, not the seat held last
+            return  # (still joining: `_on_tables` goes on once the list is whole)
         if self.tokens is not None and not self._resumed_from_disk:
             self._resumed_from_disk = True
             seats = [s for s in self.tokens.seats(self.address, self.name) if not s.left]
@@ -314,6 +326,12 @@ class ClientModel:
             if code == p.VERSION_MISMATCH:
                 self._fail_handshake(message)
             raise Fatal(f"the server closed the connection: {text}")
+        if request == p.SIT and self._joining_table is not None:
+            # The table named filled up or started meanwhile: watch it instead.
+            self._watch_named(self._joining_table, started=code == p.ALREADY_STARTED)
+            return
+        if request in (p.WATCH, p.SIT, p.RESUME):
+            self._joining_table = self._join_line = None
         if request == p.RESUME or code == p.BAD_TOKEN:
             # The seat we remembered is gone (the table closed, or the token is old).
             table = self.table
@@ -344,9 +362,14 @@ class ClientModel:
             self._moves_asked = max(0, self._moves_asked - 1)
         if request == p.SIT and code == p.ALREADY_STARTED:
             # A seat we hold there would have been taken back with its token (see `sit`).
+            where = (
+                "under your name at this server's door"
+                if self.guest
+                else "from this computer account"
+            )
             text = (
                 f"That table's game has started: w watches it. You, {self.name}, hold no "
-                "seat there from this computer account to take back."
+                f"seat there {where} to take back."
             )
         if self.table is not None:
             self.log.add(Text(f"Not allowed: {text}", style="bold red"))
@@ -357,16 +380,57 @@ class ClientModel:
         after = self.lobby.page(message)
         if after is not None:
             self.send(m.ListTables(after))
+        if self.join is not None and self.lobby.whole and self.connected:
+            self._join_named(self.join)
         self._post_lobby()
+
+    def _join_named(self, wanted: str) -> None:
+        """Go to the table named `wanted`: our own seat there back, a free seat, or watch it;
+        with no such table, the lobby, saying so."""
+        self.join = None
+        table = named(self._lobby_tables(), wanted)
+        if table is None:
+            self.joining = False
+            self.report(
+                JoinNotice(
+                    f"There is no table named {wanted} on this server: here are the tables "
+                    "there are (n creates one).",
+                    found=False,
+                )
+            )
+            return
+        self._joining_table = table
+        if table.mine:
+            self._join_line = f"Back in your seat at {table.name}."
+            self.sit(table.number)
+        elif table.free:
+            self._join_line = f"You sit at {table.name}: a seat was free."
+            self.send(m.Sit(table.number))
+        else:
+            self._watch_named(table, started=table.playing)
+
+    def _watch_named(self, table: TableInfo, *, started: bool) -> None:
+        if started:
+            self._join_line = f"{table.name} is full: you are watching (its game has started)."
+        else:
+            self._join_line = (
+                f"{table.name} is full: you are watching. A seat frees when someone leaves."
+            )
+        self._joining_table = None
+        self.send(m.Watch(table.number))
 
     def _on_lobby(self, message: m.LobbyChanges) -> None:
         self.lobby.changes(message)
         self._post_lobby()
 
-    def _post_lobby(self) -> None:
+    def _lobby_tables(self) -> tuple[TableInfo, ...]:
+        """The lobby's tables, those where we hold a seat marked."""
         tokens = self.tokens
         held = [] if tokens is None else [r.table for r in tokens.seats(self.address, self.name)]
-        self.tables = self.lobby.tables(held)
+        return self.lobby.tables(held)
+
+    def _post_lobby(self) -> None:
+        self.tables = self._lobby_tables()
         self.report(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
     def _on_seated(self, message: m.Seated) -> None:
@@ -421,6 +485,11 @@ class ClientModel:
         table.ledger.seated(info.players)
         if old is None:
             self.log.add(Text(f"At table {info.name}."))
+        joined, self._join_line = self._join_line, None
+        self._joining_table = None
+        if old is None and joined is not None:
+            self.log.add(Text(joined, style="bold"))
+            self.report(JoinNotice(joined))
         self._publish()
 
     def _read_rules(self, data: Mapping[str, m.RuleValue]) -> HouseRules:

@@ -73,7 +73,23 @@ class ServerRefused:
     detail: str = ""
 
 
+@record
+class JoinNotice:
+    """Where a table asked for by name (`--table`, the door's `join`) took us: a seat,
+    watching, or the lobby when there is no such table; `message` says which."""
+
+    message: str
+    found: bool = True
+
+
 #: Everything the model reports.
 Report = (
-    Connected | LobbyChanged | TableChanged | LeftTable | HandEnded | SessionEnded | ServerRefused
+    Connected
+    | LobbyChanged
+    | TableChanged
+    | LeftTable
+    | HandEnded
+    | SessionEnded
+    | ServerRefused
+    | JoinNotice
 )

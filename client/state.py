@@ -35,6 +35,11 @@ class TableInfo:
         return self.state is m.TableState.PLAYING
 
     @property
+    def free(self) -> bool:
+        """A seat can be taken: the game has not started and a seat is empty."""
+        return self.state is m.TableState.WAITING and self.seats_taken < self.seats
+
+    @property
     def number(self) -> int:
         """The table's id as the server numbers it."""
         return int(self.table_id)

@@ -19,6 +19,7 @@ from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.words import plural
 
+from . import ports
 from . import store as st
 from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, listen_backlog
 from .connection import Connection
@@ -122,36 +123,29 @@ class TonkServer:
         self._server = await self._listen()
         sockets = self._server.sockets
         self.port = sockets[0].getsockname()[1] if sockets else self.config.port
+        kept: dict[str, str] = {}
         if self.port != self._remembered_port:
-            try:
-                await self.store.write([st.put_setting("port", str(self.port))])
-            except st.StoreError as exc:
-                log.warning("could not keep the port in the database: %s", exc)
+            kept[ports.PORT] = str(self.port)
+        if await asyncio.to_thread(self.store.setting, ports.HOST) != self.config.host:
+            kept[ports.HOST] = self.config.host  # (for tonk-server invite)
+        if kept:
+            await ports.keep(self.store, kept)
         self._housekeeper = asyncio.create_task(self._housekeep(), name="housekeeping")
 
     async def _listen(self) -> asyncio.Server:
         """Listen on the configured port; with port 0, on the port this database's server
         listened on last (where its players' clients look for it after a restart), or a free
         one the first time or if that one is taken now."""
-        host, port = self.config.host, self.config.port
+        host = self.config.host
         backlog = listen_backlog(self.config.limits.max_connections)
-        remembered = await asyncio.to_thread(self.store.setting, "port")
-        if remembered is not None and remembered.isdigit() and 0 < int(remembered) < 65536:
-            self._remembered_port = int(remembered)
-            if port == 0:
-                try:
-                    return await asyncio.start_server(
-                        self._on_connect, host, self._remembered_port, backlog=backlog
-                    )
-                except OSError as exc:
-                    log.warning(
-                        "port %d, where the server of %s listened before, cannot be used "
-                        "(%s): listening on a free port instead; players must be told it",
-                        self._remembered_port,
-                        self.config.db_path,
-                        exc.strerror or exc,
-                    )
-        return await asyncio.start_server(self._on_connect, host, port, backlog=backlog)
+
+        async def listen(port: int) -> asyncio.Server:
+            return await asyncio.start_server(self._on_connect, host, port, backlog=backlog)
+
+        server, self._remembered_port = await ports.listen_kept(
+            self.store, ports.PORT, self.config.port, listen, "the server"
+        )
+        return server
 
     @property
     def address(self) -> str:

@@ -19,8 +19,9 @@ from tonk.shared.cards import format_cards
 from tonk.shared.hand import HandRecord
 from tonk.shared.rules import HouseRules
 from tonk.shared.settlement import Settlement
-from tonk.shared.words import plural
+from tonk.shared.words import amount_text, plural
 
+from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 
 #: The subcommands of `tonk-server` this module answers.
@@ -146,6 +147,32 @@ def table_problems(conn: sqlite3.Connection, table: int) -> list[str]:
     return out
 
 
+def find_table(conn: sqlite3.Connection, wanted: str) -> tuple[int, str]:
+    """The table an operator means: its id, or its name (any case; of several tables of that
+    name, the newest). Returns its id and, when other tables share the name, a note saying
+    which one this is; AuditError when there is none."""
+    text = wanted.strip()
+    if text.isdigit():
+        return int(text), ""
+    folded = " ".join(text.split()).casefold()
+    ids = [
+        id_
+        for id_, name in conn.execute("SELECT id, name FROM tables ORDER BY id DESC")
+        if " ".join(name.split()).casefold() == folded
+    ]
+    if not ids:
+        raise AuditError(
+            f"no table named {text!r} in this database (tonk-server ledger lists them)"
+        )
+    if len(ids) == 1:
+        return ids[0], ""
+    others = ", ".join(map(str, sorted(ids[1:])))
+    return ids[0], (
+        f"{len(ids)} tables are named {text!r}: this is table {ids[0]}, the newest "
+        f"(the others: {others}; give a table's id for another)"
+    )
+
+
 def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]:
     """The hand played again from its record, every card shown: the deal, each action with
     what it did, and the settlement (or where the hand stands, if it is still being played)."""
@@ -169,19 +196,25 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
         ]
     record = HandRecord.from_dict(data)
     hand = record.deal()
+
+    def sentence(events: Sequence[Event]) -> str:
+        """What an action did, as one sentence: its events joined, the first word capital."""
+        text = "; ".join(event_text(event, names) for event in events)
+        return text[:1].upper() + text[1:]
+
     lines = [
         f"Hand {number} at table {table}: {record.rules.name} rules, {record.players} players, "
         f"{names[record.dealer]} deals"
         + (f", stakes x{record.multiplier}" if record.multiplier > 1 else ""),
         f"Deck order: {format_cards(record.deck)}",
     ]
-    lines += [event_text(event, names) for event in hand.events if event.kind != "turn"]
+    lines += [sentence([event]) for event in hand.events if event.kind != "turn"]
     for i, action in enumerate(record.actions, 1):
         try:
             events = hand.apply(action)
         except IllegalAction as exc:
             raise AuditError(f"hand {number}: action {i} does not replay: {exc}") from None
-        lines.append(f"{i}. " + "; ".join(event_text(e, names) for e in events if e.kind != "turn"))
+        lines.append(f"{i}. " + sentence([e for e in events if e.kind != "turn"]))
     settlement = hand.settlement
     if settlement is None:
         lines.append(f"Still being played: {names[hand.turn]} to play.")
@@ -192,7 +225,8 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
             lines.append(f"  {names[seat]} shows {format_cards(cards)} (count {count})")
     for payment in settlement.payments:
         lines.append(
-            f"  {names[payment.payer]} pays {names[payment.payee]} {payment.amount} {unit}".rstrip()
+            f"  {names[payment.payer]} pays {names[payment.payee]} "
+            + amount_text(payment.amount, unit)
         )
     if not settlement.payments:
         lines.append("  Nobody pays.")
@@ -207,7 +241,7 @@ def event_text(event: Event, names: Sequence[str]) -> str:
     if kind == "deal":
         return f"{who} is dealt {cards}"
     if kind == "up_card":
-        return f"Up card {cards}"
+        return f"up card {cards}"
     if kind == "draw_stock":
         return f"{who} draws {cards}"
     if kind == "take_discard":
@@ -229,29 +263,44 @@ def event_text(event: Event, names: Sequence[str]) -> str:
     if kind == "stock_out":
         return f"{who} would draw: the stock is empty"
     if kind == "hand_end":
-        return "The hand ends"
+        return "the hand ends"
     return f"{who} {kind}".strip()
 
 
+def hand_number(text: str) -> int:
+    """A hand's number on the command line (argparse says the reason it raises)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(
+            f"a hand is numbered from 1 (ledger counts them), not {text!r}"
+        )
+    return int(text)
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    db_help = f"the server's SQLite database (default {default_db_path()})"
     parser = argparse.ArgumentParser(
         prog="tonk-server",
         description="Read a tonk-server database (safe while the server runs).",
+        formatter_class=HelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    ledger = commands.add_parser("ledger", help="every table's balances")
+    ledger = commands.add_parser(
+        "ledger", help="every table's balances", formatter_class=HelpFormatter
+    )
     ledger.add_argument("tables", nargs="*", type=int, metavar="TABLE", help="only these tables")
-    ledger.add_argument("--db", type=Path, default=None, help=db_help)
+    add_db_option(ledger)
     audit = commands.add_parser(
-        "audit", help="check every ledger against its hands, replaying each settled hand"
+        "audit",
+        help="check every ledger against its hands, replaying each settled hand",
+        formatter_class=HelpFormatter,
     )
     audit.add_argument("tables", nargs="*", type=int, metavar="TABLE", help="only these tables")
-    audit.add_argument("--db", type=Path, default=None, help=db_help)
-    replay = commands.add_parser("replay", help="play one hand again, every card shown")
-    replay.add_argument("table", type=int, metavar="TABLE")
-    replay.add_argument("hand", type=int, metavar="HAND")
-    replay.add_argument("--db", type=Path, default=None, help=db_help)
+    add_db_option(audit)
+    replay = commands.add_parser(
+        "replay", help="play one hand again, every card shown", formatter_class=HelpFormatter
+    )
+    replay.add_argument("table", metavar="TABLE", help="the table's id or name (as ledger shows)")
+    replay.add_argument("hand", type=hand_number, metavar="HAND", help="the hand's number")
+    add_db_option(replay)
     return parser.parse_args(argv)
 
 
@@ -268,7 +317,10 @@ def main(argv: Sequence[str]) -> int:
                 return 0
             if args.command == "audit":
                 return audit(conn, args.tables)
-            for line in replay_lines(conn, args.table, args.hand):
+            table, note = find_table(conn, args.table)
+            if note:
+                print(f"tonk-server replay: {note}", file=sys.stderr)
+            for line in replay_lines(conn, table, args.hand):
                 print(line)
             return 0
     except AuditError as exc:

@@ -8,6 +8,7 @@ import gc
 import logging
 import os
 import resource
+import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -16,35 +17,56 @@ from pathlib import Path
 from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
-from . import audit, names
+from . import audit, invite, names, ports
 from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
+from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 from .store import DatabaseRefused
+
+#: The levels of --log-level.
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+#: The commands of tonk-server, each with its --help (the first word after tonk-server).
+COMMANDS_HELP = """commands (each has --help; each reads the database, safe while a server runs):
+  invite              what to tell the friends: addresses, the SSH door's
+                      fingerprint, the ssh and tonk-client commands
+  ledger [TABLE ...]  every table's balances
+  audit [TABLE ...]   check every ledger against its hands
+  replay TABLE HAND   play one hand again, every card shown (TABLE: id or name)
+  names               the names claimed at the SSH door
+  names release NAME  free a claimed name"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="tonk-server",
-        description="Host Tonk tables on the LAN for tonk-client players.",
-        epilog="The database, safe while a server runs: tonk-server ledger, tonk-server audit "
-        "and tonk-server replay TABLE HAND read it; tonk-server names lists the names claimed "
-        "at the SSH door, and tonk-server names release NAME frees one. Each has --help.",
+        usage="%(prog)s [OPTION ...]\n       %(prog)s COMMAND [ARGUMENT ...] (see commands)",
+        description="Host Tonk tables on the LAN for tonk-client players (and, with "
+        "--ssh-port, for guests with only ssh).\n\n" + COMMANDS_HELP,
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
+    parser.add_argument(
+        "--host",
+        default="0.0.0.0",
+        metavar="HOST",
+        help="address to listen on (default 0.0.0.0: all of this machine's)",
+    )
     parser.add_argument(
         "--port",
         type=int,
         default=DEFAULT_PORT,
-        help="TCP port; 0: the port this --db was served on last, or a free one the first time",
+        metavar="PORT",
+        help=f"TCP port (default {DEFAULT_PORT}); 0: the port this --db was served on last, "
+        "or a free one the first time",
     )
-    parser.add_argument(
-        "--db", type=Path, default=None, help=f"the SQLite database (default {default_db_path()})"
-    )
+    add_db_option(parser)
     parser.add_argument(
         "--rules",
         default="classic",
-        help=f"default rules for new tables: a preset ({', '.join(PRESETS)}) or a TOML file",
+        metavar="PRESET|FILE",
+        help=f"default rules for new tables: a preset ({', '.join(PRESETS)}) or a TOML file "
+        "(default classic)",
     )
     parser.add_argument(
         "--option",
@@ -60,20 +82,43 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="allow tables with a fixed shuffle seed or deck order (tests and teaching only)",
     )
     parser.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+        "--log-level",
+        default="info",
+        choices=LOG_LEVELS,
+        metavar="LEVEL",
+        help=f"what the server logs on its standard error: {', '.join(LOG_LEVELS)} "
+        "(default info: each connection, table and hand; warning: only what went wrong)",
     )
-    parser.add_argument("--grace", type=float, default=120.0, help="disconnect grace, seconds")
     parser.add_argument(
-        "--bot-pause", type=float, default=0.8, help="seconds a bot thinks before each action"
+        "--grace",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds a disconnected player's seat waits before it is played for them "
+        "(default 120)",
     )
-    parser.add_argument("--next-hand-delay", type=float, default=3.0, help="seconds between hands")
-    door = parser.add_argument_group("the SSH door (ssh -p PORT NAME@HOST opens the table)")
+    parser.add_argument(
+        "--bot-pause",
+        type=float,
+        default=0.8,
+        metavar="S",
+        help="seconds a bot thinks before each action (default 0.8)",
+    )
+    parser.add_argument(
+        "--next-hand-delay",
+        type=float,
+        default=3.0,
+        metavar="S",
+        help="seconds between a hand's end and the next deal (default 3)",
+    )
+    door = parser.add_argument_group("the SSH door (ssh -t -p PORT NAME@HOST opens the table)")
     door.add_argument(
         "--ssh-port",
         type=int,
         default=None,
-        metavar="P",
-        help="open the SSH door on this port (0 takes a free one; off when not given)",
+        metavar="PORT",
+        help="open the SSH door on this port (off when not given); 0: the port this --db's "
+        "door listened on last, or a free one the first time",
     )
     door.add_argument(
         "--ssh-host-key",
@@ -87,15 +132,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--ssh-authorized-keys",
         type=Path,
         default=None,
-        metavar="FILE",
-        help="admit only the public keys in FILE (OpenSSH's authorized_keys format; read "
-        "again when it changes)",
+        metavar="PATH",
+        help="admit only the public keys in this file (OpenSSH's authorized_keys format; "
+        "read again when it changes)",
     )
     parser.add_argument(
         "--lobby-interval",
         type=float,
         default=0.25,
-        help="seconds between two messages of the lobby's changes to a connection",
+        metavar="S",
+        help="seconds between two messages of the lobby's changes to a connection (default 0.25)",
     )
     parser.add_argument(
         "--abandoned-after",
@@ -103,6 +149,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=600.0,
         metavar="S",
         help="seconds a session goes on with none of its players connected before it ends "
+<<<<<<< HEAD
         "(no hand is dealt meanwhile, unless someone watches: see --watched-pace)",
     )
     parser.add_argument(
@@ -112,6 +159,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="S",
         help="while none of a session's players is connected, it plays on only for spectators, "
         "no move or deal sooner than S seconds after the last",
+=======
+        "(no hand is dealt meanwhile; default 600)",
+>>>>>>> invites
     )
     parser.add_argument(
         "--limit",
@@ -221,6 +271,10 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
             f"tonk-server ssh on {door_config.host}:{door.port} (host key {door.fingerprint})",
             flush=True,
         )
+    # (For tonk-server invite: whether to tell the door's commands.)
+    await ports.keep(server.store, {ports.SSH_DOOR: ports.ON if door is not None else ports.OFF})
+    db = "" if config.db_path == default_db_path() else f" --db {shlex.quote(str(config.db_path))}"
+    print(f"tonk-server invite{db} prints what to tell the friends", flush=True)
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 
@@ -246,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return audit.main(argv)
     if argv and argv[0] == names.COMMAND:
         return names.main(argv)
+    if argv and argv[0] == invite.COMMAND:
+        return invite.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)

@@ -20,6 +20,7 @@ import asyncssh
 from tonk.shared import protocol as p
 from tonk.shared.messages import SeatKind
 
+from . import ports
 from . import store as st
 from .audit import AuditError
 from .door_names import fold
@@ -119,10 +120,24 @@ class SSHDoor:
         self.port = 0
 
     async def start(self) -> None:
-        self._acceptor = await asyncssh.create_server(
+        """Listen; with port 0, on the port this database's door listened on last (every
+        guest's `ssh -p PORT` from their shell history works again), or a free one."""
+        store = self.server.store
+        acceptor, kept = await ports.listen_kept(
+            store, ports.SSH_PORT, self.config.port, self._listen, "the SSH door"
+        )
+        self._acceptor = acceptor
+        self.port = acceptor.get_port()
+        if self.port != kept:
+            await ports.keep(store, {ports.SSH_PORT: str(self.port)})
+        self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
+        self._names_task = asyncio.create_task(self._follow_releases(), name="door-releases")
+
+    async def _listen(self, port: int) -> asyncssh.SSHAcceptor:
+        return await asyncssh.create_server(
             lambda: DoorConnection(self),
             self.config.host,
-            self.config.port,
+            port,
             server_host_keys=[self.host_key],
             server_version="tonk",
             login_timeout=self.limits.ssh_login_timeout,
@@ -139,9 +154,6 @@ class SSHDoor:
             host_based_auth=False,
             gss_host=None,
         )
-        self.port = self._acceptor.get_port()
-        self._idle_task = asyncio.create_task(self._close_idle(), name="ssh-idle")
-        self._names_task = asyncio.create_task(self._follow_releases(), name="door-releases")
 
     def _read_authorized(self, path: Path) -> None:
         stat = path.stat()
@@ -297,6 +309,14 @@ class DoorConnection(asyncssh.SSHServer):
         elif self.conn is not None:
             self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, f"tonk: {reason}")
 
+    def ssh_command(self, name: str = "NAME", *, tty: bool = False) -> str:
+        """`ssh -p PORT NAME@HOST` as this guest would type it: the door's port, and the
+        address their ssh reached it at (its host name is never sent; `name` may stay a
+        placeholder for a name of their choosing)."""
+        sock = self.conn.get_extra_info("sockname") if self.conn is not None else None
+        host = str(sock[0]) if sock else self.door.config.host
+        return f"ssh{' -t' if tty else ''} -p {self.door.port} {name}@{host}"
+
     def _say(self, line: str) -> None:
         """One line to the SSH client while it authenticates (OpenSSH prints it)."""
         if self.conn is None or line in self.said:
@@ -325,7 +345,7 @@ class DoorConnection(asyncssh.SSHServer):
         if not self.username or not p.is_printable_text(self.username) or len(username) > limit:
             self.refused_name = (
                 f"tonk: {username[:40]!r} cannot be a name here: a name is printable text of "
-                f"1 to {limit} characters (ssh -p PORT NAME@HOST)"
+                f"1 to {limit} characters ({self.ssh_command()})"
             )
         return True
 
@@ -376,7 +396,7 @@ class DoorConnection(asyncssh.SSHServer):
             if self.door.in_use_over_tcp(self.username):
                 self._say(
                     f"tonk: {self.username} is in use here by a player without a key: "
-                    "choose another name (ssh -p PORT NAME@HOST)"
+                    f"choose another name ({self.ssh_command()})"
                 )
                 return False
             return True
@@ -384,7 +404,7 @@ class DoorConnection(asyncssh.SSHServer):
             return True
         self._say(
             f"tonk: the name {claim.name} belongs to another key on this server: "
-            "use your own name (ssh -p PORT NAME@HOST)"
+            f"use your own name ({self.ssh_command()})"
         )
         return False
 
@@ -403,7 +423,8 @@ class DoorConnection(asyncssh.SSHServer):
             self.conn.disconnect(
                 asyncssh.DISC_BY_APPLICATION,
                 "tonk: this server opens the table and nothing else, and no table was asked "
-                "for: ssh -p PORT NAME@HOST (without -N)",
+                f"for: {self.ssh_command(self.name or 'NAME', tty=True)} "
+                "(without -N)",
             )
 
     async def _let_in(self) -> None:

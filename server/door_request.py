@@ -1,5 +1,6 @@
 """What an SSH client asks of the door before a session starts: the command it gave (none
-for the lobby, or `practice [BOTS]`) and its terminal (type, size, character set, colours)."""
+for the lobby, `practice [BOTS]` or `join TABLE`) and its terminal (type, size, character
+set, colours)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: The door's commands (`ssh -t -p PORT NAME@HOST COMMAND`).
-COMMANDS = "practice [BOTS]"
+COMMANDS = "practice [BOTS], join TABLE"
 
 
 def practice_table_name(name: str) -> str:
@@ -18,21 +19,37 @@ def practice_table_name(name: str) -> str:
     return f"{name}'s practice"[:32]
 
 
-def parse_command(command: str | None) -> tuple[int | None, str | None]:
-    """(practice bots, None) for a command the door knows, or (None, a refusal)."""
+@dataclass(frozen=True, slots=True)
+class DoorCommand:
+    """What a guest asked for after the host: a practice table with `bots` bots, or the
+    table named `table` (`join Friday`); neither: the lobby."""
+
+    bots: int | None = None
+    table: str | None = None
+
+
+def parse_command(command: str | None) -> tuple[DoorCommand, str | None]:
+    """The command a guest gave, or (the lobby, a refusal) for one the door does not know.
+    After `join`, every word is the table's name: ssh joins its arguments with spaces, so
+    `join Friday night` and `join "Friday night"` name the same table."""
     if command is None or not command.strip():
-        return None, None
+        return DoorCommand(), None
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
     if words and words[0] == "practice" and len(words) <= 2:
         if len(words) == 1:
-            return 2, None
+            return DoorCommand(bots=2), None
         if words[1].isdigit() and 1 <= int(words[1]) <= 4:
-            return int(words[1]), None
-        return None, "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
-    return None, (
+            return DoorCommand(bots=int(words[1])), None
+        return DoorCommand(), "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
+    if words and words[0] == "join":
+        table = " ".join(" ".join(words[1:]).split())
+        if not table:
+            return DoorCommand(), "tonk: join takes a table's name, e.g. `join Friday`"
+        return DoorCommand(table=table), None
+    return DoorCommand(), (
         f"tonk: this server runs the tonk table, not commands: {command.strip()[:60]!r} is not "
         f"one it knows (ssh with no command for the lobby, or {COMMANDS})"
     )

@@ -1,7 +1,7 @@
 """One SSH door session: the table app, tonk-client's App, in a child process
 (tonk.client.door_child) on a pseudo-terminal; the session copies the channel to the pty and
 back, and tells the app the terminal's type, size and character set as the SSH client said
-them. Nothing else runs: no shell, and no command but `practice`."""
+them. Nothing else runs: no shell, and no command but `practice` and `join`."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from typing import Any
 import asyncssh
 
 from .door_host import DoorLink
-from .door_request import TerminalInfo, parse_command, practice_table_name
+from .door_request import DoorCommand, TerminalInfo, parse_command, practice_table_name
 
 log = logging.getLogger("tonk.server")
 
@@ -101,7 +101,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     def session_started(self) -> None:
         assert self.chan is not None
-        bots, refusal = parse_command(self.command)
+        command, refusal = parse_command(self.command)
         if refusal is not None:
             self._say_and_exit(refusal, 1)
             return
@@ -121,15 +121,16 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             theirs_in = codecs.getincrementaldecoder(charset)("replace").decode
             self.to_terminal = lambda data: utf8_in(data).encode(charset, "replace")
             self.from_terminal = lambda data: theirs_in(data).encode("utf-8")
-        self.start(bots)
+        self.start(command)
 
-    def start(self, bots: int | None) -> None:
-        """Run the table app for this session (`bots`: straight to a practice table)."""
-        self.task = asyncio.create_task(self._run(bots), name=f"ssh-{self.name}")
+    def start(self, command: DoorCommand) -> None:
+        """Run the table app for this session (straight to a practice table, or to the table
+        named, as the guest's command says)."""
+        self.task = asyncio.create_task(self._run(command), name=f"ssh-{self.name}")
 
-    async def _run(self, bots: int | None) -> None:
+    async def _run(self, command: DoorCommand) -> None:
         try:
-            status = await self._run_child(bots)
+            status = await self._run_child(command)
         except Exception:
             log.exception("ssh door: %s's table could not be opened", self.name)
             self._finish("tonk: the table could not be opened; the server's log says why", 1)
@@ -163,7 +164,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 return seat
         return None
 
-    async def _run_child(self, bots: int | None) -> int:
+    async def _run_child(self, command: DoorCommand) -> int:
+        bots = command.bots
         terminal = self.terminal
         assert terminal is not None
         link = await self._new_link()
@@ -206,6 +208,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             ]
             if bots:
                 argv += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]
+            if command.table is not None:
+                argv += ["--join", command.table]
             if not terminal.utf8:
                 argv.append("--ascii")
             self.child = await asyncio.create_subprocess_exec(

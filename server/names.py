@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .audit import AuditError, read_only
 from .door_names import fold
+from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 
 #: The subcommand of `tonk-server` this module answers.
@@ -100,24 +101,24 @@ def claims_text(found: Sequence[Claim]) -> list[str]:
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     db = argparse.ArgumentParser(add_help=False)
-    db.add_argument(
-        "--db", type=Path, default=None, help=f"the database (default {default_db_path()})"
-    )
+    add_db_option(db)
     if argv[1:2] == ["release"]:
         parser = argparse.ArgumentParser(
             prog="tonk-server names release",
             parents=[db],
+            formatter_class=HelpFormatter,
             description="Free a name claimed at the SSH door: the next key that comes in "
             "under it claims it, and sits in the seats it holds. Safe while the server runs "
             "(it lets go of the name within seconds); a session already in keeps playing.",
         )
-        parser.add_argument("name", help="the name, in any case")
+        parser.add_argument("name", metavar="NAME", help="the name, in any case")
         args = parser.parse_args(argv[2:])
         args.action = "release"
         return args
     parser = argparse.ArgumentParser(
         prog="tonk-server names",
         parents=[db],
+        formatter_class=HelpFormatter,
         description="The names claimed at the SSH door, each with when, the number of tables "
         "it holds a seat at through the door, and its key's fingerprint. Read-only; "
         "`tonk-server names release NAME` frees one.",

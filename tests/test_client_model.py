@@ -13,6 +13,7 @@ from tonk.client.model import ClientModel, Fatal, LinkDown, TableRequest
 from tonk.client.reports import (
     Connected,
     HandEnded,
+    JoinNotice,
     LeftTable,
     LobbyChanged,
     ServerRefused,
@@ -332,3 +333,43 @@ def test_a_refused_move_is_logged_and_said() -> None:
     assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
     assert state.log[-1].text.plain == "Not allowed: you must draw first"
+
+
+def test_a_table_asked_for_by_name_waits_for_the_whole_list_and_watches_if_its_seat_went() -> None:
+    model = ClientModel("Kim", "host:1", clock=lambda: 100.0, join="friday")
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=False)
+    model.take_outgoing()
+    hand = a_hand()
+    waiting = {"seats": 4, "taken": 1, "free": 3, "state": m.TableState.WAITING}
+    give(model, m.Tables((table_map(hand, id=1, name="Kitchen", **waiting),), 0, True, 2))
+    # Not on the first page: the next is asked for, and the lobby is not shown meanwhile.
+    assert sent(model) == [{"type": "list_tables", "after": 1, "id": 1}]
+    assert not [r for r in model.take_reports() if isinstance(r, LobbyChanged) and r.show]
+    give(model, m.Tables((table_map(hand, id=9, name="Friday", **waiting),), 1, False, 2))
+    assert sent(model) == [{"type": "sit", "table": 9, "id": 2}]
+    # Taken meanwhile: refused, so the table is watched instead, and the line says so.
+    give(model, m.Error.of(p.ALREADY_STARTED, "the session has started", reply_to=2))
+    assert sent(model) == [{"type": "watch", "table": 9, "id": 3}]
+    assert not [r for r in model.take_reports() if isinstance(r, ServerRefused)]
+    give(model, m.Watching(9, reply_to=3))
+    give(model, m.TableMessage(table_map(hand, id=9, name="Friday")))
+    notices = [r for r in model.take_reports() if isinstance(r, JoinNotice)]
+    assert [n.message for n in notices] == [
+        "Friday is full: you are watching (its game has started)."
+    ]
+    state = model.state()
+    assert state is not None and state.log[-1].text.plain.startswith("Friday is full")
+
+
+def test_a_table_name_nobody_gave_is_said_and_the_lobby_shown() -> None:
+    model = ClientModel("Kim", "host:1", clock=lambda: 100.0, join="Nowhere")
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=False)
+    model.take_outgoing()
+    give(model, m.Tables((table_map(a_hand(), id=1),), 0, False, 1))
+    assert sent(model) == []
+    reports = model.take_reports()
+    notice = next(r for r in reports if isinstance(r, JoinNotice))
+    assert not notice.found and "There is no table named Nowhere" in notice.message
+    assert isinstance(reports[-1], LobbyChanged) and reports[-1].show

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from netclient import NetClient, start_server
 from reliakit import last_hand_end, start_playing_table
+from tonk.server.store_schema import SCHEMA
 from tonk.shared import protocol as p
 from tonk.shared.hand import HandRecord
 from tonk.shared.settlement import Settlement
@@ -155,8 +156,52 @@ async def test_replay_plays_a_settled_hand_again_card_by_card(played):
     ending = settlement.ending.value.replace("_", " ")
     assert f"Ending: {ending}" in lines
     for payment in settlement.payments:
-        line = f"  {names[payment.payer]} pays {names[payment.payee]} {payment.amount} chips"
+        chips = "chip" if payment.amount == 1 else "chips"
+        line = f"  {names[payment.payer]} pays {names[payment.payee]} {payment.amount} {chips}"
         assert line in lines
+    # Each action's events are one sentence: "drops with 4; the hand ends".
+    assert not [line for line in lines if "; The " in line or "; Up " in line]
+    assert any(line.endswith("; the hand ends") for line in lines)
+    assert not [line for line in lines if re.search(r"\b1 chips\b", line)]
+
+
+async def test_replay_takes_a_table_s_name_as_ledger_shows_it(played):
+    playing, db = played
+    by_id = await run("replay", str(playing.table), "1", "--db", str(db))
+    for name in ("Friday", "friday"):
+        by_name = await run("replay", name, "1", "--db", str(db))
+        assert by_name.returncode == 0, by_name.stderr
+        assert by_name.stdout == by_id.stdout
+        assert by_name.stderr == ""
+    unknown = await run("replay", "Saturday", "1", "--db", str(db))
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip() == (
+        "tonk-server replay: no table named 'Saturday' in this database "
+        "(tonk-server ledger lists them)"
+    )
+    bad = await run("replay", "Friday", "last", "--db", str(db))
+    assert bad.returncode == 2
+    assert "a hand is numbered from 1 (ledger counts them), not 'last'" in bad.stderr
+    assert "invalid" not in bad.stderr
+
+
+def test_replay_of_a_name_several_tables_share_takes_the_newest_and_says_so(tmp_path):
+    db = tmp_path / "tonk.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(SCHEMA)
+        for id_ in (2, 5, 9):
+            conn.execute(
+                "INSERT INTO tables (id, name, config, state, created) VALUES (?, ?, '{}', "
+                "'finished', 0)",
+                (id_, "Friday"),
+            )
+    result = tonk_server("replay", "FRIDAY", "6", "--db", str(db))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "tonk-server replay: 3 tables are named 'FRIDAY': this is table 9, the newest (the "
+        "others: 2, 5; give a table's id for another)",
+        "tonk-server replay: table 9 has no hand 6",
+    ]
 
 
 async def test_replay_of_the_hand_in_play_says_whose_turn_it_is(tmp_path):
@@ -176,7 +221,11 @@ async def test_replay_of_the_hand_in_play_says_whose_turn_it_is(tmp_path):
     [
         (("ledger",), "no database at"),
         (("audit", "99"), "no table 99"),
+<<<<<<< HEAD
         (("replay", "1", "999999"), "table 1 has no hand 999999"),
+=======
+        (("replay", "1", "99999"), "table 1 has no hand 99999"),
+>>>>>>> invites
     ],
 )
 async def test_unreadable_requests_exit_2_with_a_reason(played, args, message):

@@ -26,7 +26,7 @@ from tonk.server import names
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
 from tonk.server.door_names import DoorNames
-from tonk.server.door_request import parse_command
+from tonk.server.door_request import DoorCommand, parse_command
 from tonk.server.door_session import CRASH_LINE, DoorSession
 from tonk.server.store import SavedName
 from tonk.shared import protocol as p
@@ -133,14 +133,19 @@ async def to_the_end(
 
 
 async def screen_of(
-    process: asyncssh.SSHClientProcess[bytes], pattern: str, timeout: float = 20
+    process: asyncssh.SSHClientProcess[bytes],
+    pattern: str,
+    timeout: float = 20,
+    *,
+    also: tuple[str, ...] = (),
 ) -> pyte.Screen:
-    """Read the session's output into a screen until it shows `pattern`."""
+    """Read the session's output into a screen until it shows `pattern` (and each of `also`
+    with it)."""
     screen = pyte.Screen(100, 30)
     stream = pyte.ByteStream(screen)
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
-    while pattern not in "\n".join(screen.display):
+    while not all(text in "\n".join(screen.display) for text in (pattern, *also)):
         left = end - loop.time()
         if left <= 0:
             raise AssertionError(f"never saw {pattern!r}:\n" + "\n".join(screen.display))
@@ -196,17 +201,27 @@ async def test_a_command_is_refused_with_one_line_even_with_a_terminal(tmp_path:
     said = str(result.stdout) + str(result.stderr)
     assert said.strip().splitlines() == [
         "tonk: this server runs the tonk table, not commands: 'cat /etc/passwd' is not one it "
-        "knows (ssh with no command for the lobby, or practice [BOTS])"
+        "knows (ssh with no command for the lobby, or practice [BOTS], join TABLE)"
     ]
 
 
-def test_the_door_knows_only_practice_and_its_bots() -> None:
-    assert parse_command(None) == (None, None)
-    assert parse_command("practice") == (2, None)
-    assert parse_command("practice 4") == (4, None)
+def test_the_door_knows_only_practice_with_its_bots_and_join() -> None:
+    assert parse_command(None) == (DoorCommand(), None)
+    assert parse_command("practice") == (DoorCommand(bots=2), None)
+    assert parse_command("practice 4") == (DoorCommand(bots=4), None)
     assert parse_command("practice 5")[1] == "tonk: practice takes 1 to 4 bots, e.g. `practice 3`"
-    assert parse_command("bash")[0] is None
-    assert parse_command("practice; bash")[0] is None
+    assert parse_command("bash")[0] == DoorCommand()
+    assert parse_command("bash")[1] is not None
+    assert parse_command("practice; bash") == (DoorCommand(), parse_command("practice; bash")[1])
+    assert parse_command("practice; bash")[1] is not None
+    # Everything after join is the name: ssh joins its words with spaces, quoted or not.
+    assert parse_command("join Friday") == (DoorCommand(table="Friday"), None)
+    assert parse_command("join Friday  night") == (DoorCommand(table="Friday night"), None)
+    assert parse_command("join 'Friday night'") == (DoorCommand(table="Friday night"), None)
+    assert parse_command("join") == (
+        DoorCommand(),
+        "tonk: join takes a table's name, e.g. `join Friday`",
+    )
 
 
 async def test_port_forwards_both_ways_are_refused(tmp_path: Path) -> None:
@@ -257,9 +272,10 @@ async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_pat
         client = Banners()
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "ann", new_key(), client)
+        # The command to use with the door's own port and address filled in.
         assert client.banners == [
             "tonk: the name ann belongs to another key on this server: use your own name "
-            "(ssh -p PORT NAME@HOST)"
+            f"(ssh -p {door.port} NAME@127.0.0.1)"
         ]
 
 
@@ -427,6 +443,7 @@ async def test_a_name_that_cannot_be_one_is_refused_with_a_line(tmp_path: Path) 
             assert (
                 "cannot be a name here: a name is printable text of 1 to 24" in (client.banners[0])
             )
+            assert client.banners[0].endswith(f"(ssh -p {door.port} NAME@127.0.0.1)")
         assert len(server.door_names) == 0
 
 
@@ -920,3 +937,54 @@ async def test_a_key_added_to_the_authorized_keys_file_is_admitted_without_a_res
             await connect(door, "gus", new_key())
         conn, _ = await connect(door, "fay", friend)
         conn.close()
+
+
+async def test_join_goes_straight_to_a_table_by_name_seated_watching_or_the_lobby(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        ann = await NetClient.connect(server.port, "Ann")
+        try:
+            await ann.create_table(name="Friday night", seats=2)
+            # A free seat: taken (the name in any case, after join with or without quotes).
+            conn, _ = await connect(door, "dee", new_key())
+            async with conn:
+                process = await terminal(conn, "join friday NIGHT")
+                await screen_of(process, "You sit at Friday night", also=("Your hand",))
+                (table,) = server.tables.values()
+                assert [s.name for s in table.seats] == ["Ann", "dee"]
+            # Full now: watching, with the line that says so.
+            conn, _ = await connect(door, "eve", new_key())
+            async with conn:
+                process = await terminal(conn, "join 'Friday night'")
+                screen = await screen_of(
+                    process, "Friday night is full: you", also=("are watching", "Watching")
+                )
+                assert "You sit" not in "\n".join(screen.display)
+            # No such table: the line, and the lobby.
+            conn, _ = await connect(door, "fay", new_key())
+            async with conn:
+                process = await terminal(conn, "join Saturday")
+                await screen_of(process, "No such table", also=("Saturday", "playing as fay"))
+        finally:
+            await ann.close()
+
+
+async def test_a_guest_is_not_told_of_a_computer_account_at_a_table_in_play(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        ann = await NetClient.connect(server.port, "Ann")
+        try:
+            await ann.create_table(None, name="Kitchen", seats=2)  # a bot: it starts
+            conn, _ = await connect(door, "dee", new_key())
+            async with conn:
+                process = await terminal(conn)
+                await screen_of(process, "playing as dee", also=("Kitchen", "playing "))
+                process.stdin.write(b"\r")  # sit at the table in play
+                screen = await screen_of(process, "started: w watches it", also=("door to",))
+                said = " ".join(line.strip(" │▌") for line in screen.display)
+                assert "hold no seat there under your name" in " ".join(said.split())
+                assert "computer account" not in said
+        finally:
+            await ann.close()

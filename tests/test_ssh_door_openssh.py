@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.netclient import NetClient
 from tests.sshkit import (
     DoorServer,
     SSHTerminal,
@@ -65,7 +66,7 @@ def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
     refusals = [line for line in said.splitlines() if line.startswith("tonk:")]
     assert refusals == [
         "tonk: the name ann belongs to another key on this server: use your own name "
-        "(ssh -p PORT NAME@HOST)"
+        f"(ssh -p {door.port} NAME@127.0.0.1)"
     ]
     assert "playing as" not in said
 
@@ -143,7 +144,7 @@ def test_ssh_n_with_a_forward_is_refused_and_closed_with_one_line(tmp_path: Path
     assert "open failed: administratively prohibited: tonk: this server forwards nothing" in said
     assert (
         "tonk: this server opens the table and nothing else, and no table was asked for: "
-        "ssh -p PORT NAME@HOST (without -N)" in said
+        f"ssh -t -p {server.port} ann@127.0.0.1 (without -N)" in said
     )
     assert "connection #" not in server.server_log()  # nothing reached the game server
 
@@ -230,3 +231,21 @@ def test_a_compressed_link_survives_a_burst_of_resizes_and_plays_on(
         term.wait_for(r"Your turn: x discard")
     finally:
         term.kill()
+
+
+async def test_join_with_a_name_of_two_words_unquoted_takes_a_free_seat(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    ann = await NetClient.connect(door.tcp_port, "Ann")
+    key = make_key(tmp_path, "bo_key")
+    try:
+        await ann.create_table(name="Friday night", seats=3)
+        # What the guest types: ssh ... join Friday night (ssh sends "join Friday night").
+        term = SSHTerminal(door.port, key, "bo", "join", "friday", "night")
+        try:
+            term.wait_for(r"You sit at Friday night")
+            term.wait_for(r"bo +\(you\)")
+        finally:
+            term.kill()
+    finally:
+        await ann.close()
