@@ -5,11 +5,15 @@ stacked decks), to be played again move by move on a real server by three script
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from dataclasses import dataclass
+from typing import Any
 
+from netclient import NetClient
 from rulekit import random_action
-from tonk.shared.actions import Action
+from tonk.shared import protocol as p
+from tonk.shared.actions import Action, action_message
 from tonk.shared.cards import format_cards, parse_card, parse_cards, shuffled_deck, stacked_deck
 from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS
@@ -71,3 +75,44 @@ def scripted(preset: str, ending: str) -> Scripted:
         if hand.settlement.ending is wanted and len(hand.actions) >= 4:
             return Scripted(format_cards(cards), tuple(hand.actions), wanted)
     raise AssertionError(f"no {ending} hand found for {preset}")
+
+
+_ids = itertools.count(1)
+
+
+async def answer(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
+    """Send `message` with a fresh id; the message answering it (an error fails the test)."""
+    rid = next(_ids)
+    await client.send({**message, "id": rid})
+    while True:
+        got = await client.recv()
+        if got.get("reply_to") == rid:
+            assert got["type"] != p.ERROR, got
+            return got
+
+
+async def play_hand(
+    server: Any, preset: str, hand: Scripted
+) -> tuple[int, tuple[NetClient, NetClient, NetClient], NetClient]:
+    """The hand played on a real server: Ann, Ben and Cy make its moves, Spec watches from
+    before the deal; the table, the three players and the spectator, each having read up to
+    the hand's end."""
+    ann = await NetClient.connect(server.port, "Ann")
+    table = await ann.create_table(
+        name="Looking back", rules={"preset": preset}, seats=3, deck=hand.deck, dealer=DEALER
+    )
+    spec = await NetClient.connect(server.port, "Spec")
+    await spec.request({"type": p.WATCH, "table": table}, p.WATCHING)
+    ben = await NetClient.connect(server.port, "Ben")
+    await ben.request({"type": p.SIT, "table": table, "seat": 1}, p.SEATED)
+    cy = await NetClient.connect(server.port, "Cy")
+    await cy.request({"type": p.SIT, "table": table, "seat": 2}, p.SEATED)
+    players = (ann, ben, cy)
+    for client in players:
+        await client.expect(p.UPDATE)  # the deal
+    for action in hand.actions:
+        await answer(players[action.seat], action_message(action))
+    for client in (*players, spec):
+        ended = await client.expect(p.HAND_END, lambda m: m["hand"] == 1)
+        assert ended["settlement"]["ending"] == hand.ending.value
+    return table, players, spec

@@ -9,7 +9,6 @@ beyond those frames, and none beyond what the rules let that seat know (tests/te
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import sqlite3
 from dataclasses import replace as replaced
@@ -17,53 +16,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from historykit import DEALER, ENDINGS, Scripted, scripted
+from historykit import ENDINGS, Scripted, answer, play_hand, scripted
 from netclient import NetClient, cards_in, start_server
 from test_server_leaks import Truth
 from tonk.server import history
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_message
 from tonk.shared.hand import Hand, HandRecord
 from tonk.shared.history import HistoryStep
 from tonk.shared.rules import PRESETS
 
-_ids = itertools.count(1)
-
-
-async def answer(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
-    """Send `message` with a fresh id; the message answering it (an error fails the test)."""
-    rid = next(_ids)
-    await client.send({**message, "id": rid})
-    while True:
-        got = await client.recv()
-        if got.get("reply_to") == rid:
-            assert got["type"] != p.ERROR, got
-            return got
-
 
 async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str, Any]:
-    """The hand played on a real server: Ann, Ben and Cy make its moves, Spec watches from
-    before the deal; afterwards Zed takes Cy's seat with its token (a player at the table who
-    did not sit in that hand). Every client's history answers, and its live frames."""
+    """The hand played on a real server (historykit.play_hand), then looked back at by every
+    client; afterwards Zed takes Cy's seat with its token (a player at the table who did not
+    sit in that hand). Every client's history answers, and its live frames."""
     async with start_server(tmp_path, next_hand_delay=600.0) as server:
-        ann = await NetClient.connect(server.port, "Ann")
-        table = await ann.create_table(
-            name="Looking back", rules={"preset": preset}, seats=3, deck=hand.deck, dealer=DEALER
-        )
-        spec = await NetClient.connect(server.port, "Spec")
-        await spec.request({"type": p.WATCH, "table": table}, p.WATCHING)
-        ben = await NetClient.connect(server.port, "Ben")
-        await ben.request({"type": p.SIT, "table": table, "seat": 1}, p.SEATED)
-        cy = await NetClient.connect(server.port, "Cy")
-        await cy.request({"type": p.SIT, "table": table, "seat": 2}, p.SEATED)
-        players = (ann, ben, cy)
-        for client in players:
-            await client.expect(p.UPDATE)  # the deal
-        for action in hand.actions:
-            await answer(players[action.seat], action_message(action))
-        for client in (*players, spec):
-            ended = await client.expect(p.HAND_END, lambda m: m["hand"] == 1)
-            assert ended["settlement"]["ending"] == hand.ending.value
+        table, players, spec = await play_hand(server, preset, hand)
         asked: dict[str, Any] = {}
         for client in (*players, spec):
             asked[client.name] = (
@@ -71,7 +39,7 @@ async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str
                 await answer(client, {"type": p.HISTORY, "table": table}),
             )
         zed = await NetClient.connect(server.port, "Zed")
-        await zed.request({"type": p.RESUME, "table": table, "token": cy.token}, p.SEATED)
+        await zed.request({"type": p.RESUME, "table": table, "token": players[2].token}, p.SEATED)
         asked["Zed"] = (
             await answer(zed, {"type": p.HISTORY_HAND, "table": table, "hand": 1}),
             await answer(zed, {"type": p.HISTORY, "table": table}),
