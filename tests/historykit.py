@@ -80,15 +80,21 @@ def scripted(preset: str, ending: str) -> Scripted:
 _ids = itertools.count(1)
 
 
-async def answer(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
-    """Send `message` with a fresh id; the message answering it (an error fails the test)."""
+async def ask(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
+    """Send `message` with a fresh id; the message answering it."""
     rid = next(_ids)
     await client.send({**message, "id": rid})
     while True:
         got = await client.recv()
         if got.get("reply_to") == rid:
-            assert got["type"] != p.ERROR, got
             return got
+
+
+async def answer(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
+    """`ask`, where an error fails the test."""
+    got = await ask(client, message)
+    assert got["type"] != p.ERROR, got
+    return got
 
 
 async def play_hand(

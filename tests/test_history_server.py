@@ -5,29 +5,16 @@ being played), each answered without closing the connection."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from historykit import DEALER, play_hand, scripted
+from historykit import DEALER, ask, play_hand, scripted
 from netclient import NetClient, start_server
 from tonk.shared import protocol as p
 from tonk.shared.actions import action_message
 from tonk.shared.settle_up import settle_up
-
-_ids = itertools.count(1)
-
-
-async def ask(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
-    rid = next(_ids)
-    await client.send({**message, "id": rid})
-    while True:
-        got = await client.recv()
-        if got.get("reply_to") == rid:
-            return got
-
 
 async def refused(client: NetClient, message: dict[str, Any], code: str) -> str:
     got = await ask(client, message)
