@@ -16,6 +16,7 @@ from tonk.shared import protocol as p
 from tonk.shared.actions import action_message
 from tonk.shared.settle_up import settle_up
 
+
 async def refused(client: NetClient, message: dict[str, Any], code: str) -> str:
     got = await ask(client, message)
     assert got["type"] == p.ERROR and got["code"] == code and got["fatal"] is False, got
