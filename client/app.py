@@ -22,7 +22,9 @@ from .dialogs import (
     ConfirmModal,
     CreateTableScreen,
     EndOfHandModal,
+    HandReplayScreen,
     HelpScreen,
+    HistoryScreen,
     HitChooser,
     StandingsScreen,
 )
@@ -31,6 +33,8 @@ from .messages import (
     Connected,
     ConnectFailed,
     HandEnded,
+    HandReplayed,
+    HistoryListed,
     LeftTable,
     LinkLost,
     LobbyChanged,
@@ -98,6 +102,8 @@ class TonkApp(KeyedApp):
         (ConfirmModal, "y answers yes, n or escape no"),
         (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
         (StandingsScreen, "enter goes back, q quits"),
+        (HistoryScreen, "up/down and enter replay a hand, escape goes back"),
+        (HandReplayScreen, "left/right step through the hand, escape goes back"),
         (ConnectingScreen, "q quits"),
     )
     FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
@@ -317,6 +323,7 @@ class TonkApp(KeyedApp):
             ended.unit,
             self.card_style,
             ended.balances,
+            table=None if self.table_state is None else int(self.table_state.table_id),
         )
         modal.keys_before = self.keys_arrived
         if self.current_mode == "table":
@@ -347,6 +354,24 @@ class TonkApp(KeyedApp):
             StandingsScreen(ended.table_name, ended.standings, ended.hands, ended.unit),
             done,
         )
+
+    def on_history_listed(self, message: HistoryListed) -> None:
+        """A page of the table's history: shown over the table (or the window on top), or
+        added to the history already shown."""
+        page = message.report
+        if self.current_mode != "table":
+            return
+        shown = [s for s in self.screen_stack if isinstance(s, HistoryScreen)]
+        if shown and shown[-1].table == page.table:
+            while self.screen is not shown[-1]:
+                self.pop_screen()  # (a replay open over it)
+            shown[-1].show(page)
+            return
+        self.push_screen(HistoryScreen(page))
+
+    def on_hand_replayed(self, message: HandReplayed) -> None:
+        if self.current_mode == "table" and isinstance(self.screen, HistoryScreen):
+            self.push_screen(HandReplayScreen(message.report, self.card_style))
 
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()

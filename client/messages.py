@@ -64,6 +64,14 @@ class ServerRefused(Reported[reports.ServerRefused]):
     """The server refused a request."""
 
 
+class HistoryListed(Reported[reports.HistoryListed]):
+    """A page of our table's history came."""
+
+
+class HandReplayed(Reported[reports.HandReplayed]):
+    """A hand of our table's history came, every step of it."""
+
+
 #: The App's message for each of the model's reports.
 MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.Connected: Connected,
@@ -73,6 +81,8 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.HandEnded: HandEnded,
     reports.SessionEnded: SessionEnded,
     reports.ServerRefused: ServerRefused,
+    reports.HistoryListed: HistoryListed,
+    reports.HandReplayed: HandReplayed,
 }
 
 

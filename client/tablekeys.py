@@ -95,6 +95,14 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     ),
     TableKey((("c", "chat"),), "c", "chat with the table", "Chat", 10, 4),
     TableKey(
+        (("l", "history"),),
+        "l",
+        "look back: every hand of the session, and any one replayed step by step as you saw it",
+        "History",
+        13,
+        5,
+    ),
+    TableKey(
         (("g", "start"),),
         "g",
         "start the game (the table's creator)",
