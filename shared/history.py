@@ -5,14 +5,16 @@ one for each action, each as one seat (or a spectator) saw it live (`Hand.view`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .actions import Event
-from .hand import HandRecord
 from .records import record
 from .rules import HouseRules
 from .settlement import Settlement
 from .view import SeatView
+
+if TYPE_CHECKING:  # (a client reads the steps without loading the hand's engine)
+    from .hand import HandRecord
 
 
 @record
