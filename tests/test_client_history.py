@@ -7,10 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from netclient import NetClient
+import pytest
+from clientkit import in_the_lobby, joined_app, wait_for
+from historykit import play_hand, scripted
+from netclient import NetClient, start_server
 from ptyterm import Term
 from termkit import command_path, tonk_server
 from test_client_e2e import client_env, kitchen_hand, leave_and_quit
+from tonk.client.dialogs import HandReplayScreen, HistoryScreen
+from tonk.shared import protocol as p
 
 from tests.sshkit import DoorServer, SSHTerminal, make_key
 from tests.test_ssh_door_openssh import door  # noqa: F401 (the door's fixture)
@@ -122,3 +127,38 @@ def test_looking_back_through_the_ssh_door(door: DoorServer, tmp_path: Path) -> 
         assert "Traceback" not in term.text()
     finally:
         term.kill()
+
+
+async def test_a_spectators_replay_gathers_every_page_of_a_long_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand longer than one answer (the server's answers cut to 10 steps here): the client
+    asks for the rest and opens the replay with every step, as a spectator saw them."""
+    monkeypatch.setattr(p, "HISTORY_STEPS", 10)
+    hand = scripted("classic", "stock_out")
+    async with start_server(tmp_path, next_hand_delay=600.0) as server:
+        await play_hand(server, "classic", hand)
+        app = joined_app(server.port, tmp_path / "state", name="Watcher")
+        async with in_the_lobby(app) as pilot:
+            await wait_for(pilot, lambda: bool(app.tables), "the table in the lobby")
+            await pilot.press("w")
+            await wait_for(pilot, lambda: app.current_mode == "table", "watching the table")
+            await pilot.press("l")
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, HandReplayScreen), "the replay")
+            replay = app.screen
+            assert isinstance(replay, HandReplayScreen)
+            steps = replay.replayed.steps
+            assert len(steps) == len(hand.actions) + 1 > 10
+            assert replay.replayed.seat is None
+            assert [s.view.event_count for s in steps] == sorted(
+                {s.view.event_count for s in steps}
+            )
+            assert not any(step.view.hand for step in steps)
+            await pilot.press("end")
+            assert replay.at == len(steps) - 1
+            await pilot.press("left", "left", "right")
+            assert replay.at == len(steps) - 2
+            await pilot.press("home", "left")
+            assert replay.at == 0

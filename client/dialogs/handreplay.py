@@ -24,11 +24,12 @@ KEYS_LINE = "left/right: step back/on   home: the deal   end: the end   escape: 
 class HandReplayScreen(ModalScreen[None]):
     """A hand of the history, one step at a time: the deal, then each move."""
 
+    # (priority: the log's scroll would take the arrows, home and end for itself)
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,h,comma", "step(-1)", "Back a step"),
-        Binding("right,l,period,space", "step(1)", "On a step"),
-        Binding("home", "to(0)", "The deal"),
-        Binding("end", "to(-1)", "The end"),
+        Binding("left,h,comma", "step(-1)", "Back a step", priority=True),
+        Binding("right,l,period,space", "step(1)", "On a step", priority=True),
+        Binding("home", "to(0)", "The deal", priority=True),
+        Binding("end", "to(-1)", "The end", priority=True),
         Binding("escape,q,enter", "close", "Back to the list"),
     ]
 
