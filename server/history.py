@@ -25,23 +25,42 @@ from .table_core import RequestError
 
 _T = TypeVar("_T")
 
+#: History reads at once, across a server (`Requests` holds its semaphore): more wait their
+#: turn, so that a crowd asking cannot take every worker thread from the rest of the server
+#: (the door's checks use them).
+READERS = 2
+
 
 async def history_page(
-    path: Path, table: int, unit: str, before: int | None, limit: int, reply_to: int | None
+    readers: asyncio.Semaphore,
+    path: Path,
+    table: int,
+    unit: str,
+    before: int | None,
+    limit: int,
+    reply_to: int | None,
 ) -> m.HistoryPage:
     """The settled hands of `table` numbered below `before` (all: None), newest first, at
     most `limit`; the balances now and how they would settle up."""
     read = functools.partial(_page, table=table, unit=unit, before=before, limit=limit)
-    return await asyncio.to_thread(_reading, path, read, reply_to)
+    async with readers:
+        return await asyncio.to_thread(_reading, path, read, reply_to)
 
 
 async def history_hand(
-    path: Path, table: int, number: int, name: str | None, start: int, reply_to: int | None
+    readers: asyncio.Semaphore,
+    path: Path,
+    table: int,
+    number: int,
+    name: str | None,
+    start: int,
+    reply_to: int | None,
 ) -> m.HistoryHandSteps:
     """Hand `number` of `table` from its step `start`, as the player called `name` saw it if
     they sat in it (None, or a name not in it: as a spectator saw it)."""
     read = functools.partial(_hand, table=table, number=number, name=name, start=start)
-    return await asyncio.to_thread(_reading, path, read, reply_to)
+    async with readers:
+        return await asyncio.to_thread(_reading, path, read, reply_to)
 
 
 def _reading(

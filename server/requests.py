@@ -3,6 +3,7 @@ tonk.shared.link's): answered here, or handed to the table they are for."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping
@@ -50,6 +51,7 @@ class Requests:
 
     def __init__(self, host: RequestHost) -> None:
         self.host = host
+        self.history_readers = asyncio.Semaphore(history.READERS)
 
     def _table(self, table_id: int) -> Table:
         table = self.host.tables.get(table_id)
@@ -150,6 +152,7 @@ class Requests:
             limit = p.HISTORY_PAGE if message.limit is None else message.limit
             conn.send(
                 await history.history_page(
+                    self.history_readers,
                     self.host.store.path,
                     table.id,
                     table.config.unit,
@@ -165,6 +168,7 @@ class Requests:
             seated = self.host.seating.seat_of(conn) is not None
             conn.send(
                 await history.history_hand(
+                    self.history_readers,
                     self.host.store.path,
                     table.id,
                     message.hand,

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
 from historykit import DEALER, ask, play_hand, scripted
 from netclient import NetClient, start_server
+from tonk.server import history
 from tonk.shared import protocol as p
 from tonk.shared.actions import action_message
 from tonk.shared.settle_up import settle_up
@@ -177,3 +179,34 @@ async def test_the_refusals_are_clear_and_close_nothing(tmp_path):
         # The refusals closed nothing: the table goes on answering.
         assert (await ask(lobby, {"type": p.PING}))["type"] == p.PONG
         assert (await ask(ann, {"type": p.HISTORY, "table": table}))["total"] == 1
+
+
+async def test_a_history_read_holds_up_no_table(tmp_path, monkeypatch):
+    """Ben's history is read in a thread held until Ann's move has been played and answered:
+    were it read on the server's loop, her move would wait behind it (and the test time out)."""
+    release = threading.Event()
+    real = history._reading
+
+    def held(*args: Any) -> Any:
+        assert release.wait(20)
+        return real(*args)
+
+    monkeypatch.setattr(history, "_reading", held)
+    hand = scripted("classic", "tonk_out")
+    async with start_server(tmp_path, next_hand_delay=600.0) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table(name="t", seats=3, deck=hand.deck, dealer=DEALER)
+        ben = await NetClient.connect(server.port, "Ben")
+        await ben.request({"type": p.SIT, "table": table}, p.SEATED)
+        cy = await NetClient.connect(server.port, "Cy")
+        await cy.request({"type": p.SIT, "table": table}, p.SEATED)
+        for client in (ann, ben, cy):
+            await client.expect(p.UPDATE)
+        await ben.send({"type": p.HISTORY, "table": table, "id": 5})
+        first = hand.actions[0]
+        assert first.seat == 0
+        moved = await ask(ann, action_message(first))
+        assert moved["type"] == p.UPDATE  # answered while Ben's read is still held
+        release.set()
+        page = await ben.expect(p.HISTORY)
+        assert page["reply_to"] == 5 and page["total"] == 0
