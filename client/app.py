@@ -367,6 +367,11 @@ class TonkApp(KeyedApp):
                 self.pop_screen()  # (a replay open over it)
             shown[-1].show(page)
             return
+        if isinstance(self.screen, EndOfHandModal):
+            # The history takes the window's place: it would be stale under it once the next
+            # hand is dealt (the hand's result stays in the log and the ledger).
+            self.pop_screen()
+            self._show_standings()
         self.push_screen(HistoryScreen(page))
 
     def on_hand_replayed(self, message: HandReplayed) -> None:
