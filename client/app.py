@@ -24,7 +24,9 @@ from .dialogs import (
     ConfirmModal,
     CreateTableScreen,
     EndOfHandModal,
+    HandReplayScreen,
     HelpScreen,
+    HistoryScreen,
     HitChooser,
     StandingsScreen,
 )
@@ -33,6 +35,8 @@ from .messages import (
     Connected,
     ConnectFailed,
     HandEnded,
+    HandReplayed,
+    HistoryListed,
     JoinNotice,
     LeftTable,
     LinkLost,
@@ -105,6 +109,8 @@ class TonkApp(KeyedApp):
         (ConfirmModal, "y answers yes, n or escape no"),
         (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
         (StandingsScreen, "enter goes back, q quits"),
+        (HistoryScreen, "up/down and enter replay a hand, escape goes back"),
+        (HandReplayScreen, "left/right step through the hand, escape goes back"),
         (ConnectingScreen, "q quits"),
     )
     FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
@@ -350,6 +356,7 @@ class TonkApp(KeyedApp):
             ended.unit,
             self.card_style,
             ended.balances,
+            table=None if self.table_state is None else int(self.table_state.table_id),
         )
         modal.keys_before = self.keys_arrived
         if self.current_mode == "table":
@@ -389,6 +396,29 @@ class TonkApp(KeyedApp):
             self.notify(notice.message, title="No such table", severity="warning", timeout=10)
             if self.current_mode == "connecting":
                 self.switch_mode("lobby")
+
+    def on_history_listed(self, message: HistoryListed) -> None:
+        """A page of the table's history: shown over the table (or the window on top), or
+        added to the history already shown."""
+        page = message.report
+        if self.current_mode != "table":
+            return
+        shown = [s for s in self.screen_stack if isinstance(s, HistoryScreen)]
+        if shown and shown[-1].table == page.table:
+            while self.screen is not shown[-1]:
+                self.pop_screen()  # (a replay open over it)
+            shown[-1].show(page)
+            return
+        if isinstance(self.screen, EndOfHandModal):
+            # The history takes the window's place: it would be stale under it once the next
+            # hand is dealt (the hand's result stays in the log and the ledger).
+            self.pop_screen()
+            self._show_standings()
+        self.push_screen(HistoryScreen(page))
+
+    def on_hand_replayed(self, message: HandReplayed) -> None:
+        if self.current_mode == "table" and isinstance(self.screen, HistoryScreen):
+            self.push_screen(HandReplayScreen(message.report, self.card_style))
 
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()

@@ -68,6 +68,14 @@ class JoinNotice(Reported[reports.JoinNotice]):
     """Where a table asked for by name took us."""
 
 
+class HistoryListed(Reported[reports.HistoryListed]):
+    """A page of our table's history came."""
+
+
+class HandReplayed(Reported[reports.HandReplayed]):
+    """A hand of our table's history came, every step of it."""
+
+
 #: The App's message for each of the model's reports.
 MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.Connected: Connected,
@@ -78,6 +86,8 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.SessionEnded: SessionEnded,
     reports.ServerRefused: ServerRefused,
     reports.JoinNotice: JoinNotice,
+    reports.HistoryListed: HistoryListed,
+    reports.HandReplayed: HandReplayed,
 }
 
 

@@ -14,14 +14,19 @@ from rich.text import Text
 from tonk.shared import link as ln
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
+from tonk.shared.history import HistoryStep
 from tonk.shared.ledger import LedgerEntry
+from tonk.shared.records import replaced
 from tonk.shared.rules import HouseRules, RulesError
 
 from .lobbylist import LobbyList, named
 from .render import CardStyle
+from .replay import seen_names
 from .reports import (
     Connected,
     HandEnded,
+    HandReplayed,
+    HistoryListed,
     JoinNotice,
     LeftTable,
     LobbyChanged,
@@ -38,7 +43,16 @@ from .tableseen import TableSeen
 from .tokens import SeatRecord, SeatTokens
 
 #: The server's messages about one table, which the model reads only while it is at it.
-TableNews = m.LedgerMessage | m.Cut | m.Update | m.HandEnd | m.SessionEnd | m.ChatLine
+TableNews = (
+    m.LedgerMessage
+    | m.Cut
+    | m.Update
+    | m.HandEnd
+    | m.SessionEnd
+    | m.ChatLine
+    | m.HistoryPage
+    | m.HistoryHandSteps
+)
 
 CLIENT_NAME = "tonk-client 0.1.0"
 #: Requests remembered (by id) for reading the errors that answer them.
@@ -116,6 +130,9 @@ class ClientModel:
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
         self._outgoing: list[m.ClientMessage] = []
         self._reports: list[Report] = []
+        # The steps come so far of the hand of the history asked for (hand, steps): a hand
+        # longer than one answer comes in several.
+        self._replaying: tuple[int, list[HistoryStep]] | None = None
         # The last rules read: a view carrying the same rules is not read again.
         self._rules: tuple[Mapping[str, m.RuleValue], HouseRules] | None = None
 
@@ -310,6 +327,10 @@ class ClientModel:
                 self._on_session_end(message)
             case m.ChatLine():
                 self._on_chat(message)
+            case m.HistoryPage():
+                self._on_history(message)
+            case m.HistoryHandSteps():
+                self._on_history_hand(message)
             case _:
                 pass  # a welcome or a pong after the handshake: nothing to show
 
@@ -593,6 +614,56 @@ class ClientModel:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
         self.report(SessionEnded(name, message.hands, standings, unit))
+
+    def _on_history(self, message: m.HistoryPage) -> None:
+        table = self._table_of(message)
+        if table is None:
+            return
+        name = table.info.name if table.info is not None else ""
+        # Our own name in the hands we played is "You", as at the table (a spectator's name
+        # may be anybody's: it is not).
+        players = table.info.players if table.info is not None else ()
+        seat = table.seat
+        mine = players[seat].name if seat is not None and seat < len(players) else None
+        hands = tuple(
+            replaced(hand, names=tuple("You" if n == mine else n for n in hand.names))
+            for hand in message.hands
+        )
+        self.report(
+            HistoryListed(
+                message.table,
+                name,
+                hands,
+                message.total,
+                message.more,
+                message.unit,
+                tuple(message.balances.items()),
+                message.settle_up,
+            )
+        )
+
+    def _on_history_hand(self, message: m.HistoryHandSteps) -> None:
+        """Steps of a hand of the history: the rest asked for until every step is here."""
+        table = self._table_of(message)
+        if table is None:
+            return
+        replaying = self._replaying
+        if message.start == 0:
+            replaying = self._replaying = (message.hand, list(message.steps))
+        elif replaying is None or replaying[0] != message.hand:
+            return  # the rest of a hand no longer asked for
+        elif len(replaying[1]) == message.start:
+            replaying[1].extend(message.steps)
+        steps = replaying[1]
+        if len(steps) < message.total and message.steps:
+            self.send(m.HistoryHand(message.table, message.hand, len(steps)))
+            return
+        self._replaying = None
+        shown = tuple(seen_names(message.names, message.seat))
+        unit = table.info.unit if table.info is not None else ""
+        self.report(
+            HandReplayed(message.table, message.hand, message.seat, shown, tuple(steps), unit)
+        )
 
     def _on_chat(self, message: m.ChatLine) -> None:
         table = self._table_of(message)

@@ -4,7 +4,9 @@ same name (`messages.py`), so the model knows nothing of Textual."""
 
 from __future__ import annotations
 
+from tonk.shared.history import HandSummary, HistoryStep
 from tonk.shared.records import record
+from tonk.shared.settle_up import Transfer
 from tonk.shared.settlement import Settlement
 
 from .state import TableInfo, TableState
@@ -82,6 +84,34 @@ class JoinNotice:
     found: bool = True
 
 
+@record
+class HistoryListed:
+    """A page of the history of our table: its hands (newest first), how many in all and
+    whether older ones are left, and the ledger now with its settle-up."""
+
+    table: int
+    table_name: str
+    hands: tuple[HandSummary, ...]
+    total: int
+    more: bool
+    unit: str
+    balances: tuple[tuple[str, int], ...]
+    settle_up: tuple[Transfer, ...]
+
+
+@record
+class HandReplayed:
+    """One hand of our table's history, every step of it as we saw it (`seat` None: as a
+    spectator), with the players' names as we saw them ("You" in our seat)."""
+
+    table: int
+    hand: int
+    seat: int | None
+    names: tuple[str, ...]
+    steps: tuple[HistoryStep, ...]
+    unit: str
+
+
 #: Everything the model reports.
 Report = (
     Connected
@@ -92,4 +122,6 @@ Report = (
     | SessionEnded
     | ServerRefused
     | JoinNotice
+    | HistoryListed
+    | HandReplayed
 )

@@ -118,6 +118,14 @@ TABLE_KEYS: tuple[TableKey, ...] = (
         "scroll the log and chat back and forward (the log's border says how far)",
     ),
     TableKey(
+        (("l", "history"),),
+        "l",
+        "look back: every hand of the session, and any one replayed step by step as you saw it",
+        "History",
+        13,
+        2,  # (at 80 columns the end-of-hand window and the help say it)
+    ),
+    TableKey(
         (("g", "start"),),
         "g",
         "start the game (the table's creator)",

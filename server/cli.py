@@ -149,8 +149,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=600.0,
         metavar="S",
         help="seconds a session goes on with none of its players connected before it ends "
-<<<<<<< HEAD
-        "(no hand is dealt meanwhile, unless someone watches: see --watched-pace)",
+        "(no hand is dealt meanwhile, unless someone watches: see --watched-pace; default 600)",
     )
     parser.add_argument(
         "--watched-pace",
@@ -158,10 +157,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=1.0,
         metavar="S",
         help="while none of a session's players is connected, it plays on only for spectators, "
-        "no move or deal sooner than S seconds after the last",
-=======
-        "(no hand is dealt meanwhile; default 600)",
->>>>>>> invites
+        "no move or deal sooner than S seconds after the last (default 1)",
     )
     parser.add_argument(
         "--limit",

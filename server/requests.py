@@ -3,6 +3,7 @@ tonk.shared.link's): answered here, or handed to the table they are for."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.session import creators_stake
 
+from . import history
 from . import store as st
 from .connection import Connection
 from .host import TableHost
@@ -49,6 +51,7 @@ class Requests:
 
     def __init__(self, host: RequestHost) -> None:
         self.host = host
+        self.history_readers = asyncio.Semaphore(history.READERS)
 
     def _table(self, table_id: int) -> Table:
         table = self.host.tables.get(table_id)
@@ -64,6 +67,13 @@ class Requests:
         table = self.host.seating.table_of(conn)
         if table is None:
             raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
+        return table
+
+    def _at(self, conn: Connection, table_id: int) -> Table:
+        """The table `table_id`, which the connection is at (seated or watching)."""
+        table = self.host.seating.table_of(conn)
+        if table is None or table.id != table_id:
+            raise RequestError(p.NOT_AT_TABLE, f"you are not at table {table_id}", "table")
         return table
 
     async def handle(
@@ -137,6 +147,36 @@ class Requests:
             await self._at_table(conn).chat(conn, message.text)
         elif isinstance(message, m.Back):
             await self._at_table(conn).back(conn)
+        elif isinstance(message, m.History):
+            table = self._at(conn, message.table)
+            limit = p.HISTORY_PAGE if message.limit is None else message.limit
+            conn.send(
+                await history.history_page(
+                    self.history_readers,
+                    self.host.store.path,
+                    table.id,
+                    table.config.unit,
+                    message.before,
+                    limit,
+                    conn.request_id,
+                )
+            )
+        elif isinstance(message, m.HistoryHand):
+            table = self._at(conn, message.table)
+            # As the player seated here saw the hand, if they sat in it; a spectator (who
+            # could give any name) as a spectator saw it.
+            seated = self.host.seating.seat_of(conn) is not None
+            conn.send(
+                await history.history_hand(
+                    self.history_readers,
+                    self.host.store.path,
+                    table.id,
+                    message.hand,
+                    conn.name if seated else None,
+                    message.start or 0,
+                    conn.request_id,
+                )
+            )
         else:  # pragma: no cover - the link answers every other type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
 

@@ -111,6 +111,30 @@ class Back(ClientMessage):
     id: int | None = None
 
 
+@_message(p.HISTORY)
+class History(ClientMessage):
+    """A page of the history of the table the sender is at: its settled hands numbered
+    below `before` (none: the newest), newest first, at most `limit`."""
+
+    table: int
+    before: int | None = None
+    limit: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"before", "limit"})
+
+
+@_message(p.HISTORY_HAND)
+class HistoryHand(ClientMessage):
+    """One settled hand of that table, step by step from step `start`, as the sender saw it."""
+
+    table: int
+    hand: int
+    start: int | None = None
+    id: int | None = None
+    _wire_names = {"start": "from"}  # noqa: RUF012
+    _omitted = frozenset({"start"})
+
+
 @_message(p.DROP)
 class Drop(ClientMessage):
     id: int | None = None
@@ -210,6 +234,8 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
         Start,
         Chat,
         Back,
+        History,
+        HistoryHand,
         Drop,
         DrawStock,
         TakeDiscard,

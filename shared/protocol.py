@@ -45,6 +45,10 @@ MAX_STAKE = 1_000_000
 LEDGER_HANDS = 200
 #: A `tables` page holds at most this many tables (and this many unless `limit` says fewer).
 PAGE_SIZE = 100
+#: A `history` page holds at most this many hands (and this many unless `limit` says fewer).
+HISTORY_PAGE = 50
+#: A `history_hand` answer holds at most this many of the hand's steps (the rest: `from`).
+HISTORY_STEPS = 200
 
 # -- message types, client to server ---------------------------------------------------------
 HELLO = "hello"
@@ -59,6 +63,8 @@ REMOVE_BOT = "remove_bot"
 START = "start"
 CHAT = "chat"
 BACK = "back"
+HISTORY = "history"
+HISTORY_HAND = "history_hand"
 DROP = "drop"
 DRAW_STOCK = "draw_stock"
 TAKE_DISCARD = "take_discard"
@@ -86,7 +92,7 @@ HAND_END = "hand_end"
 SESSION_END = "session_end"
 LEDGER = "ledger"
 LOBBY = "lobby"
-# CHAT, PING and PONG go both ways.
+# CHAT, PING and PONG go both ways, and HISTORY and HISTORY_HAND are answered in kind.
 GOODBYE = "goodbye"
 
 # -- error codes -----------------------------------------------------------------------------
@@ -125,6 +131,7 @@ NOT_ENOUGH_PLAYERS = "not_enough_players"
 BAD_TOKEN = "bad_token"
 BAD_BOT = "bad_bot"
 NO_HAND = "no_hand"
+NO_SUCH_HAND = "no_such_hand"
 ILLEGAL_ACTION = "illegal_action"
 STORAGE_ERROR = "storage_error"
 INTERNAL_ERROR = "internal_error"
@@ -370,6 +377,16 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     START: {},
     CHAT: {"text": _s(MAX_CHAT_LEN, required=True, code=BAD_CHAT)},
     BACK: {},
+    HISTORY: {
+        "table": _i(1, MAX_ID, required=True, code=NOT_AT_TABLE),
+        "before": _i(1, MAX_ID, code=NO_SUCH_HAND),
+        "limit": _i(1, HISTORY_PAGE),
+    },
+    HISTORY_HAND: {
+        "table": _i(1, MAX_ID, required=True, code=NOT_AT_TABLE),
+        "hand": _i(1, MAX_ID, required=True, code=NO_SUCH_HAND),
+        "from": _i(0, MAX_ID),
+    },
     DROP: {},
     DRAW_STOCK: {},
     TAKE_DISCARD: {},
@@ -450,6 +467,27 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "names": Field("list", True),
         "hands": Field("list", True),
         "balances": Field("map", True),
+    },
+    HISTORY: {
+        "table": _TABLE_ID,
+        "hands": Field("list", True),
+        "total": _i(0, MAX_ID, required=True),
+        "more": Field("bool", True),
+        "unit": _s(MAX_UNIT_LEN, required=True),
+        "balances": Field("map", True),
+        "settle_up": Field("list", True),
+        "reply_to": _ID,
+    },
+    HISTORY_HAND: {
+        "table": _TABLE_ID,
+        "hand": _i(1, MAX_ID, required=True),
+        "seat": _i(0, 4, required=True, nullable=True),
+        "names": Field("list", True),
+        "rules": Field("map", True),
+        "steps": Field("list", True),
+        "from": _i(0, MAX_ID, required=True),
+        "total": _i(1, MAX_ID, required=True),
+        "reply_to": _ID,
     },
     CHAT: {
         "table": _TABLE_ID,

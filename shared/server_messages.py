@@ -9,6 +9,7 @@ from typing import TypeAlias
 from . import protocol as p
 from ._fast import maker
 from .actions import Event
+from .history import HandSummary, HistoryStep
 from .records import record, record_fields
 from .rules import HouseRules
 from .settlement import Settlement
@@ -402,6 +403,98 @@ class LedgerMessage(ServerMessage):
         return cls(data["table"], tuple(data["names"]), hands, dict(data["balances"]))
 
 
+@_message(p.HISTORY)
+class HistoryPage(ServerMessage):
+    """A page of a table's history (newest hand first), `total` settled hands in all, `more`
+    older ones beyond this page; and the session's ledger now: each name's balance in the
+    table's `unit`, and the fewest payments that would settle it up."""
+
+    table: int
+    hands: tuple[HandSummary, ...]
+    total: int
+    more: bool
+    unit: str
+    balances: Mapping[str, int]
+    settle_up: tuple[tuple[str, str, int], ...]  # payer, payee, amount
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "type": p.HISTORY,
+            "table": self.table,
+            "hands": [hand.to_wire() for hand in self.hands],
+            "total": self.total,
+            "more": self.more,
+            "unit": self.unit,
+            "balances": dict(self.balances),
+            "settle_up": [list(transfer) for transfer in self.settle_up],
+        }
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> HistoryPage:
+        return cls(
+            data["table"],
+            tuple(HandSummary.from_wire(hand) for hand in data["hands"]),
+            data["total"],
+            data["more"],
+            data["unit"],
+            dict(data["balances"]),
+            tuple((payer, payee, amount) for payer, payee, amount in data["settle_up"]),
+            data.get("reply_to"),
+        )
+
+
+@_message(p.HISTORY_HAND)
+class HistoryHandSteps(ServerMessage):
+    """One settled hand's steps from the `start`-th (of `total`): the deal, then each action,
+    as `seat` saw them (None: as a spectator did); `names` in seat order, and the table's
+    `rules`, which each step's view leaves out."""
+
+    table: int
+    hand: int
+    seat: int | None
+    names: tuple[str, ...]
+    rules: HouseRules
+    steps: tuple[HistoryStep, ...]
+    start: int
+    total: int
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "type": p.HISTORY_HAND,
+            "table": self.table,
+            "hand": self.hand,
+            "seat": self.seat,
+            "names": list(self.names),
+            "rules": self.rules.to_wire(),
+            "steps": [step.to_wire() for step in self.steps],
+            "from": self.start,
+            "total": self.total,
+        }
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> HistoryHandSteps:
+        rules = HouseRules.from_dict(data["rules"])
+        return cls(
+            data["table"],
+            data["hand"],
+            data["seat"],
+            tuple(data["names"]),
+            rules,
+            tuple(HistoryStep.from_wire(step, rules) for step in data["steps"]),
+            data["from"],
+            data["total"],
+            data.get("reply_to"),
+        )
+
+
 @_message(p.CHAT)
 class ChatLine(ServerMessage):
     """A chat line; `seat` None: a spectator's."""
@@ -450,6 +543,8 @@ SERVER_TYPES: dict[str, type[ServerMessage]] = {
         HandEnd,
         SessionEnd,
         LedgerMessage,
+        HistoryPage,
+        HistoryHandSteps,
         ChatLine,
         ServerPing,
         ServerPong,

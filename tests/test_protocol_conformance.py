@@ -281,6 +281,18 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         ]
         ended = await bob2.expect(p.SESSION_END)
         assert ended["reason"] == "hands" and ended["standings"][0] == ["Bob", 1]
+        # Looking back: the session's hands, and the one hand as Bob saw it.
+        history = await to(bob2, {"type": p.HISTORY, "table": table_id}, p.HISTORY)
+        assert [h["number"] for h in history["hands"]] == [1] and history["more"] is False
+        assert history["hands"][0]["settlement"] == settlement
+        assert history["settle_up"] == [["Alice", "Bob", 1]] and history["unit"] == "chips"
+        replay = {"type": p.HISTORY_HAND, "table": table_id, "hand": 1}
+        steps = await to(bob2, replay, p.HISTORY_HAND)
+        assert steps["seat"] == 1 and steps["names"] == ["Alice", "Bob"]
+        assert steps["total"] == len(steps["steps"]) == 8  # the deal and seven actions
+        assert steps["steps"][0]["view"]["hand"] == BOB_HAND
+        assert steps["steps"][-1]["view"]["settlement"] == settlement
+        assert "rules" not in steps["steps"][0]["view"] and steps["rules"] == summary["rules"]
 
         left = await to(carol, {"type": p.LEAVE}, p.LEFT)
         assert left["table"] == table_id
@@ -614,6 +626,8 @@ async def _not_at_table(tmp_path: Path) -> None:
         await refused(alice, {"type": p.CHAT, "text": "hi"}, p.NOT_AT_TABLE)
         await refused(alice, {"type": p.DISCARD, "card": "As"}, p.NOT_AT_TABLE)
         await refused(alice, {"type": p.REMOVE_BOT, "seat": 1}, p.NOT_AT_TABLE)
+        await refused(alice, {"type": p.HISTORY, "table": 1}, p.NOT_AT_TABLE, "table")
+        await refused(alice, {"type": p.HISTORY_HAND, "table": 1, "hand": 1}, p.NOT_AT_TABLE)
 
 
 @causes(p.NOT_SEATED)
@@ -750,6 +764,15 @@ async def _illegal_action(tmp_path: Path) -> None:
     assert set(details) == DETAILS_CAUSED
 
 
+@causes(p.NO_SUCH_HAND)
+async def _no_such_hand(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        alice, table = await creator(server)
+        asked = {"type": p.HISTORY_HAND, "table": table, "hand": 1}
+        error = await refused(alice, asked, p.NO_SUCH_HAND, "hand")
+        assert error["message"] == "this table has played no hand 1"
+
+
 @causes(p.SEAT_RESUMED_ELSEWHERE)
 async def _seat_resumed_elsewhere(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
@@ -786,6 +809,8 @@ VALID: dict[str, dict[str, Any]] = {
     p.ADD_BOT: {},
     p.REMOVE_BOT: {"seat": 0},
     p.CHAT: {"text": "hi"},
+    p.HISTORY: {"table": 1},
+    p.HISTORY_HAND: {"table": 1, "hand": 1},
     p.SPREAD: {"cards": "As 2s 3s"},
     p.HIT: {"card": "As", "spread": 1},
     p.DISCARD: {"card": "As"},

@@ -221,11 +221,7 @@ async def test_replay_of_the_hand_in_play_says_whose_turn_it_is(tmp_path):
     [
         (("ledger",), "no database at"),
         (("audit", "99"), "no table 99"),
-<<<<<<< HEAD
         (("replay", "1", "999999"), "table 1 has no hand 999999"),
-=======
-        (("replay", "1", "99999"), "table 1 has no hand 99999"),
->>>>>>> invites
     ],
 )
 async def test_unreadable_requests_exit_2_with_a_reason(played, args, message):

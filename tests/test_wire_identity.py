@@ -15,6 +15,7 @@ from tonk.shared import protocol as p
 from tonk.shared.actions import Event
 from tonk.shared.bots import make_bot
 from tonk.shared.hand import Hand
+from tonk.shared.history import HandSummary, HistoryStep
 from tonk.shared.ledger import Ledger
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending, Payment, Settlement
@@ -160,6 +161,11 @@ SETTLEMENT = Settlement(
 WELCOME_LIMITS = Limits().to_wire(120.0)
 
 # (the old map, the new message): every server message kind, with and without its options.
+#: A drop won, and a hand just dealt, for the history's messages (new since the old way: their
+#: maps are written as PROTOCOL.md gives them).
+_DROP_WON = Settlement(Ending.DROP_WON, (0,), (Payment(1, 0, 2),), (3, 20), (None, None), 0)
+_DEALT = Hand(PRESETS["pagat"], 2, 1, (1, 1), rng=random.Random(4))
+
 SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
     (
         old_reply(
@@ -268,6 +274,67 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
         {"type": p.CHAT, "table": 1, "name": "", "seat": None, "text": "hi"},
         m.ChatLine(1, "", None, "hi"),
     ),
+    (
+        old_reply(
+            {
+                "type": p.HISTORY,
+                "table": 1,
+                "hands": [
+                    {
+                        "number": 4,
+                        "names": ["Ada", "Bo"],
+                        "dealer": 1,
+                        "multiplier": 2,
+                        "settlement": _DROP_WON.to_dict(),
+                    }
+                ],
+                "total": 4,
+                "more": True,
+                "unit": "chips",
+                "balances": {"Ada": 2, "Bo": -2},
+                "settle_up": [["Bo", "Ada", 2]],
+            },
+            6,
+        ),
+        m.HistoryPage(
+            1,
+            (HandSummary(4, ("Ada", "Bo"), 1, 2, _DROP_WON),),
+            4,
+            True,
+            "chips",
+            {"Ada": 2, "Bo": -2},
+            (("Bo", "Ada", 2),),
+            6,
+        ),
+    ),
+    (
+        {
+            "type": p.HISTORY_HAND,
+            "table": 1,
+            "hand": 4,
+            "seat": None,
+            "names": ["Ada", "Bo"],
+            "rules": PRESETS["pagat"].to_wire(),
+            "steps": [
+                {
+                    "events": [e.to_dict() for e in _DEALT.events_for(None)],
+                    "view": {k: v for k, v in _DEALT.view(None).to_dict().items() if k != "rules"},
+                }
+            ],
+            "from": 0,
+            "total": 9,
+        },
+        m.HistoryHandSteps(
+            1,
+            4,
+            None,
+            ("Ada", "Bo"),
+            PRESETS["pagat"],
+            (HistoryStep(tuple(_DEALT.events_for(None)), _DEALT.view(None)),),
+            0,
+            9,
+        ),
+    ),
     ({"type": p.PING, "n": 3}, m.ServerPing(3)),
     (
         old_reply({"type": p.PONG, **({"n": 5})}, 9),
@@ -345,6 +412,13 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.START, "id": 5}, m.Start(id=5)),
     ({"type": p.CHAT, "text": "hi"}, m.Chat("hi")),
     ({"type": p.BACK}, m.Back()),
+    ({"type": p.HISTORY, "table": 3}, m.History(3)),
+    (
+        {"type": p.HISTORY, "table": 3, "before": 9, "limit": 20, "id": 2},
+        m.History(3, 9, 20, id=2),
+    ),
+    ({"type": p.HISTORY_HAND, "table": 3, "hand": 2}, m.HistoryHand(3, 2)),
+    ({"type": p.HISTORY_HAND, "table": 3, "hand": 2, "from": 5}, m.HistoryHand(3, 2, 5)),
     ({"type": p.DROP}, m.Drop()),
     ({"type": p.DRAW_STOCK, "id": 3}, m.DrawStock(id=3)),
     ({"type": p.TAKE_DISCARD}, m.TakeDiscard()),

@@ -1,10 +1,12 @@
 """Modal screens, one a file: confirm, help, choose a spread to hit, the end of a hand, the
-end of a session, and the create-table form."""
+end of a session, the create-table form, and the history (its list, and one hand replayed)."""
 
 from .confirm import ConfirmModal, DropModal
 from .createtable import CreateTableScreen
 from .endofhand import EndOfHandModal
+from .handreplay import HandReplayScreen
 from .help import HelpScreen
+from .history import HistoryScreen
 from .hit import HitChooser
 from .standings import StandingsScreen
 
@@ -13,7 +15,9 @@ __all__ = [
     "CreateTableScreen",
     "DropModal",
     "EndOfHandModal",
+    "HandReplayScreen",
     "HelpScreen",
+    "HistoryScreen",
     "HitChooser",
     "StandingsScreen",
 ]

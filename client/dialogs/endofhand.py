@@ -12,8 +12,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+from tonk.shared import messages as m
 from tonk.shared.settlement import Settlement
 
+from ..messages import Request
 from ..render import (
     CardStyle,
     cards_text,
@@ -27,7 +29,10 @@ from ..widgets import TooSmall
 class EndOfHandModal(ModalScreen[None]):
     """Every revealed hand and its count, who won how, and who paid whom."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape,space", "close", "Continue")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,space", "close", "Continue"),
+        Binding("l", "history", "History"),
+    ]
 
     def __init__(
         self,
@@ -37,8 +42,10 @@ class EndOfHandModal(ModalScreen[None]):
         unit: str,
         style: CardStyle,
         balances: Sequence[int | None] = (),
+        table: int | None = None,
     ) -> None:
         super().__init__()
+        self.table = table  # the table's id, for `l` (its history)
         self.hand_number = hand_number
         self.settlement = settlement
         self.names = list(names)
@@ -93,8 +100,14 @@ class EndOfHandModal(ModalScreen[None]):
             yield Static(table, id="revealed")
             yield Static(Text(payments), id="payments")
             yield Label(
-                "enter: back to the table (it closes by itself at the next deal)", classes="hint"
+                "enter: back to the table (closes by itself at the next deal)  l: history",
+                classes="hint",
             )
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_history(self) -> None:
+        """The session's hands, over this window (the App shows them when they come)."""
+        if self.table is not None:
+            self.post_message(Request(m.History(self.table)))

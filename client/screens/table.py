@@ -485,6 +485,12 @@ class TableScreen(Screen[None]):
     def action_start(self) -> None:
         self.post_message(Request(m.Start()))
 
+    def action_history(self) -> None:
+        """Look back at the session's hands (the App shows them when the server answers)."""
+        state = self.state
+        if state is not None:
+            self.post_message(Request(m.History(int(state.table_id))))
+
     def action_help(self) -> None:
         rules = self.state.rules if self.state is not None else None
         self.app.push_screen(HelpScreen(rules, self.card_style.ascii))

@@ -1,0 +1,78 @@
+"""One hand of the history played again step by step, as you saw it: your cards at each step,
+the table, the moves so far, and at the end what the rules revealed."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from ..render import CardStyle
+from ..replay import board, step_logs, step_title
+from ..reports import HandReplayed
+from ..widgets import TooSmall
+
+#: The replay's keys, as its last line shows them.
+KEYS_LINE = "left/right: step back/on   home: the deal   end: the end   escape: back"
+
+
+class HandReplayScreen(ModalScreen[None]):
+    """A hand of the history, one step at a time: the deal, then each move."""
+
+    # (priority: the log's scroll would take the arrows, home and end for itself)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h,comma", "step(-1)", "Back a step", priority=True),
+        Binding("right,l,period,space", "step(1)", "On a step", priority=True),
+        Binding("home", "to(0)", "The deal", priority=True),
+        Binding("end", "to(-1)", "The end", priority=True),
+        Binding("escape,q,enter", "close", "Back to the list"),
+    ]
+
+    def __init__(self, replayed: HandReplayed, style: CardStyle) -> None:
+        super().__init__()
+        self.replayed = replayed
+        self.card_style = style
+        self.at = 0
+        self.logs = step_logs(replayed.hand, replayed.steps, replayed.names, style)
+
+    def compose(self) -> ComposeResult:
+        replayed = self.replayed
+        seen = "as a spectator saw it" if replayed.seat is None else "as you saw it"
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog replay"):
+            yield Label(f"Hand {replayed.hand}, {seen}", classes="title")
+            yield Label("", id="replay-step")
+            yield Static("", id="replay-board")
+            with VerticalScroll(id="replay-log"):
+                yield Static("", id="replay-moves")
+            yield Label(KEYS_LINE, classes="hint")
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        replayed = self.replayed
+        steps = replayed.steps
+        view = steps[self.at].view
+        self.query_one("#replay-step", Label).update(step_title(self.at, steps, replayed.names))
+        self.query_one("#replay-board", Static).update(
+            board(view, replayed.names, replayed.unit, self.card_style)
+        )
+        moves = Text("\n").join(self.logs[self.at]) if self.logs[self.at] else Text("")
+        self.query_one("#replay-moves", Static).update(moves)
+        self.query_one("#replay-log", VerticalScroll).scroll_end(animate=False)
+
+    def action_step(self, by: int) -> None:
+        self.action_to(max(0, min(len(self.replayed.steps) - 1, self.at + by)))
+
+    def action_to(self, step: int) -> None:
+        self.at = step % len(self.replayed.steps)
+        self._draw()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

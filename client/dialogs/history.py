@@ -1,0 +1,95 @@
+"""The history of the table: every hand of the session (its dealer, how it ended, who paid
+whom), newest first, and at its foot how the session's ledger would settle up now."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+from tonk.shared import messages as m
+from tonk.shared.history import HandSummary
+
+from ..messages import Request
+from ..replay import hand_entry, ledger_foot
+from ..reports import HistoryListed
+from ..widgets import TooSmall
+
+#: The last line of the list while older hands are left to ask for.
+OLDER = "older"
+
+
+class HistoryScreen(ModalScreen[None]):
+    """The session's hands; enter on one replays it, enter on the last line asks for older
+    hands (the server sends a page at a time)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,l,q", "close", "Back to the table"),
+    ]
+
+    def __init__(self, page: HistoryListed) -> None:
+        super().__init__()
+        self.table = page.table
+        self.table_name = page.table_name
+        self.hands: list[HandSummary] = []
+        self.page = page
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog history"):
+            yield Label("", id="history-title", classes="title")
+            yield OptionList(id="history-hands")
+            yield Static("", id="history-foot")
+            yield Label(
+                "up/down: choose   enter: replay the hand   escape: back to the table",
+                classes="hint",
+            )
+
+    def on_mount(self) -> None:
+        self.show(self.page)
+
+    def show(self, page: HistoryListed) -> None:
+        """A page come from the server: older hands than those listed are added below them;
+        any other page (the newest) lists the session afresh."""
+        self.page = page
+        if self.hands and page.hands and page.hands[0].number < self.hands[-1].number:
+            self.hands.extend(page.hands)
+        else:
+            self.hands = list(page.hands)
+        listed = self.query_one("#history-hands", OptionList)
+        highlighted = listed.highlighted
+        listed.clear_options()
+        for hand in self.hands:
+            listed.add_option(Option(hand_entry(hand, page.unit), id=str(hand.number)))
+        if page.more:
+            left = page.total - len(self.hands)
+            listed.add_option(
+                Option(Text(f"{left} older hands: enter shows them", style="italic"), id=OLDER)
+            )
+        if not self.hands:
+            listed.add_option(Option(Text("No hand has been played to its end yet."), id=""))
+        listed.highlighted = min(highlighted or 0, listed.option_count - 1)
+        shown = f"{len(self.hands)} of {page.total}" if page.more else str(page.total)
+        title = f"{self.table_name}: the session's hands ({shown})"
+        self.query_one("#history-title", Label).update(title)
+        foot = ledger_foot(dict(page.balances), page.settle_up, page.unit)
+        self.query_one("#history-foot", Static).update(foot)
+        listed.focus()
+
+    @on(OptionList.OptionSelected, "#history-hands")
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        chosen = event.option.id
+        if chosen == OLDER:
+            before = self.hands[-1].number
+            self.post_message(Request(m.History(self.table, before=before)))
+        elif chosen:
+            self.post_message(Request(m.HistoryHand(self.table, int(chosen))))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

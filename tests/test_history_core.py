@@ -1,0 +1,72 @@
+"""The history's replay, in the core: a recorded hand into steps, each exactly the view and the
+events its seat had live, and a spectator's with no hand in it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from historykit import DEALER, ENDINGS, scripted
+from rulekit import play_randomly
+from tonk.shared.cards import parse_cards
+from tonk.shared.hand import Hand, HandRecord
+from tonk.shared.history import HistoryStep, hand_steps, hand_summary, seat_in
+from tonk.shared.rules import PRESETS
+
+
+def recorded(seed: int, preset: str = "classic", players: int = 3) -> HandRecord:
+    rng = random.Random(seed)
+    hand = Hand(PRESETS[preset], players, players - 1, (1,) * players, rng=rng)
+    play_randomly(hand, rng)
+    return hand.record()
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, None])
+@pytest.mark.parametrize("seed", range(12))
+def test_each_step_is_the_view_and_the_events_the_seat_had_live(seed, seat):
+    record = recorded(seed)
+    steps = hand_steps(record, seat)
+    assert len(steps) == len(record.actions) + 1
+    live = record.deal()
+    assert steps[0].view == live.view(seat)
+    for action, step in zip(record.actions, steps[1:], strict=True):
+        start = len(live.events)
+        live.apply(action)
+        assert step.view == live.view(seat)
+        assert list(step.events) == live.events_for(seat, start)
+    assert steps[-1].view.settlement == live.settlement is not None
+    if seat is None:
+        assert all(not step.view.hand for step in steps)
+        assert all(not e.cards for step in steps for e in step.events if e.private)
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_a_step_reads_back_from_the_wire_as_itself(ending):
+    hand = scripted("speno", ending)
+    deck = parse_cards(hand.deck)
+    record = HandRecord(PRESETS["speno"], 3, DEALER, (1, 1, 1), 1, deck, hand.actions)
+    for step in hand_steps(record, 1):
+        wire = step.to_wire()
+        assert "rules" not in wire["view"]
+        assert HistoryStep.from_wire(wire, PRESETS["speno"]) == step
+
+
+def test_the_seat_is_the_askers_name_in_that_hand_and_none_for_anyone_else():
+    names = ["Ann", "Ben", "Cy"]
+    assert seat_in(names, "Ben") == 1
+    assert seat_in(names, "ben") is None  # names are matched exactly, as the ledger keys them
+    assert seat_in(names, "Zed") is None
+    assert seat_in(names, None) is None
+
+
+def test_a_summary_names_the_winners_and_payments_by_name():
+    record = recorded(3)
+    hand = record.replay()
+    assert hand.settlement is not None
+    summary = hand_summary(4, ["Ann", "Ben", "Cy"], record.to_dict(), hand.settlement.to_dict())
+    assert summary.dealer == 2 and summary.multiplier == 1 and summary.number == 4
+    assert summary.winners == tuple(["Ann", "Ben", "Cy"][s] for s in hand.settlement.winners)
+    assert summary.payments == tuple(
+        (["Ann", "Ben", "Cy"][x.payer], ["Ann", "Ben", "Cy"][x.payee], x.amount)
+        for x in hand.settlement.payments
+    )
