@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tonk.shared.protocol import DEFAULT_PORT
+from tonk.shared.rematch import REMATCH_WAIT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
 from . import audit, names
@@ -106,6 +107,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "(no hand is dealt meanwhile)",
     )
     parser.add_argument(
+        "--rematch-wait",
+        type=float,
+        default=REMATCH_WAIT,
+        metavar="S",
+        help="seconds the offer of a rematch waits for the players' answers once a session is over",
+    )
+    parser.add_argument(
         "--limit",
         action="append",
         default=[],
@@ -132,6 +140,10 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         raise ValueError(
             f"--abandoned-after takes a number of seconds above 0, not {args.abandoned_after}"
         )
+    if not args.rematch_wait > 0:
+        raise ValueError(
+            f"--rematch-wait takes a number of seconds above 0, not {args.rematch_wait}"
+        )
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -147,6 +159,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         next_hand_delay=args.next_hand_delay,
         lobby_interval=args.lobby_interval,
         abandoned_after=args.abandoned_after,
+        rematch_wait=args.rematch_wait,
     )
 
 

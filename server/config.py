@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tonk.shared import protocol as p
+from tonk.shared.rematch import REMATCH_WAIT
 from tonk.shared.rules import PRESETS, HouseRules
 
 from .paths import default_db_path
@@ -105,3 +106,5 @@ class ServerConfig:
     # Seconds a session in play goes on with none of its players connected (everybody left
     # or lost the link) before it ends; no hand is dealt meanwhile.
     abandoned_after: float = 600.0
+    # Seconds a rematch offer waits for the answers of a finished session's players.
+    rematch_wait: float = REMATCH_WAIT

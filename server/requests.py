@@ -137,6 +137,9 @@ class Requests:
             await self._at_table(conn).chat(conn, message.text)
         elif isinstance(message, m.Back):
             await self._at_table(conn).back(conn)
+        elif isinstance(message, m.Rematch):
+            self.host.require_storage()
+            await self._at_table(conn).answer_rematch(conn, message.answer)
         else:  # pragma: no cover - the link answers every other type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
 

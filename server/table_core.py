@@ -28,6 +28,7 @@ from tonk.shared.messages import (
     TableSummary,
     Update,
 )
+from tonk.shared.rematch import RematchOffer
 from tonk.shared.rules import HouseRules
 from tonk.shared.server_messages import new_player_summary, new_table_summary
 from tonk.shared.session import SeatRecord, Session, SessionError, played_for_at, seat_status
@@ -156,6 +157,12 @@ class TableCore:
     next_hand_at: float | None = None
     turn_seat: int | None = None
     paused: str | None = None  # why play is paused: the storage cannot be written
+    # Once the session is over: the offer of a rematch (deadline in loop time), if one was made.
+    rematch: RematchOffer | None = None
+    # A rematch's table: the table it is a rematch of, and the balances of every earlier
+    # session of the chain, oldest first (the combined standings add them to this one's).
+    rematch_of: int | None = None
+    earlier: list[dict[str, int]] = field(default_factory=list)
     paused_at: float = 0.0  # loop time the pause started
     # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
     # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.

@@ -26,8 +26,10 @@ from tonk.shared.bots import Bot, fallback, make_bot
 from tonk.shared.cards import CardError, parse_card, parse_cards
 from tonk.shared.hand import Hand
 from tonk.shared.ledger import Payments
-from tonk.shared.messages import Cut, HandEnd, SessionEnd, SessionEndReason
+from tonk.shared.messages import Combined, Cut, HandEnd, SessionEnd, SessionEndReason
+from tonk.shared.rematch import RematchOffer, combined_standings
 from tonk.shared.session import Settled, without_last_action
+from tonk.shared.settle_up import settle_up
 from tonk.shared.settlement import Settlement
 from tonk.shared.view import SeatView
 from tonk.shared.words import plural
@@ -231,13 +233,42 @@ class TablePlay(TableSeats):
         if settle.session_over:
             self.state = FINISHED
             log.info("table %d: session over after %s", self.id, plural(self.hands_played, "hand"))
+            self.offer_rematch()
             self.broadcast(self.session_end(SessionEndReason(settle.session_over)))
             self.broadcast_table()
         else:
             self.next_hand_at = self.now + self.server.config.next_hand_delay
 
     def session_end(self, reason: SessionEndReason) -> SessionEnd:
-        return SessionEnd(self.id, self.hands_played, tuple(self.ledger.standings()), reason)
+        """The final standings with their settling up, across the chain of rematches too, and
+        how long a rematch offer waits."""
+        balances = dict(self.ledger.balances)
+        combined = None
+        if self.earlier:
+            sessions = [*self.earlier, balances]
+            total = combined_standings(sessions)
+            combined = Combined(len(sessions), tuple(total), tuple(settle_up(dict(total))))
+        offer = self.rematch
+        return SessionEnd(
+            self.id,
+            self.hands_played,
+            tuple(self.ledger.standings()),
+            reason,
+            tuple(settle_up(balances)),
+            combined,
+            None if offer is None else offer.seconds_left(self.now),
+        )
+
+    def offer_rematch(self) -> None:
+        """The session is over: the same table again is offered to the people at it (a
+        person not connected now is left out; the bots stay)."""
+        self.rematch = RematchOffer.offered(
+            self.names(),
+            [seat.kind == BOT for seat in self.seats],
+            [seat.kind == HUMAN and seat.conn is not None for seat in self.seats],
+            self.now + self.server.config.rematch_wait,
+        )
+        self.kick()  # the offer's wait runs in the table's loop
 
     async def end_session(self, reason: SessionEndReason) -> None:
         """End the session between hands: the final standings to everybody still here, and

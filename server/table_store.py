@@ -146,6 +146,8 @@ class TableStore(TableCore):
         session.dealer = saved.dealer
         session.multiplier = saved.multiplier
         self.creator = saved.creator
+        self.rematch_of = saved.rematch_of
+        self.earlier = [dict(balances) for balances in saved.earlier]
         if playing:
             self.seats = []
         for s in saved.seats:

@@ -111,6 +111,14 @@ class Back(ClientMessage):
     id: int | None = None
 
 
+@_message(p.REMATCH)
+class Rematch(ClientMessage):
+    """Yes or no to playing the same table again, once its session is over."""
+
+    answer: bool
+    id: int | None = None
+
+
 @_message(p.DROP)
 class Drop(ClientMessage):
     id: int | None = None
@@ -210,6 +218,7 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
         Start,
         Chat,
         Back,
+        Rematch,
         Drop,
         DrawStock,
         TakeDiscard,

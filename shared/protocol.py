@@ -59,6 +59,7 @@ REMOVE_BOT = "remove_bot"
 START = "start"
 CHAT = "chat"
 BACK = "back"
+REMATCH = "rematch"
 DROP = "drop"
 DRAW_STOCK = "draw_stock"
 TAKE_DISCARD = "take_discard"
@@ -84,6 +85,7 @@ CUT = "cut"
 UPDATE = "update"
 HAND_END = "hand_end"
 SESSION_END = "session_end"
+REMATCH_STATUS = "rematch_status"
 LEDGER = "ledger"
 LOBBY = "lobby"
 # CHAT, PING and PONG go both ways.
@@ -125,6 +127,7 @@ NOT_ENOUGH_PLAYERS = "not_enough_players"
 BAD_TOKEN = "bad_token"
 BAD_BOT = "bad_bot"
 NO_HAND = "no_hand"
+NO_REMATCH = "no_rematch"
 ILLEGAL_ACTION = "illegal_action"
 STORAGE_ERROR = "storage_error"
 INTERNAL_ERROR = "internal_error"
@@ -370,6 +373,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     START: {},
     CHAT: {"text": _s(MAX_CHAT_LEN, required=True, code=BAD_CHAT)},
     BACK: {},
+    REMATCH: {"answer": Field("bool", True)},
     DROP: {},
     DRAW_STOCK: {},
     TAKE_DISCARD: {},
@@ -444,6 +448,17 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "hands": _i(0, MAX_ID, required=True),
         "standings": Field("list", True),
         "reason": _s(64, required=True),
+        "settle_up": Field("list", True),
+        "combined": Field("map", False, nullable=True),
+        "rematch": _n(0, math.inf, nullable=True),
+    },
+    REMATCH_STATUS: {
+        "table": _TABLE_ID,
+        "seats": Field("list", True),
+        "outcome": _s(16, required=True),
+        "seconds": _n(0, math.inf, nullable=True),
+        "next": _i(1, MAX_ID, nullable=True),
+        "reply_to": _ID,
     },
     LEDGER: {
         "table": _TABLE_ID,

@@ -1,0 +1,99 @@
+"""A finished table's offer of a rematch: the players' answers, a player leaving, the wait
+running out, and what everybody at the table is told of it. The new table itself is opened by
+the server (`TableHost.open_rematch`); the rules of the offer are tonk.shared.rematch's."""
+
+from __future__ import annotations
+
+import logging
+
+from tonk.shared import protocol as p
+from tonk.shared.messages import RematchStatus
+from tonk.shared.rematch import Outcome, why_off
+from tonk.shared.session import SessionError
+
+from .connection import Connection
+from .table_core import CLOSED, FINISHED, RequestError
+from .table_play import TablePlay
+
+log = logging.getLogger("tonk.server")
+
+
+class TableRematch(TablePlay):
+    """The rematch offer of a table whose session is over."""
+
+    __slots__ = ()
+
+    def rematch_status(self, next_table: int | None = None) -> RematchStatus:
+        offer = self.rematch
+        assert offer is not None
+        return RematchStatus(
+            self.id,
+            tuple(zip(offer.names, (a.value for a in offer.answers), strict=True)),
+            offer.outcome.value,
+            offer.seconds_left(self.now),
+            next_table,
+        )
+
+    async def answer_rematch(self, conn: Connection, yes: bool) -> None:
+        async with self.lock:
+            offer = self.rematch
+            if self.state != FINISHED or offer is None:
+                why = (
+                    "this table's session is not over"
+                    if self.state not in (FINISHED, CLOSED)
+                    else "no rematch was offered at this table"
+                )
+                raise RequestError(p.NO_REMATCH, f"there is no rematch to answer: {why}")
+            number = self.seat_of(conn)
+            try:
+                offer.answer(number, yes)
+            except SessionError as exc:
+                raise RequestError.refused(exc) from None
+            log.info(
+                "table %d: %s says %s to a rematch",
+                self.id,
+                self.seats[number].name,
+                "yes" if yes else "no",
+            )
+            await self.rematch_changed(answer=conn)
+
+    async def detach(self, conn: Connection, *, leaving: bool) -> None:
+        number = conn.seat if conn.table is self else None
+        await super().detach(conn, leaving=leaving)
+        offer = self.rematch
+        if number is None or self.state != FINISHED or offer is None:
+            return
+        async with self.lock:
+            if offer.left(number):
+                await self.rematch_changed()
+
+    async def rematch_due(self) -> float | None:
+        """The table loop's part once the session is over: the seconds until the offer's wait
+        runs out (None: nothing waits), or the offer decided now that it has."""
+        offer = self.rematch
+        if offer is None or offer.outcome is not Outcome.WAITING:
+            return None
+        now = self.now
+        if offer.expire(now):
+            await self.rematch_changed()
+            return None
+        return offer.deadline - now
+
+    async def rematch_changed(self, answer: Connection | None = None) -> None:
+        """Everybody at the table is told where the offer stands; once it is decided to go
+        ahead, the server opens the new table and moves the players to it."""
+        offer = self.rematch
+        assert offer is not None
+        if offer.outcome is Outcome.STARTED:
+            try:
+                await self.server.open_rematch(self, answer)
+            except RequestError:
+                # The new table could not be saved: the offer is called off, said so.
+                offer.outcome = Outcome.OFF
+                log.warning("table %d: the rematch could not be saved; called off", self.id)
+            else:
+                return
+        if offer.outcome is Outcome.OFF:
+            log.info("table %d: the rematch is called off: %s", self.id, why_off(offer.answers))
+        self.broadcast(self.rematch_status(), answer)
+        self.kick()
