@@ -18,12 +18,13 @@ from tonk.shared.ledger import LedgerEntry
 from tonk.shared.rules import HouseRules, RulesError
 
 from .lobbylist import LobbyList
-from .render import CardStyle
+from .render import CardStyle, ending_line, payment_lines
 from .reports import (
     Connected,
     HandEnded,
     LeftTable,
     LobbyChanged,
+    RematchChanged,
     Report,
     ServerRefused,
     SessionEnded,
@@ -37,7 +38,9 @@ from .tableseen import TableSeen
 from .tokens import SeatRecord, SeatTokens
 
 #: The server's messages about one table, which the model reads only while it is at it.
-TableNews = m.LedgerMessage | m.Cut | m.Update | m.HandEnd | m.SessionEnd | m.ChatLine
+TableNews = (
+    m.LedgerMessage | m.Cut | m.Update | m.HandEnd | m.SessionEnd | m.RematchStatus | m.ChatLine
+)
 
 CLIENT_NAME = "tonk-client 0.1.0"
 #: Requests remembered (by id) for reading the errors that answer them.
@@ -296,6 +299,8 @@ class ClientModel:
                 self._on_hand_end(message)
             case m.SessionEnd():
                 self._on_session_end(message)
+            case m.RematchStatus():
+                self._on_rematch_status(message)
             case m.ChatLine():
                 self._on_chat(message)
             case _:
@@ -506,6 +511,10 @@ class ClientModel:
         if table.seat is not None and table.seat < len(names):
             names[table.seat] = "You"
         unit = table.info.unit if table.info is not None else ""
+        table.last_hand = (
+            f"Hand {message.hand}: {ending_line(settlement, names)}",
+            *payment_lines(settlement, names, unit),
+        )
         self._publish()
         self.report(HandEnded(message.hand, settlement, tuple(names), unit, tuple(balances)))
 
@@ -513,17 +522,45 @@ class ClientModel:
         table = self._table_of(message)
         if table is None:
             return
+        again = table.session_over  # sent again on taking the seat back during the offer
         table.session_over = True
-        standings = tuple(message.standings)
         info = table.info
         unit, name = (info.unit, info.name) if info is not None else ("", "")
         abandoned = message.reason is m.SessionEndReason.ABANDONED
-        why = ": every player had left" if abandoned else "."
-        self.log.add(Text(f"The session is over{why}", style="bold"))
+        if not again:
+            why = ": every player had left" if abandoned else "."
+            self.log.add(Text(f"The session is over{why}", style="bold"))
         if self.tokens is not None:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
-        self.report(SessionEnded(name, message.hands, standings, unit))
+        combined = message.combined
+        self.report(
+            SessionEnded(
+                name,
+                message.hands,
+                tuple(message.standings),
+                unit,
+                table_id=table.table_id,
+                settle_up=message.settle_up,
+                sessions=1 if combined is None else combined.sessions,
+                combined=() if combined is None else combined.standings,
+                combined_settle_up=() if combined is None else combined.settle_up,
+                rematch=message.rematch,
+                last_hand=table.last_hand,
+                abandoned=abandoned,
+                seated=table.seat is not None,
+            )
+        )
+
+    def _on_rematch_status(self, message: m.RematchStatus) -> None:
+        table = self._table_of(message)
+        if table is None:
+            return
+        self.report(
+            RematchChanged(
+                table.table_id, message.seats, message.outcome, message.seconds, message.next
+            )
+        )
 
     def _on_chat(self, message: m.ChatLine) -> None:
         table = self._table_of(message)

@@ -1,0 +1,76 @@
+"""The end of a session in the real client on 80x24 pseudo-terminals against a real
+tonk-server: the final standings on top at once with the settling up, and `r` on both
+players' clients starting the rematch with both seated in it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from netclient import NetClient
+from ptyterm import Term
+from termkit import command_path, tonk_server
+
+
+def client(tmp_path: Path, port: int, name: str) -> Term:
+    term = Term(80, 24)
+    term.start(
+        [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", name],
+        {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / name)},
+    )
+    return term
+
+
+async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
+    tmp_path: Path,
+) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
+        host = await NetClient.connect(port, "Host")
+        # One hand, every turn played for its player a moment after it comes (the turn
+        # timer), so that the session ends without a key pressed.
+        await host.send(
+            {
+                "type": "create_table",
+                "name": "Kitchen",
+                "seats": 2,
+                "hands": 1,
+                "turn_timer": 0.2,
+                "sit": False,
+                "seed": 3,
+            }
+        )
+        made = await host.expect("table")
+        first = made["table"]["id"]
+        await host.close()
+        terms: list[Term] = []
+        try:
+            for name in ("Ann", "Bob"):
+                term = client(tmp_path, port, name)
+                terms.append(term)
+                await term.wait_for("Kitchen")
+                term.keys("Enter")
+            ann, bob = terms
+            for term in terms:
+                screen = await term.wait_for_all("Kitchen: the session is over", "Settle up:")
+                assert "1 hand played. Hand 1:" in screen
+                assert "r: rematch" in screen
+                # Nothing promises a next deal.
+                assert "next deal" not in screen
+            ann.keys("r")
+            await ann.wait_for("You said yes; waiting for Bob")
+            await bob.wait_for("Ann: yes")
+            bob.keys("r")
+            for term in terms:
+                await term.wait_gone("the session is over")
+                await term.wait_for("Your hand")
+            # Both are seated at the new table, their tokens for it kept on disk.
+            for name in ("Ann", "Bob"):
+                seats = json.loads((tmp_path / name / "tonk" / "seats.json").read_text())
+                held = seats["servers"][f"127.0.0.1:{port}"][name]
+                assert list(held) == [str(first + 1)]
+            # The rematch's one hand ends too: its standings add the two sessions up.
+            for term in terms:
+                await term.wait_for_all("the session is over", "2 sessions", "together")
+        finally:
+            for term in terms:
+                term.close()
