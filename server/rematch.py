@@ -61,6 +61,7 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
         st.update_table(table_id, rematch_of=old.id),
     ]
     ops.extend(st.put_seat(table_id, seat.saved(n)) for n, seat in enumerate(seats))
+    ops.append(old.rematch_op())  # gone ahead: no longer waited for after a restart
     try:
         await host.store.write(ops)
     except st.StoreError:

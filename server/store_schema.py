@@ -77,6 +77,10 @@ CREATE TABLE IF NOT EXISTS ssh_seats (
     taken REAL NOT NULL,
     PRIMARY KEY (folded, table_id)
 );
+CREATE TABLE IF NOT EXISTS rematches (
+    table_id INTEGER PRIMARY KEY,
+    offer TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS settings (
     name TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -131,6 +135,7 @@ class SavedTable:
     history: list[tuple[int, str, list[tuple[str, str, int]]]] = field(default_factory=list)
     hand: SavedHand | None = None  # the last hand dealt (in play, or the one just settled)
     rematch_of: int | None = None  # the table this one is a rematch of
+    rematch: dict[str, Any] | None = None  # a finished table's offer of a rematch, waiting
     # The balances of every earlier session of its chain of rematches, oldest first.
     earlier: list[dict[str, int]] = field(default_factory=list)
 
@@ -173,15 +178,23 @@ def earlier_sessions(conn: sqlite3.Connection, rematch_of: int | None) -> list[d
 
 
 def load_tables(conn: sqlite3.Connection, history: int) -> list[SavedTable]:
-    """The tables still open, each with its seats, balances, the newest `history` settled
-    hands of its ledger and its last hand (with the actions taken in it)."""
+    """The tables still open (and those finished whose offer of a rematch still waits), each
+    with its seats, balances, the newest `history` settled hands of its ledger and its last
+    hand (with the actions taken in it)."""
     out: list[SavedTable] = []
     rows = conn.execute(
         "SELECT id, name, config, state, created, started, hands_played, dealer,"
         " multiplier, creator, rematch_of FROM tables WHERE state IN ('waiting', 'playing')"
-        " ORDER BY id"
+        " OR id IN (SELECT table_id FROM rematches) ORDER BY id"
     ).fetchall()
+    offers = {
+        table_id: json.loads(offer)
+        for table_id, offer in conn.execute("SELECT table_id, offer FROM rematches")
+    }
     for row in rows:
+        offer = offers.get(row[0])
+        if row[3] == "finished" and (offer is None or offer.get("outcome") != "waiting"):
+            continue
         table = SavedTable(
             id=row[0],
             name=row[1],
@@ -194,6 +207,7 @@ def load_tables(conn: sqlite3.Connection, history: int) -> list[SavedTable]:
             multiplier=row[8],
             creator=row[9],
             rematch_of=row[10],
+            rematch=offer if row[3] == "finished" else None,
         )
         table.earlier = earlier_sessions(conn, table.rematch_of)
         for number, name, kind, strategy, token_hash, stake, away in conn.execute(

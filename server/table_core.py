@@ -23,6 +23,7 @@ from tonk.shared.messages import (
     SeatKind,
     SeatStatus,
     ServerMessage,
+    SessionEndReason,
     TableMessage,
     TableState,
     TableSummary,
@@ -159,6 +160,7 @@ class TableCore:
     paused: str | None = None  # why play is paused: the storage cannot be written
     # Once the session is over: the offer of a rematch (deadline in loop time), if one was made.
     rematch: RematchOffer | None = None
+    rematch_reason: SessionEndReason = SessionEndReason.HANDS  # why the session ended
     # A rematch's table: the table it is a rematch of, and the balances of every earlier
     # session of the chain, oldest first (the combined standings add them to this one's).
     rematch_of: int | None = None

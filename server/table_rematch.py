@@ -12,7 +12,7 @@ from tonk.shared.rematch import Outcome, why_off
 from tonk.shared.session import SessionError
 
 from .connection import Connection
-from .table_core import CLOSED, FINISHED, RequestError
+from .table_core import CLOSED, FINISHED, HUMAN, RequestError
 from .table_play import TablePlay
 
 log = logging.getLogger("tonk.server")
@@ -36,6 +36,7 @@ class TableRematch(TablePlay):
 
     async def answer_rematch(self, conn: Connection, yes: bool) -> None:
         async with self.lock:
+            number = self.seat_of(conn)  # a spectator has no answer to give
             offer = self.rematch
             if self.state != FINISHED or offer is None:
                 why = (
@@ -44,7 +45,7 @@ class TableRematch(TablePlay):
                     else "no rematch was offered at this table"
                 )
                 raise RequestError(p.NO_REMATCH, f"there is no rematch to answer: {why}")
-            number = self.seat_of(conn)
+            before = list(offer.answers), offer.outcome
             try:
                 offer.answer(number, yes)
             except SessionError as exc:
@@ -55,14 +56,28 @@ class TableRematch(TablePlay):
                 self.seats[number].name,
                 "yes" if yes else "no",
             )
-            await self.rematch_changed(answer=conn)
+            try:
+                await self.rematch_changed(answer=conn, saved=True)
+            except RequestError:
+                offer.answers, offer.outcome = before  # not saved: not given
+                raise
+
+    def returnable(self) -> bool:
+        offer = self.rematch
+        waiting = self.state == FINISHED and offer is not None and offer.outcome is Outcome.WAITING
+        return waiting or super().returnable()
+
+    def returned(self, conn: Connection) -> None:
+        if self.state == FINISHED and self.rematch is not None:
+            conn.send(self.session_end(self.rematch_reason))
+            conn.send(self.rematch_status())
 
     async def detach(self, conn: Connection, *, leaving: bool) -> None:
         number = conn.seat if conn.table is self else None
         await super().detach(conn, leaving=leaving)
         offer = self.rematch
-        if number is None or self.state != FINISHED or offer is None:
-            return
+        if not leaving or number is None or self.state != FINISHED or offer is None:
+            return  # (one who lost the link is still awaited: they may come back)
         async with self.lock:
             if offer.left(number):
                 await self.rematch_changed()
@@ -79,11 +94,20 @@ class TableRematch(TablePlay):
             return None
         return offer.deadline - now
 
-    async def rematch_changed(self, answer: Connection | None = None) -> None:
-        """Everybody at the table is told where the offer stands; once it is decided to go
-        ahead, the server opens the new table and moves the players to it."""
+    async def rematch_changed(self, answer: Connection | None = None, saved: bool = False) -> None:
+        """The offer is kept on disk as it stands and everybody at the table is told; once it
+        goes ahead, the server opens the new table (the offer saved with it) and moves the
+        players there. `saved`: wait for the offer to be on disk (RequestError if it cannot
+        be: an answer not saved is not given); otherwise a failed write is logged."""
         offer = self.rematch
         assert offer is not None
+        if offer.outcome is Outcome.STARTED:
+            # Whoever said yes but is not here (the link lost since) cannot be seated.
+            offer.without(
+                n
+                for n in offer.staying()
+                if self.seats[n].kind == HUMAN and self.seats[n].conn is None
+            )
         if offer.outcome is Outcome.STARTED:
             try:
                 await self.server.open_rematch(self, answer)
@@ -93,6 +117,10 @@ class TableRematch(TablePlay):
                 log.warning("table %d: the rematch could not be saved; called off", self.id)
             else:
                 return
+        if saved:
+            await self.write([self.rematch_op()])
+        else:
+            self.save_offer()
         if offer.outcome is Outcome.OFF:
             log.info("table %d: the rematch is called off: %s", self.id, why_off(offer.answers))
         self.broadcast(self.rematch_status(), answer)

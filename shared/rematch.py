@@ -49,14 +49,26 @@ class RematchOffer:
 
     @classmethod
     def offered(
-        cls, names: Sequence[str], bots: Sequence[bool], here: Sequence[bool], deadline: float
+        cls, names: Sequence[str], bots: Sequence[bool], gone: Sequence[bool], deadline: float
     ) -> RematchOffer:
-        """The offer at the end of a session: bots stay; a person not at the table is out."""
+        """The offer at the end of a session: bots stay; a person who had left the table
+        (`gone`) is out; everybody else is awaited (one who lost the link may come back)."""
         answers = [
-            Answer.BOT if bot else Answer.AWAITED if present else Answer.LEFT
-            for bot, present in zip(bots, here, strict=True)
+            Answer.BOT if bot else Answer.LEFT if left else Answer.AWAITED
+            for bot, left in zip(bots, gone, strict=True)
         ]
         return cls(names, answers, deadline)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], deadline: float) -> RematchOffer:
+        """An offer as `to_dict` kept it, its deadline given again in the caller's clock."""
+        names = data["names"]
+        answers = data["answers"]
+        if not isinstance(names, list) or not isinstance(answers, list):
+            raise ValueError(f"not a rematch offer: {dict(data)}")
+        offer = cls([str(n) for n in names], [Answer(a) for a in answers], deadline)
+        offer.outcome = Outcome(str(data["outcome"]))
+        return offer
 
     def answer(self, seat: int, yes: bool) -> None:
         """The person in `seat` says yes or no; SessionError if that cannot be answered."""
@@ -72,8 +84,8 @@ class RematchOffer:
         self._decide(None)
 
     def left(self, seat: int) -> bool:
-        """The person in `seat` left the table before it was decided; whether that changed
-        anything."""
+        """The person in `seat` left the table (`leave`) before it was decided; whether that
+        changed anything. (One who only lost the link is still awaited: they may come back.)"""
         if self.outcome is not Outcome.WAITING or self.answers[seat] is Answer.BOT:
             return False
         if self.answers[seat] is Answer.LEFT:
@@ -81,6 +93,17 @@ class RematchOffer:
         self.answers[seat] = Answer.LEFT
         self._decide(None)
         return True
+
+    def without(self, seats: Iterable[int]) -> None:
+        """Decided to go ahead, but the people in `seats` are not here to play (they lost the
+        link after saying yes): they are left out, and it is decided again."""
+        gone = [n for n in seats if self.answers[n] is Answer.YES]
+        if not gone:
+            return
+        for number in gone:
+            self.answers[number] = Answer.LEFT
+        self.outcome = Outcome.WAITING
+        self._decide(None)
 
     def expire(self, now: float) -> bool:
         """The wait ran out by `now`: whoever has not answered is left out. Whether it was
@@ -118,10 +141,10 @@ class RematchOffer:
         return "started" if self.outcome is Outcome.STARTED else "been called off"
 
     def to_dict(self) -> dict[str, object]:
+        """The offer but its deadline (the caller keeps that in a clock of its choosing)."""
         return {
             "names": list(self.names),
             "answers": [a.value for a in self.answers],
-            "deadline": self.deadline,
             "outcome": self.outcome.value,
         }
 

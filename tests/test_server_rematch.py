@@ -157,11 +157,58 @@ async def test_a_player_leaving_with_a_bot_at_the_table_lets_the_rest_go_ahead(t
         alice, bob, _table = await friday(server)
         await play_out(alice, bob)
         await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
-        await bob.close()  # the link lost: he cannot answer, he is left out
+        await bob.request({"type": "leave"}, p.LEFT)
         started = await alice.expect(p.REMATCH_STATUS, lambda m: m["outcome"] == "started")
         assert dict(started["seats"])["Bob"] == "left"
         seated = await alice.expect(p.SEATED)
         assert seated["table"] == started["next"]
+
+
+async def test_a_lost_link_is_still_awaited_and_its_seat_taken_back_answers(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice, bob, table = await friday(server)
+        await play_out(alice, bob)
+        token = bob.token
+        await bob.close()
+        await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        await asyncio.sleep(0.2)
+        assert not any(
+            m["type"] == p.REMATCH_STATUS and dict(m["seats"])["Bob"] == "left"
+            for m in alice.received
+        )
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "resume", "table": table, "token": token}, p.SEATED)
+        again = await bob.expect(p.SESSION_END)
+        assert again["table"] == table
+        offer = await bob.expect(p.REMATCH_STATUS)
+        assert dict(offer["seats"]) == {"Alice": "yes", "Bob": "awaited", "Ada (bot)": "bot"}
+        await bob.send({"type": "rematch", "answer": True})
+        started = await alice.expect(p.REMATCH_STATUS, lambda m: m["outcome"] == "started")
+        assert (await bob.expect(p.SEATED))["table"] == started["next"]
+
+
+async def test_a_restart_during_the_wait_loses_no_answer(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice, bob, table = await friday(server)
+        await play_out(alice, bob)
+        await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        tokens = {"Alice": alice.token, "Bob": bob.token}
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        bob = await NetClient.connect(server.port, "Bob")
+        await alice.request({"type": "resume", "table": table, "token": tokens["Alice"]}, p.SEATED)
+        offer = await alice.expect(p.REMATCH_STATUS)
+        assert dict(offer["seats"])["Alice"] == "yes" and offer["outcome"] == "waiting"
+        await bob.request({"type": "resume", "table": table, "token": tokens["Bob"]}, p.SEATED)
+        await bob.send({"type": "rematch", "answer": True})
+        started = await alice.expect(p.REMATCH_STATUS, lambda m: m["outcome"] == "started")
+        assert (await alice.expect(p.SEATED))["table"] == started["next"]
+        assert (await bob.expect(p.SEATED))["table"] == started["next"]
+    # Gone ahead, the offer is not waited for again after another restart.
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.send({"type": "resume", "table": table, "token": tokens["Alice"]})
+        await alice.expect_error(p.NO_SUCH_TABLE)
 
 
 async def test_the_wait_runs_out_and_who_did_not_answer_is_left_out(tmp_path):
