@@ -66,6 +66,7 @@ class ClientConfig:
     rules: str = "classic"
     confirm_drop: bool = True  # ask before a drop
     bot_pause: float | None = None
+    hands: int | None = None  # the practice table's session length (None: no end)
     seed: int | None = None
     deck: str | None = None
     dealer: int | None = None
@@ -347,9 +348,9 @@ class TonkApp(KeyedApp):
             elif self.connection is not None:
                 self.connection.leave()
 
-        self.push_screen(
-            StandingsScreen(ended, self.identity[1], practice=self.config.practice), done
-        )
+        standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
+        standings.keys_before = self.keys_arrived
+        self.push_screen(standings, done)
 
     def on_rematch_changed(self, message: RematchChanged) -> None:
         for screen in self.screen_stack:
@@ -394,6 +395,7 @@ def practice_request(config: ClientConfig) -> TableRequest:
         rules={"preset": config.rules},
         seats=config.bots + 1,
         bot_pause=config.bot_pause,
+        hands=config.hands,
         seed=config.seed,
         deck=config.deck,
         dealer=config.dealer,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from clientkit import deck_text
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
@@ -74,3 +75,38 @@ async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
         finally:
             for term in terms:
                 term.close()
+
+
+async def test_the_practice_table_offers_a_rematch_against_the_same_bots(tmp_path: Path) -> None:
+    term = Term(80, 24)
+    term.start(
+        [
+            command_path("tonk-client"),
+            "--name",
+            "Tester",
+            "--bots",
+            "1",
+            "--hands",
+            "1",
+            "--bot-pause",
+            "0",
+            "--deck",
+            deck_text(),
+            "--dealer",
+            "1",
+        ],
+        {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")},
+    )
+    try:
+        await term.wait_for("Your turn")
+        term.keys("k")  # drop with 36 against the bot's 35: caught
+        await term.wait_for("Drop with 36?")
+        term.keys("k")
+        screen = await term.wait_for_all("Practice: the session is over", "Settle up:")
+        assert "Tester" in screen and "r: rematch" in screen and "enter: done" in screen
+        term.keys("r")  # the bot needs no answer: it starts at once
+        await term.wait_gone("the session is over")
+        screen = await term.wait_for("Your hand")
+        assert "Ada (bot)" in screen
+    finally:
+        term.close()

@@ -51,6 +51,7 @@ class StandingsScreen(Screen[str | None]):
             time.monotonic() + ended.rematch if offered and ended.rematch is not None else None
         )
         self._offered = offered
+        self.keys_before = 0  # how many keys had arrived when it was shown (the App says)
 
     def compose(self) -> ComposeResult:
         ended = self.ended
