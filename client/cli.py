@@ -1,6 +1,6 @@
 """`tonk-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--theme T]
-[--bots N | --bots BOT,BOT,...] [--rules PRESET] [--hands N]`: join a server, or with no address play a
-practice table against bots."""
+[--bots N | --bots BOT,BOT,...] [--rules PRESET] [--hands N]`: join a server, or with no
+address play a practice table against bots."""
 
 from __future__ import annotations
 

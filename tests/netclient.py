@@ -245,6 +245,26 @@ class NetClient:
                     await self.play_turn_if_mine()
 
 
+async def one_hand_table(port: int, name: str = "Kitchen", seats: int = 2) -> int:
+    """A table nobody sits at yet for a session of one hand whose every turn is played for
+    its player a moment after it comes (the turn timer): it ends with no key pressed. Its id."""
+    host = await NetClient.connect(port, "Host")
+    try:
+        await host.send(
+            {
+                "type": p.CREATE_TABLE,
+                "name": name,
+                "seats": seats,
+                "hands": 1,
+                "turn_timer": 0.2,
+                "sit": False,
+            }
+        )
+        return int((await host.expect(p.TABLE))["table"]["id"])
+    finally:
+        await host.close()
+
+
 def cards_in(value: Any) -> set[str]:
     """Every card named anywhere in a decoded message (strings like "10s 8d", at any depth)."""
     found: set[str] = set()

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from clientkit import deck_text
-from netclient import NetClient
+from netclient import one_hand_table
 from ptyterm import Term
 from termkit import command_path, tonk_server
 
@@ -26,23 +26,7 @@ async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
     tmp_path: Path,
 ) -> None:
     with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
-        host = await NetClient.connect(port, "Host")
-        # One hand, every turn played for its player a moment after it comes (the turn
-        # timer), so that the session ends without a key pressed.
-        await host.send(
-            {
-                "type": "create_table",
-                "name": "Kitchen",
-                "seats": 2,
-                "hands": 1,
-                "turn_timer": 0.2,
-                "sit": False,
-                "seed": 3,
-            }
-        )
-        made = await host.expect("table")
-        first = made["table"]["id"]
-        await host.close()
+        first = await one_hand_table(port)
         terms: list[Term] = []
         try:
             for name in ("Ann", "Bob"):

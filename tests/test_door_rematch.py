@@ -6,25 +6,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.netclient import NetClient
+from tests.netclient import one_hand_table
 from tests.test_ssh_door import connect, new_key, running_door, screen_of, terminal
 
 
 async def test_two_guests_press_r_and_are_seated_at_the_rematch(tmp_path: Path) -> None:
     async with running_door(tmp_path) as (server, door):
-        host = await NetClient.connect(server.port, "Host")
-        await host.send(
-            {
-                "type": "create_table",
-                "name": "Kitchen",
-                "seats": 2,
-                "hands": 1,
-                "turn_timer": 0.2,  # every turn played for its player: the hand ends by itself
-                "sit": False,
-            }
-        )
-        first = (await host.expect("table"))["table"]["id"]
-        await host.close()
+        first = await one_hand_table(server.port)
         guests = []
         for name in ("ann", "bob"):
             conn, _ = await connect(door, name, new_key())
