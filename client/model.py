@@ -548,6 +548,7 @@ class ClientModel:
                 rematch=message.rematch,
                 last_hand=table.last_hand,
                 abandoned=abandoned,
+                timed=message.reason is m.SessionEndReason.MINUTES,
                 seated=table.seat is not None,
             )
         )

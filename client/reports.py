@@ -71,6 +71,7 @@ class SessionEnded:
     rematch: float | None = None  # seconds a rematch offer waits; None: none is offered
     last_hand: tuple[str, ...] = ()  # the last hand's ending and payments, in words
     abandoned: bool = False  # every player had left
+    timed: bool = False  # its time was up (a session of so many minutes)
     seated: bool = False  # we held a seat (a spectator has no rematch to answer)
 
 

@@ -121,7 +121,10 @@ class TableRematch(TablePlay):
             await self.write([self.rematch_op()])
         else:
             self.save_offer()
+        self.broadcast(self.rematch_status(), answer)
         if offer.outcome is Outcome.OFF:
             log.info("table %d: the rematch is called off: %s", self.id, why_off(offer.answers))
-        self.broadcast(self.rematch_status(), answer)
+            if not self.attached():
+                self.server.forget_table(self)  # (restored after a restart, nobody came back)
+            return
         self.kick()

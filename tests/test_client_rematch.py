@@ -94,3 +94,34 @@ async def test_the_practice_table_offers_a_rematch_against_the_same_bots(tmp_pat
         assert "Ada (bot)" in screen
     finally:
         term.close()
+
+
+async def test_a_server_restart_during_the_wait_keeps_the_answers(tmp_path: Path) -> None:
+    terms: list[Term] = []
+    try:
+        with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
+            await one_hand_table(port)
+            for name in ("Ann", "Bob"):
+                term = client(tmp_path, port, name)
+                terms.append(term)
+                await term.wait_for("Kitchen")
+                term.keys("Enter")
+            ann, bob = terms
+            for term in terms:
+                await term.wait_for("Settle up:")
+            ann.keys("r")
+            await bob.wait_for("Ann: yes")
+        # The same command again (the same --db, the same port): both clients are back at
+        # the finished table by themselves, the offer and Ann's yes with them.
+        with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as again:
+            assert again == port
+            await ann.wait_for("Connected again")
+            await bob.wait_for("Connected again")
+            await bob.wait_for_all("Ann: yes", "Bob: not answered yet", "r: rematch")
+            bob.keys("r")
+            for term in terms:
+                await term.wait_gone("the session is over")
+                await term.wait_for("Your hand")
+    finally:
+        for term in terms:
+            term.close()

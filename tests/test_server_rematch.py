@@ -305,3 +305,21 @@ async def test_the_combined_standings_survive_a_restart_of_the_server(tmp_path):
         for name, balance in second["standings"]:
             totals[name] = totals.get(name, 0) + balance
         assert dict(second["combined"]["standings"]) == totals
+
+
+async def test_an_offer_nobody_comes_back_to_after_a_restart_runs_out_and_the_table_goes(
+    tmp_path,
+):
+    async with start_server(tmp_path, rematch_wait=1.5) as server:
+        alice, bob, table = await friday(server)
+        await play_out(alice, bob)
+    async with start_server(tmp_path) as server:
+        assert table in server.tables  # the offer still waits
+        await asyncio.sleep(1.6)
+        for _ in range(50):
+            if table not in server.tables:
+                break
+            await asyncio.sleep(0.05)
+        assert table not in server.tables
+    async with start_server(tmp_path) as server:
+        assert table not in server.tables  # called off: not waited for again

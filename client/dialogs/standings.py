@@ -60,6 +60,8 @@ class StandingsScreen(Screen[str | None]):
             why = ": every player had left" if ended.abandoned else ""
             yield Label(f"{self.table_name}: the session is over{why}", classes="title")
             played = f"{plural(self.hands, 'hand')} played."
+            if ended.timed:
+                played = f"Time is up: {played}"
             last = _sentence(ended.last_hand)
             yield Static(f"{played} {last}" if last else played, id="last-hand")
             yield Static(self._table(), id="standings")
