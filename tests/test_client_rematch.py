@@ -22,6 +22,16 @@ def client(tmp_path: Path, port: int, name: str) -> Term:
     return term
 
 
+async def sit_down(tmp_path: Path, port: int, terms: list[Term]) -> list[Term]:
+    """Ann and Bob each start a client and sit at the lobby's one table (kept in `terms`)."""
+    for name in ("Ann", "Bob"):
+        term = client(tmp_path, port, name)
+        terms.append(term)
+        await term.wait_for("Kitchen")
+        term.keys("Enter")
+    return terms
+
+
 async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
     tmp_path: Path,
 ) -> None:
@@ -29,12 +39,7 @@ async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
         first = await one_hand_table(port)
         terms: list[Term] = []
         try:
-            for name in ("Ann", "Bob"):
-                term = client(tmp_path, port, name)
-                terms.append(term)
-                await term.wait_for("Kitchen")
-                term.keys("Enter")
-            ann, bob = terms
+            ann, bob = await sit_down(tmp_path, port, terms)
             for term in terms:
                 screen = await term.wait_for_all("Kitchen: the session is over", "Settle up:")
                 assert "1 hand played. Hand 1:" in screen
@@ -101,12 +106,7 @@ async def test_a_server_restart_during_the_wait_keeps_the_answers(tmp_path: Path
     try:
         with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
             await one_hand_table(port)
-            for name in ("Ann", "Bob"):
-                term = client(tmp_path, port, name)
-                terms.append(term)
-                await term.wait_for("Kitchen")
-                term.keys("Enter")
-            ann, bob = terms
+            ann, bob = await sit_down(tmp_path, port, terms)
             for term in terms:
                 await term.wait_for("Settle up:")
             ann.keys("r")

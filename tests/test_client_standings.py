@@ -60,6 +60,15 @@ def text(app: Standings) -> str:
     return console.export_text()
 
 
+async def no_answer_asked(app: Standings, pilot: Any, words: str, said: str) -> None:
+    """No `r` key shown, and `r` pressed asks nothing of the server but says why."""
+    assert "r: rematch" not in words
+    await pilot.press("r")
+    await pilot.pause()
+    assert app.requests == []
+    assert any(said in n.message for n in app._notifications)
+
+
 async def test_a_session_of_hands_shows_the_last_hand_the_settling_up_and_the_offer() -> None:
     app = Standings(StandingsScreen(ended(), "Bob"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -89,11 +98,7 @@ async def test_a_session_every_player_left_offers_no_rematch() -> None:
         words = text(app)
         assert "Friday: the session is over: every player had left" in words
         assert "No rematch is offered: nobody is left to play it." in words
-        assert "r: rematch" not in words
-        await pilot.press("r")
-        await pilot.pause()
-        assert app.requests == []
-        assert any("No rematch is offered" in n.message for n in app._notifications)
+        await no_answer_asked(app, pilot, words, "No rematch is offered")
 
 
 async def test_a_rematch_s_standings_add_up_the_sessions_with_their_settling_up() -> None:
@@ -128,12 +133,8 @@ async def test_the_offer_as_it_moves_on_who_said_yes_who_is_awaited_and_the_outc
         app.standings.show_rematch(RematchChanged(7, seats, "started", None, 8))
         await pilot.pause()
         words = text(app)
-        assert "The rematch has started: Ann play on." in words
-        assert "r: rematch" not in words
-        await pilot.press("r")
-        await pilot.pause()
-        assert app.requests == []
-        assert any("decided already" in n.message for n in app._notifications)
+        assert "The rematch has started: Ann plays on." in words
+        await no_answer_asked(app, pilot, words, "decided already")
 
 
 async def test_a_called_off_offer_says_why() -> None:

@@ -142,8 +142,10 @@ class StandingsScreen(Screen[str | None]):
         if status.outcome == "started":
             if mine in ("yes", "bot"):
                 return Text("The rematch starts: taking your seat...", style="bold green")
+            playing = [name for name, given in status.seats if given == "yes"]
+            verb = "plays" if len(playing) == 1 else "play"
             return Text(
-                f"The rematch has started: {self._names(status, 'yes')} play on.", style="bold"
+                f"The rematch has started: {self._names(status, 'yes')} {verb} on.", style="bold"
             )
         if status.outcome == "off":
             why = "nobody said yes" if "yes" not in answers.values() else "too few players stay"
