@@ -215,8 +215,13 @@ class ClientModel:
     def leave(self) -> bool:
         """Back to the lobby. During a session the server keeps the seat (and plays it), so
         the token is kept, marked as left: sitting at that table again resumes the seat."""
-        if self.table is not None and self.tokens is not None:
-            self.tokens.mark_left(self.address, self.table.table_id, self.name)
+        table = self.table
+        if table is not None and self.tokens is not None:
+            if table.session_over:
+                # Over: leaving it leaves the rematch offered too; there is no seat to keep.
+                self.tokens.forget(self.address, table.table_id, self.name)
+            else:
+                self.tokens.mark_left(self.address, table.table_id, self.name)
         return self.send(m.Leave())
 
     def sit(self, table_id: int) -> bool:
@@ -530,7 +535,9 @@ class ClientModel:
         if not again:
             why = ": every player had left" if abandoned else "."
             self.log.add(Text(f"The session is over{why}", style="bold"))
-        if self.tokens is not None:
+        if self.tokens is not None and message.rematch is None:
+            # (While a rematch is offered the token is kept: a client started again takes
+            # the seat back to answer; it goes once the offer is decided.)
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
         combined = message.combined
@@ -557,6 +564,8 @@ class ClientModel:
         table = self._table_of(message)
         if table is None:
             return
+        if message.outcome != "waiting" and self.tokens is not None:
+            self.tokens.forget(self.address, table.table_id, self.name)
         self.report(
             RematchChanged(
                 table.table_id, message.seats, message.outcome, message.seconds, message.next

@@ -125,3 +125,27 @@ async def test_a_server_restart_during_the_wait_keeps_the_answers(tmp_path: Path
     finally:
         for term in terms:
             term.close()
+
+
+async def test_a_client_started_again_during_the_wait_is_back_on_the_offer(tmp_path: Path) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
+        await one_hand_table(port)
+        terms: list[Term] = []
+        try:
+            ann, bob = await sit_down(tmp_path, port, terms)
+            for term in terms:
+                await term.wait_for("Settle up:")
+            ann.keys("r")
+            # Bob's terminal goes (his SSH session died); his client started again takes
+            # his seat back with the token it kept, and shows the offer to answer.
+            bob.close()
+            bob = client(tmp_path, port, "Bob")
+            terms.append(bob)
+            await bob.wait_for_all("Kitchen: the session is over", "Ann: yes", "r: rematch")
+            bob.keys("r")
+            for term in (ann, bob):
+                await term.wait_gone("the session is over")
+                await term.wait_for("Your hand")
+        finally:
+            for term in terms:
+                term.close()
