@@ -89,10 +89,18 @@ class TableRematch(TablePlay):
         if offer is None or offer.outcome is not Outcome.WAITING:
             return None
         now = self.now
-        if offer.expire(now):
-            await self.rematch_changed()
+        if offer.expire(now) or (offer.answered() and not self.absent() and offer.decide()):
+            await self.rematch_changed()  # (all in, and those who said yes are back)
             return None
         return offer.deadline - now
+
+    def absent(self) -> list[int]:
+        """The seats of people in the rematch who are not connected now."""
+        offer = self.rematch
+        assert offer is not None
+        return [
+            n for n in offer.staying() if self.seats[n].kind == HUMAN and self.seats[n].conn is None
+        ]
 
     async def rematch_changed(self, answer: Connection | None = None, saved: bool = False) -> None:
         """The offer is kept on disk as it stands and everybody at the table is told; once it
@@ -101,13 +109,13 @@ class TableRematch(TablePlay):
         be: an answer not saved is not given); otherwise a failed write is logged."""
         offer = self.rematch
         assert offer is not None
-        if offer.outcome is Outcome.STARTED:
-            # Whoever said yes but is not here (the link lost since) cannot be seated.
-            offer.without(
-                n
-                for n in offer.staying()
-                if self.seats[n].kind == HUMAN and self.seats[n].conn is None
-            )
+        absent = self.absent() if offer.outcome is Outcome.STARTED else []
+        if absent and self.now < offer.deadline:
+            # Somebody who said yes lost the link since (a restart of the server, say): the
+            # rematch waits for them to be back (the table's loop starts it then).
+            offer.hold()
+        elif absent:
+            offer.without(absent)  # not back in time: they cannot be seated
         if offer.outcome is Outcome.STARTED:
             try:
                 await self.server.open_rematch(self, answer)

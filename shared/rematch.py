@@ -94,6 +94,23 @@ class RematchOffer:
         self._decide(None)
         return True
 
+    def answered(self) -> bool:
+        """Whether every person has answered (or is out)."""
+        return Answer.AWAITED not in self.answers
+
+    def hold(self) -> None:
+        """Decided to go ahead, but some who said yes are not here right now (the link lost
+        since): it waits for them, with every answer in, until they are back or the wait
+        runs out."""
+        if self.outcome is Outcome.STARTED:
+            self.outcome = Outcome.WAITING
+
+    def decide(self) -> bool:
+        """Decide on the answers as they stand (after `hold`); whether it is decided."""
+        if self.outcome is Outcome.WAITING:
+            self._decide(None)
+        return self.outcome is not Outcome.WAITING
+
     def without(self, seats: Iterable[int]) -> None:
         """Decided to go ahead, but the people in `seats` are not here to play (they lost the
         link after saying yes): they are left out, and it is decided again."""

@@ -23,7 +23,7 @@ from tonk.shared.view import SeatView
 
 TIMEOUT = 10.0
 #: The answers that carry the `reply_to` of the request they answer.
-ANSWERS = frozenset({p.SEATED, p.WATCHING, p.LEFT, p.TABLES})
+ANSWERS = frozenset({p.SEATED, p.WATCHING, p.LEFT, p.TABLES, p.REMATCH_STATUS})
 _request_ids = itertools.count(1_000_000)
 
 

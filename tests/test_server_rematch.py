@@ -196,11 +196,12 @@ async def test_a_restart_during_the_wait_loses_no_answer(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
         bob = await NetClient.connect(server.port, "Bob")
-        await alice.request({"type": "resume", "table": table, "token": tokens["Alice"]}, p.SEATED)
-        offer = await alice.expect(p.REMATCH_STATUS)
-        assert dict(offer["seats"])["Alice"] == "yes" and offer["outcome"] == "waiting"
         await bob.request({"type": "resume", "table": table, "token": tokens["Bob"]}, p.SEATED)
-        await bob.send({"type": "rematch", "answer": True})
+        offer = await bob.expect(p.REMATCH_STATUS)
+        assert dict(offer["seats"])["Alice"] == "yes" and offer["outcome"] == "waiting"
+        # Bob's yes comes before Alice is back: the rematch waits for her.
+        await bob.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        await alice.request({"type": "resume", "table": table, "token": tokens["Alice"]}, p.SEATED)
         started = await alice.expect(p.REMATCH_STATUS, lambda m: m["outcome"] == "started")
         assert (await alice.expect(p.SEATED))["table"] == started["next"]
         assert (await bob.expect(p.SEATED))["table"] == started["next"]
@@ -323,3 +324,35 @@ async def test_an_offer_nobody_comes_back_to_after_a_restart_runs_out_and_the_ta
         assert table not in server.tables
     async with start_server(tmp_path) as server:
         assert table not in server.tables  # called off: not waited for again
+
+
+async def test_a_yes_whose_link_dropped_is_waited_for_and_seated_once_back(tmp_path):
+    async with start_server(tmp_path) as server:
+        alice, bob, table = await friday(server)
+        await play_out(alice, bob)
+        await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        token = alice.token
+        await alice.close()
+        held = await bob.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        # Every answer is in, but Alice is not here to be seated: it waits for her.
+        assert held["outcome"] == "waiting" and held["seconds"] > 0
+        assert dict(held["seats"]) == {"Alice": "yes", "Bob": "yes", "Ada (bot)": "bot"}
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.request({"type": "resume", "table": table, "token": token}, p.SEATED)
+        started = await bob.expect(p.REMATCH_STATUS, lambda m: m["outcome"] == "started")
+        assert (await alice.expect(p.SEATED))["table"] == started["next"]
+        assert (await bob.expect(p.SEATED))["table"] == started["next"]
+
+
+async def test_a_yes_not_back_when_the_wait_runs_out_is_left_out(tmp_path):
+    async with start_server(tmp_path, rematch_wait=1.0) as server:
+        alice, bob, _table = await friday(server)
+        await play_out(alice, bob)
+        await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        await alice.close()
+        await bob.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        started = await bob.expect(p.REMATCH_STATUS, lambda m: m["outcome"] != "waiting")
+        assert started["outcome"] == "started"
+        assert dict(started["seats"])["Alice"] == "left"
+        info = await bob.expect(p.TABLE, lambda m: m["table"]["id"] == started["next"])
+        assert [pl["name"] for pl in info["table"]["players"]] == ["Ada (bot)", "Bob"]

@@ -152,14 +152,16 @@ class StandingsScreen(Screen[str | None]):
             return Text(f"The rematch is called off: {why}.", style="bold")
         parts = [f"{name}: {_ANSWER_WORDS.get(answer, answer)}" for name, answer in status.seats]
         awaited = self._names(status, "awaited")
-        if mine == "yes":
+        if mine == "yes" and not awaited:
+            lead = f"You said yes; waiting for the others to be back ({left} left)."
+        elif mine == "yes":
             lead = f"You said yes; waiting for {awaited} ({left} left)."
         elif mine == "no":
             lead = f"You said no: the rest may play on without you ({left} left)."
         elif mine == "awaited":
             lead = f"Rematch? The same seats, rules and stakes: r says yes, n no ({left} left)."
         else:
-            lead = f"Rematch: waiting for {awaited} ({left} left)."
+            lead = f"Rematch: waiting for {awaited or 'the players to be back'} ({left} left)."
         return Text(f"{lead}\n" + ", ".join(parts) + ".")
 
     @staticmethod
