@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from clientkit import deck_text
 from netclient import one_hand_table
 from ptyterm import Term
 from termkit import command_path, tonk_server
+from tonk.client.cli import build_parser, config_from_args
 
 
 def client(tmp_path: Path, port: int, name: str) -> Term:
@@ -149,3 +151,11 @@ async def test_a_client_started_again_during_the_wait_is_back_on_the_offer(tmp_p
         finally:
             for term in terms:
                 term.close()
+
+
+def test_the_practice_table_s_session_length_is_a_number_of_hands() -> None:
+    parser = build_parser()
+    assert config_from_args(parser.parse_args(["--hands", "3"]), {}).hands == 3
+    assert config_from_args(parser.parse_args([]), {}).hands is None
+    with pytest.raises(ValueError, match="--hands takes 1 to 100000 hands"):
+        config_from_args(parser.parse_args(["--hands", "0"]), {})

@@ -8,7 +8,9 @@ import asyncio
 import subprocess
 import sys
 
+import pytest
 from netclient import NetClient, start_server
+from tonk.server.cli import build_config, parse_args
 from tonk.shared import protocol as p
 from tonk.shared.settle_up import settle_up
 
@@ -356,3 +358,10 @@ async def test_a_yes_not_back_when_the_wait_runs_out_is_left_out(tmp_path):
         assert dict(started["seats"])["Alice"] == "left"
         info = await bob.expect(p.TABLE, lambda m: m["table"]["id"] == started["next"])
         assert [pl["name"] for pl in info["table"]["players"]] == ["Ada (bot)", "Bob"]
+
+
+def test_the_wait_is_the_servers_option_above_zero():
+    assert build_config(parse_args(["--rematch-wait", "30"])).rematch_wait == 30.0
+    assert build_config(parse_args([])).rematch_wait == 120.0
+    with pytest.raises(ValueError, match="--rematch-wait takes a number of seconds above 0"):
+        build_config(parse_args(["--rematch-wait", "0"]))
