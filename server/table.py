@@ -77,6 +77,8 @@ class Table(TableRematch):
             try:
                 async with self.lock:
                     delay = await self.step()
+                if delay is None and self.server.tables.get(self.id) is not self:
+                    return  # over and forgotten (from this loop, say): nothing falls due
                 if isinstance(delay, Pending):
                     await self.decide(delay)
                     delay = 0
