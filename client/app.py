@@ -18,7 +18,6 @@ from textual.widget import Widget
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 
-from . import reports
 from .connection import Connection, Opener, TableRequest
 from .dialogs import (
     ConfirmModal,
@@ -30,6 +29,7 @@ from .dialogs import (
     HitChooser,
     StandingsScreen,
 )
+from .dialogs.standings import MOVED
 from .keys import KeyedApp
 from .messages import (
     Connected,
@@ -41,6 +41,7 @@ from .messages import (
     LeftTable,
     LinkLost,
     LobbyChanged,
+    RematchChanged,
     Request,
     ServerRefused,
     SessionEnded,
@@ -72,6 +73,7 @@ class ClientConfig:
     rules: str = "classic"
     confirm_drop: bool = True  # ask before a drop
     bot_pause: float | None = None
+    hands: int | None = None  # the practice table's session length (None: no end)
     seed: int | None = None
     deck: str | None = None
     dealer: int | None = None
@@ -108,7 +110,7 @@ class TonkApp(KeyedApp):
     KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = (
         (ConfirmModal, "y answers yes, n or escape no"),
         (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
-        (StandingsScreen, "enter goes back, q quits"),
+        (StandingsScreen, "r says yes to a rematch, n no, enter goes back, q quits"),
         (HistoryScreen, "up/down and enter replay a hand, escape goes back"),
         (HandReplayScreen, "left/right step through the hand, escape goes back"),
         (ConnectingScreen, "q quits"),
@@ -144,7 +146,6 @@ class TonkApp(KeyedApp):
             else f"Connecting to {config.host}:{config.port}..."
         )
         self.connecting = ConnectingScreen(where)
-        self._standings: reports.SessionEnded | None = None
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
         self.failure: str | None = None
@@ -322,7 +323,9 @@ class TonkApp(KeyedApp):
             self.table_moved(progress(state))
         # The end-of-hand window gets out of the way when the next hand is dealt.
         top = self.screen
-        if (
+        if isinstance(top, StandingsScreen) and str(top.table_id) != state.table_id:
+            top.dismiss(MOVED)  # seated at the rematch
+        elif (
             isinstance(top, EndOfHandModal)
             and state.hand_in_play
             and state.hand_number > top.hand_number
@@ -363,30 +366,36 @@ class TonkApp(KeyedApp):
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
-            self.push_screen(modal, lambda _: self._show_standings())
+            self.push_screen(modal)
         self.move_answered()
 
     def on_session_ended(self, message: SessionEnded) -> None:
-        self._standings = message.report
-        if not isinstance(self.screen, EndOfHandModal):
-            self._show_standings()
-
-    def _show_standings(self) -> None:
-        """The final standings, once the last hand's modal is closed."""
-        ended, self._standings = self._standings, None
-        if ended is None:
+        """The final standings, over everything else at once (the last hand's result is on
+        them); sent again when the seat is taken back during the rematch offer."""
+        ended = message.report
+        top = self.screen
+        if isinstance(top, StandingsScreen) and top.table_id == ended.table_id:
             return
+        self._close_modals()
+        if self.current_mode != "table":
+            self.switch_mode("table")
 
-        def done(_: None) -> None:
+        def done(result: str | None) -> None:
+            if result == MOVED:
+                return
             if self.config.practice:
                 self.exit()
             elif self.connection is not None:
                 self.connection.leave()
 
-        self.push_screen(
-            StandingsScreen(ended.table_name, ended.standings, ended.hands, ended.unit),
-            done,
-        )
+        standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
+        standings.keys_before = self.keys_arrived
+        self.push_screen(standings, done)
+
+    def on_rematch_changed(self, message: RematchChanged) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, StandingsScreen) and screen.table_id == message.report.table_id:
+                screen.show_rematch(message.report)
 
     def on_join_notice(self, message: JoinNotice) -> None:
         notice = message.report
@@ -413,7 +422,6 @@ class TonkApp(KeyedApp):
             # The history takes the window's place: it would be stale under it once the next
             # hand is dealt (the hand's result stays in the log and the ledger).
             self.pop_screen()
-            self._show_standings()
         self.push_screen(HistoryScreen(page))
 
     def on_hand_replayed(self, message: HandReplayed) -> None:
@@ -458,6 +466,7 @@ def practice_request(config: ClientConfig) -> TableRequest:
         rules={"preset": config.rules},
         seats=config.bots + 1,
         bot_pause=config.bot_pause,
+        hands=config.hands,
         seed=config.seed,
         deck=config.deck,
         dealer=config.dealer,

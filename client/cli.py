@@ -1,6 +1,6 @@
 """`tonk-client [HOST:PORT [--table NAME]] [--name NAME] [--ascii] [--four-colour] [--theme T]
-[--bots N | --bots BOT,BOT,...] [--rules PRESET]`: join a server, or with no address play a
-practice table against bots."""
+[--bots N | --bots BOT,BOT,...] [--rules PRESET] [--hands N]`: join a server, or with no
+address play a practice table against bots."""
 
 from __future__ import annotations
 
@@ -124,6 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
     practice.add_argument(
         "--bot-pause", type=float, metavar="S", help="seconds a bot thinks before each move"
     )
+    practice.add_argument(
+        "--hands",
+        type=int,
+        metavar="N",
+        help="a session of N hands, with its final standings and a rematch at the end "
+        "(default: hands until you leave)",
+    )
     practice.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     practice.add_argument("--deck", help=argparse.SUPPRESS)
     practice.add_argument("--dealer", type=int, help=argparse.SUPPRESS)
@@ -163,6 +170,9 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
     config.bot_strategies = strategies
     config.rules = args.rules
     config.bot_pause = args.bot_pause
+    if args.hands is not None and not 1 <= args.hands <= 100_000:
+        raise ValueError("--hands takes 1 to 100000 hands")
+    config.hands = args.hands
     config.seed, config.deck, config.dealer = args.seed, args.deck, args.dealer
     return config
 

@@ -147,6 +147,12 @@ class KeyedApp(App[None]):
             return
         arrival, key = self._keys.popleft()
         top = self.screen
+        if not isinstance(top, self.PASS_THROUGH) and arrival <= getattr(top, "keys_before", 0):
+            # A screen that came up over everything (the final standings): a key typed
+            # before it was meant for what it now says is over, not for its own keys.
+            self.notify(self.LATE_KEY.format(key=key.character or key.key))
+            await self._next_key()
+            return
         if isinstance(top, self.PASS_THROUGH) and key.key not in top.active_bindings:
             if arrival <= getattr(top, "keys_before", 0):
                 # Held behind the move that brought the window up: it was meant for what

@@ -60,6 +60,10 @@ class SessionEnded(Reported[reports.SessionEnded]):
     """The session is over."""
 
 
+class RematchChanged(Reported[reports.RematchChanged]):
+    """Where the rematch offer stands."""
+
+
 class ServerRefused(Reported[reports.ServerRefused]):
     """The server refused a request."""
 
@@ -84,6 +88,7 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.LeftTable: LeftTable,
     reports.HandEnded: HandEnded,
     reports.SessionEnded: SessionEnded,
+    reports.RematchChanged: RematchChanged,
     reports.ServerRefused: ServerRefused,
     reports.JoinNotice: JoinNotice,
     reports.HistoryListed: HistoryListed,

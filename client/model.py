@@ -20,7 +20,7 @@ from tonk.shared.records import replaced
 from tonk.shared.rules import HouseRules, RulesError
 
 from .lobbylist import LobbyList, named
-from .render import CardStyle
+from .render import CardStyle, ending_line, payment_lines
 from .replay import seen_names
 from .reports import (
     Connected,
@@ -30,6 +30,7 @@ from .reports import (
     JoinNotice,
     LeftTable,
     LobbyChanged,
+    RematchChanged,
     Report,
     ServerRefused,
     SessionEnded,
@@ -49,6 +50,7 @@ TableNews = (
     | m.Update
     | m.HandEnd
     | m.SessionEnd
+    | m.RematchStatus
     | m.ChatLine
     | m.HistoryPage
     | m.HistoryHandSteps
@@ -241,8 +243,13 @@ class ClientModel:
     def leave(self) -> bool:
         """Back to the lobby. During a session the server keeps the seat (and plays it), so
         the token is kept, marked as left: sitting at that table again resumes the seat."""
-        if self.table is not None and self.tokens is not None:
-            self.tokens.mark_left(self.address, self.table.table_id, self.name)
+        table = self.table
+        if table is not None and self.tokens is not None:
+            if table.session_over:
+                # Over: leaving it leaves the rematch offered too; there is no seat to keep.
+                self.tokens.forget(self.address, table.table_id, self.name)
+            else:
+                self.tokens.mark_left(self.address, table.table_id, self.name)
         return self.send(m.Leave())
 
     def sit(self, table_id: int) -> bool:
@@ -325,6 +332,8 @@ class ClientModel:
                 self._on_hand_end(message)
             case m.SessionEnd():
                 self._on_session_end(message)
+            case m.RematchStatus():
+                self._on_rematch_status(message)
             case m.ChatLine():
                 self._on_chat(message)
             case m.HistoryPage():
@@ -596,6 +605,10 @@ class ClientModel:
         if table.seat is not None and table.seat < len(names):
             names[table.seat] = "You"
         unit = table.info.unit if table.info is not None else ""
+        table.last_hand = (
+            f"Hand {message.hand}: {ending_line(settlement, names)}",
+            *payment_lines(settlement, names, unit),
+        )
         self._publish()
         self.report(HandEnded(message.hand, settlement, tuple(names), unit, tuple(balances)))
 
@@ -603,17 +616,50 @@ class ClientModel:
         table = self._table_of(message)
         if table is None:
             return
+        again = table.session_over  # sent again on taking the seat back during the offer
         table.session_over = True
-        standings = tuple(message.standings)
         info = table.info
         unit, name = (info.unit, info.name) if info is not None else ("", "")
         abandoned = message.reason is m.SessionEndReason.ABANDONED
-        why = ": every player had left" if abandoned else "."
-        self.log.add(Text(f"The session is over{why}", style="bold"))
-        if self.tokens is not None:
+        if not again:
+            why = ": every player had left" if abandoned else "."
+            self.log.add(Text(f"The session is over{why}", style="bold"))
+        if self.tokens is not None and message.rematch is None:
+            # (While a rematch is offered the token is kept: a client started again takes
+            # the seat back to answer; it goes once the offer is decided.)
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
-        self.report(SessionEnded(name, message.hands, standings, unit))
+        combined = message.combined
+        self.report(
+            SessionEnded(
+                name,
+                message.hands,
+                tuple(message.standings),
+                unit,
+                table_id=table.table_id,
+                settle_up=message.settle_up,
+                sessions=1 if combined is None else combined.sessions,
+                combined=() if combined is None else combined.standings,
+                combined_settle_up=() if combined is None else combined.settle_up,
+                rematch=message.rematch,
+                last_hand=table.last_hand,
+                abandoned=abandoned,
+                timed=message.reason is m.SessionEndReason.MINUTES,
+                seated=table.seat is not None,
+            )
+        )
+
+    def _on_rematch_status(self, message: m.RematchStatus) -> None:
+        table = self._table_of(message)
+        if table is None:
+            return
+        if message.outcome != "waiting" and self.tokens is not None:
+            self.tokens.forget(self.address, table.table_id, self.name)
+        self.report(
+            RematchChanged(
+                table.table_id, message.seats, message.outcome, message.seconds, message.next
+            )
+        )
 
     def _on_history(self, message: m.HistoryPage) -> None:
         table = self._table_of(message)

@@ -58,12 +58,36 @@ class HandEnded:
 
 @record
 class SessionEnded:
-    """The session is over: the final standings."""
+    """The session is over: the final standings, how to settle them up, the last hand's
+    result, across a chain of rematches the totals too, and the rematch offered."""
 
     table_name: str
     hands: int
     standings: tuple[tuple[str, int], ...]
     unit: str
+    table_id: int = 0
+    settle_up: tuple[tuple[str, str, int], ...] = ()
+    sessions: int = 1  # sessions in the chain of rematches, this one the last
+    combined: tuple[tuple[str, int], ...] = ()  # their standings added up (sessions > 1)
+    combined_settle_up: tuple[tuple[str, str, int], ...] = ()
+    rematch: float | None = None  # seconds a rematch offer waits; None: none is offered
+    last_hand: tuple[str, ...] = ()  # the last hand's ending and payments, in words
+    abandoned: bool = False  # every player had left
+    timed: bool = False  # its time was up (a session of so many minutes)
+    seated: bool = False  # we held a seat (a spectator has no rematch to answer)
+
+
+@record
+class RematchChanged:
+    """Where the rematch offered at our finished table stands: each seat's name and answer
+    (`yes`, `no`, `awaited`, `left`, `late`, `bot`), the outcome (`waiting`, `started`,
+    `off`), the seconds still waited, and the new table once it has started."""
+
+    table_id: int
+    seats: tuple[tuple[str, str], ...]
+    outcome: str
+    seconds: float | None
+    next_table: int | None
 
 
 @record
@@ -120,6 +144,7 @@ Report = (
     | LeftTable
     | HandEnded
     | SessionEnded
+    | RematchChanged
     | ServerRefused
     | JoinNotice
     | HistoryListed

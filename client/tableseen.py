@@ -32,6 +32,7 @@ class TableSeen:
     deadline: float | None = None
     ledger: Balances = field(default_factory=Balances)
     session_over: bool = False
+    last_hand: tuple[str, ...] = ()  # the last hand settled: its ending and payments, in words
     # The hand whose events are in the log, and how many of its events: an event is logged
     # once, however often it arrives (a resync sends the whole hand again).
     logged_hand: int = 0

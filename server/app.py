@@ -27,6 +27,7 @@ from .door_names import DoorNames
 from .host import HostedTable
 from .lobby import Lobby
 from .paths import default_db_path
+from .rematch import open_rematch
 from .requests import Requests
 from .seating import Seating
 from .table import RequestError, Table, TableConfig
@@ -220,6 +221,9 @@ class TonkServer:
             self.lobby.changed(table.id)
             if table.task is not None and table.task is not asyncio.current_task():
                 table.task.cancel()
+
+    async def open_rematch(self, table: Table, answer: Connection | None) -> None:
+        await open_rematch(self, table, answer)
 
     def open_tables(self, address: str | None = None) -> int:
         """Tables waiting or playing; with `address`, only those created from it (kept

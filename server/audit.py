@@ -17,12 +17,15 @@ from typing import Any
 from tonk.shared.actions import Event, IllegalAction
 from tonk.shared.cards import format_cards
 from tonk.shared.hand import HandRecord
+from tonk.shared.rematch import combined_standings
 from tonk.shared.rules import HouseRules
+from tonk.shared.settle_up import settle_up, settle_up_text
 from tonk.shared.settlement import Settlement
 from tonk.shared.words import amount_text, plural
 
 from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
+from .store_schema import earlier_sessions
 
 #: The subcommands of `tonk-server` this module answers.
 COMMANDS = ("ledger", "audit", "replay")
@@ -63,13 +66,19 @@ class TableLedger:
     unit: str
     rules: str
     balances: dict[str, int] = field(default_factory=dict)
+    rematch_of: int | None = None  # the table this one is a rematch of
+    # The balances of every earlier session of its chain of rematches, oldest first.
+    earlier: list[dict[str, int]] = field(default_factory=list)
 
 
 def ledgers(conn: sqlite3.Connection, tables: Sequence[int] = ()) -> list[TableLedger]:
     """Every table (or those in `tables`), oldest first, with its balances, highest first."""
     out = []
-    for id_, name, config_text, state, played in conn.execute(
-        "SELECT id, name, config, state, hands_played FROM tables ORDER BY id"
+    # (A database of an older server, opened read-only, has no rematches.)
+    chained = "rematch_of" in {row[1] for row in conn.execute("PRAGMA table_info(tables)")}
+    column = "rematch_of" if chained else "NULL"
+    for id_, name, config_text, state, played, rematch_of in conn.execute(
+        f"SELECT id, name, config, state, hands_played, {column} FROM tables ORDER BY id"
     ):
         if tables and id_ not in tables:
             continue
@@ -87,6 +96,8 @@ def ledgers(conn: sqlite3.Connection, tables: Sequence[int] = ()) -> list[TableL
             (id_,),
         )
         ledger.balances = dict(rows)
+        ledger.rematch_of = rematch_of
+        ledger.earlier = earlier_sessions(conn, rematch_of)
         out.append(ledger)
     missing = sorted(set(tables) - {ledger.id for ledger in out})
     if missing:
@@ -329,15 +340,29 @@ def main(argv: Sequence[str]) -> int:
 
 
 def ledger_text(ledger: TableLedger) -> str:
+    """A table's balances and how to settle them up; for a rematch, the totals across its
+    chain of sessions too, and their settling up."""
     head = (
         f"table {ledger.id} {ledger.name!r} ({ledger.rules}, {ledger.state}, "
         f"{plural(ledger.hands_played, 'hand')})"
     )
-    if not ledger.balances:
+    if ledger.rematch_of is not None:
+        head += f", a rematch of table {ledger.rematch_of}"
+    if not ledger.balances and not ledger.earlier:
         return f"{head}: no hand settled"
-    unit = f" {ledger.unit}" if ledger.unit else ""
-    rows = [f"  {name:<24} {balance:+d}{unit}" for name, balance in ledger.balances.items()]
-    return "\n".join([head, *rows])
+    lines = [head, *_balance_lines(ledger.balances, ledger.unit)]
+    lines.append(f"  settle up: {settle_up_text(settle_up(ledger.balances), ledger.unit)}")
+    if ledger.earlier:
+        total = dict(combined_standings([*ledger.earlier, ledger.balances]))
+        lines.append(f"  the {len(ledger.earlier) + 1} sessions together:")
+        lines += ["  " + line for line in _balance_lines(total, ledger.unit)]
+        lines.append(f"    settle up: {settle_up_text(settle_up(total), ledger.unit)}")
+    return "\n".join(lines)
+
+
+def _balance_lines(balances: dict[str, int], unit: str) -> list[str]:
+    unit = f" {unit}" if unit else ""
+    return [f"  {name:<24} {balance:+d}{unit}" for name, balance in balances.items()]
 
 
 def audit(conn: sqlite3.Connection, tables: Sequence[int]) -> int:

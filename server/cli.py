@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tonk.shared.protocol import DEFAULT_PORT
+from tonk.shared.rematch import REMATCH_WAIT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
 from . import audit, invite, names, ports
@@ -160,6 +161,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "no move or deal sooner than S seconds after the last (default 1)",
     )
     parser.add_argument(
+        "--rematch-wait",
+        type=float,
+        default=REMATCH_WAIT,
+        metavar="S",
+        help="seconds the offer of a rematch waits for the players' answers once a session is over",
+    )
+    parser.add_argument(
         "--limit",
         action="append",
         default=[],
@@ -188,6 +196,10 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         )
     if not args.watched_pace >= 0:
         raise ValueError(f"--watched-pace takes a number of seconds, not {args.watched_pace}")
+    if not args.rematch_wait > 0:
+        raise ValueError(
+            f"--rematch-wait takes a number of seconds above 0, not {args.rematch_wait}"
+        )
     limits = Limits()
     for text in args.limit:
         limits = limits.with_option(text)
@@ -204,6 +216,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         lobby_interval=args.lobby_interval,
         abandoned_after=args.abandoned_after,
         watched_pace=args.watched_pace,
+        rematch_wait=args.rematch_wait,
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tonk.shared import protocol as p
+from tonk.shared.rematch import REMATCH_WAIT
 from tonk.shared.rules import PRESETS, HouseRules
 
 from .paths import default_db_path
@@ -109,3 +110,5 @@ class ServerConfig:
     # Meanwhile a spectator keeps the session playing, for them, at a watching pace: no move or
     # deal sooner than this many seconds after the last (however quick the table's bots are).
     watched_pace: float = 1.0
+    # Seconds a rematch offer waits for the answers of a finished session's players.
+    rematch_wait: float = REMATCH_WAIT

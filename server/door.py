@@ -252,8 +252,10 @@ class SSHDoor:
         written.add_done_callback(_log_failure)
 
     def open_table(self, table_id: int) -> Any:
+        """The table whose seat a door player may take back (a finished one too while its
+        rematch offer waits for its players)."""
         table = self.server.tables.get(table_id)
-        return table if table is not None and table.state not in (FINISHED, CLOSED) else None
+        return table if table is not None and table.returnable() else None
 
 
 def _log_failure(future: asyncio.Future[None]) -> None:

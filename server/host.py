@@ -81,3 +81,7 @@ class TableHost(Protocol):
     def door_seat(self, conn: Connection, table_id: int, *, left: bool) -> None: ...
 
     def forget_table(self, table: HostedTable) -> None: ...
+
+    async def open_rematch(self, table: Any, answer: Connection | None) -> None:
+        """Open the rematch of `table` (its offer has gone ahead) and move everybody at it
+        there; RequestError if it cannot be saved."""

@@ -53,9 +53,15 @@ class Requests:
         self.host = host
         self.history_readers = asyncio.Semaphore(history.READERS)
 
-    def _table(self, table_id: int) -> Table:
+    def _table(self, table_id: int, returning: bool = False) -> Table:
+        """The open table `table_id`; `returning` (taking a seat back): a finished one too
+        while its rematch offer waits for its players."""
         table = self.host.tables.get(table_id)
-        if table is None or table.state in (FINISHED, CLOSED):
+        if (
+            table is None
+            or table.state == CLOSED
+            or (table.state == FINISHED and not (returning and table.returnable()))
+        ):
             raise RequestError(p.NO_SUCH_TABLE, f"there is no open table {table_id}")
         return table
 
@@ -118,7 +124,7 @@ class Requests:
             at = self.host.seating.table_of(conn)
             if at is None or at.id != message.table or self.host.seating.seat_of(conn) is None:
                 self._in_lobby(conn)
-            await self._table(message.table).resume(conn, message.token)
+            await self._table(message.table, returning=True).resume(conn, message.token)
         elif isinstance(message, m.Watch):
             # Likewise watching again the table this connection watches.
             at = self.host.seating.table_of(conn)
@@ -177,6 +183,9 @@ class Requests:
                     conn.request_id,
                 )
             )
+        elif isinstance(message, m.Rematch):
+            self.host.require_storage()
+            await self._at_table(conn).answer_rematch(conn, message.answer)
         else:  # pragma: no cover - the link answers every other type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
 

@@ -49,6 +49,7 @@ from .store_ops import insert_hand as insert_hand
 from .store_ops import insert_table as insert_table
 from .store_ops import merged as merged
 from .store_ops import put_door_seat as put_door_seat
+from .store_ops import put_rematch as put_rematch
 from .store_ops import put_seat as put_seat
 from .store_ops import put_setting as put_setting
 from .store_ops import set_away as set_away

@@ -68,6 +68,15 @@ def insert_table(
     )
 
 
+def put_rematch(table_id: int, offer: dict[str, Any]) -> Op:
+    """A finished table's rematch offer as it stands (tonk.shared.rematch's, with its deadline
+    in wall-clock time and the session's end's reason)."""
+    return (
+        "INSERT OR REPLACE INTO rematches (table_id, offer) VALUES (?, ?)",
+        (table_id, dumps(offer)),
+    )
+
+
 def put_setting(name: str, value: str) -> Op:
     return ("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (name, value))
 

@@ -19,7 +19,8 @@ CREATE TABLE IF NOT EXISTS tables (
     hands_played INTEGER NOT NULL DEFAULT 0,
     dealer INTEGER,
     multiplier INTEGER NOT NULL DEFAULT 1,
-    creator INTEGER
+    creator INTEGER,
+    rematch_of INTEGER
 );
 CREATE TABLE IF NOT EXISTS seats (
     table_id INTEGER NOT NULL,
@@ -76,6 +77,10 @@ CREATE TABLE IF NOT EXISTS ssh_seats (
     taken REAL NOT NULL,
     PRIMARY KEY (folded, table_id)
 );
+CREATE TABLE IF NOT EXISTS rematches (
+    table_id INTEGER PRIMARY KEY,
+    offer TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS settings (
     name TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -88,6 +93,9 @@ def upgrade(conn: sqlite3.Connection) -> None:
     columns = {row[1] for row in conn.execute("PRAGMA table_info(seats)")}
     if "away" not in columns:
         conn.execute("ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0")
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(tables)")}
+    if "rematch_of" not in columns:
+        conn.execute("ALTER TABLE tables ADD COLUMN rematch_of INTEGER")
 
 
 @dataclass(slots=True)
@@ -126,6 +134,10 @@ class SavedTable:
     balances: dict[str, int] = field(default_factory=dict)
     history: list[tuple[int, str, list[tuple[str, str, int]]]] = field(default_factory=list)
     hand: SavedHand | None = None  # the last hand dealt (in play, or the one just settled)
+    rematch_of: int | None = None  # the table this one is a rematch of
+    rematch: dict[str, Any] | None = None  # a finished table's offer of a rematch, waiting
+    # The balances of every earlier session of its chain of rematches, oldest first.
+    earlier: list[dict[str, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,15 +160,41 @@ class SavedDoorSeat:
     taken: float
 
 
+def earlier_sessions(conn: sqlite3.Connection, rematch_of: int | None) -> list[dict[str, int]]:
+    """The balances of each session a rematch follows, oldest first: `rematch_of`, the
+    table it is a rematch of, and so back along the chain."""
+    out: list[dict[str, int]] = []
+    seen: set[int] = set()
+    while rematch_of is not None and rematch_of not in seen:
+        seen.add(rematch_of)
+        out.append(
+            dict(
+                conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (rematch_of,))
+            )
+        )
+        row = conn.execute("SELECT rematch_of FROM tables WHERE id = ?", (rematch_of,)).fetchone()
+        rematch_of = None if row is None else row[0]
+    return out[::-1]
+
+
 def load_tables(conn: sqlite3.Connection, history: int) -> list[SavedTable]:
-    """The tables still open, each with its seats, balances, the newest `history` settled
-    hands of its ledger and its last hand (with the actions taken in it)."""
+    """The tables still open (and those finished whose offer of a rematch still waits), each
+    with its seats, balances, the newest `history` settled hands of its ledger and its last
+    hand (with the actions taken in it)."""
     out: list[SavedTable] = []
     rows = conn.execute(
         "SELECT id, name, config, state, created, started, hands_played, dealer,"
-        " multiplier, creator FROM tables WHERE state IN ('waiting', 'playing') ORDER BY id"
+        " multiplier, creator, rematch_of FROM tables WHERE state IN ('waiting', 'playing')"
+        " OR id IN (SELECT table_id FROM rematches) ORDER BY id"
     ).fetchall()
+    offers = {
+        table_id: json.loads(offer)
+        for table_id, offer in conn.execute("SELECT table_id, offer FROM rematches")
+    }
     for row in rows:
+        offer = offers.get(row[0])
+        if row[3] == "finished" and (offer is None or offer.get("outcome") != "waiting"):
+            continue
         table = SavedTable(
             id=row[0],
             name=row[1],
@@ -168,7 +206,10 @@ def load_tables(conn: sqlite3.Connection, history: int) -> list[SavedTable]:
             dealer=row[7],
             multiplier=row[8],
             creator=row[9],
+            rematch_of=row[10],
+            rematch=offer if row[3] == "finished" else None,
         )
+        table.earlier = earlier_sessions(conn, table.rematch_of)
         for number, name, kind, strategy, token_hash, stake, away in conn.execute(
             "SELECT seat, name, kind, strategy, token_hash, stake, away FROM seats"
             " WHERE table_id = ? ORDER BY seat",

@@ -11,7 +11,8 @@ change saved.
 
 The table is built in layers, one module each, every one importing only the one below it:
 table_core (state, messages), table_store (writes, pauses, restore), table_seats (sitting,
-watching, leaving, the start), table_play (actions, bots, settlement, the deal), and this loop.
+watching, leaving, the start), table_play (actions, bots, settlement, the deal), table_rematch
+(the offer of a rematch once the session is over), and this loop.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from .table_core import (
     ledger_message,
     without_paths,
 )
-from .table_play import Pending, Settle, TablePlay, action_of
+from .table_play import Pending, Settle, action_of
+from .table_rematch import TableRematch
 
 __all__ = [
     "CLOSED",
@@ -61,7 +63,7 @@ STORAGE_RETRY = 1.0
 _INF = float("inf")
 
 
-class Table(TablePlay):
+class Table(TableRematch):
     """A table with its loop: what falls due is done when it falls due."""
 
     __slots__ = ()
@@ -75,6 +77,8 @@ class Table(TablePlay):
             try:
                 async with self.lock:
                     delay = await self.step()
+                if delay is None and self.server.tables.get(self.id) is not self:
+                    return  # over and forgotten (from this loop, say): nothing falls due
                 if isinstance(delay, Pending):
                     await self.decide(delay)
                     delay = 0
@@ -102,7 +106,7 @@ class Table(TablePlay):
         """Do whatever is due now; return the seconds until something else will be due, or a
         slow bot's decision to make with the lock free (`decide`)."""
         if self.state in (FINISHED, CLOSED):
-            return None
+            return await self.rematch_due() if self.state == FINISHED else None
         if self.paused is not None:
             return None  # nothing falls due while paused; `unpause` kicks the loop
         self.server.catch_up()  # time the server lost is not charged to anybody

@@ -23,11 +23,13 @@ from tonk.shared.messages import (
     SeatKind,
     SeatStatus,
     ServerMessage,
+    SessionEndReason,
     TableMessage,
     TableState,
     TableSummary,
     Update,
 )
+from tonk.shared.rematch import RematchOffer
 from tonk.shared.rules import HouseRules
 from tonk.shared.server_messages import new_player_summary, new_table_summary
 from tonk.shared.session import SeatRecord, Session, SessionError, played_for_at, seat_status
@@ -159,6 +161,13 @@ class TableCore:
     # behind the hand while a change to it waits to be saved.
     told: tuple[int, int] = (0, 0)
     paused: str | None = None  # why play is paused: the storage cannot be written
+    # Once the session is over: the offer of a rematch (deadline in loop time), if one was made.
+    rematch: RematchOffer | None = None
+    rematch_reason: SessionEndReason = SessionEndReason.HANDS  # why the session ended
+    # A rematch's table: the table it is a rematch of, and the balances of every earlier
+    # session of the chain, oldest first (the combined standings add them to this one's).
+    rematch_of: int | None = None
+    earlier: list[dict[str, int]] = field(default_factory=list)
     paused_at: float = 0.0  # loop time the pause started
     # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
     # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.

@@ -3,6 +3,7 @@ deciding off the event loop), each hand settled into the session, the deal, the 
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import time
@@ -26,8 +27,10 @@ from tonk.shared.bots import Bot, fallback, make_bot
 from tonk.shared.cards import CardError, parse_card, parse_cards
 from tonk.shared.hand import Hand
 from tonk.shared.ledger import Payments
-from tonk.shared.messages import Cut, HandEnd, SessionEnd, SessionEndReason
+from tonk.shared.messages import Combined, Cut, HandEnd, SessionEnd, SessionEndReason
+from tonk.shared.rematch import RematchOffer, combined_standings
 from tonk.shared.session import Settled, without_last_action
+from tonk.shared.settle_up import settle_up
 from tonk.shared.settlement import Settlement
 from tonk.shared.view import SeatView
 from tonk.shared.words import plural
@@ -231,13 +234,59 @@ class TablePlay(TableSeats):
         if settle.session_over:
             self.state = FINISHED
             log.info("table %d: session over after %s", self.id, plural(self.hands_played, "hand"))
-            self.broadcast(self.session_end(SessionEndReason(settle.session_over)))
+            reason = SessionEndReason(settle.session_over)
+            self.offer_rematch(reason)
+            self.broadcast(self.session_end(reason))
             self.broadcast_table()
         else:
             self.next_hand_at = self.now + self.server.config.next_hand_delay
 
     def session_end(self, reason: SessionEndReason) -> SessionEnd:
-        return SessionEnd(self.id, self.hands_played, tuple(self.ledger.standings()), reason)
+        """The final standings with their settling up, across the chain of rematches too, and
+        how long a rematch offer waits."""
+        balances = dict(self.ledger.balances)
+        combined = None
+        if self.earlier:
+            sessions = [*self.earlier, balances]
+            total = combined_standings(sessions)
+            combined = Combined(len(sessions), tuple(total), tuple(settle_up(dict(total))))
+        offer = self.rematch
+        return SessionEnd(
+            self.id,
+            self.hands_played,
+            tuple(self.ledger.standings()),
+            reason,
+            tuple(settle_up(balances)),
+            combined,
+            None if offer is None else offer.seconds_left(self.now),
+        )
+
+    def offer_rematch(self, reason: SessionEndReason) -> None:
+        """The session is over: the same table again is offered to the people at it (one
+        who had left it is out; the bots stay). Kept on disk so that a restart of the server
+        during the wait loses nothing; the session's end itself is on disk already."""
+        wait = self.server.config.rematch_wait
+        self.rematch = RematchOffer.offered(
+            self.names(),
+            [seat.kind == BOT for seat in self.seats],
+            [seat.kind == HUMAN and seat.conn is None and seat.away for seat in self.seats],
+            self.now + wait,
+        )
+        self.rematch_reason = reason
+        self.save_offer()
+        self.kick()  # the offer's wait runs in the table's loop
+
+    def save_offer(self) -> None:
+        """The offer written without waiting for it (a failure is logged)."""
+        self.server.store.write([self.rematch_op()]).add_done_callback(_log_failed_offer)
+
+    def rematch_op(self) -> st.Op:
+        """The offer as it stands, to keep (its deadline in wall-clock time)."""
+        offer = self.rematch
+        assert offer is not None
+        deadline = time.time() + (offer.deadline - self.now)
+        data = {**offer.to_dict(), "deadline": deadline, "reason": self.rematch_reason}
+        return st.put_rematch(self.id, data)
 
     async def end_session(self, reason: SessionEndReason) -> None:
         """End the session between hands: the final standings to everybody still here, and
@@ -382,3 +431,8 @@ class TablePlay(TableSeats):
         except IllegalAction as exc:
             log.error("table %d: bot in seat %d chose %s: %s", self.id, number, action, exc.reason)
             await self.apply(fallback(number, hand.legal_actions(number)))
+
+
+def _log_failed_offer(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a rematch offer was not saved: %s", future.exception())

@@ -100,9 +100,18 @@ class TableSeats(TableStore):
             self.broadcast_table()
             self.kick()
 
+    def returnable(self) -> bool:
+        """Whether a seat here may be taken back: the session is to come or under way (or,
+        once over, a rematch still waits for its players' answers: table_rematch)."""
+        return self.state in (WAITING, PLAYING)
+
+    def returned(self, conn: Connection) -> None:
+        """A seat was taken back by `conn`, sent everything but what comes after the
+        session (table_rematch sends that)."""
+
     async def resume(self, conn: Connection, token: str) -> None:
         async with self.lock:
-            if self.state not in (WAITING, PLAYING):
+            if not self.returnable():
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
             wanted = st.hash_token(token)
             number = next(
@@ -133,13 +142,14 @@ class TableSeats(TableStore):
             self.send_ledger(conn)
             if self.hand is not None:
                 conn.send(self.update_message(number, 0))
+            self.returned(conn)
             self.kick()
 
     def door_token(self, name: str) -> str | None:
         """A new token for the human seat `name` holds here, or None. The SSH door's players
         prove who they are with their key, not with a token kept in a file: the door asks
         for a token when such a player comes back; the seat's old token stops working."""
-        if self.state not in (WAITING, PLAYING):
+        if not self.returnable():
             return None
         for number, seat in enumerate(self.seats):
             if seat.kind == HUMAN and seat.name == name:

@@ -7,13 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Sequence
 
 from tonk.shared import protocol as p
 from tonk.shared.bots import make_bot
 from tonk.shared.hand import HandRecord
 from tonk.shared.ledger import Ledger, LedgerEntry
-from tonk.shared.messages import SEAT_KINDS, TABLE_STATES, Error
+from tonk.shared.messages import SEAT_KINDS, TABLE_STATES, Error, SessionEndReason
+from tonk.shared.rematch import RematchOffer
 
 from . import store as st
 from .table_core import (
@@ -141,13 +143,22 @@ class TableStore(TableCore):
         """Rebuild from the database: seats (everybody disconnected), ledger, hand in play."""
         now = self.now
         session = self.session
-        playing = saved.state == PLAYING
+        playing = saved.state in (PLAYING, FINISHED)  # the seats as the session numbered them
         self.state = TABLE_STATES[saved.state]
         session.started = saved.started
         session.hands_played = saved.hands_played
         session.dealer = saved.dealer
         session.multiplier = saved.multiplier
         self.creator = saved.creator
+        self.rematch_of = saved.rematch_of
+        self.earlier = [dict(balances) for balances in saved.earlier]
+        if saved.rematch is not None:
+            # The wait goes on from where it was, on the wall clock: what time the server
+            # was down for counts (friends waiting for it do not wait forever).
+            offer = saved.rematch
+            deadline = now + max(0.0, float(offer["deadline"]) - time.time())
+            self.rematch = RematchOffer.from_dict(offer, deadline)
+            self.rematch_reason = SessionEndReason(offer.get("reason", "hands"))
         if playing:
             self.seats = []
         for s in saved.seats:

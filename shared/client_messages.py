@@ -135,6 +135,14 @@ class HistoryHand(ClientMessage):
     _omitted = frozenset({"start"})
 
 
+@_message(p.REMATCH)
+class Rematch(ClientMessage):
+    """Yes or no to playing the same table again, once its session is over."""
+
+    answer: bool
+    id: int | None = None
+
+
 @_message(p.DROP)
 class Drop(ClientMessage):
     id: int | None = None
@@ -236,6 +244,7 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
         Back,
         History,
         HistoryHand,
+        Rematch,
         Drop,
         DrawStock,
         TakeDiscard,

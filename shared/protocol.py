@@ -65,6 +65,7 @@ CHAT = "chat"
 BACK = "back"
 HISTORY = "history"
 HISTORY_HAND = "history_hand"
+REMATCH = "rematch"
 DROP = "drop"
 DRAW_STOCK = "draw_stock"
 TAKE_DISCARD = "take_discard"
@@ -90,6 +91,7 @@ CUT = "cut"
 UPDATE = "update"
 HAND_END = "hand_end"
 SESSION_END = "session_end"
+REMATCH_STATUS = "rematch_status"
 LEDGER = "ledger"
 LOBBY = "lobby"
 # CHAT, PING and PONG go both ways, and HISTORY and HISTORY_HAND are answered in kind.
@@ -132,6 +134,7 @@ BAD_TOKEN = "bad_token"
 BAD_BOT = "bad_bot"
 NO_HAND = "no_hand"
 NO_SUCH_HAND = "no_such_hand"
+NO_REMATCH = "no_rematch"
 ILLEGAL_ACTION = "illegal_action"
 STORAGE_ERROR = "storage_error"
 INTERNAL_ERROR = "internal_error"
@@ -387,6 +390,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "hand": _i(1, MAX_ID, required=True, code=NO_SUCH_HAND),
         "from": _i(0, MAX_ID),
     },
+    REMATCH: {"answer": Field("bool", True)},
     DROP: {},
     DRAW_STOCK: {},
     TAKE_DISCARD: {},
@@ -461,6 +465,17 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "hands": _i(0, MAX_ID, required=True),
         "standings": Field("list", True),
         "reason": _s(64, required=True),
+        "settle_up": Field("list", True),
+        "combined": Field("map", False, nullable=True),
+        "rematch": _n(0, math.inf, nullable=True),
+    },
+    REMATCH_STATUS: {
+        "table": _TABLE_ID,
+        "seats": Field("list", True),
+        "outcome": _s(16, required=True),
+        "seconds": _n(0, math.inf, nullable=True),
+        "next": _i(1, MAX_ID, nullable=True),
+        "reply_to": _ID,
     },
     LEDGER: {
         "table": _TABLE_ID,

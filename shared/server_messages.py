@@ -356,12 +356,53 @@ class HandEnd(ServerMessage):
         )
 
 
+#: One payment that squares a ledger: (payer, payee, amount), by name.
+Transfer: TypeAlias = tuple[str, str, int]
+
+
+@record
+class Combined:
+    """The standings added up across the sessions of a chain of rematches (`session_end`'s
+    `combined`): how many sessions, the totals most ahead first, and their settling up."""
+
+    sessions: int
+    standings: tuple[tuple[str, int], ...]
+    settle_up: tuple[Transfer, ...]
+
+    def to_wire(self) -> Wire:
+        return {
+            "sessions": self.sessions,
+            "standings": [list(standing) for standing in self.standings],
+            "settle_up": [list(transfer) for transfer in self.settle_up],
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Combined:
+        return cls(
+            data["sessions"],
+            tuple((name, balance) for name, balance in data["standings"]),
+            _transfers(data["settle_up"]),
+        )
+
+
+def _transfers(data: list[list[object]]) -> tuple[Transfer, ...]:
+    out: list[Transfer] = []
+    for payer, payee, amount in data:
+        if not isinstance(payer, str) or not isinstance(payee, str) or type(amount) is not int:
+            raise ValueError(f"a payment is [payer, payee, amount], not {[payer, payee, amount]}")
+        out.append((payer, payee, amount))
+    return tuple(out)
+
+
 @_message(p.SESSION_END)
 class SessionEnd(ServerMessage):
     table: int
     hands: int
     standings: tuple[tuple[str, int], ...]  # most ahead first
     reason: SessionEndReason
+    settle_up: tuple[Transfer, ...] = ()  # the fewest payments that square this session
+    combined: Combined | None = None  # across a chain of rematches (None: the first session)
+    rematch: float | None = None  # seconds a rematch offer waits (None: none offered)
 
     def to_wire(self) -> Wire:
         return {
@@ -370,12 +411,62 @@ class SessionEnd(ServerMessage):
             "hands": self.hands,
             "standings": [list(standing) for standing in self.standings],
             "reason": self.reason,
+            "settle_up": [list(transfer) for transfer in self.settle_up],
+            "combined": None if self.combined is None else self.combined.to_wire(),
+            "rematch": self.rematch,
         }
 
     @classmethod
     def from_wire(cls, data: Wire) -> SessionEnd:
         standings = tuple((name, balance) for name, balance in data["standings"])
-        return cls(data["table"], data["hands"], standings, SessionEndReason(data["reason"]))
+        combined = data.get("combined")
+        return cls(
+            data["table"],
+            data["hands"],
+            standings,
+            SessionEndReason(data["reason"]),
+            _transfers(data["settle_up"]),
+            None if combined is None else Combined.from_wire(combined),
+            data.get("rematch"),
+        )
+
+
+@_message(p.REMATCH_STATUS)
+class RematchStatus(ServerMessage):
+    """Where a rematch offer stands: each seat of the finished session with its answer
+    (`yes`, `no`, `awaited`, `left`, `late`, `bot`), the outcome (`waiting`, `started`,
+    `off`), the seconds still waited, and the new table once started."""
+
+    table: int
+    seats: tuple[tuple[str, str], ...]
+    outcome: str
+    seconds: float | None = None
+    next: int | None = None
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "type": p.REMATCH_STATUS,
+            "table": self.table,
+            "seats": [list(seat) for seat in self.seats],
+            "outcome": self.outcome,
+            "seconds": self.seconds,
+            "next": self.next,
+        }
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> RematchStatus:
+        return cls(
+            data["table"],
+            tuple((str(name), str(answer)) for name, answer in data["seats"]),
+            data["outcome"],
+            data.get("seconds"),
+            data.get("next"),
+            data.get("reply_to"),
+        )
 
 
 @_message(p.LEDGER)
@@ -542,6 +633,7 @@ SERVER_TYPES: dict[str, type[ServerMessage]] = {
         Update,
         HandEnd,
         SessionEnd,
+        RematchStatus,
         LedgerMessage,
         HistoryPage,
         HistoryHandSteps,

@@ -23,7 +23,7 @@ from tonk.shared.view import SeatView
 
 TIMEOUT = 10.0
 #: The answers that carry the `reply_to` of the request they answer.
-ANSWERS = frozenset({p.SEATED, p.WATCHING, p.LEFT, p.TABLES})
+ANSWERS = frozenset({p.SEATED, p.WATCHING, p.LEFT, p.TABLES, p.REMATCH_STATUS})
 _request_ids = itertools.count(1_000_000)
 
 
@@ -244,6 +244,26 @@ class NetClient:
                     return message
                 if message["type"] == p.UPDATE:
                     await self.play_turn_if_mine()
+
+
+async def one_hand_table(port: int, name: str = "Kitchen", seats: int = 2) -> int:
+    """A table nobody sits at yet for a session of one hand whose every turn is played for
+    its player a moment after it comes (the turn timer): it ends with no key pressed. Its id."""
+    host = await NetClient.connect(port, "Host")
+    try:
+        await host.send(
+            {
+                "type": p.CREATE_TABLE,
+                "name": name,
+                "seats": seats,
+                "hands": 1,
+                "turn_timer": 0.2,
+                "sit": False,
+            }
+        )
+        return int((await host.expect(p.TABLE))["table"]["id"])
+    finally:
+        await host.close()
 
 
 def cards_in(value: Any) -> set[str]:

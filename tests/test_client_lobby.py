@@ -353,20 +353,20 @@ async def test_watching_shows_no_hand_and_only_the_keys_a_spectator_has(tmp_path
             await alice.close()
 
 
-async def test_the_last_hand_of_a_session_shows_the_standings(tmp_path: Path) -> None:
+async def test_the_last_hand_of_a_session_shows_the_standings_at_once(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
         async with at_my_turn(app) as pilot:
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
-            await screen_shown(pilot, EndOfHandModal, "the hand's end")
-            assert app.screen.settlement.ending.value == "drop_caught"  # type: ignore[attr-defined]
-            await wait_for(pilot, lambda: app._standings is not None, "the session's end")
-            await pilot.press("enter")
+            # No key pressed: the final standings are on top, with the last hand's result.
             await screen_shown(pilot, StandingsScreen, "the standings")
             standings = app.screen
             assert isinstance(standings, StandingsScreen)
+            assert not any(isinstance(s, EndOfHandModal) for s in app.screen_stack)
             assert standings.standings == [("Ada (bot)", 2), ("Tester", -2)]
             assert standings.hands == 1
+            assert standings.ended.last_hand[0].startswith("Hand 1: ")
+            assert standings.ended.settle_up == (("Tester", "Ada (bot)", 2),)
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
             await screen_shown(pilot, LobbyScreen, "the lobby")

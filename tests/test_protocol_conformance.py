@@ -293,6 +293,14 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         assert steps["steps"][0]["view"]["hand"] == BOB_HAND
         assert steps["steps"][-1]["view"]["settlement"] == settlement
         assert "rules" not in steps["steps"][0]["view"] and steps["rules"] == summary["rules"]
+        assert ended["settle_up"] == [["Alice", "Bob", 1]] and ended["combined"] is None
+        assert ended["rematch"] > 0
+        # Bob says no to a rematch: with two seats and no bot, it is called off at once.
+        offer = await to(bob2, {"type": p.REMATCH, "answer": False}, p.REMATCH_STATUS)
+        assert offer["seats"] == [["Alice", "awaited"], ["Bob", "no"]]
+        assert offer["outcome"] == "off" and offer["next"] is None
+        told_alice = await alice.expect(p.REMATCH_STATUS)
+        assert "reply_to" not in told_alice and told_alice["outcome"] == "off"
 
         left = await to(carol, {"type": p.LEAVE}, p.LEFT)
         assert left["table"] == table_id
@@ -623,6 +631,7 @@ async def _not_at_table(tmp_path: Path) -> None:
         alice = await hello(server, "Alice")
         for kind in (p.LEAVE, p.BACK, p.DRAW_STOCK, p.DROP, p.START, p.ADD_BOT):
             await refused(alice, {"type": kind}, p.NOT_AT_TABLE)
+        await refused(alice, {"type": p.REMATCH, "answer": True}, p.NOT_AT_TABLE)
         await refused(alice, {"type": p.CHAT, "text": "hi"}, p.NOT_AT_TABLE)
         await refused(alice, {"type": p.DISCARD, "card": "As"}, p.NOT_AT_TABLE)
         await refused(alice, {"type": p.REMOVE_BOT, "seat": 1}, p.NOT_AT_TABLE)
@@ -638,6 +647,7 @@ async def _not_seated(tmp_path: Path) -> None:
         await ask(carol, {"type": p.WATCH, "table": table})
         for kind in (p.DRAW_STOCK, p.BACK, p.DROP):
             await refused(carol, {"type": kind}, p.NOT_SEATED)
+        await refused(carol, {"type": p.REMATCH, "answer": True}, p.NOT_SEATED)
 
 
 @causes(p.NOT_CREATOR)
@@ -771,6 +781,13 @@ async def _no_such_hand(tmp_path: Path) -> None:
         asked = {"type": p.HISTORY_HAND, "table": table, "hand": 1}
         error = await refused(alice, asked, p.NO_SUCH_HAND, "hand")
         assert error["message"] == "this table has played no hand 1"
+
+
+@causes(p.NO_REMATCH)
+async def _no_rematch(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        _alice, bob, _table = await pair(server)
+        await refused(bob, {"type": p.REMATCH, "answer": True}, p.NO_REMATCH)  # not over
 
 
 @causes(p.SEAT_RESUMED_ELSEWHERE)

@@ -20,6 +20,7 @@ from reliakit import last_hand_end, start_playing_table
 from tonk.server.store_schema import SCHEMA
 from tonk.shared import protocol as p
 from tonk.shared.hand import HandRecord
+from tonk.shared.settle_up import settle_up, settle_up_text
 from tonk.shared.settlement import Settlement
 
 
@@ -30,7 +31,9 @@ def tonk_server(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def ledger_rows(lines: list[str]) -> dict[str, int]:
-    """`  Ada (bot)     +3 chips` lines back into {name: balance}."""
+    """`  Ada (bot)     +3 chips` lines back into {name: balance} (the settling up after them
+    left out)."""
+    lines = [line for line in lines if not line.startswith("  settle up: ")]
     rows = [re.fullmatch(r"  (.*?) +([+-]\d+)(?: \S+)?", line) for line in lines]
     assert all(rows), lines
     return {row[1]: int(row[2]) for row in rows if row}
@@ -75,6 +78,8 @@ async def test_ledger_and_audit_read_a_running_servers_database(played):
     printed = ledger_rows(lines[1:])
     assert sum(printed.values()) == 0 and any(printed.values())
     assert {k: v for k, v in printed.items() if v} == {k: v for k, v in net.items() if v}
+    # A table still playing is settled up as it stands.
+    assert lines[len(printed) + 1] == "  settle up: " + settle_up_text(settle_up(printed), "chips")
     audit = await run("audit", "--db", str(db), str(playing.table))
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "ledger sound" in audit.stdout
@@ -96,6 +101,7 @@ async def test_the_ledger_printed_is_the_one_the_players_were_told(tmp_path):
     head, *rows = ledger.stdout.splitlines()
     assert head == "table 1 'Two' (classic, finished, 2 hands)"
     assert ledger_rows(rows) == told
+    assert rows[-1] == "  settle up: " + settle_up_text(settle_up(told), "chips")
 
 
 async def test_audit_finds_a_changed_balance_a_changed_payment_and_a_forged_record(played):

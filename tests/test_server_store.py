@@ -7,6 +7,7 @@ import pathlib
 import sqlite3
 
 import pytest
+from tonk.server import audit
 from tonk.server import store as st
 
 
@@ -90,3 +91,35 @@ def test_a_database_from_before_the_ssh_door_opens_and_keeps_claims(tmp_path: pa
         "ann": [st.SavedDoorSeat(3, False, 2.0)]
     }
     asyncio.run(store.close())
+
+
+async def test_a_database_from_before_rematches_is_brought_up_to_date_and_read(tmp_path):
+    path = tmp_path / "old.db"
+    store = st.Store(path)
+    store.open()
+    await store.write([st.insert_table(1, "Friday", {"rules": {"preset": "classic"}}, 0.0, 0)])
+    await store.close()
+    with sqlite3.connect(path) as conn:  # as a server from before rematches left it
+        conn.execute("ALTER TABLE tables DROP COLUMN rematch_of")
+        conn.execute("DROP TABLE rematches")
+        conn.execute("UPDATE tables SET state = 'finished'")
+    # Read-only first, as `tonk-server ledger` reads it: no rematches, no error.
+    with audit.read_only(path) as conn:
+        (ledger,) = audit.ledgers(conn)
+        assert ledger.rematch_of is None and ledger.earlier == []
+    store = st.Store(path)
+    assert store.open() == []  # a finished table with no rematch offered is not restored
+    await store.write(
+        [
+            st.insert_table(2, "Friday", {}, 1.0, 0),
+            st.update_table(2, rematch_of=1),
+            st.put_rematch(1, {"names": [], "answers": [], "outcome": "started"}),
+        ]
+    )
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT id, rematch_of FROM tables ORDER BY id").fetchall() == [
+            (1, None),
+            (2, 1),
+        ]
+        assert conn.execute("SELECT table_id FROM rematches").fetchall() == [(1,)]

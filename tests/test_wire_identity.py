@@ -261,11 +261,74 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
                 "hands": 12,
                 "standings": [list(x) for x in [("B", 6), ("C", -2), ("A", -4)]],
                 "reason": reason,
+                "settle_up": [["A", "B", 4], ["C", "B", 2]],
+                "combined": None,
+                "rematch": wait,
             },
-            m.SessionEnd(7, 12, (("B", 6), ("C", -2), ("A", -4)), m.SessionEndReason(reason)),
+            m.SessionEnd(
+                7,
+                12,
+                (("B", 6), ("C", -2), ("A", -4)),
+                m.SessionEndReason(reason),
+                (("A", "B", 4), ("C", "B", 2)),
+                None,
+                wait,
+            ),
         )
-        for reason in ("hands", "minutes", "abandoned")
+        for reason, wait in (("hands", 120.0), ("minutes", 0.5), ("abandoned", None))
     ],
+    (
+        {
+            "type": p.SESSION_END,
+            "table": 9,
+            "hands": 1,
+            "standings": [["A", 2], ["B", -2]],
+            "reason": "hands",
+            "settle_up": [["B", "A", 2]],
+            "combined": {
+                "sessions": 2,
+                "standings": [["A", 5], ["B", -5]],
+                "settle_up": [["B", "A", 5]],
+            },
+            "rematch": 120.0,
+        },
+        m.SessionEnd(
+            9,
+            1,
+            (("A", 2), ("B", -2)),
+            m.SessionEndReason.HANDS,
+            (("B", "A", 2),),
+            m.Combined(2, (("A", 5), ("B", -5)), (("B", "A", 5),)),
+            120.0,
+        ),
+    ),
+    (
+        {
+            "type": p.REMATCH_STATUS,
+            "table": 7,
+            "seats": [["A", "yes"], ["Ada (bot)", "bot"], ["B", "awaited"]],
+            "outcome": "waiting",
+            "seconds": 88.5,
+            "next": None,
+        },
+        m.RematchStatus(
+            7, (("A", "yes"), ("Ada (bot)", "bot"), ("B", "awaited")), "waiting", 88.5, None
+        ),
+    ),
+    (
+        old_reply(
+            {
+                "type": p.REMATCH_STATUS,
+                "table": 7,
+                "seats": [["A", "yes"], ["B", "yes"]],
+                "outcome": "started",
+                "seconds": None,
+                "next": 8,
+            },
+            3,
+        ),
+        m.RematchStatus(7, (("A", "yes"), ("B", "yes")), "started", None, 8).answering(3),
+    ),
     (
         old_reply({"type": p.CHAT, "table": 1, "name": "Ada", "seat": 2, "text": "hi"}, 8),
         m.ChatLine(1, "Ada", 2, "hi").answering(8),
@@ -419,6 +482,8 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ),
     ({"type": p.HISTORY_HAND, "table": 3, "hand": 2}, m.HistoryHand(3, 2)),
     ({"type": p.HISTORY_HAND, "table": 3, "hand": 2, "from": 5}, m.HistoryHand(3, 2, 5)),
+    ({"type": p.REMATCH, "answer": True}, m.Rematch(True)),
+    ({"type": p.REMATCH, "answer": False, "id": 4}, m.Rematch(False, id=4)),
     ({"type": p.DROP}, m.Drop()),
     ({"type": p.DRAW_STOCK, "id": 3}, m.DrawStock(id=3)),
     ({"type": p.TAKE_DISCARD}, m.TakeDiscard()),

@@ -1,0 +1,161 @@
+"""The end of a session in the real client on 80x24 pseudo-terminals against a real
+tonk-server: the final standings on top at once with the settling up, and `r` on both
+players' clients starting the rematch with both seated in it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clientkit import deck_text
+from netclient import one_hand_table
+from ptyterm import Term
+from termkit import command_path, tonk_server
+from tonk.client.cli import build_parser, config_from_args
+
+
+def client(tmp_path: Path, port: int, name: str) -> Term:
+    term = Term(80, 24)
+    term.start(
+        [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", name],
+        {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / name)},
+    )
+    return term
+
+
+async def sit_down(tmp_path: Path, port: int, terms: list[Term]) -> list[Term]:
+    """Ann and Bob each start a client and sit at the lobby's one table (kept in `terms`)."""
+    for name in ("Ann", "Bob"):
+        term = client(tmp_path, port, name)
+        terms.append(term)
+        await term.wait_for("Kitchen")
+        term.keys("Enter")
+    return terms
+
+
+async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
+    tmp_path: Path,
+) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
+        first = await one_hand_table(port)
+        terms: list[Term] = []
+        try:
+            ann, bob = await sit_down(tmp_path, port, terms)
+            for term in terms:
+                screen = await term.wait_for_all("Kitchen: the session is over", "Settle up:")
+                assert "1 hand played. Hand 1:" in screen
+                assert "r: rematch" in screen
+                # Nothing promises a next deal.
+                assert "next deal" not in screen
+            ann.keys("r")
+            await ann.wait_for("You said yes; waiting for Bob")
+            await bob.wait_for("Ann: yes")
+            bob.keys("r")
+            for term in terms:
+                await term.wait_gone("the session is over")
+                await term.wait_for("Your hand")
+            # Both are seated at the new table, their tokens for it kept on disk.
+            for name in ("Ann", "Bob"):
+                seats = json.loads((tmp_path / name / "tonk" / "seats.json").read_text())
+                held = seats["servers"][f"127.0.0.1:{port}"][name]
+                assert list(held) == [str(first + 1)]
+            # The rematch's one hand ends too: its standings add the two sessions up.
+            for term in terms:
+                await term.wait_for_all("the session is over", "2 sessions", "together")
+        finally:
+            for term in terms:
+                term.close()
+
+
+async def test_the_practice_table_offers_a_rematch_against_the_same_bots(tmp_path: Path) -> None:
+    term = Term(80, 24)
+    term.start(
+        [
+            command_path("tonk-client"),
+            "--name",
+            "Tester",
+            "--bots",
+            "1",
+            "--hands",
+            "1",
+            "--bot-pause",
+            "0",
+            "--deck",
+            deck_text(),
+            "--dealer",
+            "1",
+        ],
+        {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")},
+    )
+    try:
+        await term.wait_for("Your turn")
+        term.keys("k")  # drop with 36 against the bot's 35: caught
+        await term.wait_for("Drop with 36?")
+        term.keys("k")
+        screen = await term.wait_for_all("Practice: the session is over", "Settle up:")
+        assert "Tester" in screen and "r: rematch" in screen and "enter: done" in screen
+        term.keys("r")  # the bot needs no answer: it starts at once
+        await term.wait_gone("the session is over")
+        screen = await term.wait_for("Your hand")
+        assert "Ada (bot)" in screen
+    finally:
+        term.close()
+
+
+async def test_a_server_restart_during_the_wait_keeps_the_answers(tmp_path: Path) -> None:
+    terms: list[Term] = []
+    try:
+        with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
+            await one_hand_table(port)
+            ann, bob = await sit_down(tmp_path, port, terms)
+            for term in terms:
+                await term.wait_for("Settle up:")
+            ann.keys("r")
+            await bob.wait_for("Ann: yes")
+        # The same command again (the same --db, the same port): both clients are back at
+        # the finished table by themselves, the offer and Ann's yes with them.
+        with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as again:
+            assert again == port
+            await ann.wait_for("Connected again")
+            await bob.wait_for("Connected again")
+            await bob.wait_for_all("Ann: yes", "Bob: not answered yet", "r: rematch")
+            bob.keys("r")
+            for term in terms:
+                await term.wait_gone("the session is over")
+                await term.wait_for("Your hand")
+    finally:
+        for term in terms:
+            term.close()
+
+
+async def test_a_client_started_again_during_the_wait_is_back_on_the_offer(tmp_path: Path) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "0") as port:
+        await one_hand_table(port)
+        terms: list[Term] = []
+        try:
+            ann, bob = await sit_down(tmp_path, port, terms)
+            for term in terms:
+                await term.wait_for("Settle up:")
+            ann.keys("r")
+            # Bob's terminal goes (his SSH session died); his client started again takes
+            # his seat back with the token it kept, and shows the offer to answer.
+            bob.close()
+            bob = client(tmp_path, port, "Bob")
+            terms.append(bob)
+            await bob.wait_for_all("Kitchen: the session is over", "Ann: yes", "r: rematch")
+            bob.keys("r")
+            for term in (ann, bob):
+                await term.wait_gone("the session is over")
+                await term.wait_for("Your hand")
+        finally:
+            for term in terms:
+                term.close()
+
+
+def test_the_practice_table_s_session_length_is_a_number_of_hands() -> None:
+    parser = build_parser()
+    assert config_from_args(parser.parse_args(["--hands", "3"]), {}).hands == 3
+    assert config_from_args(parser.parse_args([]), {}).hands is None
+    with pytest.raises(ValueError, match="--hands takes 1 to 100000 hands"):
+        config_from_args(parser.parse_args(["--hands", "0"]), {})
