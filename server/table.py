@@ -159,6 +159,9 @@ class Table(TablePlay):
                 if not self.attached():
                     # No hand for nobody: wait for somebody to come (a kick), or the end.
                     return wake - now
+            if self.claims:
+                await self.seat_claims()  # bots' seats asked for during the hand
+                return 0
             if self.next_hand_at is None:
                 self.next_hand_at = now + self.server.config.next_hand_delay
             if now >= self.next_hand_at:
