@@ -125,7 +125,7 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
         return await links.open()
 
     style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
-    config = ClientConfig(name=args.name, host=args.server, style=style)
+    config = ClientConfig(name=args.name, host=args.server, style=style, bell=args.bell)
     if args.port:  # the door's: what the player typed, for any line that names the server
         config.port = args.port
     config.opener = opener
@@ -190,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--table-name", default="practice")
     parser.add_argument("--ascii", action="store_true")
+    parser.add_argument("--no-bell", dest="bell", action="store_false")
     args = parser.parse_args(argv)
     errors = error_pipe(args.errors)
     # Python's own error output (an exception here, a warning) goes to the door's log, not to

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,6 +12,7 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from tonk.shared.cards import Card, count
 from tonk.shared.view import Phase, SeatView
+from tonk.shared.waiting import clock_text
 
 from ..render import (
     HAND_ORDERS,
@@ -18,7 +21,7 @@ from ..render import (
     hand_lines,
     spread_line,
 )
-from ..state import TableState
+from ..state import PlayerInfo, TableState
 from .lines import LineWidget
 
 
@@ -38,7 +41,9 @@ class PlayersPanel(LineWidget):
             self.set_lines(player_lines(state, self.ascii_only) or [Text("Nobody is seated yet.")])
 
 
-def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
+def player_lines(
+    state: TableState, ascii_only: bool = False, now: float | None = None
+) -> list[Text]:
     view = state.view
     lines: list[Text] = []
     # Your own name, as in the ledger and the chat, marked as you.
@@ -62,11 +67,25 @@ def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
         if not player.connected:
             line.append(" disconnected", style="bold red")
         elif player.away:
-            line.append(" away", style="bold")
+            line.append(" away, played for", style="bold")
             if seat == state.seat:
-                line.append(" (b: back)", style="dim")
+                line.append(" (any key: back)", style="dim")
         lines.append(line)
+        if not player.connected and player.played_for_at is not None:
+            lines.append(waiting_line(state, player, now))
     return lines
+
+
+def waiting_line(state: TableState, player: PlayerInfo, now: float | None = None) -> Text:
+    """How long the table waits for a player who lost the connection, counted down here
+    from the time left the server sent; and who has voted to play for the seat now."""
+    assert player.played_for_at is not None
+    left = player.played_for_at - (time.monotonic() if now is None else now)
+    then = "played for" if state.playing else "seat given up"
+    line = Text(f"  {player.name} lost the connection: {then} in {clock_text(left)}", "italic")
+    if player.votes:
+        line.append(f" (voted now: {', '.join(player.votes)})", style="dim")
+    return line
 
 
 class CentrePanel(Vertical):
