@@ -38,11 +38,12 @@ class PlayersPanel(LineWidget):
 
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
-            self.set_lines(player_lines(state, self.ascii_only) or [Text("Nobody is seated yet.")])
+            lines = player_lines(state, self.ascii_only, width=self.size.width)
+            self.set_lines(lines or [Text("Nobody is seated yet.")])
 
 
 def player_lines(
-    state: TableState, ascii_only: bool = False, now: float | None = None
+    state: TableState, ascii_only: bool = False, now: float | None = None, width: int = 0
 ) -> list[Text]:
     view = state.view
     lines: list[Text] = []
@@ -72,20 +73,27 @@ def player_lines(
                 line.append(" (any key: back)", style="dim")
         lines.append(line)
         if not player.connected and player.played_for_at is not None:
-            lines.append(waiting_line(state, player, now))
+            lines.extend(waiting_lines(state, player, now, width))
     return lines
 
 
-def waiting_line(state: TableState, player: PlayerInfo, now: float | None = None) -> Text:
+def waiting_lines(
+    state: TableState, player: PlayerInfo, now: float | None = None, width: int = 0
+) -> list[Text]:
     """How long the table waits for a player who lost the connection, counted down here
-    from the time left the server sent; and who has voted to play for the seat now."""
+    from the time left the server sent ("Bob lost the connection: played for in 1:47", on
+    two lines where one is too narrow), and who has voted to play for the seat now."""
     assert player.played_for_at is not None
     left = player.played_for_at - (time.monotonic() if now is None else now)
     then = "played for" if state.playing else "seat given up"
-    line = Text(f"  {player.name} lost the connection: {then} in {clock_text(left)}", "italic")
+    lost, when = f"{player.name} lost the connection:", f"{then} in {clock_text(left)}"
+    if not width or len(lost) + len(when) + 3 <= width:
+        lines = [Text(f"  {lost} {when}", "italic")]
+    else:
+        lines = [Text(f"  {lost}", "italic"), Text(f"    {when}", "italic")]
     if player.votes:
-        line.append(f" (voted now: {', '.join(player.votes)})", style="dim")
-    return line
+        lines.append(Text(f"    voted to play for now: {', '.join(player.votes)}", "dim"))
+    return lines
 
 
 class CentrePanel(Vertical):
