@@ -13,6 +13,7 @@ from pathlib import Path
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
+from test_client_seats import client_env
 from test_server_play import TWO_SEAT_DECK
 
 #: An OSC sequence (a title, a colour query) ends with BEL too: not the bell.
@@ -28,7 +29,7 @@ def client(tmp_path: Path, port: int, name: str, *options: str) -> Term:
     term = Term(80, 24)
     term.start(
         [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", name, *options],
-        {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")},
+        client_env(tmp_path),
     )
     return term
 
