@@ -67,10 +67,11 @@ def player_lines(
             line.append(" bot", style="dim")
         if not player.connected:
             line.append(" disconnected", style="bold red")
+        elif player.away and seat == state.seat:
+            line.append(" away", style="bold")
+            line.append(" (any key)", style="dim")
         elif player.away:
             line.append(" away, played for", style="bold")
-            if seat == state.seat:
-                line.append(" (any key: back)", style="dim")
         lines.append(line)
         if not player.connected and player.played_for_at is not None:
             lines.extend(waiting_lines(state, player, now, width))
