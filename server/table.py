@@ -11,7 +11,8 @@ change saved.
 
 The table is built in layers, one module each, every one importing only the one below it:
 table_core (state, messages), table_store (writes, pauses, restore), table_seats (sitting,
-watching, leaving, the start), table_play (actions, bots, settlement, the deal), and this loop.
+watching, leaving, the start), table_away (played for now, bots' seats taken and given),
+table_play (actions, bots, settlement, the deal), and this loop.
 """
 
 from __future__ import annotations
