@@ -319,8 +319,10 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         dave2 = await hello(server, "Dave")
         clients.append(dave2)
         await erin.play_until(
-            lambda m: m["type"] == p.UPDATE
-            and any(e["seat"] == 0 and e["kind"] == "discard" for e in m["events"]),
+            lambda m: (
+                m["type"] == p.UPDATE
+                and any(e["seat"] == 0 and e["kind"] == "discard" for e in m["events"])
+            ),
             timeout=60,
         )
         await dave2.request({"type": p.RESUME, "table": bots, "token": dave_token}, p.SEATED)

@@ -1,0 +1,64 @@
+"""The creator's keys for a friend who lost the connection, through the client app against a
+real server: `f` has the seat played for at once, `a` gives an absent player's seat to a bot;
+and what the keys say where they do not apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clientkit import at_the_table, joined_app, table_request, table_state, wait_for
+from netclient import NetClient, start_server
+
+
+def player_named(app, name):
+    state = table_state(app)
+    if state is None:
+        return None
+    return next((player for player in state.players if player.name == name), None)
+
+
+async def test_the_creator_plays_for_a_lost_seat_with_f_and_gives_one_to_a_bot_with_a(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path, grace=120.0) as server:
+        # The app creates the table (so it is its creator) for three; Alice and Bob fill it.
+        app = joined_app(server.port, tmp_path / "state", table=table_request(bots=0, seats=3))
+        alice = await NetClient.connect(server.port, "Alice")
+        bob = await NetClient.connect(server.port, "Bob")
+        async with at_the_table(app) as pilot:
+            screen = app.table_screen
+            table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
+            assert screen.check_action("play_for_now", ()) is False  # nobody is lost yet
+            await alice.request({"type": "sit", "table": table_id}, "seated")
+            await bob.request({"type": "sit", "table": table_id}, "seated")
+            await wait_for(pilot, lambda: table_state(app).playing, "the start")  # type: ignore[union-attr]
+
+            await bob.close()
+            await wait_for(
+                pilot,
+                lambda: (p := player_named(app, "Bob")) is not None and p.played_for_at is not None,
+                "Bob's countdown",
+            )
+            assert screen.check_action("play_for_now", ()) is True
+            await pilot.press("f")
+            await wait_for(
+                pilot,
+                lambda: player_named(app, "Bob").away,
+                "Bob's seat played for",  # type: ignore[union-attr]
+            )
+
+            await pilot.press("a")  # the first absent seat: Bob's
+            await wait_for(
+                pilot,
+                lambda: (
+                    player_named(app, "Bob") is None
+                    and any(p.bot for p in table_state(app).players)
+                ),  # type: ignore[union-attr]
+                "Bob's seat given to a bot",
+            )
+            # Alice is here: `a` has nobody to give, and says so.
+            assert screen.check_action("seat_to_bot", ()) is False
+            await pilot.press("a")
+            await pilot.pause()
+            assert player_named(app, "Alice") is not None
+        await alice.close()
