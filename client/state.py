@@ -29,6 +29,7 @@ class TableInfo:
     players: tuple[str, ...] = ()  # the people seated, by seat (not the bots)
     mine: bool = False  # we hold a seat there (enter takes it back)
     bots: int = 0  # the seats bots play
+    bot_seats: tuple[int, ...] = ()  # which seats those are
 
     @property
     def playing(self) -> bool:

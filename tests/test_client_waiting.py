@@ -2,11 +2,10 @@
 `tonk-server` subprocess: the countdown of a seat whose player lost the connection, `f` to have
 it played for now, the away banner and any key bringing the player back, the bell once a turn
 left waiting (and none with --no-bell), "while you were away" after a new process, and taking a
-bot's seat as a spectator."""
+bot's seat as a spectator or from the lobby."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -155,4 +154,23 @@ async def test_a_spectator_takes_a_bots_seat_with_t(tmp_path: Path) -> None:
         finally:
             tester.close()
             await bob.close()
-        await asyncio.sleep(0)
+
+
+async def test_enter_on_a_full_table_where_a_bot_plays_offers_its_seat(tmp_path: Path) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "1") as port:
+        bob = await NetClient.connect(port, "Bob")
+        await bob.create_table("easy", name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0)
+        await bob.expect("update")
+        tester = client(tmp_path, port, "Tester")
+        try:
+            await tester.wait_for("Friday")
+            tester.keys("Enter")
+            await tester.wait_for("Take a bot's seat?")
+            tester.keys("y")
+            await tester.wait_for("You are watching this table")  # until the hand ends
+            await bob.play_until(lambda m: m["type"] == "hand_end", timeout=60)
+            await tester.wait_for("(you)")
+            await tester.wait_for("hand 2")
+        finally:
+            tester.close()
+            await bob.close()
