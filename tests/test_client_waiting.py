@@ -135,7 +135,9 @@ async def test_back_from_a_new_process_says_what_happened_while_away(tmp_path: P
             await bob.close()
 
 
-async def test_a_spectator_takes_a_bots_seat_with_t(tmp_path: Path) -> None:
+async def take_a_bots_seat(tmp_path: Path, *keys: str) -> None:
+    """Bob plays with a bot; Tester, in the lobby, presses `keys` (each followed by what it
+    brings up) and then sits in the bot's seat as Bob's hand ends."""
     with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "1") as port:
         bob = await NetClient.connect(port, "Bob")
         await bob.create_table("easy", name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0)
@@ -143,34 +145,22 @@ async def test_a_spectator_takes_a_bots_seat_with_t(tmp_path: Path) -> None:
         tester = client(tmp_path, port, "Tester")
         try:
             await tester.wait_for("Friday")
-            tester.keys("w")
-            await tester.wait_for("You are watching this table")
-            tester.keys("t")
-            await tester.wait_for("You take Ada")
+            for key, shown in zip(keys[::2], keys[1::2], strict=True):
+                tester.keys(key)
+                await tester.wait_for(shown)
+            await tester.wait_for("You are watching this table")  # until the hand ends
             await bob.play_until(lambda m: m["type"] == "hand_end", timeout=60)
             screen = await tester.wait_for("(you)")
-            assert "Watching" not in screen.split("\n")[0]
+            assert "Watching" not in screen
             await tester.wait_for("hand 2")
         finally:
             tester.close()
             await bob.close()
+
+
+async def test_a_spectator_takes_a_bots_seat_with_t(tmp_path: Path) -> None:
+    await take_a_bots_seat(tmp_path, "w", "You are watching this table", "t", "You take Ada")
 
 
 async def test_enter_on_a_full_table_where_a_bot_plays_offers_its_seat(tmp_path: Path) -> None:
-    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "1") as port:
-        bob = await NetClient.connect(port, "Bob")
-        await bob.create_table("easy", name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0)
-        await bob.expect("update")
-        tester = client(tmp_path, port, "Tester")
-        try:
-            await tester.wait_for("Friday")
-            tester.keys("Enter")
-            await tester.wait_for("Take a bot's seat?")
-            tester.keys("y")
-            await tester.wait_for("You are watching this table")  # until the hand ends
-            await bob.play_until(lambda m: m["type"] == "hand_end", timeout=60)
-            await tester.wait_for("(you)")
-            await tester.wait_for("hand 2")
-        finally:
-            tester.close()
-            await bob.close()
+    await take_a_bots_seat(tmp_path, "Enter", "Take a bot's seat?", "y", "watching this table")
