@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clientkit import at_the_table, joined_app, table_request, table_state, wait_for
+from clientkit import (
+    at_the_table,
+    joined_app,
+    running,
+    table_request,
+    table_state,
+    wait_for,
+)
 from netclient import NetClient, start_server
 
 
@@ -62,3 +69,39 @@ async def test_the_creator_plays_for_a_lost_seat_with_f_and_gives_one_to_a_bot_w
             await pilot.pause()
             assert player_named(app, "Alice") is not None
         await alice.close()
+
+
+async def test_with_the_creator_gone_f_is_a_vote_and_says_so(tmp_path: Path) -> None:
+    async with start_server(tmp_path, grace=120.0) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        table_id = await alice.create_table(name="Four", seats=4)
+        app = joined_app(server.port, tmp_path / "state")
+        async with running(app, lambda: app.lobby.tables, "the table in the lobby") as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: table_state(app) is not None, "our seat")
+            bob = await NetClient.connect(server.port, "Bob")
+            carol = await NetClient.connect(server.port, "Carol")
+            await bob.request({"type": "sit", "table": table_id}, "seated")
+            await carol.request({"type": "sit", "table": table_id}, "seated")
+            await wait_for(pilot, lambda: table_state(app).playing, "the start")  # type: ignore[union-attr]
+            await alice.close()  # the creator loses the connection
+            await wait_for(
+                pilot,
+                lambda: (
+                    (p := player_named(app, "Alice")) is not None and p.played_for_at is not None
+                ),
+                "Alice's countdown",
+            )
+            notes: list[str] = []
+            app.table_screen.notify = lambda message, **_: notes.append(message)  # type: ignore[method-assign]
+            await pilot.press("f")
+            await wait_for(pilot, lambda: player_named(app, "Alice").votes, "our vote")  # type: ignore[union-attr]
+            assert notes[-1] == "You voted to play for Alice now: 1 of the 2 votes needed."
+            assert player_named(app, "Tester").name in player_named(app, "Alice").votes  # type: ignore[union-attr]
+            await pilot.press("f")
+            await pilot.pause()
+            assert notes[-1] == "You have voted to play for Alice now: the others' votes decide."
+            await bob.send({"type": "play_for_now", "seat": 0})
+            await wait_for(pilot, lambda: player_named(app, "Alice").away, "Alice played for")  # type: ignore[union-attr]
+            await bob.close()
+            await carol.close()

@@ -299,6 +299,14 @@ class TableScreen(Screen[None]):
                 return player
         return None
 
+    def _voted(self, state: TableState) -> str:
+        """What `f` says when we have voted for every seat there is to vote for ("" if not)."""
+        me = state.player(state.seat) if state.seat is not None else None
+        for player in state.players:
+            if me is not None and not player.connected and me.name in player.votes:
+                return f"You have voted to play for {player.name} now: the others' votes decide."
+        return ""
+
     def on_key(self, event: events.Key) -> None:
         """A game key that is greyed out is explained, never silently ignored. While our
         seat is played for us, any key brings us back."""
@@ -325,6 +333,8 @@ class TableScreen(Screen[None]):
                 message = "The session is over."
             elif event.key == "g" and state is not None and (state.playing or state.view):
                 message = STARTED
+            elif event.key == "f" and state is not None:
+                message = self._voted(state) or message
             self.notify(message)
             return
         move = MOVE_KEYS.get(event.key)
