@@ -10,11 +10,13 @@ from clientkit import (
     at_the_table,
     joined_app,
     running,
+    screen_shown,
     table_request,
     table_state,
     wait_for,
 )
 from netclient import NetClient, start_server
+from tonk.client.dialogs import ConfirmModal
 
 
 def player_named(app, name):
@@ -54,7 +56,9 @@ async def test_the_creator_plays_for_a_lost_seat_with_f_and_gives_one_to_a_bot_w
                 "Bob's seat played for",  # type: ignore[union-attr]
             )
 
-            await pilot.press("a")  # the first absent seat: Bob's
+            await pilot.press("a")  # the first absent seat: Bob's; it asks first
+            await screen_shown(pilot, ConfirmModal, "the question")
+            await pilot.press("y")
             await wait_for(
                 pilot,
                 lambda: (

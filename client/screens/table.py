@@ -477,10 +477,20 @@ class TableScreen(Screen[None]):
         player = self._absent(connected=True)
         if player is None:
             return
-        self.post_message(Request(m.SeatToBot(player.seat)))
-        self.notify(
-            f"{player.name}'s seat goes to a bot; their balance stays under their name, and "
-            "they may watch or take a bot's seat when they are back."
+        seat, name = player.seat, player.name
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(Request(m.SeatToBot(seat)))
+                self.notify(f"{name}'s seat goes to a bot.")
+
+        self.app.push_screen(
+            ConfirmModal(
+                f"Give {name}'s seat to a bot? Their balance stays under their name; back, "
+                "they can watch, or take a bot's seat between hands, but not this seat with "
+                "its token."
+            ),
+            answered,
         )
 
     def action_take_bot_seat(self) -> None:
