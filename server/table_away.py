@@ -9,8 +9,7 @@ import secrets
 
 from tonk.shared import protocol as p
 from tonk.shared.messages import Seated, Watching
-from tonk.shared.session import SessionError, bot_name, check_name_free
-from tonk.shared.waiting import play_for_now
+from tonk.shared.session import SessionError, bot_name, check_name_free, play_for_now
 
 from . import store as st
 from .connection import Connection

@@ -1,8 +1,9 @@
-"""Waiting for a friend who lost the connection: who may have a seat played for now (its
-table's creator, or the players by majority), what a player is told of the hands played while
+"""Waiting for a friend who lost the connection: how many votes have a seat played for now
+(`session.play_for_now` says who may ask), what a player is told of the hands played while
 they were away, and when the client rings for a turn left waiting.
 
-Pure: the server and the client ask it; neither decides these rules itself.
+Pure, and light: the client imports it without the hand engine. The server and the client ask
+it; neither decides these rules itself.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import protocol as p
-from .session import SessionError
-from .wire import SeatStatus
 from .words import amount_text, plural
 
 #: Seconds a player's own turn waits untouched before the client rings the bell, at a table
@@ -48,48 +46,6 @@ def votes_needed(here: Sequence[bool], absent: int) -> int:
     the absent one not counted."""
     voters = sum(1 for n, present in enumerate(here) if present and n != absent)
     return voters // 2 + 1
-
-
-def play_for_now(
-    asker: int,
-    absent: int,
-    statuses: Sequence[SeatStatus],
-    here: Sequence[bool],
-    names: Sequence[str],
-    creator: int | None,
-    votes: frozenset[int],
-) -> Vote:
-    """Seat `asker` asks that seat `absent`, whose player lost the connection, be played for
-    now rather than after the grace period. The table's creator decides alone while connected
-    in a seat; with no creator here, each connected player has a vote and a majority decides.
-    SessionError if the seat is not waiting for its player or the asker may not ask."""
-    if not 0 <= absent < len(statuses):
-        raise SessionError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(statuses) - 1}")
-    status = statuses[absent]
-    name = names[absent]
-    if status is SeatStatus.AWAY:
-        raise SessionError(p.BAD_VALUE, f"{name}'s seat is played for already", "seat")
-    if status is not SeatStatus.DISCONNECTED:
-        what = (
-            f"{name} is here" if status is SeatStatus.CONNECTED else f"seat {absent} has no player"
-        )
-        raise SessionError(
-            p.BAD_VALUE, f"{what}: only a seat whose player lost the connection", "seat"
-        )
-    creator_here = creator is not None and 0 <= creator < len(here) and here[creator]
-    if creator_here:
-        if asker != creator:
-            assert creator is not None
-            raise SessionError(
-                p.NOT_CREATOR,
-                f"only the table's creator, {names[creator]}, may have a seat played for now",
-            )
-        return Vote(True, frozenset({asker}), 1)
-    if asker in votes:
-        raise SessionError(p.BAD_VALUE, f"you have voted to play for {name} already", "seat")
-    needed = votes_needed(here, absent)
-    counted = frozenset(n for n in votes | {asker} if 0 <= n < len(here) and here[n])
-    return Vote(len(counted) >= needed, counted, needed)
 
 
 # -- while you were away -------------------------------------------------------------------------
