@@ -226,9 +226,10 @@ def play_for_now(
     if status is SeatStatus.AWAY:
         raise SessionError(p.BAD_VALUE, f"{name}'s seat is played for already", "seat")
     if status is not SeatStatus.DISCONNECTED:
-        what = (
-            f"{name} is here" if status is SeatStatus.CONNECTED else f"seat {absent} has no player"
-        )
+        what = {
+            SeatStatus.CONNECTED: f"{name} is here",
+            SeatStatus.BOT: f"seat {absent} is a bot's",
+        }.get(status, f"seat {absent} is empty")
         raise SessionError(
             p.BAD_VALUE, f"{what}: only a seat whose player lost the connection", "seat"
         )
