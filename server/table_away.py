@@ -101,14 +101,15 @@ class TableAway(TableSeats):
     async def seat_claims(self) -> None:
         """Between hands: the bots' seats asked for during the hand are taken."""
         for number, conn in list(self.claims.items()):
-            del self.claims[number]
             if conn.table is self and conn.seat is None and self.seats[number].kind == BOT:
                 try:
                     check_name_free(self.names(), conn.name or "")
                 except SessionError as exc:
                     conn.error(exc.code, exc.message)
-                    continue
-                await self._take_seat(number, conn)
+                else:
+                    # (a write that fails leaves the claim, tried again by the table's loop)
+                    await self._take_seat(number, conn)
+            del self.claims[number]
 
     async def _take_seat(self, number: int, conn: Connection) -> None:
         old = self.seats[number]
