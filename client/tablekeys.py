@@ -87,7 +87,7 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     TableKey(
         (("b", "back"),),
         "b",
-        "back: play your own turns again after being away",
+        "back: play your own turns again after being away (while away, any key does it)",
         "Back",
         7,
         8,
