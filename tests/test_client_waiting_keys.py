@@ -1,9 +1,10 @@
-"""The creator's keys for a friend who lost the connection, through the client app against a
-real server: `f` has the seat played for at once, `a` gives an absent player's seat to a bot;
-and what the keys say where they do not apply."""
+"""The keys for a friend who lost the connection, through the client app against a real
+server: the creator's `f` has the seat played for at once and `a` gives an absent player's seat
+to a bot; with the creator gone `f` is a vote; and the countdown as the players panel draws it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from clientkit import (
@@ -17,6 +18,9 @@ from clientkit import (
 )
 from netclient import NetClient, start_server
 from tonk.client.dialogs import ConfirmModal
+from tonk.client.state import PlayerInfo, TableState
+from tonk.client.widgets import player_lines
+from tonk.shared.rules import HouseRules
 
 
 def player_named(app, name):
@@ -109,3 +113,21 @@ async def test_with_the_creator_gone_f_is_a_vote_and_says_so(tmp_path: Path) -> 
             await wait_for(pilot, lambda: player_named(app, "Alice").away, "Alice played for")  # type: ignore[union-attr]
             await bob.close()
             await carol.close()
+
+
+def test_the_countdown_and_the_votes_as_the_players_panel_draws_them() -> None:
+    players = (
+        PlayerInfo(0, "Ann"),
+        PlayerInfo(1, "Bob", connected=False, played_for_at=1000.0 + 107, votes=("Ann",)),
+        PlayerInfo(2, "Cy"),
+    )
+    state = TableState("1", "t", HouseRules(), 1, "chips", 0, players, playing=True)
+    wide = [line.plain for line in player_lines(state, now=1000.0, width=80)]
+    assert wide[2:4] == [
+        "  Bob lost the connection: played for in 1:47",
+        "    voted to play for now: Ann",
+    ]
+    narrow = [line.plain for line in player_lines(state, now=1000.0, width=44)]
+    assert narrow[2:4] == ["  Bob lost the connection:", "    played for in 1:47"]
+    waiting = replace(state, playing=False)
+    assert "seat given up in 0:07" in player_lines(waiting, now=1100.0, width=80)[2].plain
