@@ -55,7 +55,6 @@ class TableAway(TableSeats):
                 raise RequestError.refused(exc) from None
             if vote.now:
                 log.info("table %d: %s's seat played for now", self.id, seat.name)
-                seat.votes.clear()
                 seat.disconnected_at = None
                 await self.set_away(absent, True)
             else:

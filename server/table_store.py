@@ -66,6 +66,7 @@ class TableStore(TableCore):
             return
         seat.away = away
         if away:
+            seat.votes.clear()  # played for now: nothing more to vote on
             self.begin_absence(number)
         ops = [st.set_away(self.id, number, away)]
         if self.paused is not None:
