@@ -72,6 +72,7 @@ class ClientConfig:
     bot_strategies: tuple[str, ...] = ()  # each bot's strategy; empty: every bot `easy`
     rules: str = "classic"
     confirm_drop: bool = True  # ask before a drop
+    bell: bool = True  # ring the terminal bell once when our turn waits untouched
     bot_pause: float | None = None
     hands: int | None = None  # the practice table's session length (None: no end)
     seed: int | None = None
@@ -138,7 +139,10 @@ class TonkApp(KeyedApp):
         self._claims: SeatTokens | None = None  # the tokens file whose names we claimed
         self.lobby = LobbyScreen()
         self.table_screen = TableScreen(
-            config.style, practice=config.practice, confirm_drop=config.confirm_drop
+            config.style,
+            practice=config.practice,
+            confirm_drop=config.confirm_drop,
+            bell=config.bell,
         )
         where = (
             "Starting a practice table..."

@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="drop at once on k, without asking first (the question's a key does the same)",
     )
+    parser.add_argument(
+        "--no-bell",
+        dest="bell",
+        action="store_false",
+        help="never ring the terminal bell (it rings once when your turn has waited a while)",
+    )
     practice = parser.add_argument_group("practice table (no address)")
     practice.add_argument(
         "--bots",
@@ -149,6 +155,7 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
         style=style,
         theme=args.theme,
         confirm_drop=args.confirm_drop,
+        bell=args.bell,
     )
     if args.address:
         config.host, config.port = parse_address(args.address)

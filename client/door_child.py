@@ -125,7 +125,9 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
         return await links.open()
 
     style = CardStyle(ascii=args.ascii, colour="NO_COLOR" not in os.environ)
-    config = ClientConfig(name=args.name, host=args.server, style=style, join=args.join)
+    config = ClientConfig(
+        name=args.name, host=args.server, style=style, join=args.join, bell=args.bell
+    )
     config.guest = True  # (no computer account here: the door keeps seats by name)
     if args.port:  # the door's: what the player typed, for any line that names the server
         config.port = args.port
@@ -192,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--table-name", default="practice")
     parser.add_argument("--join", default=None)
     parser.add_argument("--ascii", action="store_true")
+    parser.add_argument("--no-bell", dest="bell", action="store_false")
     args = parser.parse_args(argv)
     errors = error_pipe(args.errors)
     # Python's own error output (an exception here, a warning) goes to the door's log, not to

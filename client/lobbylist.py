@@ -102,4 +102,5 @@ def table_info(data: m.TableSummary) -> TableInfo:
         spectators=data.spectators,
         players=players,
         bots=len(seated) - len(players),
+        bot_seats=tuple(p.seat for p in data.players if p.kind is m.SeatKind.BOT),
     )

@@ -18,6 +18,7 @@ from tonk.shared.history import HistoryStep
 from tonk.shared.ledger import LedgerEntry
 from tonk.shared.records import replaced
 from tonk.shared.rules import HouseRules, RulesError
+from tonk.shared.waiting import away_text
 
 from .lobbylist import LobbyList, named
 from .render import CardStyle, ending_line, payment_lines
@@ -54,6 +55,7 @@ TableNews = (
     | m.ChatLine
     | m.HistoryPage
     | m.HistoryHandSteps
+    | m.AwaySummary
 )
 
 CLIENT_NAME = "tonk-client 0.1.0"
@@ -340,6 +342,8 @@ class ClientModel:
                 self._on_history(message)
             case m.HistoryHandSteps():
                 self._on_history_hand(message)
+            case m.AwaySummary():
+                self._on_away_summary(message)
             case _:
                 pass  # a welcome or a pong after the handshake: nothing to show
 
@@ -486,6 +490,12 @@ class ClientModel:
         if self.table is None or self.table.table_id != table_id:
             self.table = TableSeen(table_id, None)
             self.log.clear()
+        elif self.table.seat is not None:
+            # Our seat went to a bot while we were away: we watch the table from now on.
+            self.table.seat = None
+            if self.tokens is not None:
+                self.tokens.forget(self.address, table_id, self.name)
+            self.log.add(Text("Your seat was given to a bot: you are watching.", style="bold"))
         self.token = None
 
     def _on_left(self, message: m.Left) -> None:
@@ -511,6 +521,7 @@ class ClientModel:
             for line in seat_news(old.players, info.players, table.seat):
                 self.log.add(Text(line))
         table.info = info
+        table.info_at = self.clock()
         table.rules = self._read_rules(info.rules)
         table.ledger.seated(info.players)
         if old is None:
@@ -570,8 +581,15 @@ class ClientModel:
         names = self._names()
         live = start > 0
 
+        told_hand, told = table.played_for
+        told = told if told_hand == hand else frozenset()
+        index = start
+
         def played_for(seat: int | None) -> bool:
-            return self._played_for(table, seat, live)
+            # (a move the server said it made for us while we were away: `away_summary`)
+            if index in told and seat == table.seat:
+                return True
+            return self._played_for(table, seat, live and index not in told)
 
         events = message.events
         for index, event in enumerate(events, start=start):
@@ -710,6 +728,18 @@ class ClientModel:
         self.report(
             HandReplayed(message.table, message.hand, message.seat, shown, tuple(steps), unit)
         )
+
+    def _on_away_summary(self, message: m.AwaySummary) -> None:
+        """Back from away: what happened meanwhile, in the log; and which moves of the hand
+        in play were made for us, so that the log says so when the hand is sent again."""
+        table = self._table_of(message)
+        if table is None:
+            return
+        table.played_for = (message.hand, frozenset(message.played_for))
+        unit = table.info.unit if table.info is not None else ""
+        text = away_text(message.turns, message.hands, message.net, unit, self.name)
+        self.log.add(Text(text, style="bold"))
+        self._publish()
 
     def _on_chat(self, message: m.ChatLine) -> None:
         table = self._table_of(message)

@@ -29,6 +29,7 @@ class TableInfo:
     players: tuple[str, ...] = ()  # the people seated, by seat (not the bots)
     mine: bool = False  # we hold a seat there (enter takes it back)
     bots: int = 0  # the seats bots play
+    bot_seats: tuple[int, ...] = ()  # which seats those are
 
     @property
     def playing(self) -> bool:
@@ -54,6 +55,10 @@ class PlayerInfo:
     connected: bool = True
     away: bool = False
     bot: bool = False
+    #: A player who lost the connection: when (the client's monotonic clock) the table plays
+    #: for the seat (before the start: gives it up); and who has voted to play for it now.
+    played_for_at: float | None = None
+    votes: tuple[str, ...] = ()
 
 
 @record
@@ -89,6 +94,7 @@ class TableState:
     session_over: bool = False
     paused: str = ""  # why the server has paused play (it cannot save the game), or ""
     seats: int = 0  # how many seats the table has (taken or not)
+    turn_timer: float | None = None  # the table's turn timer, seconds (None: none)
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

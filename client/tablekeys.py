@@ -105,11 +105,42 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     TableKey(
         (("b", "back"),),
         "b",
-        "back: play your own turns again after being away",
+        "back: play your own turns again after being away (while away, any key does it)",
         "Back",
         7,
         8,
         hidden="You are not away: your turns are yours to play.",
+    ),
+    TableKey(
+        (("f", "play_for_now"),),
+        "f",
+        "play for now: have the seat of a player who lost the connection played for at once,"
+        " not after the wait (the table's creator decides; with no creator here, the players"
+        " vote and a majority decides)",
+        "Play for",
+        7,
+        5,
+        hidden="Nobody at the table has lost the connection.",
+    ),
+    TableKey(
+        (("a", "seat_to_bot"),),
+        "a",
+        "give an absent player's seat to a bot (the table's creator; their balance stays"
+        " under their name, and they may come back to watch or take a bot's seat)",
+        "To a bot",
+        7,
+        2,
+        hidden="Only the table's creator gives a seat to a bot, and only an absent player's.",
+    ),
+    TableKey(
+        (("t", "take_bot_seat"),),
+        "t",
+        "take a bot's seat (watching): at once between hands, else as the hand ends; you"
+        " play from your own balance here, 0 if you are new (the bot's stays the bot's)",
+        "Take seat",
+        7,
+        6,
+        hidden="You take a bot's seat while watching a table where a bot plays.",
     ),
     TableKey((("c", "chat"),), "c", "chat with the table", "Chat", 10, 4),
     TableKey(

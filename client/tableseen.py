@@ -37,6 +37,11 @@ class TableSeen:
     # once, however often it arrives (a resync sends the whole hand again).
     logged_hand: int = 0
     logged_events: int = 0
+    # When (the model's clock) the last table map came: its countdowns count from then.
+    info_at: float = 0.0
+    # The events of a hand that were moves the server made for our seat while we were away
+    # (told by `away_summary`): (hand, event indexes).
+    played_for: tuple[int, frozenset[int]] = (0, frozenset())
 
     def away(self, seat: int) -> bool:
         """Whether a seat is shown away (played for) in the last table map."""
@@ -78,6 +83,7 @@ class TableSeen:
     def state(self, log: tuple[LogLine, ...]) -> TableState:
         """The table as the screens see it now, with the log's lines."""
         info = self.info
+        every = info.players if info is not None else ()
         players = tuple(
             PlayerInfo(
                 seat=player.seat,
@@ -85,8 +91,12 @@ class TableSeen:
                 connected=player.status is not _DISCONNECTED,
                 away=player.status is _AWAY,
                 bot=player.kind is _BOT,
+                played_for_at=(
+                    None if player.played_for_in is None else self.info_at + player.played_for_in
+                ),
+                votes=tuple(every[n].name or "" for n in player.votes if 0 <= n < len(every)),
             )
-            for i, player in enumerate(info.players if info is not None else ())
+            for i, player in enumerate(every)
             if player.kind is not _EMPTY
         )
         seat = self.seat
@@ -110,4 +120,5 @@ class TableSeen:
             session_over=self.session_over,
             paused=(info.paused or "") if info is not None else "",
             seats=info.seats if info is not None else len(players),
+            turn_timer=info.turn_timer if info is not None else None,
         )

@@ -19,6 +19,19 @@ def practice_table_name(name: str) -> str:
     return f"{name}'s practice"[:32]
 
 
+#: The word, anywhere in a command, that turns the terminal bell off (`ssh ... nobell`, or
+#: `ssh ... nobell practice 3`): the door's `tonk-client --no-bell`.
+NO_BELL = "nobell"
+
+
+def bell_choice(command: str | None) -> tuple[str | None, bool]:
+    """The command without the word `nobell`, and whether the bell rings (it does unless
+    the word was there)."""
+    if command is None or NO_BELL not in command.split():
+        return command, True
+    return " ".join(word for word in command.split() if word != NO_BELL), False
+
+
 @dataclass(frozen=True, slots=True)
 class DoorCommand:
     """What a guest asked for after the host: a practice table with `bots` bots, or the

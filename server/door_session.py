@@ -23,7 +23,13 @@ from typing import Any
 import asyncssh
 
 from .door_host import DoorLink
-from .door_request import DoorCommand, TerminalInfo, parse_command, practice_table_name
+from .door_request import (
+    DoorCommand,
+    TerminalInfo,
+    bell_choice,
+    parse_command,
+    practice_table_name,
+)
 
 log = logging.getLogger("tonk.server")
 
@@ -58,6 +64,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.chan: asyncssh.SSHServerChannel[bytes] | None = None
         self.terminal: TerminalInfo | None = None
         self.command: str | None = None
+        self.bell = True  # the terminal bell rings (the command's `nobell`: never)
         self.task: asyncio.Task[None] | None = None
         self.child: asyncio.subprocess.Process | None = None
         self.master = -1  # the pty's master side, while the child runs
@@ -101,6 +108,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     def session_started(self) -> None:
         assert self.chan is not None
+        self.command, self.bell = bell_choice(self.command)
         command, refusal = parse_command(self.command)
         if refusal is not None:
             self._say_and_exit(refusal, 1)
@@ -212,6 +220,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 argv += ["--join", command.table]
             if not terminal.utf8:
                 argv.append("--ascii")
+            if not self.bell:
+                argv.append("--no-bell")
             self.child = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=slave,

@@ -186,6 +186,18 @@ class Requests:
         elif isinstance(message, m.Rematch):
             self.host.require_storage()
             await self._at_table(conn).answer_rematch(conn, message.answer)
+        elif isinstance(message, m.PlayForNow):
+            await self._at_table(conn).play_for_now(conn, message.seat)
+        elif isinstance(message, m.TakeBotSeat):
+            # From the lobby, or watching that same table.
+            at = self.host.seating.table_of(conn)
+            if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
+                self._in_lobby(conn)
+            self.host.require_storage()
+            await self._table(message.table).take_bot_seat(conn, message.seat)
+        elif isinstance(message, m.SeatToBot):
+            self.host.require_storage()
+            await self._at_table(conn).seat_to_bot(conn, message.seat)
         else:  # pragma: no cover - the link answers every other type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
 

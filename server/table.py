@@ -11,8 +11,9 @@ change saved.
 
 The table is built in layers, one module each, every one importing only the one below it:
 table_core (state, messages), table_store (writes, pauses, restore), table_seats (sitting,
-watching, leaving, the start), table_play (actions, bots, settlement, the deal), table_rematch
-(the offer of a rematch once the session is over), and this loop.
+watching, leaving, the start), table_away (played for now, bots' seats taken and given),
+table_play (actions, bots, settlement, the deal), table_rematch (the offer of a rematch once
+the session is over), and this loop.
 """
 
 from __future__ import annotations
@@ -173,6 +174,9 @@ class Table(TableRematch):
                 if not self.attached():
                     # No hand for nobody: wait for somebody to come (a kick), or the end.
                     return wake - now
+            if self.claims:
+                await self.seat_claims()  # bots' seats asked for during the hand
+                return 0
             if self.next_hand_at is None:
                 self.next_hand_at = now + self.server.config.next_hand_delay
             if now >= self.next_hand_at:

@@ -33,6 +33,7 @@ from tonk.shared.rematch import RematchOffer
 from tonk.shared.rules import HouseRules
 from tonk.shared.server_messages import new_player_summary, new_table_summary
 from tonk.shared.session import SeatRecord, Session, SessionError, played_for_at, seat_status
+from tonk.shared.waiting import AwayTally
 
 from . import store as st
 from .connection import Connection, encode_message
@@ -118,6 +119,10 @@ class Seat(SeatRecord):
     token_hash: str | None = None
     conn: Connection | None = None
     disconnected_at: float | None = None
+    # The seats whose players voted to play for this one now (its player lost the link).
+    votes: set[int] = field(default_factory=set)
+    # What the table did for the seat since its player went (told them when they are back).
+    tally: AwayTally | None = None
 
     @property
     def status(self) -> SeatStatus:
@@ -160,6 +165,11 @@ class TableCore:
     # (hand number, events) of the hand in play that everybody at the table has been sent:
     # behind the hand while a change to it waits to be saved.
     told: tuple[int, int] = (0, 0)
+    # The hashes of tokens whose seats were given to bots, with the name that held each: its
+    # player is told so when they come back (kept until the server stops).
+    given_to_bots: dict[str, str] = field(default_factory=dict)
+    # Seats of bots that people asked for during a hand, taken as it ends: seat -> connection.
+    claims: dict[int, Connection] = field(default_factory=dict)
     paused: str | None = None  # why play is paused: the storage cannot be written
     # Once the session is over: the offer of a rematch (deadline in loop time), if one was made.
     rematch: RematchOffer | None = None
@@ -293,6 +303,14 @@ class TableCore:
 
     # -- what everybody sees ------------------------------------------------------------------
 
+    def played_for_in(self, seat: Seat) -> float | None:
+        """Seconds until a disconnected player's seat is played for (before the start: given
+        up); None for any other seat."""
+        disconnected_at = seat.disconnected_at
+        if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN:
+            return None
+        return round(max(0.0, disconnected_at + self.server.config.grace - self.now), 1)
+
     def summary(self) -> TableSummary:
         config = self.config
         balances = self.ledger.balances
@@ -326,6 +344,8 @@ class TableCore:
                     status=seat.status,
                     stake=seat.stake,
                     balance=balances.get(seat.name, 0) if seat.name else 0,
+                    played_for_in=self.played_for_in(seat),
+                    votes=tuple(sorted(seat.votes)),
                 )
                 for number, seat in enumerate(self.seats)
             ),

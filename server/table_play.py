@@ -37,8 +37,8 @@ from tonk.shared.words import plural
 
 from . import store as st
 from .connection import Connection
+from .table_away import TableAway
 from .table_core import BOT, FINISHED, HUMAN, PLAYING, RequestError, Seat
-from .table_seats import TableSeats
 
 log = logging.getLogger("tonk.server")
 
@@ -102,7 +102,7 @@ class Pending:
     announce: bool  # the seat was just marked away: the table goes out after the move
 
 
-class TablePlay(TableSeats):
+class TablePlay(TableAway):
     """Actions applied to the hand in play, saved, then told to everybody."""
 
     __slots__ = ()
@@ -214,6 +214,11 @@ class TablePlay(TableSeats):
         self.server.lobby.changed(self.id)  # the hands played and the balances
         self.hand_settled = True
         self.turn_seat = None
+        names = settle.names
+        winner = " and ".join(names[n] for n in settle.settlement.winners) or None
+        for seat in self.seats:
+            if seat.tally is not None:
+                seat.tally.hand_ended(self.hand_number, winner)
         log.info(
             "table %d: hand %d ends (%s): %s",
             self.id,
@@ -425,12 +430,18 @@ class TablePlay(TableSeats):
         )
 
     async def play_for(self, number: int, hand: Hand, action: Action) -> None:
-        """Apply the move a bot chose for seat `number`; a fallback move if it is illegal."""
+        """Apply the move a bot chose for seat `number`; a fallback move if it is illegal. A
+        move made for a player away is counted for them (`tell_away`)."""
+        start = len(hand.events)
         try:
             await self.apply(action)
         except IllegalAction as exc:
             log.error("table %d: bot in seat %d chose %s: %s", self.id, number, action, exc.reason)
             await self.apply(fallback(number, hand.legal_actions(number)))
+        tally = self.seats[number].tally
+        if tally is not None:
+            turn = sum(1 for event in hand.events[:start] if event.kind == "turn")
+            tally.played(self.hand_number, turn, range(start, len(hand.events)))
 
 
 def _log_failed_offer(future: asyncio.Future[None]) -> None:

@@ -10,7 +10,7 @@ import time
 
 from tonk.shared import protocol as p
 from tonk.shared.bots import BOT_STRATEGIES, make_bot
-from tonk.shared.messages import ChatLine, Left, Seated, TableMessage, Watching
+from tonk.shared.messages import AwaySummary, ChatLine, Left, Seated, TableMessage, Watching
 from tonk.shared.session import (
     SessionError,
     bot_name,
@@ -119,6 +119,13 @@ class TableSeats(TableStore):
                 None,
             )
             if number is None:
+                given = self.given_to_bots.get(wanted)
+                if given is not None:
+                    raise RequestError(
+                        p.BAD_TOKEN,
+                        f"{given}'s seat was given to a bot while you were away; watch the "
+                        "table, or take a bot's seat between hands",
+                    )
                 raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
             if conn.table is self and conn.seat is not None and conn.seat != number:
                 raise RequestError(p.ALREADY_AT_TABLE, "you hold another seat at this table")
@@ -133,6 +140,7 @@ class TableSeats(TableStore):
                 self.server.lobby.arrived(old)
             seat.conn = conn
             seat.disconnected_at = None
+            seat.votes.clear()
             await self.set_away(number, False)
             self.server.seating.put(conn, self, number)
             conn.reply(Seated(self.id, number, token))
@@ -140,6 +148,7 @@ class TableSeats(TableStore):
             log.info("table %d: %s resumes seat %d", self.id, seat.name, number)
             self.broadcast_table()
             self.send_ledger(conn)
+            self.tell_away(number)
             if self.hand is not None:
                 conn.send(self.update_message(number, 0))
             self.returned(conn)
@@ -180,11 +189,14 @@ class TableSeats(TableStore):
         async with self.lock:
             number = conn.seat
             self.server.seating.clear(conn)
+            for claimed in [n for n, c in self.claims.items() if c is conn]:
+                del self.claims[claimed]
             if number is None:
                 self.spectators.discard(conn)
             elif 0 <= number < len(self.seats) and self.seats[number].conn is conn:
                 seat = self.seats[number]
                 seat.conn = None
+                self.begin_absence(number)
                 if self.state == WAITING and leaving:
                     await self.free_seat(number)
                 elif self.state == PLAYING and leaving:
@@ -323,12 +335,28 @@ class TableSeats(TableStore):
         if not self.seats[number].away:
             return
         await self.set_away(number, False)
+        self.tell_away(number)
         if self.hand is not None and not self.hand.ended and self.hand.turn == number:
             # Back during its own turn: a fresh turn clock, or a timer that ran out would
             # make the seat away again at once and play the rest of the turn for it.
             self.turn_started = self.now
         self.broadcast_table(answer)
         self.kick()
+
+    # -- what happened while a player was away ---------------------------------------------
+
+    def tell_away(self, number: int) -> None:
+        """Seat `number`'s player is back: they are told what happened while they were gone
+        (if anything did), and the count starts again."""
+        seat = self.seats[number]
+        tally, seat.tally = seat.tally, None
+        if tally is None or not tally.anything or seat.conn is None:
+            return
+        assert seat.name is not None
+        net = self.ledger.balances.get(seat.name, 0) - tally.balance
+        hand = self.hand_number if tally.hand == self.hand_number else 0
+        played_for = tuple(tally.played_for) if hand else ()
+        seat.conn.send(AwaySummary(self.id, tally.turns, tuple(tally.hands), net, hand, played_for))
 
 
 def _log_failed_write(future: asyncio.Future[None]) -> None:

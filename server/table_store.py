@@ -16,6 +16,7 @@ from tonk.shared.hand import HandRecord
 from tonk.shared.ledger import Ledger, LedgerEntry
 from tonk.shared.messages import SEAT_KINDS, TABLE_STATES, Error, SessionEndReason
 from tonk.shared.rematch import RematchOffer
+from tonk.shared.waiting import AwayTally
 
 from . import store as st
 from .table_core import (
@@ -50,6 +51,14 @@ class TableStore(TableCore):
                 f"the server could not save that ({without_paths(str(exc))}); nothing was changed",
             ) from None
 
+    def begin_absence(self, number: int) -> None:
+        """Seat `number`'s player went (lost the link, left, or missed a turn) during the
+        session: what the table does for the seat from now on is counted for them."""
+        seat = self.seats[number]
+        if self.state == PLAYING and seat.kind == HUMAN and seat.tally is None:
+            assert seat.name is not None
+            seat.tally = AwayTally(self.ledger.balances.get(seat.name, 0))
+
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
         on disk: after a restart a seat away is played for at once, with no new grace period.
@@ -58,6 +67,9 @@ class TableStore(TableCore):
         if seat.away == away:
             return
         seat.away = away
+        if away:
+            seat.votes.clear()  # played for now: nothing more to vote on
+            self.begin_absence(number)
         ops = [st.set_away(self.id, number, away)]
         if self.paused is not None:
             # Queued behind the writes that wait for the storage, not waited for: the mark

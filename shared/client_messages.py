@@ -196,6 +196,25 @@ class Bye(ClientMessage):
     id: int | None = None
 
 
+@_message(p.PLAY_FOR_NOW)
+class PlayForNow(ClientMessage):
+    seat: int
+    id: int | None = None
+
+
+@_message(p.TAKE_BOT_SEAT)
+class TakeBotSeat(ClientMessage):
+    table: int
+    seat: int
+    id: int | None = None
+
+
+@_message(p.SEAT_TO_BOT)
+class SeatToBot(ClientMessage):
+    seat: int
+    id: int | None = None
+
+
 #: The client messages that are a core action (played for the sender's seat).
 Action: TypeAlias = Drop | DrawStock | TakeDiscard | Spread | Hit | Discard
 
@@ -254,6 +273,9 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
         Ping,
         Pong,
         Bye,
+        PlayForNow,
+        TakeBotSeat,
+        SeatToBot,
     )
 }
 

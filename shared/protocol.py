@@ -75,6 +75,9 @@ DISCARD = "discard"
 PING = "ping"
 PONG = "pong"
 BYE = "bye"
+PLAY_FOR_NOW = "play_for_now"
+TAKE_BOT_SEAT = "take_bot_seat"
+SEAT_TO_BOT = "seat_to_bot"
 
 #: The messages that are a core action, played for the sender's seat.
 ACTION_TYPES = frozenset({DROP, DRAW_STOCK, TAKE_DISCARD, SPREAD, HIT, DISCARD})
@@ -96,6 +99,7 @@ LEDGER = "ledger"
 LOBBY = "lobby"
 # CHAT, PING and PONG go both ways, and HISTORY and HISTORY_HAND are answered in kind.
 GOODBYE = "goodbye"
+AWAY_SUMMARY = "away_summary"
 
 # -- error codes -----------------------------------------------------------------------------
 # Framing and shape: always fatal (the connection is closed after the error).
@@ -400,6 +404,9 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     PING: {"n": _i(0, 2**53)},
     PONG: {"n": _i(0, 2**53)},
     BYE: {},
+    PLAY_FOR_NOW: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
+    TAKE_BOT_SEAT: {"table": _TABLE_ID, "seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
+    SEAT_TO_BOT: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
 }
 
 #: The top-level fields of every message the server sends (nested maps are described in
@@ -514,6 +521,14 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     PING: {"n": _i(0, 2**53)},
     PONG: {"n": _i(0, 2**53), "reply_to": _ID},
     GOODBYE: {"reason": _s(64, required=True), "message": _s(4096, required=True)},
+    AWAY_SUMMARY: {
+        "table": _TABLE_ID,
+        "turns": _i(0, MAX_ID, required=True),
+        "hands": Field("list", True),
+        "net": _i(-(2**53), 2**53, required=True),
+        "hand": _i(0, MAX_ID, required=True),
+        "played_for": Field("list", True),
+    },
 }
 
 

@@ -39,9 +39,13 @@ class PlayerSummary:
     status: SeatStatus
     stake: int
     balance: int
+    # A disconnected player's seat: seconds until it is played for (or, before the start,
+    # given up); the players who voted to play for it now. Sent only when there are some.
+    played_for_in: float | None = None
+    votes: tuple[int, ...] = ()
 
     def to_wire(self) -> Wire:
-        return {
+        out: Wire = {
             "seat": self.seat,
             "name": self.name,
             "kind": self.kind,
@@ -50,6 +54,11 @@ class PlayerSummary:
             "stake": self.stake,
             "balance": self.balance,
         }
+        if self.played_for_in is not None:
+            out["played_for_in"] = self.played_for_in
+        if self.votes:
+            out["votes"] = list(self.votes)
+        return out
 
     @classmethod
     def from_wire(cls, data: Wire) -> PlayerSummary:
@@ -61,6 +70,8 @@ class PlayerSummary:
             status=SeatStatus(data["status"]),
             stake=data["stake"],
             balance=data["balance"],
+            played_for_in=data.get("played_for_in"),
+            votes=tuple(data.get("votes", ())),
         )
 
 
@@ -597,6 +608,43 @@ class ChatLine(ServerMessage):
     reply_to: int | None = None
 
 
+@_message(p.AWAY_SUMMARY)
+class AwaySummary(ServerMessage):
+    """What happened while a player was away (sent to them alone, as they come back): the
+    turns played for them, the hands that ended meanwhile (number, winner's name or None),
+    their net since, and the events of hand `hand` (the one in play) that were moves made for
+    them."""
+
+    table: int
+    turns: int
+    hands: tuple[tuple[int, str | None], ...]
+    net: int
+    hand: int
+    played_for: tuple[int, ...]
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": p.AWAY_SUMMARY,
+            "table": self.table,
+            "turns": self.turns,
+            "hands": [[number, winner] for number, winner in self.hands],
+            "net": self.net,
+            "hand": self.hand,
+            "played_for": list(self.played_for),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> AwaySummary:
+        return cls(
+            data["table"],
+            data["turns"],
+            tuple((number, winner) for number, winner in data["hands"]),
+            data["net"],
+            data["hand"],
+            tuple(data["played_for"]),
+        )
+
+
 @_message(p.PING)
 class ServerPing(ServerMessage):
     n: int | None = None
@@ -638,6 +686,7 @@ SERVER_TYPES: dict[str, type[ServerMessage]] = {
         HistoryPage,
         HistoryHandSteps,
         ChatLine,
+        AwaySummary,
         ServerPing,
         ServerPong,
         Goodbye,

@@ -18,6 +18,7 @@ from .hand import Cut, Hand, cut_for_deal
 from .ledger import Ledger, Payments
 from .rules import HouseRules, StakeMode
 from .settlement import Settlement
+from .waiting import Vote, votes_needed
 from .wire import SEAT_STATUSES, SeatKind, SeatStatus
 
 #: The fewest players a session is played with.
@@ -203,6 +204,49 @@ def past_grace(disconnected_at: float, grace: float, now: float, started: bool) 
     if now < disconnected_at + grace:
         return None
     return Absence.AWAY if started else Absence.FREED
+
+
+def play_for_now(
+    asker: int,
+    absent: int,
+    statuses: Sequence[SeatStatus],
+    here: Sequence[bool],
+    names: Sequence[str],
+    creator: int | None,
+    votes: frozenset[int],
+) -> Vote:
+    """Seat `asker` asks that seat `absent`, whose player lost the connection, be played for
+    now rather than after the grace period. The table's creator decides alone while connected
+    in a seat; with no creator here, each connected player has a vote and a majority decides.
+    SessionError if the seat is not waiting for its player or the asker may not ask."""
+    if not 0 <= absent < len(statuses):
+        raise SessionError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(statuses) - 1}")
+    status = statuses[absent]
+    name = names[absent]
+    if status is SeatStatus.AWAY:
+        raise SessionError(p.BAD_VALUE, f"{name}'s seat is played for already", "seat")
+    if status is not SeatStatus.DISCONNECTED:
+        what = {
+            SeatStatus.CONNECTED: f"{name} is here",
+            SeatStatus.BOT: f"seat {absent} is a bot's",
+        }.get(status, f"seat {absent} is empty")
+        raise SessionError(
+            p.BAD_VALUE, f"{what}: only a seat whose player lost the connection", "seat"
+        )
+    creator_here = creator is not None and 0 <= creator < len(here) and here[creator]
+    if creator_here:
+        if asker != creator:
+            assert creator is not None
+            raise SessionError(
+                p.NOT_CREATOR,
+                f"only the table's creator, {names[creator]}, may have a seat played for now",
+            )
+        return Vote(True, frozenset({asker}), 1)
+    if asker in votes:
+        raise SessionError(p.BAD_VALUE, f"you have voted to play for {name} already", "seat")
+    needed = votes_needed(here, absent)
+    counted = frozenset(n for n in votes | {asker} if 0 <= n < len(here) and here[n])
+    return Vote(len(counted) >= needed, counted, needed)
 
 
 # (Module names: reading a member off an Enum class is slow in Python 3.11, and a table asks

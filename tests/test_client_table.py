@@ -96,7 +96,7 @@ async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
                 await wait_for(pilot, lambda: my_turn(app), "our first turn")
                 await wait_for(pilot, lambda: me_away(app), "our seat shown away")
                 line = players.line_text(0)
-                assert "Tester" in line and "(you)" in line and "away (b: back)" in line
+                assert "Tester" in line and "(you)" in line and "away (any key)" in line
                 # The move the table made for us is logged as made for us, not as ours.
                 await wait_for(pilot, lambda: "Played for you: " in log_text(app), "the log")
                 assert "You drew" not in log_text(app) and "You took" not in log_text(app)
@@ -248,7 +248,7 @@ def test_the_status_line_says_what_you_may_do_and_whose_turn_it_is() -> None:
     assert turn_message(waiting) == "Bix (bot) to play. You are next."
     assert turn_message(_state(_view(turn=1))) == "Ada (bot) to play."
     assert turn_message(_state(_view(turn=1), away=True)) == (
-        "You are away (b: back). Ada (bot) to play."
+        "You are away: your turns are played for you. Press any key to come back."
     )
     ended = _state(_view(phase="ended", hand="Ks"))
     assert turn_message(ended).startswith("The hand is over")
@@ -381,7 +381,7 @@ def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     state = _state(_view(card_counts=[5, 4, 5]), away=True)
     lines = [line.plain for line in player_lines(state)]
     # Your own name, as the ledger and the chat show it, marked as you.
-    assert lines[0] == "▶ Kim          5 cards (you) away (b: back)"
+    assert lines[0] == "▶ Kim          5 cards (you) away (any key)"
     assert lines[1] == "  Ada (bot)    4 cards bot"
     assert lines[2] == "  Bix (bot)  D 5 cards bot"
     ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]

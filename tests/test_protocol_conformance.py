@@ -328,6 +328,42 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         cut = await dave.expect(p.CUT)
         assert cut["dealer"] in (0, 1) and all(len(r) == 2 for r in cut["rounds"])
         await dave.expect(p.UPDATE)
+        # Waiting for a friend: Erin takes the bot's seat as the hand ends (asked during it,
+        # the answer is the table, and `seated` follows); Dave's lost seat is played for now,
+        # and Dave back is told what happened meanwhile.
+        erin = await hello(server, "Erin")
+        clients.append(erin)
+        asked = await to(erin, {"type": p.TAKE_BOT_SEAT, "table": bots, "seat": 1}, p.TABLE)
+        assert asked["table"]["id"] == bots
+        assert any(m["type"] == p.WATCHING for m in erin.received)  # she watches meanwhile
+        dave_token = dave.token
+        await dave.play_until(lambda m: m["type"] == p.HAND_END, timeout=60)
+        took = await erin.expect(p.SEATED)
+        assert took["seat"] == 1 and "reply_to" not in took
+        await erin.expect(p.UPDATE, lambda m: m["hand"] == 2)
+        await dave.close()
+        await erin.expect(p.TABLE, lambda m: m["table"]["players"][0]["status"] == "disconnected")
+        now = await to(erin, {"type": p.PLAY_FOR_NOW, "seat": 0}, p.TABLE)
+        assert now["table"]["players"][0]["status"] == "away"
+        dave2 = await hello(server, "Dave")
+        clients.append(dave2)
+        await erin.play_until(
+            lambda m: (
+                m["type"] == p.UPDATE
+                and any(e["seat"] == 0 and e["kind"] == "discard" for e in m["events"])
+            ),
+            timeout=60,
+        )
+        await dave2.request({"type": p.RESUME, "table": bots, "token": dave_token}, p.SEATED)
+        news = await dave2.expect(p.AWAY_SUMMARY)
+        assert news["table"] == bots and news["turns"] >= 1
+        await dave2.close()
+        await erin.expect(p.TABLE, lambda m: m["table"]["players"][0]["status"] == "disconnected")
+        # With Dave (the creator) gone, Erin's vote is the majority; then she may not give the
+        # seat to a bot (only the creator may): refused, as the document says.
+        sent.add(p.SEAT_TO_BOT)
+        await erin.send({"type": p.SEAT_TO_BOT, "seat": 0})
+        await erin.expect_error(p.NOT_CREATOR)
         # Silence brings a ping from the server.
         ping = await carol.expect(p.PING, timeout=5)
         assert ping["n"] >= 1
@@ -337,7 +373,7 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         await alice.expect_closed()
         assert not [m for m in alice.received if m["type"] == p.ERROR]
         await server.close()
-        goodbye = await dave.expect(p.GOODBYE)
+        goodbye = await erin.expect(p.GOODBYE)
         assert goodbye["reason"] == p.SERVER_SHUTTING_DOWN and "shutting down" in goodbye["message"]
 
     all_valid(*clients)
@@ -833,6 +869,9 @@ VALID: dict[str, dict[str, Any]] = {
     p.DISCARD: {"card": "As"},
     p.PING: {},
     p.PONG: {},
+    p.PLAY_FOR_NOW: {"seat": 0},
+    p.TAKE_BOT_SEAT: {"table": 1, "seat": 0},
+    p.SEAT_TO_BOT: {"seat": 0},
 }
 
 

@@ -410,6 +410,18 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
     ),
     ({"type": p.LOBBY, "tables": [], "removed": [3, 4]}, m.LobbyChanges((), (3, 4))),
     (
+        {
+            "type": p.AWAY_SUMMARY,
+            "table": 1,
+            "turns": 3,
+            "hands": [[7, "Ann"], [8, None]],
+            "net": -2,
+            "hand": 9,
+            "played_for": [4, 5],
+        },
+        m.AwaySummary(1, 3, ((7, "Ann"), (8, None)), -2, 9, (4, 5)),
+    ),
+    (
         {"type": p.TABLES, "after": 0, "more": False, "total": 0, "tables": []},
         m.Tables((), 0, False, 0),
     ),
@@ -494,6 +506,9 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.PONG}, m.Pong()),
     ({"type": p.PONG, "n": 4}, m.Pong(4)),
     ({"type": p.BYE}, m.Bye()),
+    ({"type": p.PLAY_FOR_NOW, "seat": 1}, m.PlayForNow(1)),
+    ({"type": p.TAKE_BOT_SEAT, "table": 7, "seat": 2, "id": 3}, m.TakeBotSeat(7, 2, id=3)),
+    ({"type": p.SEAT_TO_BOT, "seat": 0}, m.SeatToBot(0)),
 ]
 
 

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Label, Static
 from tonk.shared import messages as m
 from tonk.shared.words import amount_text, plural
 
-from ..dialogs import CreateTableScreen, HelpScreen
+from ..dialogs import ConfirmModal, CreateTableScreen, HelpScreen
 from ..messages import Request
 from ..state import TableInfo
 from ..tablerequest import TableRequest
@@ -190,7 +190,27 @@ class LobbyScreen(Screen[None]):
         self.action_sit()
 
     def action_sit(self) -> None:
+        info = self.selected()
+        if info is not None and info.playing and not info.mine and info.bot_seats:
+            self._offer_a_bots_seat(info)
+            return
         self._ask_at_selected(m.Sit, "There is no table to sit at: press n to create one.")
+
+    def _offer_a_bots_seat(self, info: TableInfo) -> None:
+        """A game under way where bots play: a late friend may take a bot's seat."""
+        seat = info.bot_seats[0]
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(Request(m.TakeBotSeat(info.number, seat)))
+
+        seats = "a seat" if info.bots == 1 else "seats"
+        question = (
+            f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's seat?"
+            " You watch until the hand in play ends, then play from your own balance there (0 if"
+            " you are new to it; the bot's stays the bot's). No: w watches."
+        )
+        self.app.push_screen(ConfirmModal(question), answered)
 
     def action_watch(self) -> None:
         self._ask_at_selected(m.Watch, "There is no table to watch.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from textual import events, on
@@ -13,12 +14,13 @@ from textual.widgets import Input
 from tonk.shared import actions
 from tonk.shared import messages as m
 from tonk.shared.cards import Card, count
-from tonk.shared.view import NO_ACTIONS, LegalActions, why_not
+from tonk.shared.view import NO_ACTIONS, LegalActions, Phase, why_not
+from tonk.shared.waiting import bell_after, votes_needed
 
 from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
 from ..messages import Request
 from ..render import HAND_ORDERS, CardStyle, sort_hand
-from ..state import TableState
+from ..state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
 from ..widgets import (
     CentrePanel,
@@ -50,7 +52,13 @@ class TableScreen(Screen[None]):
 
     AUTO_FOCUS = None  # keys go to the table; the chat line takes focus only on `c`
 
-    def __init__(self, style: CardStyle, practice: bool = False, confirm_drop: bool = True) -> None:
+    def __init__(
+        self,
+        style: CardStyle,
+        practice: bool = False,
+        confirm_drop: bool = True,
+        bell: bool = True,
+    ) -> None:
         super().__init__()
         self.card_style = style
         self.practice = practice
@@ -59,6 +67,11 @@ class TableScreen(Screen[None]):
         self.state: TableState | None = None
         self.link_note = ""
         self._my_turn = False  # as last drawn: a selection ends with the player's turn
+        self.bell = bell  # ring once when our turn waits untouched (--no-bell: never)
+        self.back_asked = False  # a key pressed while away has asked to come back
+        self.last_key = 0.0  # when a key was last pressed (monotonic)
+        self.my_turn_since: float | None = None  # since when it is our turn (None: it is not)
+        self.rung = False  # the bell has rung this turn
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -107,6 +120,7 @@ class TableScreen(Screen[None]):
         if state is None:
             return
         self.state = state
+        self._follow_turn(state)
         self.query_one(PlayersPanel).state = state
         self.query_one(CentrePanel).state = state
         hand = self.query_one(HandView)
@@ -174,9 +188,41 @@ class TableScreen(Screen[None]):
         self.query_one(StatusBar).status = Status(self.state, message)
 
     def _tick(self) -> None:
-        # Only a running turn timer changes with time.
-        if self.state is not None and self.state.turn_deadline is not None:
+        # Only a running turn timer, a countdown for a player who lost the connection, and
+        # the bell for a turn left waiting change with time.
+        state = self.state
+        if state is None:
+            return
+        if state.turn_deadline is not None:
             self._status()
+        if any(player.played_for_at is not None for player in state.players):
+            self.query_one(PlayersPanel).state = state
+        self._ring_if_waiting(state)
+
+    def _ring_if_waiting(self, state: TableState) -> None:
+        """The terminal bell, once a turn: our turn has waited `bell_after` seconds with no
+        key pressed."""
+        since = self.my_turn_since
+        if not self.bell or self.rung or since is None or self.link_note:
+            return
+        me = state.player(state.seat) if state.seat is not None else None
+        if me is None or me.away:
+            return
+        if time.monotonic() - max(since, self.last_key) >= bell_after(state.turn_timer):
+            self.rung = True
+            self.app.bell()
+
+    def _follow_turn(self, state: TableState) -> None:
+        view = state.view
+        mine = view is not None and view.my_turn and view.phase is not Phase.ENDED
+        if mine and self.my_turn_since is None:
+            self.my_turn_since = time.monotonic()
+            self.rung = False
+        elif not mine:
+            self.my_turn_since = None
+        me = state.player(state.seat) if state.seat is not None else None
+        if me is None or not me.away:
+            self.back_asked = False
 
     def _show_link_note(self, note: str) -> None:
         self.link_note = note
@@ -211,6 +257,24 @@ class TableScreen(Screen[None]):
             if state is not None and state.seat is None:
                 return False  # watching: no hand to sort
             return True if state is not None else None
+        if action == "play_for_now":
+            return self._absent(connected=False) is not None and not self.link_note
+        if action == "seat_to_bot":
+            return (
+                state is not None
+                and state.creator
+                and state.playing
+                and self._absent(connected=True) is not None
+                and not self.link_note
+            )
+        if action == "take_bot_seat":
+            return (
+                state is not None
+                and state.seat is None
+                and not state.session_over
+                and any(p.bot for p in state.players)
+                and not self.link_note
+            )
         if action == "back":
             # Shown only while your seat is played for you.
             me = state.player(state.seat) if state is not None and state.seat is not None else None
@@ -226,10 +290,48 @@ class TableScreen(Screen[None]):
             )
         return True
 
+    def _absent(self, connected: bool) -> PlayerInfo | None:
+        """Another player who lost the connection (with `connected`: or is away): the seat
+        `f` (or `a`) is about; the first such whose seat we have not voted for yet."""
+        state = self.state
+        if state is None or not state.playing or (state.seat is None and not connected):
+            return None
+        me = state.player(state.seat) if state.seat is not None else None
+        mine = me.name if me is not None else ""
+        for player in state.players:
+            if player.seat == state.seat or player.bot:
+                continue
+            if not player.connected and player.played_for_at is not None:
+                if mine not in player.votes:
+                    return player
+            elif connected and (player.away or not player.connected):
+                return player
+        return None
+
+    def _voted(self, state: TableState) -> str:
+        """What `f` says when we have voted for every seat there is to vote for ("" if not)."""
+        me = state.player(state.seat) if state.seat is not None else None
+        for player in state.players:
+            if me is not None and not player.connected and me.name in player.votes:
+                return f"You have voted to play for {player.name} now: the others' votes decide."
+        return ""
+
     def on_key(self, event: events.Key) -> None:
-        """A game key that is greyed out is explained, never silently ignored."""
+        """A game key that is greyed out is explained, never silently ignored. While our
+        seat is played for us, any key brings us back."""
         if self.query_one("#chat", Input).has_focus:
             return
+        self.last_key = time.monotonic()
+        state = self.state
+        me = state.player(state.seat) if state is not None and state.seat is not None else None
+        if me is not None and me.away and not self.link_note:
+            if not self.back_asked:
+                self.back_asked = True
+                self.post_message(Request(m.Back()))
+            if event.key == "b":
+                event.stop()
+                event.prevent_default()
+                return
         hidden = HIDDEN_KEYS.get(event.key)
         if hidden is not None and self.check_action(hidden.action, ()) is not True:
             event.stop()
@@ -240,6 +342,8 @@ class TableScreen(Screen[None]):
                 message = "The session is over."
             elif event.key == "g" and state is not None and (state.playing or state.view):
                 message = STARTED
+            elif event.key == "f" and state is not None:
+                message = self._voted(state) or message
             self.notify(message)
             return
         move = MOVE_KEYS.get(event.key)
@@ -419,6 +523,59 @@ class TableScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.post_message(Request(m.Back()))
+
+    def action_play_for_now(self) -> None:
+        state = self.state
+        player = self._absent(connected=False)
+        if state is None or player is None:
+            return
+        self.post_message(Request(m.PlayForNow(player.seat)))
+        if state.creator:
+            self.notify(f"{player.name}'s seat is played for now.")
+            return
+        here = [p.connected and not p.bot for p in state.players]
+        needed = votes_needed(here, player.seat)
+        votes = len(player.votes) + 1
+        if votes >= needed:
+            self.notify(f"Your vote makes a majority: {player.name}'s seat is played for now.")
+        else:
+            self.notify(
+                f"You voted to play for {player.name} now: {votes} of the {needed} votes needed."
+            )
+
+    def action_seat_to_bot(self) -> None:
+        player = self._absent(connected=True)
+        if player is None:
+            return
+        seat, name = player.seat, player.name
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(Request(m.SeatToBot(seat)))
+                self.notify(f"{name}'s seat goes to a bot.")
+
+        self.app.push_screen(
+            ConfirmModal(
+                f"Give {name}'s seat to a bot? Their balance stays under their name; back, "
+                "they can watch, or take a bot's seat between hands, but not this seat with "
+                "its token."
+            ),
+            answered,
+        )
+
+    def action_take_bot_seat(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        bot = next((p for p in state.players if p.bot), None)
+        if bot is None:
+            return
+        self.post_message(Request(m.TakeBotSeat(int(state.table_id), bot.seat)))
+        when = "as this hand ends" if state.hand_in_play else "now"
+        self.notify(
+            f"You take {bot.name}'s seat {when}; you play from your own balance here (0 if "
+            "you are new), and the bot's stays the bot's."
+        )
 
     def _play(self, action: str) -> None:
         # The selection is left as it is: the cards played leave the hand (and the

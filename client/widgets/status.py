@@ -73,6 +73,10 @@ class StatusBar(LineWidget):
         super().refit()
 
 
+#: What the status line says while our seat is played for us.
+AWAY = "You are away: your turns are played for you. Press any key to come back."
+
+
 def turn_message(
     state: TableState,
     now: float | None = None,
@@ -87,6 +91,9 @@ def turn_message(
         return "The session is over."
     if state.paused:
         return f"Play is paused: {state.paused}"
+    me = state.player(state.seat) if state.seat is not None else None
+    if me is not None and me.away:
+        return AWAY
     if view is None:
         return waiting_message(state) if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:
@@ -95,8 +102,6 @@ def turn_message(
     if state.turn_deadline is not None:
         left = max(0, round(state.turn_deadline - (now if now is not None else time.monotonic())))
         timer = f" ({left}s)"
-    me = state.player(state.seat) if state.seat is not None else None
-    away = me is not None and me.away
     if view.my_turn:
         legal = view.legal() if legal is None else legal
         if view.phase is Phase.START:
@@ -114,8 +119,6 @@ def turn_message(
         return f"Your turn{timer}: " + " · ".join(keys)
     name = state.names()[view.turn] if view.turn < len(state.players) else "?"
     line = f"{name} to play{timer}."
-    if away:
-        return f"You are away (b: back). {line}"
     if state.seat is not None and view.plays_next == state.seat:
         line += " You are next."
     return line

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,6 +12,7 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from tonk.shared.cards import Card, count
 from tonk.shared.view import Phase, SeatView
+from tonk.shared.waiting import clock_text
 
 from ..render import (
     HAND_ORDERS,
@@ -18,7 +21,7 @@ from ..render import (
     hand_lines,
     spread_line,
 )
-from ..state import TableState
+from ..state import PlayerInfo, TableState
 from .lines import LineWidget
 
 
@@ -35,10 +38,13 @@ class PlayersPanel(LineWidget):
 
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
-            self.set_lines(player_lines(state, self.ascii_only) or [Text("Nobody is seated yet.")])
+            lines = player_lines(state, self.ascii_only, width=self.size.width)
+            self.set_lines(lines or [Text("Nobody is seated yet.")])
 
 
-def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
+def player_lines(
+    state: TableState, ascii_only: bool = False, now: float | None = None, width: int = 0
+) -> list[Text]:
     view = state.view
     lines: list[Text] = []
     # Your own name, as in the ledger and the chat, marked as you.
@@ -61,11 +67,33 @@ def player_lines(state: TableState, ascii_only: bool = False) -> list[Text]:
             line.append(" bot", style="dim")
         if not player.connected:
             line.append(" disconnected", style="bold red")
-        elif player.away:
+        elif player.away and seat == state.seat:
             line.append(" away", style="bold")
-            if seat == state.seat:
-                line.append(" (b: back)", style="dim")
+            line.append(" (any key)", style="dim")
+        elif player.away:
+            line.append(" away, played for", style="bold")
         lines.append(line)
+        if not player.connected and player.played_for_at is not None:
+            lines.extend(waiting_lines(state, player, now, width))
+    return lines
+
+
+def waiting_lines(
+    state: TableState, player: PlayerInfo, now: float | None = None, width: int = 0
+) -> list[Text]:
+    """How long the table waits for a player who lost the connection, counted down here
+    from the time left the server sent ("Bob lost the connection: played for in 1:47", on
+    two lines where one is too narrow), and who has voted to play for the seat now."""
+    assert player.played_for_at is not None
+    left = player.played_for_at - (time.monotonic() if now is None else now)
+    then = "played for" if state.playing else "seat given up"
+    lost, when = f"{player.name} lost the connection:", f"{then} in {clock_text(left)}"
+    if not width or len(lost) + len(when) + 3 <= width:
+        lines = [Text(f"  {lost} {when}", "italic")]
+    else:
+        lines = [Text(f"  {lost}", "italic"), Text(f"    {when}", "italic")]
+    if player.votes:
+        lines.append(Text(f"    voted to play for now: {', '.join(player.votes)}", "dim"))
     return lines
 
 
