@@ -975,8 +975,11 @@ async def test_a_guest_is_not_told_of_a_computer_account_at_a_table_in_play(
 ) -> None:
     async with running_door(tmp_path) as (server, door):
         ann = await NetClient.connect(server.port, "Ann")
+        bob = await NetClient.connect(server.port, "Bob")
         try:
-            await ann.create_table(None, name="Kitchen", seats=2)  # a bot: it starts
+            # Two people, no bot (a bot's seat would be offered instead): it starts.
+            table = await ann.create_table(name="Kitchen", seats=2)
+            await bob.request({"type": p.SIT, "table": table}, p.SEATED)
             conn, _ = await connect(door, "dee", new_key())
             async with conn:
                 process = await terminal(conn)
@@ -988,3 +991,4 @@ async def test_a_guest_is_not_told_of_a_computer_account_at_a_table_in_play(
                 assert "computer account" not in said
         finally:
             await ann.close()
+            await bob.close()
