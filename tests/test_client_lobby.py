@@ -342,11 +342,12 @@ async def test_watching_shows_no_hand_and_only_the_keys_a_spectator_has(tmp_path
             assert state is not None and state.seat is None
             assert state.view is not None and state.view.hand == ()
             assert app.table_screen.query_one(HandView).note == "You are watching this table."
-            # Only the keys that work for a spectator are on the key bar: no moves, no sort.
+            # Only the keys that work for a spectator are on the key bar: no moves, no sort;
+            # chat, the history, taking the bot's seat, help and leaving.
             for action in ("draw", "pickup", "drop", "spread", "hit", "discard", "order"):
                 assert app.table_screen.check_action(action, ()) is False, action
             shown = {entry.key for entry in app.table_screen.query_one(KeyBar).entries}
-            assert shown == {"c", "question_mark", "q"}, shown
+            assert shown == {"c", "l", "t", "question_mark", "q"}, shown
             await pilot.press("d")  # pressed anyway: it says why not
             await pilot.pause()
             assert any("You are watching" in n.message for n in app._notifications)
