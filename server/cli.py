@@ -16,7 +16,7 @@ from pathlib import Path
 from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
-from . import audit, names
+from . import audit, names, standings
 from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
 from .paths import default_db_path
@@ -28,7 +28,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         prog="tonk-server",
         description="Host Tonk tables on the LAN for tonk-client players.",
         epilog="The database, safe while a server runs: tonk-server ledger, tonk-server audit "
-        "and tonk-server replay TABLE HAND read it; tonk-server names lists the names claimed "
+        "and tonk-server replay TABLE HAND read it, tonk-server standings prints the standings "
+        "across nights; tonk-server names lists the names claimed "
         "at the SSH door, and tonk-server names release NAME frees one. Each has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
@@ -235,6 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return audit.main(argv)
     if argv and argv[0] == names.COMMAND:
         return names.main(argv)
+    if argv and argv[0] == standings.COMMAND:
+        return standings.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)

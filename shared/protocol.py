@@ -45,6 +45,8 @@ MAX_STAKE = 1_000_000
 LEDGER_HANDS = 200
 #: A `tables` page holds at most this many tables (and this many unless `limit` says fewer).
 PAGE_SIZE = 100
+#: A `standings` answer lists at most this many people, and as many bots (the first by rank).
+STANDINGS_ROWS = 500
 
 # -- message types, client to server ---------------------------------------------------------
 HELLO = "hello"
@@ -68,6 +70,7 @@ DISCARD = "discard"
 PING = "ping"
 PONG = "pong"
 BYE = "bye"
+STANDINGS = "standings"  # both ways: the request and its answer
 
 #: The messages that are a core action, played for the sender's seat.
 ACTION_TYPES = frozenset({DROP, DRAW_STOCK, TAKE_DISCARD, SPREAD, HIT, DISCARD})
@@ -379,6 +382,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     PING: {"n": _i(0, 2**53)},
     PONG: {"n": _i(0, 2**53)},
     BYE: {},
+    STANDINGS: {"period": _s(16)},
 }
 
 #: The top-level fields of every message the server sends (nested maps are described in
@@ -461,6 +465,17 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     PING: {"n": _i(0, 2**53)},
     PONG: {"n": _i(0, 2**53), "reply_to": _ID},
     GOODBYE: {"reason": _s(64, required=True), "message": _s(4096, required=True)},
+    STANDINGS: {
+        "period": _s(16, required=True),
+        "tonight": _s(10, required=True),
+        "since": Field("str", True, True, max_len=10),
+        "zone": _s(64, required=True),
+        "unit": Field("str", True, True, max_len=MAX_UNIT_LEN),
+        "people": Field("list", True),
+        "bots": Field("list", True),
+        "more": Field("bool", True),
+        "reply_to": _ID,
+    },
 }
 
 

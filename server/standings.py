@@ -1,0 +1,248 @@
+"""The standings across nights, read from the database: on a read-only connection of its own,
+in a thread of its own (never on the event loop, never on the writer's), for a `standings`
+request and for `tonk-server standings`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import datetime as dt
+import sqlite3
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tonk.shared import messages as m
+from tonk.shared import protocol as p
+from tonk.shared.standings import (
+    PERIOD_TITLES,
+    PERIODS,
+    NightTotal,
+    Period,
+    Standing,
+    first_night,
+    net_text,
+    night_of,
+    night_text,
+    nights_text,
+    signed,
+    standings,
+)
+
+from .audit import AuditError, read_only
+from .paths import default_db_path
+from .store_schema import COUNTED, NIGHT_TOTALS_SCHEMA, count_every_hand
+
+#: Seconds a read waits for the writer's lock on the database before it gives up.
+READ_TIMEOUT = 5.0
+
+
+class BadPeriod(ValueError):
+    """A period the standings do not know."""
+
+
+def period_of(word: str | None) -> Period:
+    """The period a request names (None: tonight); BadPeriod if it names none."""
+    if word is None:
+        return Period.TONIGHT
+    period = PERIODS.get(word)
+    if period is None:
+        raise BadPeriod(f"there is no period {word[:16]!r}: ask for one of {', '.join(PERIODS)}")
+    return period
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that can only read the database (FileNotFoundError-like sqlite3 errors
+    if it is not there: a read never creates it)."""
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=READ_TIMEOUT)
+    conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
+def read_standings(conn: sqlite3.Connection, period: Period, now: float) -> m.Standings:
+    """The standings for `period` as of `now` (epoch seconds), by the server's local time."""
+    local = dt.datetime.fromtimestamp(now)
+    tonight = night_of(local)
+    since = first_night(period, tonight)
+    sql = (
+        "SELECT kind, folded, name, unit, night, last, hands, won, drops_won, drops_caught,"
+        " tonk_outs, deal_tonks, net FROM night_totals"
+    )
+    args: tuple[str, ...] = ()
+    if since is not None:
+        sql += " WHERE night >= ?"
+        args = (since.isoformat(),)
+    totals = [
+        NightTotal(kind == "bot", *rest) for kind, *rest in conn.execute(sql, args).fetchall()
+    ]
+    claimed = dict(conn.execute("SELECT folded, name FROM ssh_names").fetchall())
+    people, bots, unit = standings(totals, claimed)
+    rows = p.STANDINGS_ROWS
+    return m.Standings(
+        period=str(period),
+        tonight=tonight.isoformat(),
+        since=None if since is None else since.isoformat(),
+        zone=time.strftime("%Z", time.localtime(now)) or "local time",
+        unit=unit,
+        people=people[:rows],
+        bots=bots[:rows],
+        more=len(people) > rows or len(bots) > rows,
+    )
+
+
+def standings_at(path: Path, period: Period, now: float) -> m.Standings:
+    conn = connect_read_only(path)
+    try:
+        return read_standings(conn, period, now)
+    finally:
+        conn.close()
+
+
+class StandingsReader:
+    """Answers `standings` requests off the event loop, one read at a time in a thread of
+    its own; a request that comes while the same period is being read shares that read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tonk-standings")
+        self._reading: dict[Period, asyncio.Future[m.Standings]] = {}
+
+    async def read(self, period: Period) -> m.Standings:
+        """The standings for `period` now; sqlite3.Error if the database cannot be read."""
+        reading = self._reading.get(period)
+        if reading is None:
+            loop = asyncio.get_running_loop()
+            reading = loop.run_in_executor(self._pool, standings_at, self.path, period, time.time())
+            self._reading[period] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(period, None))
+        return await asyncio.shield(reading)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+# -- as text, for the host -----------------------------------------------------------------------
+
+
+def standings_text(answer: m.Standings) -> str:
+    """The standings as `tonk-server standings` prints them: people, then bots."""
+    period = PERIODS[answer.period]
+    since = (
+        ""
+        if answer.since is None
+        else f" (the night of {night_text(answer.tonight)})"
+        if period is Period.TONIGHT
+        else f" (from the night of {night_text(answer.since)})"
+    )
+    lines = [
+        f"Standings, {PERIOD_TITLES[period].lower()}{since}: {nights_text(answer.zone)}",
+    ]
+    if not answer.people and not answer.bots:
+        lines.append("No hands were played in that time.")
+        return "\n".join(lines) + "\n"
+    for title, rows in (("People", answer.people), ("Bots", answer.bots)):
+        if rows:
+            lines += ["", title, *_table(rows)]
+    if answer.more:
+        lines.append(f"(only the first {p.STANDINGS_ROWS} of each are listed)")
+    return "\n".join(lines) + "\n"
+
+
+_HEADINGS = ("Player", "Hands", "Won", "Drops won", "Caught", "Tonk outs", "Deal tonks")
+
+
+def _table(rows: tuple[Standing, ...]) -> list[str]:
+    cells: list[list[str]] = [[*_HEADINGS, "Net", "Best night", "Worst night"]]
+    for row in rows:
+        counts = [row.hands, row.won, row.drops_won, row.drops_caught, row.tonk_outs]
+        first = [row.name, *(str(c) for c in counts), str(row.deal_tonks)]
+        for i, net in enumerate(row.nets):
+            lead = first if i == 0 else [""] * len(first)
+            cells.append(
+                [
+                    *lead,
+                    net_text(net.net, net.unit),
+                    f"{night_text(net.best_night)} {signed(net.best)}",
+                    f"{night_text(net.worst_night)} {signed(net.worst)}",
+                ]
+            )
+    widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
+    out = []
+    for line in cells:
+        parts = [
+            cell.ljust(width) if i in (0, 8, 9) else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(line, widths, strict=True))
+        ]
+        out.append("  ".join(parts).rstrip())
+    return out
+
+
+# -- tonk-server standings -----------------------------------------------------------------------
+
+#: The subcommand of `tonk-server` this module answers.
+COMMAND = "standings"
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="tonk-server standings",
+        description="The standings across nights of a tonk-server database, people and bots "
+        "apart (safe while the server runs). " + nights_text("local time").capitalize() + ".",
+    )
+    parser.add_argument(
+        "--period",
+        choices=list(PERIODS),
+        default=str(Period.TONIGHT),
+        help="tonight, the last 7 nights (week), the last 30 (month) or all time (default tonight)",
+    )
+    parser.add_argument(
+        "--db", type=Path, default=None, help=f"the SQLite database (default {default_db_path()})"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Exit status: 0 printed, 2 the database cannot be read."""
+    args = parse_args(argv[1:] if argv and argv[0] == COMMAND else argv)
+    path: Path = args.db or default_db_path()
+    period = PERIODS[args.period]
+    try:
+        with read_only(path) as conn:
+            answer = (
+                read_standings(conn, period, time.time())
+                if counted(conn)
+                else _counted_in_memory(path, period)
+            )
+    except (AuditError, sqlite3.Error) as exc:
+        print(f"tonk-server standings: {exc}", file=sys.stderr)
+        return 2
+    print(standings_text(answer), end="")
+    return 0
+
+
+def counted(conn: sqlite3.Connection) -> bool:
+    """Whether the database's hands are counted in its night totals (a server made after
+    the standings across nights has opened it)."""
+    try:
+        row = conn.execute("SELECT 1 FROM settings WHERE name = ?", (COUNTED,)).fetchone()
+    except sqlite3.OperationalError:  # a database older than its settings
+        return False
+    return row is not None
+
+
+def _counted_in_memory(path: Path, period: Period) -> m.Standings:
+    """The standings of a database no server of this version has opened yet: its hands are
+    counted into night totals in memory (the file is only read)."""
+    conn = sqlite3.connect("file::memory:", uri=True)
+    try:
+        conn.execute("ATTACH DATABASE ? AS disk", (f"{path.resolve().as_uri()}?mode=ro",))
+        conn.executescript(NIGHT_TOTALS_SCHEMA)
+        conn.execute("CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        if not conn.execute("SELECT 1 FROM disk.sqlite_master WHERE name = 'ssh_names'").fetchone():
+            conn.execute("CREATE TABLE ssh_names (folded TEXT, name TEXT)")
+        count_every_hand(conn)
+        return read_standings(conn, period, time.time())
+    finally:
+        conn.close()
