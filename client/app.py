@@ -37,11 +37,12 @@ from .messages import (
     Request,
     ServerRefused,
     SessionEnded,
+    StandingsArrived,
     TableChanged,
 )
 from .practice import PracticeServer, start_practice_server
 from .render import CardStyle
-from .screens import ConnectingScreen, LobbyScreen, TableScreen
+from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
 from .state import TableInfo, TableState
 from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
@@ -353,6 +354,12 @@ class TonkApp(KeyedApp):
         refused = message.report
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")
+
+    def on_standings_arrived(self, message: StandingsArrived) -> None:
+        """The standings across nights, for the screen that asked (if it is still open)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, NightsScreen):
+                screen.answer = message.report.standings
 
     def on_request(self, message: Request) -> None:
         connection = self.connection

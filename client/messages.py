@@ -64,6 +64,10 @@ class ServerRefused(Reported[reports.ServerRefused]):
     """The server refused a request."""
 
 
+class StandingsArrived(Reported[reports.StandingsArrived]):
+    """The standings across nights came."""
+
+
 #: The App's message for each of the model's reports.
 MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.Connected: Connected,
@@ -73,6 +77,7 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.HandEnded: HandEnded,
     reports.SessionEnded: SessionEnded,
     reports.ServerRefused: ServerRefused,
+    reports.StandingsArrived: StandingsArrived,
 }
 
 

@@ -27,6 +27,7 @@ from .reports import (
     Report,
     ServerRefused,
     SessionEnded,
+    StandingsArrived,
     TableChanged,
 )
 from .seatnews import seat_news
@@ -298,6 +299,8 @@ class ClientModel:
                 self._on_session_end(message)
             case m.ChatLine():
                 self._on_chat(message)
+            case m.Standings():
+                self.report(StandingsArrived(message))
             case _:
                 pass  # a welcome or a pong after the handshake: nothing to show
 

@@ -4,6 +4,7 @@ same name (`messages.py`), so the model knows nothing of Textual."""
 
 from __future__ import annotations
 
+from tonk.shared import messages as m
 from tonk.shared.records import record
 from tonk.shared.settlement import Settlement
 
@@ -73,7 +74,21 @@ class ServerRefused:
     detail: str = ""
 
 
+@record
+class StandingsArrived:
+    """The server's standings across nights, for the period asked."""
+
+    standings: m.Standings
+
+
 #: Everything the model reports.
 Report = (
-    Connected | LobbyChanged | TableChanged | LeftTable | HandEnded | SessionEnded | ServerRefused
+    Connected
+    | LobbyChanged
+    | TableChanged
+    | LeftTable
+    | HandEnded
+    | SessionEnded
+    | ServerRefused
+    | StandingsArrived
 )

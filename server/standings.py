@@ -17,19 +17,15 @@ from pathlib import Path
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.standings import (
-    PERIOD_TITLES,
     PERIODS,
     NightTotal,
     Period,
-    Standing,
     first_night,
-    net_text,
     night_of,
-    night_text,
     nights_text,
-    signed,
     standings,
 )
+from tonk.shared.standings_text import sentence, standings_lines
 
 from .audit import AuditError, read_only
 from .paths import default_db_path
@@ -127,56 +123,8 @@ class StandingsReader:
 
 
 def standings_text(answer: m.Standings) -> str:
-    """The standings as `tonk-server standings` prints them: people, then bots."""
-    period = PERIODS[answer.period]
-    since = (
-        ""
-        if answer.since is None
-        else f" (the night of {night_text(answer.tonight)})"
-        if period is Period.TONIGHT
-        else f" (from the night of {night_text(answer.since)})"
-    )
-    lines = [
-        f"Standings, {PERIOD_TITLES[period].lower()}{since}: {nights_text(answer.zone)}",
-    ]
-    if not answer.people and not answer.bots:
-        lines.append("No hands were played in that time.")
-        return "\n".join(lines) + "\n"
-    for title, rows in (("People", answer.people), ("Bots", answer.bots)):
-        if rows:
-            lines += ["", title, *_table(rows)]
-    if answer.more:
-        lines.append(f"(only the first {p.STANDINGS_ROWS} of each are listed)")
-    return "\n".join(lines) + "\n"
-
-
-_HEADINGS = ("Player", "Hands", "Won", "Drops won", "Caught", "Tonk outs", "Deal tonks")
-
-
-def _table(rows: tuple[Standing, ...]) -> list[str]:
-    cells: list[list[str]] = [[*_HEADINGS, "Net", "Best night", "Worst night"]]
-    for row in rows:
-        counts = [row.hands, row.won, row.drops_won, row.drops_caught, row.tonk_outs]
-        first = [row.name, *(str(c) for c in counts), str(row.deal_tonks)]
-        for i, net in enumerate(row.nets):
-            lead = first if i == 0 else [""] * len(first)
-            cells.append(
-                [
-                    *lead,
-                    net_text(net.net, net.unit),
-                    f"{night_text(net.best_night)} {signed(net.best)}",
-                    f"{night_text(net.worst_night)} {signed(net.worst)}",
-                ]
-            )
-    widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
-    out = []
-    for line in cells:
-        parts = [
-            cell.ljust(width) if i in (0, 8, 9) else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(line, widths, strict=True))
-        ]
-        out.append("  ".join(parts).rstrip())
-    return out
+    """The standings as `tonk-server standings` prints them (as the client shows them)."""
+    return "".join(line + "\n" for line, _ in standings_lines(answer))
 
 
 # -- tonk-server standings -----------------------------------------------------------------------
@@ -189,7 +137,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="tonk-server standings",
         description="The standings across nights of a tonk-server database, people and bots "
-        "apart (safe while the server runs). " + nights_text("local time").capitalize() + ".",
+        "apart (safe while the server runs). " + sentence(nights_text("local time")) + ".",
     )
     parser.add_argument(
         "--period",

@@ -23,6 +23,7 @@ from ..tablerequest import TableRequest
 from ..widgets import (
     TooSmall,
 )
+from .nights import NightsScreen
 
 #: The lobby's columns: (key, heading).
 LOBBY_COLUMNS = (
@@ -67,6 +68,7 @@ class LobbyScreen(Screen[None]):
         Binding("n", "create", "New table"),
         Binding("enter,j", "sit", "Take a seat"),
         Binding("w", "watch", "Watch"),
+        Binding("s", "standings", "Standings"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -196,6 +198,9 @@ class LobbyScreen(Screen[None]):
             self.notify(no_table)
             return
         self.post_message(Request(ask(info.number)))
+
+    def action_standings(self) -> None:
+        self.app.push_screen(NightsScreen())
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(None))
