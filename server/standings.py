@@ -18,8 +18,10 @@ from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.standings import (
     PERIODS,
-    NightTotal,
     Period,
+    PlayerTotal,
+    UnitNet,
+    UnitTotal,
     first_night,
     night_of,
     nights_text,
@@ -57,24 +59,40 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return conn
 
 
+# Added up in SQLite (which lets the GIL go while it works), so that the server's event loop
+# is not kept waiting for the thread: what is left for Python is a row or two a player.
+_PLAYERS = (
+    "SELECT kind, folded, name, max(last), sum(hands), sum(won), sum(drops_won),"
+    " sum(drops_caught), sum(tonk_outs), sum(deal_tonks) FROM night_totals{where}"
+    " GROUP BY kind, folded"
+)
+# Each unit's net with its best and worst night (a tie: the earlier night).
+_UNITS = (
+    "SELECT kind, folded, unit, sum(hands), sum(net),"
+    " max(CASE WHEN best = 1 THEN night END), max(CASE WHEN best = 1 THEN net END),"
+    " max(CASE WHEN worst = 1 THEN night END), max(CASE WHEN worst = 1 THEN net END)"
+    " FROM (SELECT kind, folded, unit, night, hands, net,"
+    " row_number() OVER (PARTITION BY kind, folded, unit ORDER BY net DESC, night) AS best,"
+    " row_number() OVER (PARTITION BY kind, folded, unit ORDER BY net, night) AS worst"
+    " FROM night_totals{where}) GROUP BY kind, folded, unit"
+)
+
+
 def read_standings(conn: sqlite3.Connection, period: Period, now: float) -> m.Standings:
     """The standings for `period` as of `now` (epoch seconds), by the server's local time."""
-    local = dt.datetime.fromtimestamp(now)
-    tonight = night_of(local)
+    tonight = night_of(dt.datetime.fromtimestamp(now))
     since = first_night(period, tonight)
-    sql = (
-        "SELECT kind, folded, name, unit, night, last, hands, won, drops_won, drops_caught,"
-        " tonk_outs, deal_tonks, net FROM night_totals"
-    )
-    args: tuple[str, ...] = ()
-    if since is not None:
-        sql += " WHERE night >= ?"
-        args = (since.isoformat(),)
-    totals = [
-        NightTotal(kind == "bot", *rest) for kind, *rest in conn.execute(sql, args).fetchall()
+    where, args = ("", ()) if since is None else (" WHERE night >= ?", (since.isoformat(),))
+    players = [
+        PlayerTotal(kind == "bot", folded, name, *counts)
+        for kind, folded, name, _, *counts in conn.execute(_PLAYERS.format(where=where), args)
+    ]
+    units = [
+        UnitTotal(kind == "bot", folded, hands, UnitNet(unit, *net))
+        for kind, folded, unit, hands, *net in conn.execute(_UNITS.format(where=where), args)
     ]
     claimed = dict(conn.execute("SELECT folded, name FROM ssh_names").fetchall())
-    people, bots, unit = standings(totals, claimed)
+    people, bots, unit = standings(players, units, claimed)
     rows = p.STANDINGS_ROWS
     return m.Standings(
         period=str(period),
@@ -88,6 +106,13 @@ def read_standings(conn: sqlite3.Connection, period: Period, now: float) -> m.St
     )
 
 
+#: What has changed when the standings may have: the hands counted, and the names claimed.
+_STAMP = (
+    "SELECT (SELECT total(hands) FROM night_totals),"
+    " (SELECT count(*) || ':' || coalesce(max(rowid), 0) FROM ssh_names)"
+)
+
+
 def standings_at(path: Path, period: Period, now: float) -> m.Standings:
     conn = connect_read_only(path)
     try:
@@ -98,22 +123,40 @@ def standings_at(path: Path, period: Period, now: float) -> m.Standings:
 
 class StandingsReader:
     """Answers `standings` requests off the event loop, one read at a time in a thread of
-    its own; a request that comes while the same period is being read shares that read."""
+    its own. A request that comes while the same period is being read shares that read, and
+    an answer is read again only once a hand was counted or a name claimed since (or the
+    night turned): asked over and over, the standings cost one small query each."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tonk-standings")
         self._reading: dict[Period, asyncio.Future[m.Standings]] = {}
+        # By period: (what the database held, tonight) and the answer read then (thread's).
+        self._read: dict[Period, tuple[tuple[object, ...], m.Standings]] = {}
 
     async def read(self, period: Period) -> m.Standings:
         """The standings for `period` now; sqlite3.Error if the database cannot be read."""
         reading = self._reading.get(period)
         if reading is None:
             loop = asyncio.get_running_loop()
-            reading = loop.run_in_executor(self._pool, standings_at, self.path, period, time.time())
+            reading = loop.run_in_executor(self._pool, self._answer, period, time.time())
             self._reading[period] = reading
             reading.add_done_callback(lambda _: self._reading.pop(period, None))
         return await asyncio.shield(reading)
+
+    def _answer(self, period: Period, now: float) -> m.Standings:
+        conn = connect_read_only(self.path)
+        try:
+            conn.execute("BEGIN")  # one snapshot for the stamp and the answer
+            stamp = (*conn.execute(_STAMP).fetchone(), night_of(dt.datetime.fromtimestamp(now)))
+            kept = self._read.get(period)
+            if kept is not None and kept[0] == stamp:
+                return kept[1]
+            answer = read_standings(conn, period, now)
+            self._read[period] = (stamp, answer)
+            return answer
+        finally:
+            conn.close()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -5,7 +5,7 @@ totals; the clock comes in as a date)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from enum import StrEnum
 
 from .records import record
@@ -100,24 +100,20 @@ def hand_counts(settlement: Settlement, seats: int) -> tuple[HandCount, ...]:
 
 
 @record
-class NightTotal:
-    """One player's totals of one night in one unit, as the server keeps them. `key` is the
-    name as compared (without regard to case), `name` the spelling of their latest hand and
-    `last` when it was dealt."""
+class PlayerTotal:
+    """One player's counts over a period, as the server adds them up from its totals by night:
+    `key` is the name as compared (without regard to case), `name` the spelling of their
+    latest hand."""
 
     bot: bool
     key: str
     name: str
-    unit: str
-    night: str  # ISO date
-    last: float
     hands: int
     won: int
     drops_won: int
     drops_caught: int
     tonk_outs: int
     deal_tonks: int
-    net: int
 
 
 @record
@@ -130,6 +126,16 @@ class UnitNet:
     best: int
     worst_night: str
     worst: int
+
+
+@record
+class UnitTotal:
+    """One player's hands and net in one unit over a period, with the best and worst night."""
+
+    bot: bool
+    key: str
+    hands: int
+    net: UnitNet
 
 
 @record
@@ -151,54 +157,39 @@ class Standing:
 
 
 def standings(
-    totals: Iterable[NightTotal], names: dict[str, str] | None = None
+    players: Iterable[PlayerTotal],
+    units: Iterable[UnitTotal],
+    claimed: dict[str, str] | None = None,
 ) -> tuple[tuple[Standing, ...], tuple[Standing, ...], str | None]:
-    """The people's rows and the bots' rows from the totals of the period's nights, and the
-    unit most hands were played for (None: no hands). A name claimed at the door (`names`, by
-    key) is shown as claimed. Rows are ordered by net in that unit, then hands won, then name."""
-    names = names or {}
-    by_player: dict[tuple[bool, str], list[NightTotal]] = {}
+    """The people's rows and the bots' rows of a period, and the unit most hands were played
+    for (None: no hands). A name claimed at the door (`claimed`, by key) is shown as claimed.
+    Rows are ranked by net in that unit, then by hands won, then by name."""
+    claimed = claimed or {}
+    nets: dict[tuple[bool, str], list[UnitTotal]] = {}
     hands_by_unit: dict[str, int] = {}
-    for total in totals:
-        by_player.setdefault((total.bot, total.key), []).append(total)
-        hands_by_unit[total.unit] = hands_by_unit.get(total.unit, 0) + total.hands
+    for total in units:
+        nets.setdefault((total.bot, total.key), []).append(total)
+        hands_by_unit[total.net.unit] = hands_by_unit.get(total.net.unit, 0) + total.hands
     main = max(hands_by_unit, key=lambda u: (hands_by_unit[u], u)) if hands_by_unit else None
     people: list[Standing] = []
     bots: list[Standing] = []
-    for (bot, key), rows in by_player.items():
-        row = _standing(rows, names.get(key))
-        (bots if bot else people).append(row)
+    for player in players:
+        mine = sorted(nets.get((player.bot, player.key), []), key=lambda t: (-t.hands, t.net.unit))
+        row = Standing(
+            name=claimed.get(player.key) or player.name,
+            hands=player.hands,
+            won=player.won,
+            drops_won=player.drops_won,
+            drops_caught=player.drops_caught,
+            tonk_outs=player.tonk_outs,
+            deal_tonks=player.deal_tonks,
+            nets=tuple(t.net for t in mine),
+        )
+        (bots if player.bot else people).append(row)
     order = main or ""
     people.sort(key=lambda s: (-s.net_in(order), -s.won, s.name.casefold()))
     bots.sort(key=lambda s: (-s.net_in(order), -s.won, s.name.casefold()))
     return tuple(people), tuple(bots), main
-
-
-def _standing(rows: Sequence[NightTotal], claimed: str | None) -> Standing:
-    latest = max(rows, key=lambda r: r.last)
-    by_unit: dict[str, dict[str, int]] = {}
-    unit_hands: dict[str, int] = {}
-    for r in rows:
-        nights = by_unit.setdefault(r.unit, {})
-        nights[r.night] = nights.get(r.night, 0) + r.net
-        unit_hands[r.unit] = unit_hands.get(r.unit, 0) + r.hands
-    nets = []
-    for unit in sorted(unit_hands, key=lambda u: (-unit_hands[u], u)):
-        nights = by_unit[unit]
-        # Ties go to the earlier night: the record stands until it is beaten.
-        best = min(nights, key=lambda n: (-nights[n], n))
-        worst = min(nights, key=lambda n: (nights[n], n))
-        nets.append(UnitNet(unit, sum(nights.values()), best, nights[best], worst, nights[worst]))
-    return Standing(
-        name=claimed or latest.name,
-        hands=sum(r.hands for r in rows),
-        won=sum(r.won for r in rows),
-        drops_won=sum(r.drops_won for r in rows),
-        drops_caught=sum(r.drops_caught for r in rows),
-        tonk_outs=sum(r.tonk_outs for r in rows),
-        deal_tonks=sum(r.deal_tonks for r in rows),
-        nets=tuple(nets),
-    )
 
 
 # -- as text -------------------------------------------------------------------------------------

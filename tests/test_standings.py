@@ -5,17 +5,19 @@ message through a real server after hands played from stacked decks."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from netclient import NetClient, start_server
 from standingskit import Seat, hand_ops, local, settlement, table_ops, time_zone, write
 from tonk.server import store as st
-from tonk.server.standings import connect_read_only, read_standings
+from tonk.server.standings import StandingsReader, connect_read_only, read_standings
 from tonk.server.store_schema import NIGHT_TOTALS_SCHEMA, SCHEMA
 from tonk.shared import protocol as p
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
@@ -216,8 +218,6 @@ async def test_an_older_database_has_its_hands_counted_when_a_server_opens_it(
 
 
 def test_tonk_server_standings_prints_people_then_bots(tmp_path: Path) -> None:
-    import asyncio
-
     path = tmp_path / "tonk.db"
     with time_zone(ZONE):
         asyncio.run(write(path, every_hand()))
@@ -400,3 +400,27 @@ async def test_standings_through_a_server_after_each_ending(tmp_path: Path) -> N
         assert "tonight, week, month, all" in error["message"]
         for client in (alice, bob, carol):
             await client.close()
+
+
+async def test_the_servers_reader_reads_again_once_a_hand_is_counted_or_a_name_claimed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tonk.db"
+    start = time.time() - 5
+    dropped = settlement(Ending.DROP_WON, [0], [(1, 0, 1)], 2, dropper=0)
+    await write(path, table_ops(1, [ANN, BOB]) + hand_ops(1, 1, [ANN, BOB], dropped, start))
+    reader = StandingsReader(path)
+    try:
+        first = await reader.read(Period.ALL)
+        assert counts(rows(first)["Ann"]) == (1, 1, 1, 0, 0, 0)
+        again = await asyncio.gather(reader.read(Period.ALL), reader.read(Period.ALL))
+        assert again[0] is again[1] is first  # nothing changed: the same answer
+        await write(path, hand_ops(1, 2, [ANN, BOB], dropped, start + 1))
+        counted = await reader.read(Period.ALL)
+        assert counts(rows(counted)["Ann"]) == (2, 2, 2, 0, 0, 0)
+        claim = st.SavedName("ANN", "ssh-ed25519 AAAA", "SHA256:x", 0.0)
+        await write(path, [st.claim_name("ann", claim)])
+        assert "ANN" in rows(await reader.read(Period.ALL))
+        assert "ANN" in rows(await reader.read(Period.TONIGHT))
+    finally:
+        reader.close()
