@@ -15,8 +15,8 @@ asking for it over and over holds a table up.
 4. A table playing flat out in that server (one player's client against a bot, no bot pause,
    no delay between hands; the player acts as soon as its turn comes): each action's latency,
    from writing it to the arrival of the `update` that answers it, in two windows of
-   `--seconds`: alone, then while `--askers` connections ask for the all-time standings over
-   and over (a new request as each answer comes).
+   `--seconds`: alone, then while `--askers` connections each ask for the all-time standings
+   every `--every` seconds.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from typing import Any
 
 from tonk.server import store as st
 from tonk.server.standings import standings_at
+from tonk.server.table_core import TableConfig
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.bots import make_bot
@@ -77,7 +78,8 @@ async def build(path: Path, hands: int, seed: int) -> dict[str, Any]:
             kinds = ["bot" if name.endswith("(bot)") else "human" for name in names]
             unit = "pennies" if table_id % 5 == 0 else "chips"
             clock = rng.choice(nights) - (now % DAY) + 19 * 3600  # 19:00 UTC of that day
-            ops = [st.insert_table(table_id, f"t{table_id}", {"unit": unit}, clock, 0)]
+            config = TableConfig(rules=rules, unit=unit, seats=players, hands=SESSION)
+            ops = [st.insert_table(table_id, f"t{table_id}", config.to_dict(), clock, 0)]
             ops += [
                 st.put_seat(table_id, st.SavedSeat(n, name, kind, None, None, 1))
                 for n, (name, kind) in enumerate(zip(names, kinds, strict=True))
@@ -111,6 +113,7 @@ async def build(path: Path, hands: int, seed: int) -> dict[str, Any]:
                 ledger.record(settlement, names)
                 clock += 120
                 recorded += 1
+            ops.append(st.update_table(table_id, state="finished", hands_played=number))
             await store.write(ops)
     finally:
         await store.close()
@@ -210,6 +213,7 @@ def start_server(path: Path, log: Path) -> tuple[subprocess.Popen[str], int]:
         stdout=subprocess.PIPE,
         stderr=log.open("w"),
         text=True,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     assert process.stdout is not None
     first = process.stdout.readline().strip()
@@ -238,13 +242,15 @@ async def round_trips(port: int, reads: int) -> dict[str, Any]:
     return out
 
 
-async def play(player: Client, seconds: float, latencies: list[float]) -> int:
-    """Play as fast as the turns come for `seconds`; each action's latency into `latencies`.
-    Returns the hands seen."""
+async def play(
+    player: Client, message: dict[str, Any], seconds: float, latencies: list[float]
+) -> tuple[int, dict[str, Any]]:
+    """Play from the update `message` as fast as the turns come for `seconds`; each action's
+    latency into `latencies`. Returns the hands seen, and the last update (the next window
+    goes on from it: it may be our turn still)."""
     end = time.perf_counter() + seconds
-    ids = iter(range(10**6, 10**9))
+    ids = iter(range(10**6 + len(latencies) * 1000, 10**9))
     hands: set[int] = set()
-    message = await player.until(lambda m: m["type"] == p.UPDATE)
     while time.perf_counter() < end:
         hands.add(message["hand"])
         view = SeatView.from_dict(message["view"])
@@ -260,36 +266,44 @@ async def play(player: Client, seconds: float, latencies: list[float]) -> int:
         await player.send({**m.action_request(choice).to_wire(), "id": rid})
         message = await player.until(lambda m, rid=rid: m.get("reply_to") == rid)
         latencies.append(time.perf_counter() - start)
-    return len(hands)
+    return len(hands), message
 
 
-async def ask_over_and_over(port: int, stop: asyncio.Event, served: list[float]) -> None:
-    client = await Client.connect(port, f"Asker {len(served)}")
+async def ask_over_and_over(
+    port: int, name: str, every: float, stop: asyncio.Event, served: list[float]
+) -> None:
+    """Ask for the all-time standings every `every` seconds (or as soon as the last answer
+    came, if later) until `stop`."""
+    client = await Client.connect(port, name)
     rid = 0
+    due = time.perf_counter()
     while not stop.is_set():
         rid += 1
         start = time.perf_counter()
         await client.send({"type": p.STANDINGS, "period": "all", "id": rid})
         await client.until(lambda message, rid=rid: message.get("reply_to") == rid)
         served.append(time.perf_counter() - start)
+        due += every
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
     await client.close()
 
 
-async def table_latency(port: int, seconds: float, askers: int) -> dict[str, Any]:
+async def table_latency(port: int, seconds: float, askers: int, every: float) -> dict[str, Any]:
     player = await Client.connect(port, "Player")
     await player.send({"type": p.CREATE_TABLE, "name": "Flat out", "seats": 2})
     await player.until(lambda message: message["type"] == p.SEATED)
     await player.send({"type": p.ADD_BOT})
+    message = await player.until(lambda m: m["type"] == p.UPDATE)
     out: dict[str, Any] = {}
     for window in ("alone", "asked"):
         latencies: list[float] = []
         served: list[float] = []
         stop = asyncio.Event()
         tasks = [
-            asyncio.create_task(ask_over_and_over(port, stop, served))
-            for _ in range(askers if window == "asked" else 0)
+            asyncio.create_task(ask_over_and_over(port, f"Asker {n}", every, stop, served))
+            for n in range(askers if window == "asked" else 0)
         ]
-        hands = await play(player, seconds, latencies)
+        hands, message = await play(player, message, seconds, latencies)
         stop.set()
         await asyncio.gather(*tasks)
         out[window] = {
@@ -315,7 +329,7 @@ def section(report: dict[str, Any]) -> str:
         f"{report['load']}). Measured {report['date']}.",
         "",
         f"Command: `python bench/standings.py --hands {args['hands']} --reads {args['reads']} "
-        f"--seconds {args['seconds']} --askers {args['askers']}`",
+        f"--seconds {args['seconds']} --askers {args['askers']} --every {args['every']}`",
         "",
         f"A database of {db['hands']:,} hands at {db['tables']:,} tables ({db['db_mb']} MB, "
         f"every action of every hand in it), built through the store's own code in "
@@ -339,8 +353,9 @@ def section(report: dict[str, Any]) -> str:
         "",
         f"A table playing flat out in the same server (a player's client against a bot, every "
         f"action answered before the next is sent), {args['seconds']} s alone, then "
-        f"{args['seconds']} s while {args['askers']} connections ask for the all-time "
-        "standings over and over. The table settles a hand every few dozen actions, so most "
+        f"{args['seconds']} s while {args['askers']} connections each ask for the all-time "
+        f"standings every {args['every']} s (a key pressed {1 / args['every']:g} times a "
+        "second by each of them). The table settles a hand every few dozen actions, so many "
         "of those answers are read afresh (a hand was counted since the last):",
         "",
         "| window | actions | action p50 | p99 | max | standings answered | their p99 |",
@@ -354,6 +369,18 @@ def section(report: dict[str, Any]) -> str:
             f"{window['standings_answered']} ({window['standings_per_second']}/s) | "
             f"{'-' if trip is None else str(trip['p99']) + ' ms'} |"
         )
+    slowest = max(report["query"].values(), key=lambda q: q["p99"])
+    lines += [
+        "",
+        f"The slowest answer read afresh took {slowest['max']} ms at worst (the target: under "
+        f"100 ms with 10,000 hands). The table's actions took {alone['actions']['p99']} ms at "
+        f"the 99th percentile alone and {asked['actions']['p99']} ms while asked "
+        f"({alone['actions']['count']} and {asked['actions']['count']} actions): the answers "
+        "are read in the server's one standings thread, on a read-only connection, and added "
+        "up inside SQLite, so the event loop waits for neither; what it does for each request "
+        "is reading it and sending the answer. The machine's other work moves all these "
+        "figures by a factor of two from run to run.",
+    ]
     return "\n".join(_wrapped(line) for line in lines) + "\n"
 
 
@@ -382,7 +409,7 @@ async def measure(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     process, port = start_server(path, folder / "server.log")
     try:
         report["round_trip"] = await round_trips(port, args.reads)
-        report["table"] = await table_latency(port, args.seconds, args.askers)
+        report["table"] = await table_latency(port, args.seconds, args.askers, args.every)
     finally:
         process.terminate()
         report["server_exit"] = process.wait(30)
@@ -394,7 +421,10 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--reads", type=int, default=50, help="answers timed for each period")
     parser.add_argument("--seconds", type=float, default=10.0, help="each table window")
-    parser.add_argument("--askers", type=int, default=4)
+    parser.add_argument("--askers", type=int, default=20, help="connections asking")
+    parser.add_argument(
+        "--every", type=float, default=0.1, help="seconds between one asker's requests"
+    )
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     parser.add_argument("--write", type=Path, help="update this file's section")

@@ -99,6 +99,7 @@ class TonkApp(KeyedApp):
         (ConfirmModal, "y answers yes, n or escape no"),
         (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
         (StandingsScreen, "enter goes back, q quits"),
+        (NightsScreen, "t, w, m and a choose the nights, escape goes back, q quits"),
         (ConnectingScreen, "q quits"),
     )
     FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)

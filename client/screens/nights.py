@@ -48,6 +48,7 @@ class NightsScreen(Screen[None]):
         Binding("a", "period('all')", "All time"),
         Binding("r", "refresh", "Again"),
         Binding("escape,s", "close", "Back"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     #: The server's latest answer (set by the App as it comes).
