@@ -3,7 +3,9 @@ server reads back from it when it starts (`load_tables`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +13,8 @@ from typing import Any
 from tonk.shared.settlement import Settlement
 
 from .store_ops import count_hand
+
+log = logging.getLogger("tonk.server")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -127,10 +131,10 @@ def count_every_hand(conn: sqlite3.Connection) -> None:
     """Count every settled hand into `night_totals`, once, in one transaction: a hand's
     players by its `names`, each seat's kind from the `seats` table where that seat (or that
     table's seat of the same name) still holds it, else by the name (a bot's ends in "(bot)")."""
-    units = {
-        table_id: json.loads(config).get("unit", "chips")
-        for table_id, config in conn.execute("SELECT id, config FROM tables")
-    }
+    units: dict[int, str] = {}
+    for table_id, config in conn.execute("SELECT id, config FROM tables"):
+        with contextlib.suppress(ValueError, AttributeError):
+            units[table_id] = json.loads(config).get("unit", "chips")
     by_seat: dict[tuple[int, int], tuple[str, str]] = {}
     by_name: dict[tuple[int, str], str] = {}
     for table_id, seat, name, kind in conn.execute("SELECT table_id, seat, name, kind FROM seats"):
@@ -149,11 +153,20 @@ def count_every_hand(conn: sqlite3.Connection) -> None:
             "SELECT table_id, number, names, settlement FROM hands"
             " WHERE settlement IS NOT NULL ORDER BY table_id, number"
         ).fetchall():
-            names = json.loads(names_text)
-            kinds = [kind_of(table_id, seat, name) for seat, name in enumerate(names)]
-            settlement = Settlement.from_dict(json.loads(settlement_text))
-            unit = units.get(table_id, "chips")
-            for sql, params in count_hand(table_id, number, names, kinds, unit, settlement):
+            try:
+                names = json.loads(names_text)
+                kinds = [kind_of(table_id, seat, name) for seat, name in enumerate(names)]
+                settlement = Settlement.from_dict(json.loads(settlement_text))
+                ops = count_hand(
+                    table_id, number, names, kinds, units.get(table_id, "chips"), settlement
+                )
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                # (`tonk-server audit` says what is wrong with it; the rest still count.)
+                log.warning(
+                    "table %d hand %d cannot be read, not counted: %s", table_id, number, exc
+                )
+                continue
+            for sql, params in ops:
                 conn.execute(sql, params)
         conn.execute("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (COUNTED, "1"))
         conn.execute("COMMIT")

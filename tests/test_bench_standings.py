@@ -45,7 +45,8 @@ def test_the_standings_benchmark_builds_reads_asks_and_plays(tmp_path: Path) -> 
     assert report["database"]["hands"] == 120 and report["database"]["tables"] == 5
     for period in ("tonight", "week", "month", "all"):
         assert report["query"][period]["count"] == 3
-        assert report["round_trip"][period]["count"] == 3
+        # (the first answer, read afresh, apart from the others: the server's kept one)
+        assert report["round_trip"][period]["count"] == 2 and report["round_trip"][period]["first"]
     # Every bot and most people played at some time in a year of nights.
     assert report["query"]["all"]["people"] > 5 and report["query"]["all"]["bots"] >= 1
     alone, asked = report["table"]["alone"], report["table"]["asked"]

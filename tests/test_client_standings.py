@@ -46,6 +46,10 @@ def hands(start: float) -> list[st.Op]:
     ]
 
 
+def row_starts(screen: str, words: int) -> list[list[str]]:
+    return [line.split()[:words] for line in screen.splitlines()]
+
+
 async def test_s_in_the_lobby_shows_the_standings_for_each_period(
     tmp_path: Path, term: Term
 ) -> None:
@@ -78,15 +82,25 @@ async def test_s_in_the_lobby_shows_the_standings_for_each_period(
         assert all(len(line) <= 80 for line in lines)
 
         term.keys("m")  # the last 30 nights: Ann's caught drop 10 nights ago
-        screen = await term.wait_for("Last 30 days:")
-        ann = next(line for line in screen.splitlines() if line.startswith(" Ann"))
-        assert ann.split()[:8] == ["Ann", "3", "1", "1", "1", "0", "0", "-4"]
+        await term.wait_until(
+            lambda screen: (
+                "Last 30 days:" in screen
+                and ["Ann", "3", "1", "1", "1", "0", "0", "-4"] in row_starts(screen, 8)
+            ),
+            "Ann's last 30 nights",
+        )
 
         term.keys("a")  # all time: the pennies, on a line of their own
-        screen = await term.wait_for("All time: every night")
-        lines = screen.splitlines()
+        await term.wait_until(
+            lambda screen: (
+                "All time: every night" in screen
+                and ["Ann", "4", "2", "1", "1", "0", "0", "-4"] in row_starts(screen, 8)
+                and ["in", "pennies", "+5"] in row_starts(screen, 3)
+            ),
+            "Ann's nights of all time, and her pennies",
+        )
+        lines = term.screen().splitlines()
         ann_at = next(i for i, line in enumerate(lines) if line.startswith(" Ann"))
-        assert lines[ann_at].split()[:8] == ["Ann", "4", "2", "1", "1", "0", "0", "-4"]
         assert lines[ann_at + 1].split()[:3] == ["in", "pennies", "+5"]
 
         term.keys("w")

@@ -186,6 +186,12 @@ async def test_an_older_database_has_its_hands_counted_when_a_server_opens_it(
         conn.executescript(SCHEMA.replace(NIGHT_TOTALS_SCHEMA, ""))
         for sql, params in every_hand(counted=False):
             conn.execute(sql, params)
+        # A hand that cannot be read is left out (the audit tells of it), the others counted.
+        conn.execute(
+            "INSERT INTO hands (table_id, number, record, names, settlement, started)"
+            ' VALUES (9, 1, \'{}\', \'["Ann", "Bob"]\', \'{"ending": "lost"}\', ?)',
+            (friday(20),),
+        )
         conn.commit()
         assert not conn.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'night_totals'"
