@@ -52,8 +52,8 @@ def period_of(word: str | None) -> Period:
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that can only read the database (FileNotFoundError-like sqlite3 errors
-    if it is not there: a read never creates it)."""
+    """A connection that can only read the database (sqlite3.OperationalError if the file is
+    not there: a read never creates it)."""
     conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=READ_TIMEOUT)
     conn.execute("PRAGMA query_only=ON")
     return conn
