@@ -353,6 +353,8 @@ class TonkApp(KeyedApp):
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()
         refused = message.report
+        if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
+            self.screen.refused = refused.message
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")
 

@@ -354,7 +354,7 @@ class ClientModel:
         if self.table is not None:
             self.log.add(Text(f"Not allowed: {text}", style="bold red"))
             self._publish()
-        self.report(ServerRefused(code, text, message.detail or ""))
+        self.report(ServerRefused(code, text, message.detail or "", request))
 
     def _on_tables(self, message: m.Tables) -> None:
         after = self.lobby.page(message)

@@ -72,6 +72,7 @@ class ServerRefused:
     code: str
     message: str
     detail: str = ""
+    request: str = ""  # the type of the request refused, if known
 
 
 @record

@@ -16,6 +16,7 @@ from tonk.client.reports import (
     LeftTable,
     LobbyChanged,
     ServerRefused,
+    StandingsArrived,
     TableChanged,
 )
 from tonk.client.state import TableState
@@ -332,3 +333,19 @@ def test_a_refused_move_is_logged_and_said() -> None:
     assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
     assert state.log[-1].text.plain == "Not allowed: you must draw first"
+
+
+def test_the_standings_are_reported_and_a_refusal_of_them_says_it_was_theirs() -> None:
+    model = connected()
+    model.take_reports()
+    model.send(m.StandingsRequest("week"))
+    (asked,) = [message for message in sent(model) if message["type"] == p.STANDINGS]
+    answer = m.Standings("week", "2026-11-27", "2026-11-21", "UTC", None, (), (), False)
+    give(model, answer.answering(asked["id"]))
+    (arrived,) = [r for r in model.take_reports() if isinstance(r, StandingsArrived)]
+    assert arrived.standings == answer.answering(asked["id"])
+    model.send(m.StandingsRequest("all"))
+    (again,) = [message for message in sent(model) if message["type"] == p.STANDINGS]
+    give(model, m.Error.of(p.STORAGE_ERROR, "try again", reply_to=again["id"]))
+    (refused,) = [r for r in model.take_reports() if isinstance(r, ServerRefused)]
+    assert (refused.request, refused.message) == (p.STANDINGS, "try again")

@@ -14,7 +14,13 @@ from standingskit import Seat, hand_ops, settlement, table_ops, write
 from termkit import command_path, tonk_server
 from test_client_e2e import client_env
 from test_ssh_door import connect, new_key, running_door, screen_of, terminal
+from textual.app import App
+from textual.widgets import Static
+from tonk.client.messages import Request
+from tonk.client.screens import NightsScreen
+from tonk.client.tablerequest import TableRequest
 from tonk.server import store as st
+from tonk.shared import messages as m
 from tonk.shared.settlement import Ending
 from tonk.shared.standings import night_of
 
@@ -133,3 +139,30 @@ async def test_the_standings_over_the_ssh_door_show_the_name_the_guest_claimed(
             await asyncio.sleep(0.5)  # (escape alone, not the start of a key's sequence)
             process.stdin.write(b"q")
             await asyncio.wait_for(process.wait_closed(), 20)
+
+
+async def test_a_refused_request_is_said_on_the_screen_and_r_asks_again() -> None:
+    asked: list[m.ClientMessage] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(NightsScreen())
+
+        def on_request(self, message: Request) -> None:
+            assert not isinstance(message.message, TableRequest)
+            asked.append(message.message)
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NightsScreen)
+        body = screen.query_one("#nights-body", Static)
+        assert asked == [m.StandingsRequest("tonight")]
+        screen.refused = "the server could not read the standings just now; try again"
+        await pilot.pause()
+        assert "did not answer (the server could not read" in str(body.render())
+        assert "r asks again" in str(body.render())
+        await pilot.press("r", "a")
+        assert asked[1:] == [m.StandingsRequest("tonight"), m.StandingsRequest("all")]
+        assert "All time: asking the server..." in str(body.render())

@@ -53,6 +53,8 @@ class NightsScreen(Screen[None]):
 
     #: The server's latest answer (set by the App as it comes).
     answer: var[m.Standings | None] = var(None)
+    #: Why the server did not answer the last request (set by the App).
+    refused: var[str] = var("", always_update=True)
 
     def __init__(self, period: Period = Period.TONIGHT) -> None:
         super().__init__()
@@ -81,6 +83,13 @@ class NightsScreen(Screen[None]):
         if answer is None or answer.period != self.period:
             return  # an answer to a period asked before this one
         self.query_one("#nights-body", Static).update(standings_text(answer))
+
+    def watch_refused(self, reason: str) -> None:
+        if reason:
+            self.query_one("#nights-body", Static).update(
+                f"{PERIOD_TITLES[self.period]}: the server did not answer ({reason}). "
+                "r asks again."
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)
