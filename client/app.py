@@ -45,11 +45,12 @@ from .messages import (
     Request,
     ServerRefused,
     SessionEnded,
+    StandingsArrived,
     TableChanged,
 )
 from .practice import PracticeServer, start_practice_server
 from .render import CardStyle
-from .screens import ConnectingScreen, LobbyScreen, TableScreen
+from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
 from .state import TableInfo, TableState
 from .terminal import AsciiOnly, NoColour
 from .tokens import SeatTokens
@@ -114,6 +115,7 @@ class TonkApp(KeyedApp):
         (StandingsScreen, "r says yes to a rematch, n no, enter goes back, q quits"),
         (HistoryScreen, "up/down and enter replay a hand, escape goes back"),
         (HandReplayScreen, "left/right step through the hand, escape goes back"),
+        (NightsScreen, "t, w, m and a choose the nights, escape goes back, q quits"),
         (ConnectingScreen, "q quits"),
     )
     FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
@@ -435,8 +437,16 @@ class TonkApp(KeyedApp):
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()
         refused = message.report
+        if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
+            self.screen.refused = refused.message
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")
+
+    def on_standings_arrived(self, message: StandingsArrived) -> None:
+        """The standings across nights, for the screen that asked (if it is still open)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, NightsScreen):
+                screen.answer = message.report.standings
 
     def on_request(self, message: Request) -> None:
         connection = self.connection

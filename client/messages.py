@@ -80,6 +80,10 @@ class HandReplayed(Reported[reports.HandReplayed]):
     """A hand of our table's history came, every step of it."""
 
 
+class StandingsArrived(Reported[reports.StandingsArrived]):
+    """The standings across nights came."""
+
+
 #: The App's message for each of the model's reports.
 MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.Connected: Connected,
@@ -93,6 +97,7 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.JoinNotice: JoinNotice,
     reports.HistoryListed: HistoryListed,
     reports.HandReplayed: HandReplayed,
+    reports.StandingsArrived: StandingsArrived,
 }
 
 

@@ -35,6 +35,7 @@ from .reports import (
     Report,
     ServerRefused,
     SessionEnded,
+    StandingsArrived,
     TableChanged,
 )
 from .seatnews import seat_news
@@ -344,6 +345,8 @@ class ClientModel:
                 self._on_history_hand(message)
             case m.AwaySummary():
                 self._on_away_summary(message)
+            case m.Standings():
+                self.report(StandingsArrived(message))
             case _:
                 pass  # a welcome or a pong after the handshake: nothing to show
 
@@ -408,7 +411,7 @@ class ClientModel:
         if self.table is not None:
             self.log.add(Text(f"Not allowed: {text}", style="bold red"))
             self._publish()
-        self.report(ServerRefused(code, text, message.detail or ""))
+        self.report(ServerRefused(code, text, message.detail or "", request))
 
     def _on_tables(self, message: m.Tables) -> None:
         after = self.lobby.page(message)

@@ -4,6 +4,7 @@ same name (`messages.py`), so the model knows nothing of Textual."""
 
 from __future__ import annotations
 
+from tonk.shared import messages as m
 from tonk.shared.history import HandSummary, HistoryStep
 from tonk.shared.records import record
 from tonk.shared.settle_up import Transfer
@@ -97,6 +98,14 @@ class ServerRefused:
     code: str
     message: str
     detail: str = ""
+    request: str = ""  # the type of the request refused, if known
+
+
+@record
+class StandingsArrived:
+    """The server's standings across nights, for the period asked."""
+
+    standings: m.Standings
 
 
 @record
@@ -149,4 +158,5 @@ Report = (
     | JoinNotice
     | HistoryListed
     | HandReplayed
+    | StandingsArrived
 )

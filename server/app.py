@@ -30,6 +30,7 @@ from .paths import default_db_path
 from .rematch import open_rematch
 from .requests import Requests
 from .seating import Seating
+from .standings import StandingsReader
 from .table import RequestError, Table, TableConfig
 from .timekeeping import CLOCK_TICK, LostTime, check_deadlines, housekeeping_tick
 
@@ -87,6 +88,8 @@ class TonkServer:
         #: event loop. One: under the GIL more threads add no speed, only more threads for the
         #: event loop to wait behind for its turn (measured in BENCHMARKS.md).
         self.thinking = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tonk-bots")
+        #: The standings across nights, read in a thread of their own on a read-only connection.
+        self.standings = StandingsReader(config.db_path)
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -177,6 +180,7 @@ class TonkServer:
             await table.stop()
         # Not waited for: a decision still running finishes by itself, unheeded.
         self.thinking.shutdown(wait=False, cancel_futures=True)
+        self.standings.close()
         for conn in list(self.connections):
             conn.close(goodbye(message))
             conn.reader.feed_eof()  # the reading loop ends after the request in hand

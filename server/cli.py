@@ -18,7 +18,7 @@ from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rematch import REMATCH_WAIT
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
-from . import audit, invite, names, ports
+from . import audit, invite, names, ports, standings
 from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
 from .helptext import HelpFormatter, add_db_option
@@ -35,6 +35,8 @@ COMMANDS_HELP = """commands (each has --help; each reads the database, safe whil
   ledger [TABLE ...]  every table's balances
   audit [TABLE ...]   check every ledger against its hands
   replay TABLE HAND   play one hand again, every card shown (TABLE: id or name)
+  standings           the standings across nights: tonight, the week, the month,
+                      all time (--period)
   names               the names claimed at the SSH door
   names release NAME  free a claimed name"""
 
@@ -311,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return names.main(argv)
     if argv and argv[0] == invite.COMMAND:
         return invite.main(argv)
+    if argv and argv[0] == standings.COMMAND:
+        return standings.main(argv)
     args = parse_args(argv)
     try:
         config = build_config(args)

@@ -3,12 +3,11 @@ and the tables where a name sat through the door are remembered, both in the dat
 
 from __future__ import annotations
 
+from tonk.shared.standings import name_key as fold
+
 from . import store as st
 
-
-def fold(name: str) -> str:
-    """Names are claimed without regard to case: `Ann` is `ann`'s name too."""
-    return name.strip().casefold()
+__all__ = ["DoorNames", "fold"]
 
 
 class DoorNames:

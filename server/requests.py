@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections.abc import Mapping
 from typing import Protocol
@@ -19,6 +20,7 @@ from .connection import Connection
 from .host import TableHost
 from .lobby import Lobby
 from .seating import Seating
+from .standings import BadPeriod, StandingsReader, period_of
 from .table import CLOSED, FINISHED, RequestError, Table
 from .table_options import given, table_config
 
@@ -44,6 +46,9 @@ class RequestHost(TableHost, Protocol):
     def new_table_id(self) -> int: ...
 
     def add_table(self, table: Table) -> None: ...
+
+    @property
+    def standings(self) -> StandingsReader: ...
 
 
 class Requests:
@@ -110,6 +115,8 @@ class Requests:
             after = message.after or 0
             limit = p.PAGE_SIZE if message.limit is None else message.limit
             conn.send_frame(self.host.lobby.page(after, limit, conn.request_id))
+        elif isinstance(message, m.StandingsRequest):
+            await self._standings(conn, message)
         elif isinstance(message, m.CreateTable):
             self._in_lobby(conn)
             self.host.require_storage()
@@ -200,6 +207,21 @@ class Requests:
             await self._at_table(conn).seat_to_bot(conn, message.seat)
         else:  # pragma: no cover - the link answers every other type
             raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
+
+    async def _standings(self, conn: Connection, message: m.StandingsRequest) -> None:
+        """The standings across nights, in the lobby or at a table (read off the loop)."""
+        try:
+            period = period_of(message.period)
+        except BadPeriod as exc:
+            raise RequestError(p.BAD_VALUE, str(exc), "period") from None
+        try:
+            answer = await self.host.standings.read(period)
+        except sqlite3.Error as exc:
+            log.error("standings: the database could not be read: %s", exc)
+            raise RequestError(
+                p.STORAGE_ERROR, "the server could not read the standings just now; try again"
+            ) from None
+        conn.reply(answer)
 
     async def _create_table(self, conn: Connection, message: m.CreateTable) -> None:
         name = message.name.strip()

@@ -39,6 +39,7 @@ from tonk.shared.protocol import LEDGER_HANDS
 # The statements and the records are the store's too: callers use `store.put_seat` and such.
 from .store_ops import Op as Op
 from .store_ops import claim_name as claim_name
+from .store_ops import count_hand as count_hand
 from .store_ops import delete_door_seat as delete_door_seat
 from .store_ops import delete_seat as delete_seat
 from .store_ops import delete_seats as delete_seats

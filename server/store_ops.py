@@ -7,9 +7,13 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .store_schema import SavedDoorSeat, SavedName, SavedSeat
+from tonk.shared.settlement import Settlement
+from tonk.shared.standings import NIGHT_STARTS_HOUR, hand_counts, name_key
+
+if TYPE_CHECKING:  # (store_schema counts the hands of an older database with count_hand)
+    from .store_schema import SavedDoorSeat, SavedName, SavedSeat
 
 Op = tuple[str, tuple[Any, ...]]
 
@@ -180,6 +184,56 @@ def settle_hand(
         for name, balance in balances.items()
     )
     return ops
+
+
+#: The night (an ISO date, by the server's local time) of a hand started at `started`.
+NIGHT_OF_STARTED = f"date(started, 'unixepoch', 'localtime', '-{NIGHT_STARTS_HOUR} hours')"
+
+_COUNT_HAND = (
+    "INSERT INTO night_totals (kind, folded, unit, night, name, last, hands, won, drops_won,"
+    " drops_caught, tonk_outs, deal_tonks, net)"
+    f" SELECT ?, ?, ?, {NIGHT_OF_STARTED}, ?, started, 1, ?, ?, ?, ?, ?, ?"
+    " FROM hands WHERE table_id = ? AND number = ?"
+    " ON CONFLICT (kind, folded, unit, night) DO UPDATE SET hands = hands + 1,"
+    " won = won + excluded.won, drops_won = drops_won + excluded.drops_won,"
+    " drops_caught = drops_caught + excluded.drops_caught,"
+    " tonk_outs = tonk_outs + excluded.tonk_outs, deal_tonks = deal_tonks + excluded.deal_tonks,"
+    " net = net + excluded.net,"
+    " name = CASE WHEN excluded.last >= last THEN excluded.name ELSE name END,"
+    " last = max(last, excluded.last)"
+)
+
+
+def count_hand(
+    table_id: int,
+    number: int,
+    names: Sequence[str],
+    kinds: Sequence[str],
+    unit: str,
+    settlement: Settlement,
+) -> list[Op]:
+    """The settled hand counted into each of its players' totals for the night it was dealt
+    in (the standings across nights): one upsert a seat, run with the hand's settlement."""
+    return [
+        (
+            _COUNT_HAND,
+            (
+                kind,
+                name_key(name),
+                unit,
+                name,
+                int(count.won),
+                int(count.drop_won),
+                int(count.drop_caught),
+                int(count.tonk_out),
+                int(count.deal_tonk),
+                count.net,
+                table_id,
+                number,
+            ),
+        )
+        for name, kind, count in zip(names, kinds, hand_counts(settlement, len(names)), strict=True)
+    ]
 
 
 def claim_name(folded: str, name: SavedName) -> Op:

@@ -164,6 +164,10 @@ class TablePlay(TableAway):
             list(settled.payments),
             settled.balances,
         )
+        kinds = [str(seat.kind) for seat in self.seats]
+        ops += st.count_hand(
+            self.id, self.hand_number, settled.names, kinds, self.config.unit, settlement
+        )
         columns: dict[str, Any] = {
             "hands_played": settled.played,
             "multiplier": settled.next_multiplier,

@@ -32,6 +32,16 @@ class ListTables(ClientMessage):
     _omitted = frozenset({"after", "limit"})
 
 
+@_message(p.STANDINGS)
+class StandingsRequest(ClientMessage):
+    """The standings across nights for a period (`tonight`, `week`, `month`, `all`; default
+    `tonight`)."""
+
+    period: str | None = None
+    id: int | None = None
+    _omitted = frozenset({"period"})
+
+
 @_message(p.CREATE_TABLE)
 class CreateTable(ClientMessage):
     name: str
@@ -276,6 +286,7 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
         PlayForNow,
         TakeBotSeat,
         SeatToBot,
+        StandingsRequest,
     )
 }
 

@@ -49,6 +49,8 @@ PAGE_SIZE = 100
 HISTORY_PAGE = 50
 #: A `history_hand` answer holds at most this many of the hand's steps (the rest: `from`).
 HISTORY_STEPS = 200
+#: A `standings` answer lists at most this many people, and as many bots (the first by rank).
+STANDINGS_ROWS = 500
 
 # -- message types, client to server ---------------------------------------------------------
 HELLO = "hello"
@@ -78,6 +80,7 @@ BYE = "bye"
 PLAY_FOR_NOW = "play_for_now"
 TAKE_BOT_SEAT = "take_bot_seat"
 SEAT_TO_BOT = "seat_to_bot"
+STANDINGS = "standings"  # both ways: the request and its answer
 
 #: The messages that are a core action, played for the sender's seat.
 ACTION_TYPES = frozenset({DROP, DRAW_STOCK, TAKE_DISCARD, SPREAD, HIT, DISCARD})
@@ -407,6 +410,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     PLAY_FOR_NOW: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
     TAKE_BOT_SEAT: {"table": _TABLE_ID, "seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
     SEAT_TO_BOT: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
+    STANDINGS: {"period": _s(16)},
 }
 
 #: The top-level fields of every message the server sends (nested maps are described in
@@ -528,6 +532,17 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "net": _i(-(2**53), 2**53, required=True),
         "hand": _i(0, MAX_ID, required=True),
         "played_for": Field("list", True),
+    },
+    STANDINGS: {
+        "period": _s(16, required=True),
+        "tonight": _s(10, required=True),
+        "since": Field("str", True, True, max_len=10),
+        "zone": _s(64, required=True),
+        "unit": Field("str", True, True, max_len=MAX_UNIT_LEN),
+        "people": Field("list", True),
+        "bots": Field("list", True),
+        "more": Field("bool", True),
+        "reply_to": _ID,
     },
 }
 

@@ -13,6 +13,7 @@ from .history import HandSummary, HistoryStep
 from .records import record, record_fields
 from .rules import HouseRules
 from .settlement import Settlement
+from .standings import Standing, UnitNet
 from .view import SeatView
 from .wire import (
     RuleValue,
@@ -666,6 +667,98 @@ class Goodbye(ServerMessage):
     message: str
 
 
+def _standing_to_wire(row: Standing) -> Wire:
+    return {
+        "name": row.name,
+        "hands": row.hands,
+        "won": row.won,
+        "drops_won": row.drops_won,
+        "drops_caught": row.drops_caught,
+        "tonk_outs": row.tonk_outs,
+        "deal_tonks": row.deal_tonks,
+        "nets": [
+            {
+                "unit": n.unit,
+                "net": n.net,
+                "best": {"night": n.best_night, "net": n.best},
+                "worst": {"night": n.worst_night, "net": n.worst},
+            }
+            for n in row.nets
+        ],
+    }
+
+
+def _standing_from_wire(data: Wire) -> Standing:
+    nets = tuple(
+        UnitNet(
+            n["unit"],
+            n["net"],
+            n["best"]["night"],
+            n["best"]["net"],
+            n["worst"]["night"],
+            n["worst"]["net"],
+        )
+        for n in data["nets"]
+    )
+    return Standing(
+        data["name"],
+        data["hands"],
+        data["won"],
+        data["drops_won"],
+        data["drops_caught"],
+        data["tonk_outs"],
+        data["deal_tonks"],
+        nets,
+    )
+
+
+@_message(p.STANDINGS)
+class Standings(ServerMessage):
+    """The standings across nights for a period: `tonight` and `since` are ISO dates of
+    nights (`since` None: all time), `zone` the server's time zone, `unit` the one most hands
+    were played for (None: no hands); people and bots apart, each ranked."""
+
+    period: str
+    tonight: str
+    since: str | None
+    zone: str
+    unit: str | None
+    people: tuple[Standing, ...]
+    bots: tuple[Standing, ...]
+    more: bool
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "type": p.STANDINGS,
+            "period": self.period,
+            "tonight": self.tonight,
+            "since": self.since,
+            "zone": self.zone,
+            "unit": self.unit,
+            "people": [_standing_to_wire(row) for row in self.people],
+            "bots": [_standing_to_wire(row) for row in self.bots],
+            "more": self.more,
+        }
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Standings:
+        return cls(
+            data["period"],
+            data["tonight"],
+            data["since"],
+            data["zone"],
+            data["unit"],
+            tuple(_standing_from_wire(row) for row in data["people"]),
+            tuple(_standing_from_wire(row) for row in data["bots"]),
+            data["more"],
+            data.get("reply_to"),
+        )
+
+
 SERVER_TYPES: dict[str, type[ServerMessage]] = {
     cls.TYPE: cls
     for cls in (
@@ -690,6 +783,7 @@ SERVER_TYPES: dict[str, type[ServerMessage]] = {
         ServerPing,
         ServerPong,
         Goodbye,
+        Standings,
     )
 }
 

@@ -17,6 +17,7 @@ from tonk.client.reports import (
     LeftTable,
     LobbyChanged,
     ServerRefused,
+    StandingsArrived,
     TableChanged,
 )
 from tonk.client.state import TableState
@@ -373,3 +374,19 @@ def test_a_table_name_nobody_gave_is_said_and_the_lobby_shown() -> None:
     notice = next(r for r in reports if isinstance(r, JoinNotice))
     assert not notice.found and "There is no table named Nowhere" in notice.message
     assert isinstance(reports[-1], LobbyChanged) and reports[-1].show
+
+
+def test_the_standings_are_reported_and_a_refusal_of_them_says_it_was_theirs() -> None:
+    model = connected()
+    model.take_reports()
+    model.send(m.StandingsRequest("week"))
+    (asked,) = [message for message in sent(model) if message["type"] == p.STANDINGS]
+    answer = m.Standings("week", "2026-11-27", "2026-11-21", "UTC", None, (), (), False)
+    give(model, answer.answering(asked["id"]))
+    (arrived,) = [r for r in model.take_reports() if isinstance(r, StandingsArrived)]
+    assert arrived.standings == answer.answering(asked["id"])
+    model.send(m.StandingsRequest("all"))
+    (again,) = [message for message in sent(model) if message["type"] == p.STANDINGS]
+    give(model, m.Error.of(p.STORAGE_ERROR, "try again", reply_to=again["id"]))
+    (refused,) = [r for r in model.take_reports() if isinstance(r, ServerRefused)]
+    assert (refused.request, refused.message) == (p.STANDINGS, "try again")

@@ -304,6 +304,33 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
 
         left = await to(carol, {"type": p.LEAVE}, p.LEFT)
         assert left["table"] == table_id
+        # The standings across nights: from the lobby (Carol) and from a table (Bob's seat).
+        night = await to(carol, {"type": p.STANDINGS, "period": "all"}, p.STANDINGS)
+        assert (night["period"], night["since"], night["unit"]) == ("all", None, "chips")
+        bob_row, alice_row = night["people"]
+        assert (bob_row["name"], bob_row["hands"], bob_row["won"], bob_row["drops_won"]) == (
+            "Bob",
+            1,
+            1,
+            1,
+        )
+        assert bob_row["nets"] == [
+            {
+                "unit": "chips",
+                "net": 1,
+                "best": {"night": night["tonight"], "net": 1},
+                "worst": {"night": night["tonight"], "net": 1},
+            }
+        ]
+        assert (alice_row["name"], alice_row["won"], alice_row["nets"][0]["net"]) == (
+            "Alice",
+            0,
+            -1,
+        )
+        assert night["bots"] == [] and night["more"] is False
+        tonight = await to(bob2, {"type": p.STANDINGS}, p.STANDINGS)
+        assert tonight["period"] == "tonight" and tonight["since"] == tonight["tonight"]
+        assert tonight["people"] == night["people"]
         pong = await to(carol, {"type": p.PING, "n": 5}, p.PONG)
         assert pong["n"] == 5
         sent.add(p.PONG)
@@ -573,6 +600,8 @@ async def _bad_value(tmp_path: Path) -> None:
         assert "stake_mode" in error["message"]
         await refused(alice, {"type": p.ADD_BOT, "stake": 7}, p.BAD_VALUE, "stake")
         await refused(bob, {"type": p.PING, "n": -1}, p.BAD_VALUE, "n")
+        await refused(bob, {"type": p.STANDINGS, "period": "year"}, p.BAD_VALUE, "period")
+        await refused(bob, {"type": p.STANDINGS, "period": "x" * 17}, p.BAD_VALUE, "period")
         # An id out of range: refused, and with no reply_to (it is no id).
         await bob.send({"type": p.PING, "id": -1})
         error = await bob.expect(p.ERROR)
@@ -872,6 +901,7 @@ VALID: dict[str, dict[str, Any]] = {
     p.PLAY_FOR_NOW: {"seat": 0},
     p.TAKE_BOT_SEAT: {"table": 1, "seat": 0},
     p.SEAT_TO_BOT: {"seat": 0},
+    p.STANDINGS: {},
 }
 
 

@@ -19,6 +19,7 @@ from tonk.shared.history import HandSummary, HistoryStep
 from tonk.shared.ledger import Ledger
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending, Payment, Settlement
+from tonk.shared.standings import Standing, UnitNet
 
 # -- the old way: the maps as they were built, copied from the code they replaced ---------------
 
@@ -429,6 +430,74 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
         {"type": p.TABLES, "after": 5, "more": True, "total": 9, "tables": [], "reply_to": 1},
         m.Tables((), 5, True, 9, reply_to=1),
     ),
+    (
+        {
+            "type": p.STANDINGS,
+            "period": "week",
+            "tonight": "2026-11-27",
+            "since": "2026-11-21",
+            "zone": "CET",
+            "unit": "chips",
+            "people": [
+                {
+                    "name": "Ada",
+                    "hands": 9,
+                    "won": 4,
+                    "drops_won": 1,
+                    "drops_caught": 2,
+                    "tonk_outs": 1,
+                    "deal_tonks": 0,
+                    "nets": [
+                        {
+                            "unit": "chips",
+                            "net": 7,
+                            "best": {"night": "2026-11-27", "net": 9},
+                            "worst": {"night": "2026-11-21", "net": -2},
+                        }
+                    ],
+                }
+            ],
+            "bots": [],
+            "more": False,
+            "reply_to": 4,
+        },
+        m.Standings(
+            "week",
+            "2026-11-27",
+            "2026-11-21",
+            "CET",
+            "chips",
+            (
+                Standing(
+                    "Ada",
+                    9,
+                    4,
+                    1,
+                    2,
+                    1,
+                    0,
+                    (UnitNet("chips", 7, "2026-11-27", 9, "2026-11-21", -2),),
+                ),
+            ),
+            (),
+            False,
+            reply_to=4,
+        ),
+    ),
+    (
+        {
+            "type": p.STANDINGS,
+            "period": "all",
+            "tonight": "2026-11-27",
+            "since": None,
+            "zone": "UTC",
+            "unit": None,
+            "people": [],
+            "bots": [],
+            "more": False,
+        },
+        m.Standings("all", "2026-11-27", None, "UTC", None, (), (), False),
+    ),
 ]
 
 # Every client message kind, as the client builds it (type first, its fields, `id` last).
@@ -509,6 +578,8 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.PLAY_FOR_NOW, "seat": 1}, m.PlayForNow(1)),
     ({"type": p.TAKE_BOT_SEAT, "table": 7, "seat": 2, "id": 3}, m.TakeBotSeat(7, 2, id=3)),
     ({"type": p.SEAT_TO_BOT, "seat": 0}, m.SeatToBot(0)),
+    ({"type": p.STANDINGS}, m.StandingsRequest()),
+    ({"type": p.STANDINGS, "period": "month", "id": 8}, m.StandingsRequest("month", id=8)),
 ]
 
 

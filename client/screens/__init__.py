@@ -3,10 +3,12 @@ hands them and post `Request` messages up for what the player wants done."""
 
 from .connecting import ConnectingScreen
 from .lobby import LobbyScreen
+from .nights import NightsScreen
 from .table import TableScreen
 
 __all__ = [
     "ConnectingScreen",
     "LobbyScreen",
+    "NightsScreen",
     "TableScreen",
 ]

@@ -23,6 +23,7 @@ from ..tablerequest import TableRequest
 from ..widgets import (
     TooSmall,
 )
+from .nights import NightsScreen
 
 #: The lobby's columns: (key, heading).
 LOBBY_COLUMNS = (
@@ -74,6 +75,12 @@ class LobbyScreen(Screen[None]):
             tooltip="sit at the table under the cursor (or take your own seat back)",
         ),
         Binding("w", "watch", "Watch", tooltip="watch the table under the cursor"),
+        Binding(
+            "s",
+            "standings",
+            "Standings",
+            tooltip="the standings across nights: tonight, the week, the month, all time",
+        ),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="this help"),
         Binding("q", "app.quit", "Quit", tooltip="quit tonk"),
     ]
@@ -223,6 +230,9 @@ class LobbyScreen(Screen[None]):
             self.notify(no_table)
             return
         self.post_message(Request(ask(info.number)))
+
+    def action_standings(self) -> None:
+        self.app.push_screen(NightsScreen())
 
     def action_help(self) -> None:
         keys = [("up down", "choose a table (the list scrolls sideways with left and right)")]
