@@ -62,12 +62,12 @@ def test_the_commands_are_listed_in_a_section_of_their_own() -> None:
     text = help_of()
     section = text.split("commands (", 1)[1].split("\n\n", 1)[0]
     listed = re.findall(r"^  (\w+(?: release)?)\b", section, re.M)
-    assert listed == ["invite", "ledger", "audit", "replay", "names", "names release"]
+    assert listed == ["invite", "ledger", "audit", "replay", "standings", "names", "names release"]
 
 
 def test_no_command_or_path_is_cut_across_lines() -> None:
     path = str(default_db_path())
-    for command in ((), ("names",), ("names", "release"), ("replay",), ("invite",)):
+    for command in ((), ("names",), ("names", "release"), ("replay",), ("invite",), ("standings",)):
         text = help_of(*command)
         lines = text.splitlines()
         assert not [line for line in lines if line.rstrip().endswith("-")], command
