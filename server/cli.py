@@ -21,6 +21,7 @@ from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
 from .paths import default_db_path
 from .store import DatabaseRefused
+from .web_door import WebConfig, WebDoor
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -29,7 +30,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         description="Host Tonk tables on the LAN for tonk-client players.",
         epilog="The database, safe while a server runs: tonk-server ledger, tonk-server audit "
         "and tonk-server replay TABLE HAND read it; tonk-server names lists the names claimed "
-        "at the SSH door, and tonk-server names release NAME frees one. Each has --help.",
+        "at the SSH door and the web door, and tonk-server names release NAME frees one. Each "
+        "has --help.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all: 0.0.0.0)")
     parser.add_argument(
@@ -90,6 +92,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="FILE",
         help="admit only the public keys in FILE (OpenSSH's authorized_keys format; read "
         "again when it changes)",
+    )
+    web = parser.add_argument_group("the web door (a browser opens http://HOST:P/ for the table)")
+    web.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        metavar="P",
+        help="open the web door on this port (0: the port this --db's web door had last, or a "
+        "free one the first time; off when not given)",
     )
     parser.add_argument(
         "--lobby-interval",
@@ -186,7 +197,11 @@ def tune_garbage_collector() -> None:
     gc.freeze()
 
 
-async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> None:
+async def run(
+    config: ServerConfig,
+    door_config: DoorConfig | None = None,
+    web_config: WebConfig | None = None,
+) -> None:
     tune_garbage_collector()
     server = TonkServer(config)
     await server.start()
@@ -210,10 +225,30 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
             f"tonk-server ssh on {door_config.host}:{door.port} (host key {door.fingerprint})",
             flush=True,
         )
+    web: WebDoor | None = None
+    if web_config is not None:
+        try:
+            web = WebDoor(server, web_config)
+            try:
+                await web.start()
+            except OSError as exc:
+                where = f"{web_config.host}:{web_config.port}"
+                reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+                raise ValueError(
+                    f"--web-port {web_config.port}: cannot listen on {where}: {reason}"
+                ) from None
+        except BaseException:
+            if door is not None:
+                await door.close()
+            await server.close()
+            raise
+        print(f"tonk-server web on {web_config.host}:{web.port}", flush=True)
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 
     async def close() -> None:
+        if web is not None:
+            await web.close()
         if door is not None:
             await door.close()
         await server.close()
@@ -271,8 +306,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             host_key=args.ssh_host_key,
             authorized_keys=args.ssh_authorized_keys,
         )
+    web_config = None
+    if args.web_port is not None:
+        if not 0 <= args.web_port <= 65535:
+            print("tonk-server: --web-port takes 0 to 65535", file=sys.stderr)
+            return 2
+        web_config = WebConfig(host=config.host, port=args.web_port)
     try:
-        asyncio.run(run(config, door_config))
+        asyncio.run(run(config, door_config, web_config))
     except (ValueError, DatabaseRefused) as exc:  # the door's keys or port; a database in use
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1

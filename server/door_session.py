@@ -171,7 +171,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         relink = child_relinks.detach()
         seats_in, seats_out = os.pipe()
         errors_in, errors_out = os.pipe()
-        master, slave = pty.openpty()
+        master, slave = self.open_terminal(terminal)
         try:
             seats = self._held_seats()
             if bots:
@@ -183,7 +183,6 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             os.write(seats_out, json.dumps(seats).encode())
             os.close(seats_out)
             seats_out = -1
-            _set_size(master, terminal.width, terminal.height)
             os.set_blocking(master, False)
             argv = [
                 sys.executable,
@@ -208,6 +207,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 argv += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]
             if not terminal.utf8:
                 argv.append("--ascii")
+            argv += self.child_args()
             self.child = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=slave,
@@ -253,9 +253,14 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self._log_errors(status)
         return status
 
+    #: Does this session play (False: it only watches, and holds no seat through the door)?
+    player = True
+
     async def _new_link(self) -> int:
         """A new link to the server for this player: a descriptor of our own to hand on."""
-        _, writer = await self.door.server.open_door_link(self.name, self.door_conn.address)
+        _, writer = await self.door.server.open_door_link(
+            self.name, self.door_conn.address, player=self.player
+        )
         link = os.dup(writer.get_extra_info("socket").fileno())
         writer.transport.abort()  # our descriptor only: the dup keeps the link
         return link
@@ -339,6 +344,17 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         if status is None or self.stopping or self.gone:
             return False
         return status == os.EX_SOFTWARE or status < 0
+
+    def open_terminal(self, terminal: TerminalInfo) -> tuple[int, int]:
+        """The app's terminal: (our side, its side); a pseudo-terminal of the SSH client's
+        size."""
+        master, slave = pty.openpty()
+        _set_size(master, terminal.width, terminal.height)
+        return master, slave
+
+    def child_args(self) -> list[str]:
+        """More of the app's command line (another door's)."""
+        return []
 
     def child_environ(self) -> dict[str, str]:
         """The environment the session's app runs in."""
