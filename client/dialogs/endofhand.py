@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -95,6 +96,10 @@ class EndOfHandModal(ModalScreen[None]):
             yield Label(
                 "enter: back to the table (it closes by itself at the next deal)", classes="hint"
             )
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap anywhere continues, as enter does."""
+        self.action_close()
 
     def action_close(self) -> None:
         self.dismiss(None)
