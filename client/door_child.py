@@ -167,13 +167,10 @@ class WatchApp(DoorApp):
     def __init__(self, config: ClientConfig, table: int) -> None:
         super().__init__(config)
         self.watched = table
-
-    def on_mount(self) -> None:
-        super().on_mount()
         self.add_class("-watch-only")
 
+    # (Textual calls TonkApp's handler of the message too, first.)
     def on_connected(self, message: Connected) -> None:
-        super().on_connected(message)
         if not message.report.reconnect and self.connection is not None:
             self.connection.send(m.Watch(self.watched))
 

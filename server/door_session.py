@@ -255,6 +255,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     #: Does this session play (False: it only watches, and holds no seat through the door)?
     player = True
+    #: What its player is told when the app stops on an error.
+    crash_line = CRASH_LINE
 
     async def _new_link(self) -> int:
         """A new link to the server for this player: a descriptor of our own to hand on."""
@@ -500,8 +502,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 chan.close()
                 return
             if self.crashed(status):
-                line, status = CRASH_LINE, 1
-            if self.stopping or line == CRASH_LINE:
+                line, status = self.crash_line, 1
+            if self.stopping or line == self.crash_line:
                 chan.write(RESET_TERMINAL)  # the app was stopped before it could do this
             if line:
                 text = "\r\n".join(line.splitlines()) + "\r\n"

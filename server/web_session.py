@@ -3,7 +3,7 @@ child process, links and seats it shares), run with Textual's web driver on a so
 of a pty, and copied to the browser's websocket. Between the app and the door go the packets of
 textual-serve's protocol (a type byte, `D` for the terminal's bytes or `M` for JSON, a 4-byte
 length, the payload); between the door and the page, textual-serve's page's messages (JSON
-`["stdin", text]`, `["resize", {...}]`, `["focus"]`; the terminal's bytes as binary)."""
+`["stdin", text]`, `["resize", {...}]`; the terminal's bytes as binary)."""
 
 from __future__ import annotations
 
@@ -158,6 +158,11 @@ class WebSession(DoorSession):
         self.app_size: tuple[int, int] | None = None
         self.start_size = size  # the size the app starts with
 
+    crash_line = (
+        "tonk: the table stopped on an error (the host will find it in the server's log); "
+        "open the page again to carry on: any seat you hold is kept"
+    )
+
     def attach(self, socket: web.WebSocketResponse) -> None:
         self.channel = WebChannel(self, socket)
         self.chan = self.channel  # type: ignore[assignment]
@@ -211,7 +216,7 @@ class WebSession(DoorSession):
         elif kind == "resize" and isinstance(value, dict):
             width, height = clamp_size(value.get("width"), value.get("height"))
             self.terminal_size_changed(width, height, 0, 0)
-        elif kind in ("focus", "blur"):
+        elif kind == "focus":
             self._to_app({"type": kind})
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
@@ -225,6 +230,9 @@ class WebSession(DoorSession):
         """The app's first screen has come: from now on it is told each size, the first
         if the page's terminal has changed since the app started."""
         self.app_size = self.start_size
+        # The app hides its keys while it thinks the page is not looked at (the web driver
+        # starts it so); the table is the page's whole point, and a tap must find its keys.
+        self._to_app({"type": "focus"})
         terminal = self.terminal
         if terminal is not None:
             self.terminal_size_changed(terminal.width, terminal.height, 0, 0)

@@ -195,12 +195,13 @@ class Browser:
             time.sleep(0.1)
 
     def wait_for_row(self, row: int, text: str, timeout: float = 10.0) -> str:
-        """Wait until row `row` of the screen shows `text`; returns the row."""
+        """Wait until row `row` of the screen shows `text` (a regular expression); returns
+        the row."""
         end = time.monotonic() + timeout
         while True:
             rows = self.screen().split("\n")
             line = rows[row] if row < len(rows) else ""
-            if text in line:
+            if re.search(text, line):
                 return line
             if time.monotonic() > end:
                 raise AssertionError(f"row {row} never showed {text!r}: {line!r}")
@@ -234,13 +235,18 @@ class Browser:
         left, top, width, height = box
         return left + (column + 0.5) * width, top + (row + 0.5) * height
 
-    def find(self, text: str, after: int = 0) -> tuple[int, int]:
-        """Where `text` is on the screen (its first cell), on row `after` or below."""
-        for row, line in enumerate(self.screen().split("\n")):
-            column = line.find(text)
-            if row >= after and column >= 0:
-                return column, row
-        raise AssertionError(f"{text!r} is not on the screen:\n{self.screen()}")
+    def find(self, text: str, after: int = 0, timeout: float = 10.0) -> tuple[int, int]:
+        """Where `text` is on the screen (its first cell), on row `after` or below (waiting
+        for it to be shown)."""
+        end = time.monotonic() + timeout
+        while True:
+            for row, line in enumerate(self.screen().split("\n")):
+                column = line.find(text)
+                if row >= after and column >= 0:
+                    return column, row
+            if time.monotonic() > end:
+                raise AssertionError(f"{text!r} is not on the screen:\n{self.screen()}")
+            time.sleep(0.1)
 
     def tap(self, column: int, row: int) -> None:
         """A finger's tap on a cell of the terminal."""
