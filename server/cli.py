@@ -197,6 +197,15 @@ def tune_garbage_collector() -> None:
     gc.freeze()
 
 
+async def open_door(door: SSHDoor | WebDoor, option: str, host: str, port: int) -> None:
+    """Start a door; a port it cannot listen on is a ValueError that says so."""
+    try:
+        await door.start()
+    except OSError as exc:
+        reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+        raise ValueError(f"{option} {port}: cannot listen on {host}:{port}: {reason}") from None
+
+
 async def run(
     config: ServerConfig,
     door_config: DoorConfig | None = None,
@@ -210,14 +219,7 @@ async def run(
     if door_config is not None:
         try:
             door = SSHDoor(server, door_config)
-            try:
-                await door.start()
-            except OSError as exc:
-                where = f"{door_config.host}:{door_config.port}"
-                reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
-                raise ValueError(
-                    f"--ssh-port {door_config.port}: cannot listen on {where}: {reason}"
-                ) from None
+            await open_door(door, "--ssh-port", door_config.host, door_config.port)
         except BaseException:
             await server.close()
             raise
@@ -229,14 +231,7 @@ async def run(
     if web_config is not None:
         try:
             web = WebDoor(server, web_config)
-            try:
-                await web.start()
-            except OSError as exc:
-                where = f"{web_config.host}:{web_config.port}"
-                reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
-                raise ValueError(
-                    f"--web-port {web_config.port}: cannot listen on {where}: {reason}"
-                ) from None
+            await open_door(web, "--web-port", web_config.host, web_config.port)
         except BaseException:
             if door is not None:
                 await door.close()

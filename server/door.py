@@ -85,7 +85,22 @@ class DoorConfig:
     authorized_keys: Path | None = None  # only these keys, when given
 
 
-class SSHDoor:
+class DoorServing:
+    """What every door does for its sessions (door_host.Door): the server's open tables by
+    number, and its writes, whose failure is logged."""
+
+    server: TonkServer
+
+    def write(self, ops: list[st.Op]) -> None:
+        written = self.server.store.write(ops)
+        written.add_done_callback(_log_failure)
+
+    def open_table(self, table_id: int) -> Any:
+        table = self.server.tables.get(table_id)
+        return table if table is not None and table.state not in (FINISHED, CLOSED) else None
+
+
+class SSHDoor(DoorServing):
     """The door: `await start()`, `port`, `fingerprint`, `await close()`."""
 
     def __init__(
@@ -205,14 +220,6 @@ class SSHDoor:
     def in_use_over_tcp(self, name: str) -> bool:
         return in_use_over_tcp(self.server, name)
 
-    def write(self, ops: list[st.Op]) -> None:
-        written = self.server.store.write(ops)
-        written.add_done_callback(_log_failure)
-
-    def open_table(self, table_id: int) -> Any:
-        table = self.server.tables.get(table_id)
-        return table if table is not None and table.state not in (FINISHED, CLOSED) else None
-
 
 async def follow_releases(server: TonkServer, door: str) -> None:
     """A name released with `tonk-server names release` while the server runs is let go of
@@ -252,7 +259,7 @@ def in_use_over_tcp(server: TonkServer, name: str) -> bool:
 
 def _log_failure(future: asyncio.Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
-        log.error("ssh door: a write failed: %s", future.exception())
+        log.error("a door's write failed: %s", future.exception())
 
 
 def public_key_text(key: asyncssh.SSHKey) -> str:

@@ -21,8 +21,7 @@ from aiohttp import WSMsgType, web
 from tonk.shared import protocol as p
 
 from . import store as st
-from .door import follow_releases, in_use_over_tcp
-from .table import CLOSED, FINISHED
+from .door import DoorServing, follow_releases, in_use_over_tcp
 from .web_pages import STATIC_FILES, message_page, name_page, table_page
 from .web_session import WebLink, WebSession, clamp_size
 
@@ -81,7 +80,7 @@ async def _secured(request: web.Request, handler: Handler) -> web.StreamResponse
     return response
 
 
-class WebDoor:
+class WebDoor(DoorServing):
     """The door: `await start()`, `port`, `await close()`."""
 
     def __init__(self, server: TonkServer, config: WebConfig) -> None:
@@ -168,16 +167,6 @@ class WebDoor:
                 if session.player and now - session.last_input > idle:
                     said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
                     session.end(f"tonk: no key pressed or card tapped for {said}: goodbye", 0)
-
-    # -- what the Door protocol asks (door_host.Door) -------------------------------------------
-
-    def write(self, ops: list[st.Op]) -> None:
-        written = self.server.store.write(ops)
-        written.add_done_callback(_log_failure)
-
-    def open_table(self, table_id: int) -> Any:
-        table = self.server.tables.get(table_id)
-        return table if table is not None and table.state not in (FINISHED, CLOSED) else None
 
     # -- who is who -----------------------------------------------------------------------------
 
@@ -352,8 +341,3 @@ def _html(text: str, status: int = 200) -> web.Response:
 def _no_table(request: web.Request) -> str:
     text = request.match_info["table"][:20]
     return f"There is no open table {text} on this server (it may have ended)."
-
-
-def _log_failure(future: asyncio.Future[None]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        log.error("web door: a write failed: %s", future.exception())

@@ -57,6 +57,22 @@ async def terminal_text(socket: aiohttp.ClientWebSocketResponse, *texts: str) ->
     return seen
 
 
+async def ssh_in(
+    port: int, name: str, client: type[asyncssh.SSHClient]
+) -> tuple[asyncssh.SSHClientConnection, asyncssh.SSHClient]:
+    """Log in at the SSH door as `name` with a new key."""
+    return await asyncssh.create_connection(
+        client,
+        "127.0.0.1",
+        port,
+        username=name,
+        client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+        known_hosts=None,
+        agent_path=None,
+        config=None,
+    )
+
+
 def names_list(db: Path) -> str:
     done = subprocess.run(
         [command_path("tonk-server"), "names", "--db", str(db)],
@@ -242,16 +258,7 @@ async def test_the_doors_names_rules_hold_across_keys_browsers_and_tcp(tmp_path:
                 banners.append(msg)
 
         with pytest.raises(asyncssh.PermissionDenied):
-            await asyncssh.create_connection(
-                Client,
-                "127.0.0.1",
-                ssh_port,
-                username="ada",
-                client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
-                known_hosts=None,
-                agent_path=None,
-                config=None,
-            )
+            await ssh_in(ssh_port, "ada", Client)
         assert any("comes in from a web browser" in b for b in banners), banners
         # ...nor tonk-client over TCP...
         client = await NetClient.connect(server.tcp_port)
@@ -259,16 +266,7 @@ async def test_the_doors_names_rules_hold_across_keys_browsers_and_tcp(tmp_path:
         refused = await client.expect(p.ERROR)
         assert refused["code"] == p.BAD_NAME and "web page" in refused["message"]
         # ...and a browser cannot have a key's name.
-        conn, _ = await asyncssh.create_connection(
-            asyncssh.SSHClient,
-            "127.0.0.1",
-            ssh_port,
-            username="Bob",
-            client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
-            known_hosts=None,
-            agent_path=None,
-            config=None,
-        )
+        conn, _ = await ssh_in(ssh_port, "Bob", asyncssh.SSHClient)
         conn.close()
         async with client_session() as session:
             taken = await claim_in_a_browser(session, server, "bob")
