@@ -9,7 +9,8 @@ from pathlib import Path
 from clientkit import at_my_turn, hand_text, joined_app, screen_shown, table_request, wait_for
 from netclient import start_server
 from textual.pilot import Pilot
-from tonk.client.dialogs import EndOfHandModal, HitChooser
+from tonk.client.dialogs import DropModal, EndOfHandModal, HitChooser
+from tonk.client.dialogs.confirm import TapHint
 from tonk.client.render import CARD_WIDTH
 from tonk.client.screens import TableScreen
 from tonk.client.widgets import HandView, KeyBar
@@ -55,12 +56,15 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             await pilot.pause(0.2)  # (laid out)
             await pilot.click("#hit-list", offset=(4, 0))
             await wait_for(pilot, lambda: "8s" not in hand_text(app), "the 8s hit onto the run")
-            # Discard, then on the next turn drop twice (the question asks by keys).
+            # Discard; on the next turn drop, and answer the question by a tap.
             await tap_card(pilot, hand, hand.cards.index(parse_card("9h")))
             await tap_key(pilot, bar, "x")
             await wait_for(pilot, lambda: hand_text(app) == "9d", "the 9h discarded")
             await wait_for(pilot, lambda: screen.check_action("drop", ()) is True, "the turn")
-            await pilot.press("k", "k")
+            await tap_key(pilot, bar, "k")
+            await screen_shown(pilot, DropModal, "the question")
+            await pilot.pause(0.2)  # (laid out)
+            await pilot.click(TapHint, offset=(2, 0))  # "k or enter: drop"
             await screen_shown(pilot, EndOfHandModal, "the hand's end")
             # A tap anywhere on the end of the hand goes back to the table.
             await pilot.click(offset=(2, 2))

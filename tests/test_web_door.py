@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -293,3 +294,33 @@ def test_web_port_0_is_the_port_the_database_was_served_on_last(tmp_path: Path) 
         port = first.port
     with web_server(tmp_path) as second:
         assert second.port == port
+
+
+def test_a_database_from_before_the_web_door_is_upgraded_and_its_key_claims_kept(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "web.sqlite3"
+    with web_server(tmp_path):  # a database as this server makes it, then as an older one did
+        pass
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE ssh_names DROP COLUMN token_hash")
+        conn.execute(
+            "INSERT INTO ssh_names VALUES ('ann', 'Ann', 'ssh-ed25519 AAAA', 'SHA256:old', 1.0)"
+        )
+    conn.close()
+    assert re.search(r"^Ann .* key SHA256:old$", names_list(db), re.M)  # read as it is
+    with web_server(tmp_path) as server:
+        with sqlite3.connect(db) as conn:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(ssh_names)")}
+        conn.close()
+        assert "token_hash" in columns
+        assert "Ann" in names_list(server.db)
+        taken = asyncio.run(_claim(server, "ann"))
+        assert taken == 400
+        assert asyncio.run(_claim(server, "Cy")) == 303
+    assert re.search(r"^Cy .* a web browser$", names_list(db), re.M)
+
+
+async def _claim(server: WebServer, name: str) -> int:
+    async with client_session() as session:
+        return (await claim_in_a_browser(session, server, name)).status
