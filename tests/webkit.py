@@ -267,5 +267,11 @@ class Browser:
         )
 
     def tap_element(self, element: Any) -> None:
-        box = element.rect
-        self.tap_at(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        """A tap on the middle of a page's element (scrolled into sight first)."""
+        x, y = self.js(
+            "const e = arguments[0]; e.scrollIntoView({block: 'center'});"
+            "const r = e.getBoundingClientRect();"
+            "return [r.left + r.width / 2, r.top + r.height / 2];",
+            element,
+        )
+        self.tap_at(x, y)
