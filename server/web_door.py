@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tonk.server")
 
-#: The cookie that holds a browser's token.
-COOKIE = "tonk"
+#: The cookie that holds a browser's token, by the door's port (a browser keeps cookies by
+#: host, not port: two servers on one box must not take each other's).
+COOKIE = "tonk_{port}"
 #: How long a browser keeps it (seconds): until the name is released, in practice.
 COOKIE_AGE = 10 * 365 * 24 * 3600
 #: Seconds between the door's checks for idle sessions.
@@ -170,9 +171,13 @@ class WebDoor(DoorServing):
 
     # -- who is who -----------------------------------------------------------------------------
 
+    @property
+    def cookie(self) -> str:
+        return COOKIE.format(port=self.port)
+
     def claim_of(self, request: web.Request) -> st.SavedName | None:
         """The name this browser claimed (by its cookie's token), if it has one still."""
-        token = request.cookies.get(COOKIE)
+        token = request.cookies.get(self.cookie)
         if not token or len(token) > 200:
             return None
         return self.server.door_names.by_token(token_hash(token))
@@ -230,7 +235,7 @@ class WebDoor(DoorServing):
         log.info("web door: %s claimed by a browser at %s", name, request.remote)
         response = web.HTTPSeeOther("/")
         response.set_cookie(
-            COOKIE, token, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict"
+            self.cookie, token, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict"
         )
         return response
 

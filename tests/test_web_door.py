@@ -96,7 +96,7 @@ def test_a_friend_plays_a_hand_in_the_browser_by_taps_and_comes_back(tmp_path: P
         browser.choose_name("Ada")
         browser.wait_for("lobby", "playing as Ada")
         # The token is the browser's, out of the page's scripts' reach.
-        cookie = browser.driver.get_cookie("tonk")
+        cookie = browser.driver.get_cookie(f"tonk_{server.port}")
         assert cookie is not None and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
         assert browser.js("return document.cookie") == ""
         # 80x24 fits the window, and the font was sized for it.
