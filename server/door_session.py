@@ -131,7 +131,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         try:
             status = await self._run_child(bots)
         except Exception:
-            log.exception("ssh door: %s's table could not be opened", self.name)
+            log.exception("%s: %s's table could not be opened", self.door_label, self.name)
             self._finish("tonk: the table could not be opened; the server's log says why", 1)
             return
         self._finish(self.farewell, status)
@@ -257,6 +257,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     player = True
     #: What its player is told when the app stops on an error.
     crash_line = CRASH_LINE
+    #: The door, in the log.
+    door_label = "ssh door"
 
     async def _new_link(self) -> int:
         """A new link to the server for this player: a descriptor of our own to hand on."""
@@ -289,14 +291,16 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         try:
             link = await self._new_link()
         except Exception as exc:  # the app asks again (tonk-client's delays between tries)
-            log.warning("ssh door: no new link for %s: %s", self.name, exc)
+            log.warning("%s: no new link for %s: %s", self.door_label, self.name, exc)
             self.relinking = False
             return
         try:
             if self.relinks is not None:
                 with contextlib.suppress(OSError):
                     socket.send_fds(self.relinks, [b"L"], [link])
-                    log.info("ssh door: %s's table has a new link to the server", self.name)
+                    log.info(
+                        "%s: %s's table has a new link to the server", self.door_label, self.name
+                    )
         finally:
             os.close(link)
             self.relinking = False
@@ -333,13 +337,14 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         text = self.error_text.decode("utf-8", "replace").rstrip()
         if self.crashed(status):
             log.error(
-                "ssh door: %s's table app stopped on an error (exit status %d)%s",
+                "%s: %s's table app stopped on an error (exit status %d)%s",
+                self.door_label,
                 self.name,
                 status,
                 ":\n" + text if text else "",
             )
         elif text:
-            log.warning("ssh door: %s's table app said:\n%s", self.name, text)
+            log.warning("%s: %s's table app said:\n%s", self.door_label, self.name, text)
 
     def crashed(self, status: int | None) -> bool:
         """Did the app stop on an error (not asked to by the door, nor left by its player)?"""

@@ -158,6 +158,7 @@ class WebSession(DoorSession):
         self.app_size: tuple[int, int] | None = None
         self.start_size = size  # the size the app starts with
 
+    door_label = "web door"
     crash_line = (
         "tonk: the table stopped on an error (the host will find it in the server's log); "
         "open the page again to carry on: any seat you hold is kept"
