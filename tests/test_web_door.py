@@ -272,6 +272,11 @@ async def test_the_doors_names_rules_hold_across_keys_browsers_and_tcp(tmp_path:
         async with client_session() as session:
             taken = await claim_in_a_browser(session, server, "bob")
             assert taken.status == 400 and "with an SSH key" in await taken.text()
+            # A name in use over TCP cannot be chosen in a browser while it is.
+            eve = await NetClient.connect(server.tcp_port, "Eve")
+            in_use = await claim_in_a_browser(session, server, "eve")
+            assert in_use.status == 400 and "from tonk-client" in await in_use.text()
+            eve.writer.close()
         listed = names_list(server.db)
         assert re.search(r"^Ada .* a web browser$", listed, re.M), listed
         assert re.search(r"^Bob .* key SHA256:", listed, re.M), listed
