@@ -1,11 +1,14 @@
-"""One SSH door session's table app: tonk-client's App in a process of its own, started by the
-door on a pseudo-terminal (the door sends SIGWINCH when it is resized) and handed its link to
-the server as an open socket (and a socket to ask the door for another), the seats its player
-holds through a pipe, and a pipe for its errors: a traceback goes to the server's log, never to
-the player's terminal.
+"""One door session's table app: tonk-client's App in a process of its own, started by the
+SSH door on a pseudo-terminal (the door sends SIGWINCH when it is resized), or by the web door
+(`--web`) with Textual's web driver on a socket (the page's terminal in packets, the protocol of
+textual-serve), and handed its link to the server as an open socket (and a socket to ask the
+door for another), the seats its player holds through a pipe, and a pipe for its errors: a
+traceback goes to the server's log, never to the player's terminal. `--watch TABLE`: the web
+door's television page, watching that table.
 
     python -m tonk.client.door_child --link FD --seats FD --errors FD --relink FD --name NAME
         [--server HOST] [--port PORT] [--bots N --table-name NAME] [--join TABLE] [--ascii]
+        [--no-bell] [--web [--watch TABLE]]
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ from pathlib import Path
 
 from rich.console import Console
 from tonk.client.app import ClientConfig, TonkApp, practice_request
+from tonk.client.messages import Connected
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
+from tonk.shared import messages as m
 
 #: How much lower a session's app runs than the server (nice(1)).
 NICENESS = 10
@@ -37,6 +42,8 @@ PR_SET_PDEATHSIG = 1
 #: The exit status of a session's app that stopped on an error: the door then logs what the
 #: app wrote to its error pipe and tells the player in one line.
 CRASHED = os.EX_SOFTWARE
+#: What the web driver leaves set on the page's terminal, undone before a parting line.
+LEAVE_SCREEN = "\x1b[?1049l\x1b[?25h"
 
 
 class HeldSeats(SeatTokens):
@@ -156,6 +163,27 @@ class DoorApp(TonkApp):
         return "tonk: " + self.failure.removeprefix("tonk-client: ")
 
 
+class WatchApp(DoorApp):
+    """The television page's app: it watches one table (and takes back the watch when the
+    link comes back); the door sends it no keys, and it shows none."""
+
+    def __init__(self, config: ClientConfig, table: int) -> None:
+        super().__init__(config)
+        self.watched = table
+        self.add_class("-watch-only")
+
+    # (Textual calls TonkApp's handler of the message too, first.)
+    def on_connected(self, message: Connected) -> None:
+        if not message.report.reconnect and self.connection is not None:
+            self.connection.send(m.Watch(self.watched))
+
+
+def web_packet(text: str) -> bytes:
+    """Text for the page's terminal, as a data packet of the web driver's protocol."""
+    data = text.encode("utf-8")
+    return b"D" + len(data).to_bytes(4, "big") + data
+
+
 class ErrorPipe(io.TextIOWrapper):
     """The pipe to the door for errors: the door logs what comes through it."""
 
@@ -195,7 +223,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--join", default=None)
     parser.add_argument("--ascii", action="store_true")
     parser.add_argument("--no-bell", dest="bell", action="store_false")
+    parser.add_argument("--web", action="store_true")
+    parser.add_argument("--watch", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.web:  # the terminal is the page's, in packets on stdout: nothing else goes there
+        os.dup2(args.errors, 2)
     errors = error_pipe(args.errors)
     # Python's own error output (an exception here, a warning) goes to the door's log, not to
     # the terminal; Textual draws on sys.__stderr__, which stays the terminal.
@@ -209,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (everybody's, over TCP too) come first and a session's screen waits.
         with contextlib.suppress(OSError):
             os.nice(NICENESS)
-        app = DoorApp(config_for(args))
+        config = config_for(args)
+        app = WatchApp(config, args.watch) if args.watch else DoorApp(config)
         app.error_console = Console(file=fatal, width=120, markup=False, highlight=False)
         app.run()
     except Exception:
@@ -217,7 +250,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return CRASHED
     if fatal.used:  # the app stopped on an error: Textual printed it on its error console
         return CRASHED
-    if app.parting:
+    if args.web:
+        with contextlib.suppress(OSError):
+            os.write(1, web_packet(LEAVE_SCREEN + (app.parting + "\r\n" if app.parting else "")))
+    elif app.parting:
         terminal = sys.__stderr__
         if terminal is not None:
             terminal.write(app.parting + "\n")

@@ -289,12 +289,14 @@ class TonkServer:
     # -- connections --------------------------------------------------------------------------
 
     async def open_door_link(
-        self, name: str, address: str
+        self, name: str, address: str, *, player: bool = True
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """A connection for a player the SSH door has identified by key: the client's end of
-        a socket pair whose server end is served like any connection, except that its hello
-        may use `name` even though that name is claimed, and it counts against `address`
-        (the SSH client's) in the per-address limits."""
+        """A connection for a player a door has identified (by key, or by browser): the
+        client's end of a socket pair whose server end is served like any connection, except
+        that its hello may use `name` even though that name is claimed, and it counts against
+        `address` (the SSH client's, the browser's) in the per-address limits. `player`
+        False: a door's watcher (the web door's television page), whose name is checked as
+        anyone's and who holds no seat through the door."""
         ours, theirs = socket.socketpair()
         try:
             reader, writer = await asyncio.open_connection(sock=ours)
@@ -303,7 +305,7 @@ class TonkServer:
             theirs.close()
             raise
         task = asyncio.create_task(
-            self._on_connect(reader, writer, door_name=name, address=address),
+            self._on_connect(reader, writer, door_name=name if player else None, address=address),
             name=f"door-link-{name}",
         )
         self._tasks.add(task)
@@ -497,9 +499,10 @@ class TonkServer:
             return f"a name is printable text of 1 to {limit} characters"
         claim = self.door_names.owner(name)
         if claim is not None and door_name != claim.name:
+            door = "web page from their browser" if claim.by_browser else "SSH door with their key"
             return (
                 f"the name {claim.name} belongs to a player who comes in through this server's "
-                "SSH door with their key: choose another name"
+                f"{door}: choose another name"
             )
         return None
 

@@ -24,6 +24,7 @@ from .door import DoorConfig, SSHDoor
 from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 from .store import DatabaseRefused
+from .web_door import WebConfig, WebDoor
 
 #: The levels of --log-level.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -138,6 +139,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="PATH",
         help="admit only the public keys in this file (OpenSSH's authorized_keys format; "
         "read again when it changes)",
+    )
+    web = parser.add_argument_group("the web door (a browser opens http://HOST:P/ for the table)")
+    web.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        metavar="P",
+        help="open the web door on this port (0: the port this --db's web door had last, or a "
+        "free one the first time; off when not given)",
     )
     parser.add_argument(
         "--lobby-interval",
@@ -258,7 +268,20 @@ def tune_garbage_collector() -> None:
     gc.freeze()
 
 
-async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> None:
+async def open_door(door: SSHDoor | WebDoor, option: str, host: str, port: int) -> None:
+    """Start a door; a port it cannot listen on is a ValueError that says so."""
+    try:
+        await door.start()
+    except OSError as exc:
+        reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+        raise ValueError(f"{option} {port}: cannot listen on {host}:{port}: {reason}") from None
+
+
+async def run(
+    config: ServerConfig,
+    door_config: DoorConfig | None = None,
+    web_config: WebConfig | None = None,
+) -> None:
     tune_garbage_collector()
     server = TonkServer(config)
     await server.start()
@@ -267,14 +290,7 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
     if door_config is not None:
         try:
             door = SSHDoor(server, door_config)
-            try:
-                await door.start()
-            except OSError as exc:
-                where = f"{door_config.host}:{door_config.port}"
-                reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
-                raise ValueError(
-                    f"--ssh-port {door_config.port}: cannot listen on {where}: {reason}"
-                ) from None
+            await open_door(door, "--ssh-port", door_config.host, door_config.port)
         except BaseException:
             await server.close()
             raise
@@ -282,6 +298,17 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
             f"tonk-server ssh on {door_config.host}:{door.port} (host key {door.fingerprint})",
             flush=True,
         )
+    web: WebDoor | None = None
+    if web_config is not None:
+        try:
+            web = WebDoor(server, web_config)
+            await open_door(web, "--web-port", web_config.host, web_config.port)
+        except BaseException:
+            if door is not None:
+                await door.close()
+            await server.close()
+            raise
+        print(f"tonk-server web on {web_config.host}:{web.port}", flush=True)
     # (For tonk-server invite: whether to tell the door's commands.)
     await ports.keep(server.store, {ports.SSH_DOOR: ports.ON if door is not None else ports.OFF})
     db = "" if config.db_path == default_db_path() else f" --db {shlex.quote(str(config.db_path))}"
@@ -290,6 +317,8 @@ async def run(config: ServerConfig, door_config: DoorConfig | None = None) -> No
     stopping: list[asyncio.Task[None]] = []
 
     async def close() -> None:
+        if web is not None:
+            await web.close()
         if door is not None:
             await door.close()
         await server.close()
@@ -351,8 +380,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             host_key=args.ssh_host_key,
             authorized_keys=args.ssh_authorized_keys,
         )
+    web_config = None
+    if args.web_port is not None:
+        if not 0 <= args.web_port <= 65535:
+            print("tonk-server: --web-port takes 0 to 65535", file=sys.stderr)
+            return 2
+        web_config = WebConfig(host=config.host, port=args.web_port)
     try:
-        asyncio.run(run(config, door_config))
+        asyncio.run(run(config, door_config, web_config))
     except (ValueError, DatabaseRefused) as exc:  # the door's keys or port; a database in use
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1

@@ -55,6 +55,10 @@ class Limits:
     # seconds from connecting to being let in, and then to asking for a session (ssh -N asks none)
     ssh_login_timeout: float = 30.0
     ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
+    # The web door (tonk-server --web-port):
+    web_sessions: int = 50  # browser sessions in all, the television pages among them
+    web_per_address: int = 8  # browser sessions from one IP address
+    web_idle_timeout: float = 1800.0  # seconds without a key or a tap before a session ends
 
     def to_wire(self, grace: float) -> dict[str, int | float]:
         """The `limits` of `welcome`."""

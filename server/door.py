@@ -86,7 +86,24 @@ class DoorConfig:
     authorized_keys: Path | None = None  # only these keys, when given
 
 
-class SSHDoor:
+class DoorServing:
+    """What every door does for its sessions (door_host.Door): the server's open tables by
+    number, and its writes, whose failure is logged."""
+
+    server: TonkServer
+
+    def write(self, ops: list[st.Op]) -> None:
+        written = self.server.store.write(ops)
+        written.add_done_callback(_log_failure)
+
+    def open_table(self, table_id: int) -> Any:
+        """The table whose seat a door player may take back (a finished one too while its
+        rematch offer waits for its players)."""
+        table = self.server.tables.get(table_id)
+        return table if table is not None and table.returnable() else None
+
+
+class SSHDoor(DoorServing):
     """The door: `await start()`, `port`, `fingerprint`, `await close()`."""
 
     def __init__(
@@ -210,57 +227,53 @@ class SSHDoor:
                     session.end(f"tonk: no key pressed for {said}: goodbye", 0)
 
     async def _follow_releases(self) -> None:
-        """A name released with `tonk-server names release` while the server runs is let go
-        of here too, within RELEASE_CHECK seconds."""
-        names = self.server.door_names
-        path = self.server.config.db_path
-        while True:
-            await asyncio.sleep(RELEASE_CHECK)
-            if not len(names):
-                continue
-            known = names.saved_claims()
-            try:
-                on_disk = await asyncio.to_thread(claimed_on_disk, path)
-            except AuditError as exc:
-                log.warning("ssh door: cannot read the claimed names: %s", exc)
-                continue
-            for claim in names.refresh(known, on_disk):
-                log.info(
-                    "ssh door: %s is free again (released from key %s)",
-                    claim.name,
-                    claim.fingerprint,
-                )
+        await follow_releases(self.server, "ssh door")
 
     # -- who is who ---------------------------------------------------------------------------
 
     def in_use_over_tcp(self, name: str) -> bool:
-        """Is `name` someone's who came in over TCP: connected, or holding a seat?"""
-        folded = fold(name)
-        for conn in self.server.connections:
-            if conn.name is not None and fold(conn.name) == folded and conn.door_name is None:
+        return in_use_over_tcp(self.server, name)
+
+
+async def follow_releases(server: TonkServer, door: str) -> None:
+    """A name released with `tonk-server names release` while the server runs is let go of
+    here too, within RELEASE_CHECK seconds (each door that runs follows them: the second finds
+    nothing more to let go of)."""
+    names = server.door_names
+    path = server.config.db_path
+    while True:
+        await asyncio.sleep(RELEASE_CHECK)
+        if not len(names):
+            continue
+        known = names.saved_claims()
+        try:
+            on_disk = await asyncio.to_thread(claimed_on_disk, path)
+        except AuditError as exc:
+            log.warning("%s: cannot read the claimed names: %s", door, exc)
+            continue
+        for claim in names.refresh(known, on_disk):
+            held = "a web browser" if claim.by_browser else f"key {claim.fingerprint}"
+            log.info("%s: %s is free again (released from %s)", door, claim.name, held)
+
+
+def in_use_over_tcp(server: TonkServer, name: str) -> bool:
+    """Is `name` someone's who came in over TCP: connected, or holding a seat?"""
+    folded = fold(name)
+    for conn in server.connections:
+        if conn.name is not None and fold(conn.name) == folded and conn.door_name is None:
+            return True
+    for table in server.tables.values():
+        if table.state in (FINISHED, CLOSED):
+            continue
+        for seat in table.seats:
+            if seat.kind == SeatKind.HUMAN and seat.name and fold(seat.name) == folded:
                 return True
-        for table in self.server.tables.values():
-            if table.state in (FINISHED, CLOSED):
-                continue
-            for seat in table.seats:
-                if seat.kind == SeatKind.HUMAN and seat.name and fold(seat.name) == folded:
-                    return True
-        return False
-
-    def write(self, ops: list[st.Op]) -> None:
-        written = self.server.store.write(ops)
-        written.add_done_callback(_log_failure)
-
-    def open_table(self, table_id: int) -> Any:
-        """The table whose seat a door player may take back (a finished one too while its
-        rematch offer waits for its players)."""
-        table = self.server.tables.get(table_id)
-        return table if table is not None and table.returnable() else None
+    return False
 
 
 def _log_failure(future: asyncio.Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
-        log.error("ssh door: a write failed: %s", future.exception())
+        log.error("a door's write failed: %s", future.exception())
 
 
 def public_key_text(key: asyncssh.SSHKey) -> str:
@@ -404,8 +417,9 @@ class DoorConnection(asyncssh.SSHServer):
             return True
         if claim.public_key == public_key_text(key):
             return True
+        holder = "a player who comes in from a web browser" if claim.by_browser else "another key"
         self._say(
-            f"tonk: the name {claim.name} belongs to another key on this server: "
+            f"tonk: the name {claim.name} belongs to {holder} on this server: "
             f"use your own name ({self.ssh_command()})"
         )
         return False

@@ -19,7 +19,7 @@ class _DoorServer(Protocol):
     def door_names(self) -> DoorNames: ...
 
     async def open_door_link(
-        self, name: str, address: str
+        self, name: str, address: str, *, player: bool = True
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
 
 

@@ -1,5 +1,6 @@
-"""Who is who at the SSH door: each name belongs to the first public key that came under it,
-and the tables where a name sat through the door are remembered, both in the database."""
+"""Who is who at the doors: each name belongs to the first public key that came under it at the
+SSH door, or to the browser that chose it at the web door (by the token in its cookie), and the
+tables where a name sat through a door are remembered, both in the database."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ class DoorNames:
     def owner(self, name: str) -> st.SavedName | None:
         """The claim on `name` (in any case), if there is one."""
         return self._names.get(fold(name))
+
+    def by_token(self, token_hash: str) -> st.SavedName | None:
+        """The name a browser claimed, by its token's hash (None: none, or released)."""
+        for claim in self._names.values():
+            if claim.token_hash == token_hash:
+                return claim
+        return None
 
     def claim(self, claim: st.SavedName) -> st.Op:
         folded = fold(claim.name)

@@ -140,7 +140,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         try:
             status = await self._run_child(command)
         except Exception:
-            log.exception("ssh door: %s's table could not be opened", self.name)
+            log.exception("%s: %s's table could not be opened", self.door_label, self.name)
             self._finish("tonk: the table could not be opened; the server's log says why", 1)
             return
         self._finish(self.farewell, status)
@@ -181,7 +181,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         relink = child_relinks.detach()
         seats_in, seats_out = os.pipe()
         errors_in, errors_out = os.pipe()
-        master, slave = pty.openpty()
+        master, slave = self.open_terminal(terminal)
         try:
             seats = self._held_seats()
             if bots:
@@ -193,7 +193,6 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             os.write(seats_out, json.dumps(seats).encode())
             os.close(seats_out)
             seats_out = -1
-            _set_size(master, terminal.width, terminal.height)
             os.set_blocking(master, False)
             argv = [
                 sys.executable,
@@ -220,8 +219,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 argv += ["--join", command.table]
             if not terminal.utf8:
                 argv.append("--ascii")
-            if not self.bell:
-                argv.append("--no-bell")
+            argv += self.child_args()
             self.child = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=slave,
@@ -267,9 +265,18 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self._log_errors(status)
         return status
 
+    #: Does this session play (False: it only watches, and holds no seat through the door)?
+    player = True
+    #: What its player is told when the app stops on an error.
+    crash_line = CRASH_LINE
+    #: The door, in the log.
+    door_label = "ssh door"
+
     async def _new_link(self) -> int:
         """A new link to the server for this player: a descriptor of our own to hand on."""
-        _, writer = await self.door.server.open_door_link(self.name, self.door_conn.address)
+        _, writer = await self.door.server.open_door_link(
+            self.name, self.door_conn.address, player=self.player
+        )
         link = os.dup(writer.get_extra_info("socket").fileno())
         writer.transport.abort()  # our descriptor only: the dup keeps the link
         return link
@@ -296,14 +303,16 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         try:
             link = await self._new_link()
         except Exception as exc:  # the app asks again (tonk-client's delays between tries)
-            log.warning("ssh door: no new link for %s: %s", self.name, exc)
+            log.warning("%s: no new link for %s: %s", self.door_label, self.name, exc)
             self.relinking = False
             return
         try:
             if self.relinks is not None:
                 with contextlib.suppress(OSError):
                     socket.send_fds(self.relinks, [b"L"], [link])
-                    log.info("ssh door: %s's table has a new link to the server", self.name)
+                    log.info(
+                        "%s: %s's table has a new link to the server", self.door_label, self.name
+                    )
         finally:
             os.close(link)
             self.relinking = False
@@ -340,19 +349,32 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         text = self.error_text.decode("utf-8", "replace").rstrip()
         if self.crashed(status):
             log.error(
-                "ssh door: %s's table app stopped on an error (exit status %d)%s",
+                "%s: %s's table app stopped on an error (exit status %d)%s",
+                self.door_label,
                 self.name,
                 status,
                 ":\n" + text if text else "",
             )
         elif text:
-            log.warning("ssh door: %s's table app said:\n%s", self.name, text)
+            log.warning("%s: %s's table app said:\n%s", self.door_label, self.name, text)
 
     def crashed(self, status: int | None) -> bool:
         """Did the app stop on an error (not asked to by the door, nor left by its player)?"""
         if status is None or self.stopping or self.gone:
             return False
         return status == os.EX_SOFTWARE or status < 0
+
+    def open_terminal(self, terminal: TerminalInfo) -> tuple[int, int]:
+        """The app's terminal: (our side, its side); a pseudo-terminal of the SSH client's
+        size."""
+        master, slave = pty.openpty()
+        _set_size(master, terminal.width, terminal.height)
+        return master, slave
+
+    def child_args(self) -> list[str]:
+        """More of the app's command line: the bell turned off (the command's `nobell`), and
+        another door's own."""
+        return [] if self.bell else ["--no-bell"]
 
     def child_environ(self) -> dict[str, str]:
         """The environment the session's app runs in."""
@@ -498,8 +520,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 chan.close()
                 return
             if self.crashed(status):
-                line, status = CRASH_LINE, 1
-            if self.stopping or line == CRASH_LINE:
+                line, status = self.crash_line, 1
+            if self.stopping or line == self.crash_line:
                 chan.write(RESET_TERMINAL)  # the app was stopped before it could do this
             if line:
                 text = "\r\n".join(line.splitlines()) + "\r\n"

@@ -1,7 +1,7 @@
-"""`tonk-server names`: the names claimed at the SSH door, each with the key that holds it,
-and `tonk-server names release NAME` to free one (a player who lost their key or wants a new
-one, a name claimed by the wrong person). Safe while the server runs: a running server lets go
-of a released name within seconds (DoorNames.refresh)."""
+"""`tonk-server names`: the names claimed at the doors, each with the SSH key or the web browser
+that holds it, and `tonk-server names release NAME` to free one (a player who lost their key,
+cleared their browser or wants a new one, a name claimed by the wrong person). Safe while the
+server runs: a running server lets go of a released name within seconds (DoorNames.refresh)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,15 @@ class Claim:
     """A claimed name as the database keeps it."""
 
     name: str
-    fingerprint: str
+    fingerprint: str  # the key's ("" for a browser's)
     claimed: float
     tables: int  # tables where the name sat through the door (seats it may come back to)
+    by_browser: bool = False  # claimed at the web door
+
+    @property
+    def holder(self) -> str:
+        """Who holds it, in words: the key's fingerprint, or a web browser."""
+        return "a web browser" if self.by_browser else f"key {self.fingerprint}"
 
 
 def claims(conn: sqlite3.Connection) -> list[Claim]:
@@ -39,11 +45,14 @@ def claims(conn: sqlite3.Connection) -> list[Claim]:
     which the server gives its door's tables when it next starts)."""
     if not _has_door_tables(conn):
         return []
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(ssh_names)")}
+    # (A database from before the web door has no browsers' claims, nor their column.)
+    browser = "n.token_hash IS NOT NULL" if "token_hash" in columns else "0"
     rows = conn.execute(
-        "SELECT n.name, n.fingerprint, n.claimed, COUNT(s.table_id) FROM ssh_names n "
-        "LEFT JOIN ssh_seats s ON s.folded = n.folded GROUP BY n.folded ORDER BY n.claimed"
+        f"SELECT n.name, n.fingerprint, n.claimed, COUNT(s.table_id), {browser} FROM ssh_names "
+        "n LEFT JOIN ssh_seats s ON s.folded = n.folded GROUP BY n.folded ORDER BY n.claimed"
     )
-    return [Claim(*row) for row in rows]
+    return [Claim(name, key, when, tables, bool(web)) for name, key, when, tables, web in rows]
 
 
 def _has_door_tables(conn: sqlite3.Connection) -> bool:
@@ -91,11 +100,11 @@ def release(path: Path, name: str) -> Claim:
 
 def claims_text(found: Sequence[Claim]) -> list[str]:
     if not found:
-        return ["no name has been claimed at the SSH door"]
-    lines = [f"{'name':<24} {'claimed':<16} {'tables':>6}  key"]
+        return ["no name has been claimed at the SSH door or the web door"]
+    lines = [f"{'name':<24} {'claimed':<16} {'tables':>6}  held by"]
     for claim in found:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(claim.claimed))
-        lines.append(f"{claim.name:<24} {when:<16} {claim.tables:>6}  {claim.fingerprint}")
+        lines.append(f"{claim.name:<24} {when:<16} {claim.tables:>6}  {claim.holder}")
     return lines
 
 
@@ -107,9 +116,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             prog="tonk-server names release",
             parents=[db],
             formatter_class=HelpFormatter,
-            description="Free a name claimed at the SSH door: the next key that comes in "
-            "under it claims it, and sits in the seats it holds. Safe while the server runs "
-            "(it lets go of the name within seconds); a session already in keeps playing.",
+            description="Free a name claimed at the SSH door or the web door: the next key "
+            "or browser that comes in under it claims it, and sits in the seats it holds. Safe "
+            "while the server runs (it lets go of the name within seconds); a session already "
+            "in keeps playing.",
         )
         parser.add_argument("name", metavar="NAME", help="the name, in any case")
         args = parser.parse_args(argv[2:])
@@ -119,8 +129,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         prog="tonk-server names",
         parents=[db],
         formatter_class=HelpFormatter,
-        description="The names claimed at the SSH door, each with when, the number of tables "
-        "it holds a seat at through the door, and its key's fingerprint. Read-only; "
+        description="The names claimed at the SSH door and the web door, each with when, the "
+        "number of tables it holds a seat at through a door, and what holds it: its key's "
+        "fingerprint, or a web browser. Read-only; "
         "`tonk-server names release NAME` frees one.",
     )
     args = parser.parse_args(argv[1:])
@@ -136,8 +147,8 @@ def main(argv: Sequence[str]) -> int:
         if args.action == "release":
             claim = release(path, args.name)
             print(
-                f"released {claim.name} (key {claim.fingerprint}): the next key to come in as "
-                f"{claim.name} claims it"
+                f"released {claim.name} ({claim.holder}): the next key or browser to come in "
+                f"as {claim.name} claims it"
             )
             return 0
         with read_only(path) as conn:

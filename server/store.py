@@ -326,13 +326,15 @@ class Store:
             conn.close()
 
     def door_players(self) -> tuple[list[SavedName], dict[str, list[SavedDoorSeat]]]:
-        """The names claimed over SSH and, by folded name, the tables where each sat."""
+        """The names claimed at the doors (by key or by browser) and, by folded name, the
+        tables where each sat."""
         conn = self._connect()
         try:
             names = [
                 SavedName(*row)
                 for row in conn.execute(
-                    "SELECT name, public_key, fingerprint, claimed FROM ssh_names ORDER BY claimed"
+                    "SELECT name, public_key, fingerprint, claimed, token_hash FROM ssh_names"
+                    " ORDER BY claimed"
                 )
             ]
             seats: dict[str, list[SavedDoorSeat]] = {}

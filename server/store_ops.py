@@ -238,9 +238,9 @@ def count_hand(
 
 def claim_name(folded: str, name: SavedName) -> Op:
     return (
-        "INSERT INTO ssh_names (folded, name, public_key, fingerprint, claimed)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (folded, name.name, name.public_key, name.fingerprint, name.claimed),
+        "INSERT INTO ssh_names (folded, name, public_key, fingerprint, claimed, token_hash)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (folded, name.name, name.public_key, name.fingerprint, name.claimed, name.token_hash),
     )
 
 

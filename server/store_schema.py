@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS ssh_names (
     name TEXT NOT NULL,
     public_key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
-    claimed REAL NOT NULL
+    claimed REAL NOT NULL,
+    token_hash TEXT
 );
 CREATE TABLE IF NOT EXISTS ssh_seats (
     folded TEXT NOT NULL,
@@ -131,6 +132,10 @@ def upgrade(conn: sqlite3.Connection) -> None:
     columns = {row[1] for row in conn.execute("PRAGMA table_info(tables)")}
     if "rematch_of" not in columns:
         conn.execute("ALTER TABLE tables ADD COLUMN rematch_of INTEGER")
+    # A name claimed from a web browser (the web door) has its token's hash, and no key.
+    names = {row[1] for row in conn.execute("PRAGMA table_info(ssh_names)")}
+    if "token_hash" not in names:
+        conn.execute("ALTER TABLE ssh_names ADD COLUMN token_hash TEXT")
     if conn.execute("SELECT 1 FROM settings WHERE name = ?", (COUNTED,)).fetchone() is None:
         count_every_hand(conn)
 
@@ -227,12 +232,18 @@ class SavedTable:
 
 @dataclass(frozen=True, slots=True)
 class SavedName:
-    """A name claimed through the SSH door by the first key that came under it."""
+    """A name claimed through a door: at the SSH door by the first key that came under it
+    (`public_key`), or at the web door by a browser (`token_hash`, and no key)."""
 
     name: str
-    public_key: str  # OpenSSH's one-line form, without a comment
-    fingerprint: str  # SHA256:...
+    public_key: str  # OpenSSH's one-line form, without a comment ("" for a browser's)
+    fingerprint: str  # SHA256:... ("" for a browser's)
     claimed: float
+    token_hash: str | None = None  # the browser's token, hashed (the cookie holds the token)
+
+    @property
+    def by_browser(self) -> bool:
+        return self.token_hash is not None
 
 
 @dataclass(frozen=True, slots=True)

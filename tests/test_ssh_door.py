@@ -913,7 +913,7 @@ def test_names_on_a_database_from_before_the_door_lists_none_and_releases_nothin
     with sqlite3.connect(path) as conn:  # a server from before the door: no ssh_* tables
         conn.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY)")
     assert cli.main(["names", "--db", str(path)]) == 0
-    assert capsys.readouterr().out == "no name has been claimed at the SSH door\n"
+    assert capsys.readouterr().out == "no name has been claimed at the SSH door or the web door\n"
     assert cli.main(["names", "release", "ann", "--db", str(path)]) == 2
     assert "nobody has claimed the name 'ann'" in capsys.readouterr().err
 

@@ -167,7 +167,7 @@ def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
     listed = _names(door)
     assert listed.returncode == 0, listed.stderr
     rows = listed.stdout.splitlines()
-    assert rows[0].split() == ["name", "claimed", "tables", "key"]
+    assert rows[0].split() == ["name", "claimed", "tables", "held", "by"]
     assert rows[1].split()[0] == "ann" and rows[1].endswith(_fingerprint(lost))
     released = _names(door, "release", "ANN")
     assert released.returncode == 0, released.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -11,6 +12,28 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ..widgets import TooSmall
+
+
+class TapHint(Label):
+    """A dialog's hint of its keys, whose parts answer taps as their keys do: each line is
+    its parts, (what is shown, the dialog's action), shown four spaces apart."""
+
+    GAP = "    "
+
+    def __init__(self, *lines: tuple[tuple[str, str], ...]) -> None:
+        super().__init__("\n".join(self.GAP.join(t for t, _ in ln) for ln in lines), classes="hint")
+        self.lines = lines
+
+    async def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not 0 <= offset.y < len(self.lines):
+            return
+        start = 0
+        for text, action in self.lines[offset.y]:
+            if start <= offset.x < start + len(text):
+                await self.app.run_action(action, self.screen)
+                return
+            start += len(text) + len(self.GAP)
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -29,7 +52,7 @@ class ConfirmModal(ModalScreen[bool]):
         yield TooSmall()
         with Vertical(id="dialog", classes="dialog confirm"):
             yield Static(self.question, id="question")
-            yield Label("y: yes    n: no", classes="hint")
+            yield TapHint((("y: yes", "answer(True)"), ("n: no", "answer(False)")))
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
@@ -59,10 +82,17 @@ class DropModal(ModalScreen[str]):
                 "enough, you are caught and pay.",
                 id="question",
             )
-            yield Label(
-                "k or enter: drop    escape: keep playing\n"
-                "a: drop, and stop asking (or start with --no-confirm-drop)",
-                classes="hint",
+            yield TapHint(
+                (
+                    ("k or enter: drop", "answer('drop')"),
+                    ("escape: keep playing", "answer('cancel')"),
+                ),
+                (
+                    (
+                        "a: drop, and stop asking (or start with --no-confirm-drop)",
+                        "answer('always')",
+                    ),
+                ),
             )
 
     def action_answer(self, answer: str) -> None:

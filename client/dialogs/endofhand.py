@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -103,6 +104,10 @@ class EndOfHandModal(ModalScreen[None]):
                 "enter: back to the table (closes by itself at the next deal)  l: history",
                 classes="hint",
             )
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap anywhere continues, as enter does."""
+        self.action_close()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from rich.console import Group
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -72,6 +73,13 @@ class HitChooser(ModalScreen[int | None]):
                 line.stylize("reverse")
             lines.append(line)
         return Group(*lines)
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on a spread hits onto it, as its number's key does."""
+        spreads = self.query_one("#hit-list", Static)
+        offset = event.get_content_offset(spreads)
+        if event.widget is spreads and offset is not None:
+            self.action_choose(offset.y)
 
     def action_move(self, step: int) -> None:
         if self.spreads:

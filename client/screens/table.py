@@ -444,6 +444,12 @@ class TableScreen(Screen[None]):
     def _key_clicked(self, event: KeyBar.Pressed) -> None:
         self.app.simulate_key(event.key)
 
+    @on(HandView.Tapped)
+    def _card_tapped(self, event: HandView.Tapped) -> None:
+        """A tap on a card is its number's key: the cursor goes to it, and it is selected
+        (or no longer)."""
+        self.action_select(event.number)
+
     def action_cursor(self, step: int) -> None:
         hand = self.query_one(HandView)
         hand.cursor = hand.cursor + step

@@ -6,8 +6,10 @@ import time
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.reactive import reactive, var
 from textual.widget import Widget
 from tonk.shared.cards import Card, count
@@ -15,6 +17,7 @@ from tonk.shared.view import Phase, SeatView
 from tonk.shared.waiting import clock_text
 
 from ..render import (
+    CARD_WIDTH,
     HAND_ORDERS,
     CardStyle,
     card_text,
@@ -186,12 +189,31 @@ class HandView(Widget):
         """The selection in the order shown."""
         return tuple(card for card in self.cards if card in self.selected)
 
+    class Tapped(Message):
+        """A card was clicked (or tapped, on a touch screen): its number, from 1."""
+
+        def __init__(self, number: int) -> None:
+            super().__init__()
+            self.number = number
+
+    def _gap(self) -> int:
+        return 2 if self.size.width >= len(self.cards) * 7 + 2 else 1
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self.cards:
+            return
+        step = CARD_WIDTH + self._gap()
+        index, within = divmod(offset.x, step)
+        if within < CARD_WIDTH and 0 <= index < len(self.cards):
+            self.post_message(self.Tapped(index + 1))
+
     def render(self) -> RenderableType:
         if not self.cards:
             return Text(self.note or "No cards.", style="dim")
         index = {card: i for i, card in enumerate(self.cards)}
         selected = frozenset(index[card] for card in self.selected if card in index)
-        gap = 2 if self.size.width >= len(self.cards) * 7 + 2 else 1
+        gap = self._gap()
         fresh = index.get(self.fresh) if self.fresh is not None else None
         return Group(*hand_lines(self.cards, self.style_, self.cursor, selected, gap, fresh))
 

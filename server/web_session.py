@@ -1,0 +1,247 @@
+"""One web door session: the same table app as an SSH door session's (door_session.py, whose
+child process, links and seats it shares), run with Textual's web driver on a socket instead
+of a pty, and copied to the browser's websocket. Between the app and the door go the packets of
+textual-serve's protocol (a type byte, `D` for the terminal's bytes or `M` for JSON, a 4-byte
+length, the payload); between the door and the page, textual-serve's page's messages (JSON
+`["stdin", text]`, `["resize", {...}]`; the terminal's bytes as binary)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from .door_request import DoorCommand, TerminalInfo
+from .door_session import DoorSession
+
+if TYPE_CHECKING:
+    from .web_door import WebDoor
+
+log = logging.getLogger("tonk.server")
+
+#: Bytes waiting for the browser before the app's output is left to wait in its socket.
+HIGH_WATER = 256 * 1024
+#: ...and read again once the browser has taken this much of it.
+LOW_WATER = 64 * 1024
+#: The page's terminal: its type, and what it can show.
+WEB_TERMINAL = "xterm-256color"
+#: What the web driver writes before its first packet.
+PRELUDE = b"__GANGLION__\n"
+#: Bytes of output that are a screen (the driver's set-up sequences before it are short): the
+#: app is running, and reads a new size as the page's.
+FIRST_SCREEN = 256
+#: The sizes a page may ask for, in cells.
+MIN_SIZE, MAX_WIDTH, MAX_HEIGHT = 10, 500, 200
+
+
+def packet(kind: bytes, payload: bytes) -> bytes:
+    """One packet of the web driver's protocol."""
+    return kind + len(payload).to_bytes(4, "big") + payload
+
+
+def clamp_size(width: Any, height: Any) -> tuple[int, int]:
+    """A page's terminal size as cells, within bounds (80x24 for what is not a number)."""
+    try:
+        cols, rows = int(width), int(height)
+    except (TypeError, ValueError):
+        return 80, 24
+    return max(MIN_SIZE, min(cols, MAX_WIDTH)), max(MIN_SIZE, min(rows, MAX_HEIGHT))
+
+
+class WebLink:
+    """The browser a session runs for (door_host.DoorLink): its door, its address, and the
+    host name it reached the page by."""
+
+    conn = None  # no SSH connection
+
+    def __init__(self, door: WebDoor, address: str, host: str) -> None:
+        self.door = door
+        self.address = address
+        self.host = host
+
+
+class WebChannel:
+    """The websocket as the session's channel: the app's packets in, the terminal's bytes out
+    to the page (in order, by a task of its own); once the app is gone, what the session
+    writes is text for the terminal (its parting line)."""
+
+    def __init__(self, session: WebSession, socket: web.WebSocketResponse) -> None:
+        self.session = session
+        self.socket = socket
+        self.buffer = bytearray()  # the app's packets, not whole yet
+        self.raw = False  # the app is gone: writes are the terminal's text
+        self.started = False  # the app's prelude has come: packets follow
+        self.drawn = False  # the app's first screen has come
+        self.queued = 0  # bytes waiting for the browser
+        self.paused = False
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.sender = asyncio.create_task(self._send(), name=f"web-{session.name}-out")
+
+    def write(self, data: bytes) -> None:
+        if self.raw:
+            self._queue(data)
+            return
+        self.buffer += data
+        if not self.started:
+            found = self.buffer.find(PRELUDE)
+            if found < 0:
+                del self.buffer[: -len(PRELUDE)]  # (nothing before it is the page's)
+                return
+            del self.buffer[: found + len(PRELUDE)]
+            self.started = True
+        while len(self.buffer) >= 5:
+            size = int.from_bytes(self.buffer[1:5], "big")
+            if len(self.buffer) < 5 + size:
+                break
+            kind, payload = self.buffer[0:1], bytes(self.buffer[5 : 5 + size])
+            del self.buffer[: 5 + size]
+            if kind == b"D":
+                self._queue(payload)
+                if not self.drawn and len(payload) >= FIRST_SCREEN:
+                    self.drawn = True
+                    self.session.app_drew()
+            # `M` (meta: the app's exit, a link to open) and `P` (files): nothing to do here.
+
+    def write_stderr(self, data: bytes) -> None:
+        self._queue(data)
+
+    def _queue(self, data: bytes) -> None:
+        if not data:
+            return
+        self.queued += len(data)
+        self.outbox.put_nowait(data)
+        if self.queued > HIGH_WATER and not self.paused:
+            self.paused = True
+            self.session.pause_writing()
+
+    async def _send(self) -> None:
+        try:
+            while (data := await self.outbox.get()) is not None:
+                await self.socket.send_bytes(data)
+                self.queued -= len(data)
+                if self.paused and self.queued < LOW_WATER:
+                    self.paused = False
+                    self.session.resume_writing()
+        except (ConnectionError, RuntimeError):  # the browser is gone
+            self.session.end(None, None)
+        finally:
+            await self.socket.close()
+
+    def exit(self, status: int) -> None:
+        """The session is over: what is queued goes, then the websocket is closed."""
+        self.outbox.put_nowait(None)
+
+    def close(self) -> None:
+        self.outbox.put_nowait(None)
+
+
+class WebSession(DoorSession):
+    """One browser's session: the app with the web driver on a socket pair (the session's
+    end is the door session's "master"), its output parsed into the page's terminal bytes.
+    `watch`: the television page's session, which watches that table and takes no keys."""
+
+    def __init__(
+        self, link: WebLink, name: str, size: tuple[int, int], watch: int | None = None
+    ) -> None:
+        super().__init__(link, name)
+        self.link = link
+        self.watch = watch
+        self.player = watch is None
+        self.terminal = TerminalInfo(WEB_TERMINAL, size[0], size[1], {"COLORTERM": "truecolor"})
+        self.channel: WebChannel | None = None
+        # The size the app was told, or None before it has drawn (a size said before may
+        # come before the size it starts with, and lose: it is said once it has drawn).
+        self.app_size: tuple[int, int] | None = None
+        self.start_size = size  # the size the app starts with
+
+    door_label = "web door"
+    crash_line = (
+        "tonk: the table stopped on an error (the host will find it in the server's log); "
+        "open the page again to carry on: any seat you hold is kept"
+    )
+
+    def attach(self, socket: web.WebSocketResponse) -> None:
+        self.channel = WebChannel(self, socket)
+        self.chan = self.channel  # type: ignore[assignment]
+
+    def open_terminal(self, terminal: TerminalInfo) -> tuple[int, int]:
+        ours, theirs = socket.socketpair()
+        return ours.detach(), theirs.detach()
+
+    def child_args(self) -> list[str]:
+        watch = ["--watch", str(self.watch)] if self.watch is not None else []
+        return [*super().child_args(), "--web", *watch]
+
+    def child_environ(self) -> dict[str, str]:
+        assert self.terminal is not None
+        environ = super().child_environ()
+        self.start_size = (self.terminal.width, self.terminal.height)
+        environ.update(
+            TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
+            TEXTUAL_COLOR_SYSTEM="truecolor",
+            COLUMNS=str(self.terminal.width),
+            ROWS=str(self.terminal.height),
+        )
+        return environ
+
+    def _held_seats(self) -> list[dict[str, Any]]:
+        return super()._held_seats() if self.player else []
+
+    def _label(self) -> str:
+        return self.link.host
+
+    async def _run_child(self, command: DoorCommand) -> int:
+        try:
+            return await super()._run_child(command)
+        finally:
+            if self.channel is not None:
+                self.channel.raw = True
+
+    # -- from the page -------------------------------------------------------------------------
+
+    def received(self, text: str) -> None:
+        """One message from the page (textual-serve's page's JSON); anything else is
+        ignored."""
+        try:
+            envelope = json.loads(text)
+        except ValueError:
+            return
+        if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+            return
+        kind, value = envelope[0], envelope[1] if len(envelope) > 1 else None
+        if kind == "stdin" and isinstance(value, str) and self.player:
+            self.data_received(packet(b"D", value.encode("utf-8", "replace")), None)
+        elif kind == "resize" and isinstance(value, dict):
+            width, height = clamp_size(value.get("width"), value.get("height"))
+            self.terminal_size_changed(width, height, 0, 0)
+        elif kind == "focus":
+            self._to_app({"type": kind})
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if self.terminal is not None:
+            self.terminal = TerminalInfo(self.terminal.term, width, height, self.terminal.environ)
+        if self.app_size is not None and self.app_size != (width, height):
+            self.app_size = (width, height)
+            self._to_app({"type": "resize", "width": width, "height": height})
+
+    def app_drew(self) -> None:
+        """The app's first screen has come: from now on it is told each size, the first
+        if the page's terminal has changed since the app started."""
+        self.app_size = self.start_size
+        # The app hides its keys while it thinks the page is not looked at (the web driver
+        # starts it so); the table is the page's whole point, and a tap must find its keys.
+        self._to_app({"type": "focus"})
+        terminal = self.terminal
+        if terminal is not None:
+            self.terminal_size_changed(terminal.width, terminal.height, 0, 0)
+
+    def _to_app(self, meta: dict[str, Any]) -> None:
+        """A meta packet for the app (not a key: the idle clock does not restart)."""
+        if self.master < 0:
+            return
+        self.pending += packet(b"M", json.dumps(meta).encode())
+        self._to_child()
