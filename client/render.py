@@ -315,3 +315,10 @@ def payment_lines(settlement: Settlement, names: Sequence[str], unit: str) -> li
             f"{payer} {pays} {_name(names, payment.payee)} {amount_text(payment.amount, unit)}"
         )
     return lines
+
+
+def fit_name(name: str, column: int, ascii_only: bool = False) -> str:
+    """`name` in `column` cells: padded, or cut with an ellipsis that says it was cut."""
+    if len(name) <= column:
+        return name.ljust(column)
+    return name[: column - 1] + ("." if ascii_only else "…")

@@ -296,3 +296,20 @@ async def test_every_named_key_at_the_table_acts_or_says_why_not(term: Term) -> 
     term.keys("Escape")
     await term.wait_gone("Say something")
     assert raised("7♠")
+
+
+async def test_a_long_name_is_shown_whole_where_there_is_room_and_cut_with_an_ellipsis(
+    term: Term,
+) -> None:
+    term.start(
+        [command_path("tonk-client"), "--name", "Bartholomew Longnameson", "--bots", "3"], ENV
+    )
+    screen = await term.wait_for("Your turn: d draw")
+    rows = screen.splitlines()
+    players = rows[2:6]
+    # The players panel has room: the whole name, the bots' names in the same column.
+    assert "Bartholomew Longnameson" in players[0], "\n".join(players)
+    assert players[0].index("5 cards") == players[1].index("5 cards"), "\n".join(players)
+    # The ledger has not: cut, and an ellipsis says so.
+    ledger = rows[2][48:]
+    assert re.search(r"│ Bartholom\w*… +0", ledger), ledger

@@ -9,6 +9,7 @@ from textual.strip import Strip
 
 from ..render import (
     CardStyle,
+    fit_name,
     signed,
     sparkline,
 )
@@ -45,7 +46,8 @@ class LedgerPanel(LineWidget):
         scale = (min(shown), max(shown)) if shown else None
         for name, balance, series, last in rows:
             line = Text()
-            line.append(f"{name:<{name_width}.{name_width}} ", style="bold" if name == me else "")
+            shown_name = fit_name(name, name_width, style.ascii)
+            line.append(f"{shown_name} ", style="bold" if name == me else "")
             line.append(
                 f"{signed(balance):>5}",
                 style="green" if balance > 0 else "red" if balance < 0 else "",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -21,6 +22,7 @@ from ..render import (
     HAND_ORDERS,
     CardStyle,
     card_text,
+    fit_name,
     hand_lines,
     spread_line,
 )
@@ -44,41 +46,64 @@ class PlayersPanel(LineWidget):
             lines = player_lines(state, self.ascii_only, width=self.size.width)
             self.set_lines(lines or [Text("Nobody is seated yet.")])
 
+    def refit(self) -> None:
+        """The names' column follows the panel's width."""
+        if self.state is not None:
+            self.watch_state(self.state)
+        super().refit()
+
 
 def player_lines(
     state: TableState, ascii_only: bool = False, now: float | None = None, width: int = 0
 ) -> list[Text]:
     view = state.view
-    lines: list[Text] = []
     # Your own name, as in the ledger and the chat, marked as you.
     names = state.names(me_as_you=False)
+    rows: list[tuple[PlayerInfo, bool, Text]] = []
     for player in state.players:
         seat = player.seat
-        line = Text()
         to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
-        line.append(("> " if ascii_only else "▶ ") if to_play else "  ")
-        line.append(f"{names[seat]:<10.10}", style="bold" if to_play else "")
+        rest = Text()
         if view is not None and seat < view.players:
-            line.append(" D" if view.dealer == seat else "  ")
+            rest.append(" D" if view.dealer == seat else "  ")
             cards = view.card_counts[seat]
-            line.append(f" {cards} card{'s' if cards != 1 else ''}")
+            rest.append(f" {cards} card{'s' if cards != 1 else ''}")
             if view.hit_locks[seat]:
-                line.append(" hit-locked", style="italic")
+                rest.append(" hit-locked", style="italic")
         if seat == state.seat:
-            line.append(" (you)", style="dim")
+            rest.append(" (you)", style="dim")
         if player.bot:
-            line.append(" bot", style="dim")
+            rest.append(" bot", style="dim")
         if not player.connected:
-            line.append(" disconnected", style="bold red")
+            rest.append(" disconnected", style="bold red")
         elif player.away and seat == state.seat:
-            line.append(" away", style="bold")
-            line.append(" (any key)", style="dim")
+            rest.append(" away", style="bold")
+            rest.append(" (any key)", style="dim")
         elif player.away:
-            line.append(" away, played for", style="bold")
+            rest.append(" away, played for", style="bold")
+        rows.append((player, to_play, rest))
+    # The names in one column, as wide as the longest where the panel has room beside the
+    # longest of the rest: a long name is cut with an ellipsis only where it must be.
+    beside = max((len(rest.plain) for _, _, rest in rows), default=0)
+    column = name_column(names, width - 2 - beside if width else 0)
+    lines: list[Text] = []
+    for player, to_play, rest in rows:
+        line = Text(("> " if ascii_only else "▶ ") if to_play else "  ")
+        name = fit_name(names[player.seat], column, ascii_only)
+        line.append(name, style="bold" if to_play else "")
+        line.append_text(rest)
         lines.append(line)
         if not player.connected and player.played_for_at is not None:
             lines.extend(waiting_lines(state, player, now, width))
     return lines
+
+
+def name_column(names: Sequence[str], room: int) -> int:
+    """How wide the players' names are drawn: as wide as the longest, as far as `room` (the
+    panel's width less what stands beside the names) allows, and 10 at the least (and where
+    the width is not known)."""
+    longest = max((len(name) for name in names), default=0)
+    return max(min(longest, max(room, 10)), 1)
 
 
 def waiting_lines(
