@@ -366,6 +366,8 @@ class TonkApp(KeyedApp):
             self.card_style,
             ended.balances,
             table=None if self.table_state is None else int(self.table_state.table_id),
+            seat=ended.seat,
+            spreads=ended.spreads,
         )
         modal.keys_before = self.keys_arrived
         if self.current_mode == "table":

@@ -623,15 +623,28 @@ class ClientModel:
         table.ledger.settled(entry, message.balances)
         names = list(message.names)
         balances = [message.balances.get(name) for name in names]
+        seen = list(names)
         if table.seat is not None and table.seat < len(names):
-            names[table.seat] = "You"
+            seen[table.seat] = "You"
         unit = table.info.unit if table.info is not None else ""
         table.last_hand = (
-            f"Hand {message.hand}: {ending_line(settlement, names)}",
-            *payment_lines(settlement, names, unit),
+            f"Hand {message.hand}: {ending_line(settlement, seen)}",
+            *payment_lines(settlement, seen, unit),
         )
         self._publish()
-        self.report(HandEnded(message.hand, settlement, tuple(names), unit, tuple(balances)))
+        view = table.view
+        spreads = tuple(view.spreads) if view is not None and table.hand == message.hand else ()
+        self.report(
+            HandEnded(
+                message.hand,
+                settlement,
+                tuple(names),
+                unit,
+                tuple(balances),
+                seat=table.seat,
+                spreads=spreads,
+            )
+        )
 
     def _on_session_end(self, message: m.SessionEnd) -> None:
         table = self._table_of(message)

@@ -9,6 +9,7 @@ from tonk.shared.history import HandSummary, HistoryStep
 from tonk.shared.records import record
 from tonk.shared.settle_up import Transfer
 from tonk.shared.settlement import Settlement
+from tonk.shared.spreads import Spread
 
 from .state import TableInfo, TableState
 
@@ -52,9 +53,11 @@ class HandEnded:
 
     hand_number: int
     settlement: Settlement
-    names: tuple[str, ...]
+    names: tuple[str, ...]  # by seat, as the table shows them (our own too)
     unit: str
     balances: tuple[int | None, ...] = ()  # each seat's balance after the hand
+    seat: int | None = None  # our seat (None: watching)
+    spreads: tuple[Spread, ...] = ()  # the spreads on the table as the hand ended
 
 
 @record

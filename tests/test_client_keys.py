@@ -90,13 +90,18 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(
     await term.wait_for("by rank (o)")
 
 
-async def test_h_hits_with_the_card_under_the_cursor_and_a_selection_ends_with_the_turn(
-    tmp_path: Path, term: Term
-) -> None:
+async def draw_and_spread_three(term: Term, tmp_path: Path) -> None:
+    """The practice table: draw the 8♠, spread 5♠ 6♠ 7♠ (keeping 8♠ 9♥ 9♦)."""
     practice(term, tmp_path)
     await term.wait_for("Your turn: d draw")
     term.write("d123s")
     await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+
+
+async def test_h_hits_with_the_card_under_the_cursor_and_a_selection_ends_with_the_turn(
+    tmp_path: Path, term: Term
+) -> None:
+    await draw_and_spread_three(term, tmp_path)
     # Nothing selected, the cursor (home) on the 8♠ drawn: the top line offers to hit with
     # it, and h does, as x would discard it.
     term.keys("Home")
@@ -119,6 +124,23 @@ async def test_h_hits_with_the_card_under_the_cursor_and_a_selection_ends_with_t
     term.write("s")
     screen = await term.wait_for("Select the cards of the")  # the notice wraps
     assert "Not allowed" not in screen
+
+
+async def test_the_end_of_hand_window_names_everyone_sorts_the_hands_and_lists_the_spreads(
+    tmp_path: Path, term: Term
+) -> None:
+    await draw_and_spread_three(term, tmp_path)
+    term.keys("Home")
+    term.write("x")  # the 8♠
+    await term.wait_for("Your turn: d draw")
+    term.write("kk")  # drop, and yes
+    screen = await term.wait_for_all("Hand 1 is over", "Spreads:", "pays")
+    # The player by name, as the rest of the table shows it, marked as you; every hand
+    # shown by suit, as the table shows yours; the spreads laid that hand.
+    assert "Tester (you)" in screen and "Tester dropped with" in screen
+    assert "You dropped" not in screen and "You pay" not in screen
+    assert "J♥ 3♦ Q♦ 2♣" in screen, screen
+    assert re.search(r"Spreads: 1 Tester's run: 5♠ 6♠ 7♠ 8♠ +\+8♠ Ada \(bot\)", screen), screen
 
 
 async def test_a_burst_of_keys_over_ssh_is_handled_in_order(tmp_path: Path, term: Term) -> None:

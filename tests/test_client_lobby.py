@@ -32,6 +32,7 @@ from textual.widgets import DataTable, Input, Label, Select
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, StandingsScreen
 from tonk.client.screens import LobbyScreen, TableScreen
+from tonk.client.screens.lobby import LOBBY_COLUMNS
 from tonk.client.widgets import HandView, KeyBar, PlayersPanel, StatusBar
 from tonk.shared import protocol as p
 from tonk.shared.rules import OPTIONS
@@ -590,3 +591,16 @@ async def test_every_options_explanation_fits_the_form_at_80x24(tmp_path: Path) 
                 assert "ctrl+s: create" in shown and "escape: cancel" in shown, (name, shown)
                 assert "Create" in shown and "Cancel" in shown, name
                 assert f"{name}:" in shown, name  # the explanation is shown, if shortened
+
+
+def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
+    from tonk.client.screens.lobby import fit_last_column
+
+    people = "Bartholomew, Maximiliana, Konstantin + 1 bot"
+    rows = {"1": ("Friday", "classic", "1 chip", "4/4", "playing, your seat", "0", people)}
+    (cells,) = fit_last_column(rows, 79).values()
+    widths = [max(len(h), len(c)) + 2 for (_, h), c in zip(LOBBY_COLUMNS, cells, strict=True)]
+    assert sum(widths) <= 79, widths
+    assert cells[-1].endswith("…") and people.startswith(cells[-1][:-1]), cells[-1]
+    # With room, the cell is whole.
+    assert fit_last_column(rows, 200) == rows

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 from tonk.shared import messages as m
 from tonk.shared.settlement import Settlement
+from tonk.shared.spreads import Spread
 
 from ..messages import Request
 from ..render import (
@@ -23,6 +24,8 @@ from ..render import (
     ending_line,
     payment_lines,
     signed,
+    sort_hand,
+    spread_line,
 )
 from ..widgets import TooSmall
 
@@ -44,9 +47,13 @@ class EndOfHandModal(ModalScreen[None]):
         style: CardStyle,
         balances: Sequence[int | None] = (),
         table: int | None = None,
+        seat: int | None = None,
+        spreads: Sequence[Spread] = (),
     ) -> None:
         super().__init__()
         self.table = table  # the table's id, for `l` (its history)
+        self.seat = seat  # ours (None: watching), marked "(you)"
+        self.spreads = tuple(spreads)  # on the table as the hand ended
         self.hand_number = hand_number
         self.settlement = settlement
         self.names = list(names)
@@ -82,9 +89,13 @@ class EndOfHandModal(ModalScreen[None]):
             elif seat in caught_by:
                 result = "caught"
             balance = self.balances[seat] if seat < len(self.balances) else None
+            player = Text(name, style="bold" if won else "")
+            if seat == self.seat:
+                player.append(" (you)", style="dim")
+            shown = sort_hand(revealed, "suit") if revealed else ()
             table.add_row(
-                Text(name, style="bold" if won else ""),
-                cards_text(revealed, self.card_style) if revealed else Text("-", style="dim"),
+                player,
+                cards_text(shown, self.card_style) if shown else Text("-", style="dim"),
                 "-" if counted is None else str(counted),
                 Text(result, style="bold green" if won else ""),
                 Text(
@@ -99,6 +110,13 @@ class EndOfHandModal(ModalScreen[None]):
             yield Label(f"Hand {self.hand_number} is over", classes="title")
             yield Static(Text(ending_line(s, self.names), style="bold"), id="ending")
             yield Static(table, id="revealed")
+            if self.spreads:
+                laid = Text("Spreads: ", style="bold")
+                for number, spread in enumerate(self.spreads, 1):
+                    if number > 1:
+                        laid.append("\n         ")
+                    laid.append_text(spread_line(number, spread, self.names, self.card_style))
+                yield Static(laid, id="laid")
             yield Static(Text(payments), id="payments")
             yield Label(
                 "enter: back to the table (closes by itself at the next deal)  l: history",

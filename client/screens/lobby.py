@@ -18,6 +18,7 @@ from tonk.shared.words import amount_text, plural
 
 from ..dialogs import ConfirmModal, CreateTableScreen, HelpScreen
 from ..messages import Request
+from ..render import fit_name
 from ..state import TableInfo
 from ..tablerequest import TableRequest
 from ..widgets import (
@@ -49,6 +50,21 @@ def lobby_row(info: TableInfo) -> tuple[str, ...]:
         str(info.spectators),
         players_text(info.players, info.bots),
     )
+
+
+def fit_last_column(rows: dict[str, tuple[str, ...]], width: int) -> dict[str, tuple[str, ...]]:
+    """The rows with their last cell (the players) cut with an ellipsis where the whole row
+    would run past `width` columns (each column as wide as its widest cell or heading, and
+    a column of padding each side): the list fits the screen, and says where it was cut."""
+    if width <= 0 or not rows:
+        return rows
+    headings = [heading for _, heading in LOBBY_COLUMNS]
+    before = sum(
+        max(len(headings[i]), *(len(cells[i]) for cells in rows.values())) + 2
+        for i in range(len(LOBBY_COLUMNS) - 1)
+    )
+    room = max(len(headings[-1]), width - before - 2)
+    return {key: (*cells[:-1], fit_name(cells[-1], room).rstrip()) for key, cells in rows.items()}
 
 
 def players_text(people: tuple[str, ...], bots: int) -> str:
@@ -83,6 +99,9 @@ class LobbyScreen(Screen[None]):
         ),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="this help"),
         Binding("q", "app.quit", "Quit", tooltip="quit tonk"),
+        # Above the list's own (which scroll it sideways to its last column).
+        Binding("home", "first_table", show=False, priority=True, tooltip="the first table"),
+        Binding("end", "last_table", show=False, priority=True, tooltip="the last table"),
     ]
 
     def __init__(self, server: str = "", player: str = "") -> None:
@@ -135,7 +154,9 @@ class LobbyScreen(Screen[None]):
             table = self.query_one("#tables", DataTable)
         except NoMatches:
             return  # the screen is being taken down (the list keeps coming till the end)
-        rows = {info.table_id: lobby_row(info) for info in tables}
+        rows = fit_last_column(
+            {info.table_id: lobby_row(info) for info in tables}, self.size.width - 1
+        )
         shown = self._rows
         for key in [key for key in shown if key not in rows]:
             table.remove_row(key)
@@ -165,6 +186,16 @@ class LobbyScreen(Screen[None]):
             "" if tables else "No tables yet: press n to create one."
         )
         self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        self._show_tables(self.tables)  # the players' column cut to the new width
+
+    def action_first_table(self) -> None:
+        self.query_one("#tables", DataTable).move_cursor(row=0)
+
+    def action_last_table(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        table.move_cursor(row=max(0, table.row_count - 1))
 
     def selected(self) -> TableInfo | None:
         """The table under the cursor."""
