@@ -56,3 +56,7 @@ class DoorLink(Protocol):
 
     @property
     def conn(self) -> asyncssh.SSHServerConnection | None: ...
+
+    def ssh_command(self, name: str = "NAME", *, tty: bool = False) -> str:
+        """`ssh -p PORT NAME@HOST` as this guest would type it."""
+        ...

@@ -114,8 +114,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             self._say_and_exit(refusal, 1)
             return
         if self.terminal is None:
+            again = self.door_conn.ssh_command(self.name, tty=True)
             self._say_and_exit(
-                "tonk: the table needs a terminal: connect with ssh -t (or without a command)",
+                f"tonk: the table needs a terminal: connect with {again} (or without a command)",
                 1,
             )
             return

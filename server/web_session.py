@@ -63,6 +63,10 @@ class WebLink:
         self.address = address
         self.host = host
 
+    def ssh_command(self, name: str = "NAME", *, tty: bool = False) -> str:
+        """(A browser always has its terminal: said only of an SSH guest's command.)"""
+        return f"the page at http://{self.host}/"
+
 
 class WebChannel:
     """The websocket as the session's channel: the app's packets in, the terminal's bytes out

@@ -185,9 +185,9 @@ async def test_a_session_without_a_terminal_is_told_to_use_ssh_t_and_closed(
             result = await asyncio.wait_for(conn.run(), 10)
     assert result.exit_status == 1
     assert result.stdout == ""
-    assert (
-        result.stderr
-        == "tonk: the table needs a terminal: connect with ssh -t (or without a command)\r\n"
+    assert result.stderr == (
+        f"tonk: the table needs a terminal: connect with ssh -t -p {door.port} ann@127.0.0.1 "
+        "(or without a command)\r\n"
     )
 
 
