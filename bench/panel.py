@@ -116,11 +116,52 @@ def play_deal(
     return DealResult(total / players, drops, caught, lineup)
 
 
-def measured(name: str) -> Callable[[random.Random], Bot]:
-    def make(rng: random.Random) -> Bot:
-        return make_bot(name, rng)
+def parse_bot(spec: str) -> tuple[str, dict[str, Any]]:
+    """A bot to measure: a registry name, or a variant of one with some of its numbers
+    changed, `expert:DROP_WORTH=0.6+KEPT_DRAW=0.5` (what section 2's trials are run with).
+    Raises ValueError for an unknown bot or number."""
+    name, _, changes = spec.partition(":")
+    if name not in BOT_STRATEGIES:
+        raise ValueError(f"unknown bot {name!r}; the bots are {', '.join(BOT_STRATEGIES)}")
+    cls = type(make_bot(name, random.Random(0)))
+    overrides: dict[str, Any] = {}
+    for change in split(changes.replace("+", ",")):
+        attribute, _, text = change.partition("=")
+        current = getattr(cls, attribute, None)
+        if not attribute.isupper() or not isinstance(current, int | float) or not text:
+            raise ValueError(f"{name} has no number {attribute!r} to change")
+        overrides[attribute] = type(current)(float(text) if isinstance(current, float) else text)
+    return name, overrides
 
-    return make
+
+def measured(spec: str) -> Callable[[random.Random], Bot]:
+    """A maker of the bot `spec` names (see parse_bot)."""
+    name, overrides = parse_bot(spec)
+    if not overrides:
+
+        def make(rng: random.Random) -> Bot:
+            return make_bot(name, rng)
+
+        return make
+    cls = type(make_bot(name, random.Random(0)))
+    variant: Callable[[random.Random], Bot] = type(f"{cls.__name__}Variant", (cls,), overrides)
+    return variant
+
+
+def bot_order(spec: str) -> tuple[int, str]:
+    """Bots weakest first, each variant after the bot it changes."""
+    return BOT_STRATEGIES.index(spec.partition(":")[0]), spec
+
+
+def bot_pairs(bots: Sequence[str]) -> list[tuple[str, str]]:
+    """The paired differences reported: expert less sharp, sharp less easy, and each variant
+    less the bot it changes."""
+    pairs = [(a, b) for a, b in (("expert", "sharp"), ("sharp", "easy")) if {a, b} <= set(bots)]
+    for spec in bots:
+        base = spec.partition(":")[0]
+        if spec != base and base in bots:
+            pairs.append((spec, base))
+    return pairs
 
 
 def run_work(work: Work) -> tuple[Work, list[DealResult], float]:
@@ -212,7 +253,7 @@ def paired(cell: Cell, a: str, b: str) -> list[float]:
 
 def table_lines(cells: Cells, bots: Sequence[str]) -> list[str]:
     """The results table: each bot's net per hand, the paired differences, expert's drops."""
-    pairs = [(a, b) for a, b in (("expert", "sharp"), ("sharp", "easy")) if {a, b} <= set(bots)]
+    pairs = bot_pairs(bots)
     header = ["rules", "players", "deals"]
     header += [f"{bot} per hand [95%]" for bot in bots]
     header += [f"{a} - {b} [95%]" for a, b in pairs]
@@ -280,12 +321,12 @@ def report(cells: Cells, bots: Sequence[str], meta: dict[str, Any]) -> list[str]
         *table_lines(cells, bots),
         "",
     ]
-    for a, b in (("expert", "sharp"), ("sharp", "easy")):
-        if {a, b} <= set(bots):
-            lines.append(f"{a} - {b}, the tables together: {overall(cells, a, b)}.")
+    pairs = bot_pairs(bots)
+    for a, b in pairs:
+        lines.append(f"{a} - {b}, the tables together: {overall(cells, a, b)}.")
     lines.append("")
-    if {"expert", "sharp"} <= set(bots):
-        lines += [*by_opponent_lines(cells, "expert", "sharp"), ""]
+    for a, b in pairs[:1] + pairs[2:]:  # (sharp less easy is plain enough from the table)
+        lines += [*by_opponent_lines(cells, a, b), ""]
     return lines
 
 
@@ -301,7 +342,7 @@ def works(
     deals: int,
 ) -> list[Work]:
     """The blocks of work, the slow bot's first (so the processes finish together)."""
-    order = sorted(bots, key=lambda bot: -BOT_STRATEGIES.index(bot))
+    order = sorted(bots, key=bot_order, reverse=True)
     return [
         Work(bot, preset, players, seed, panel, first, min(first + BLOCK, start + deals))
         for bot in order
@@ -321,7 +362,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", default="2,3,4", help="table sizes, e.g. 2,3,4")
     parser.add_argument("--rules", default=",".join(PRESETS), help="presets, e.g. classic,speno")
     parser.add_argument("--cells", help="only these tables, e.g. classic:2,speno:4")
-    parser.add_argument("--bots", default="easy,sharp,expert", help="the bots measured")
+    parser.add_argument(
+        "--bots",
+        help="the bots measured (default easy,sharp,expert; with --from-json, those saved); "
+        "a variant changes numbers of one: expert:DROP_WORTH=0.6+KEPT_DRAW=0.5",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--panel", choices=tuple(PANELS), default="all")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
@@ -330,11 +375,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--write", type=Path, help="replace this file's panel section")
     args = parser.parse_args(argv)
 
-    bots = split(args.bots)
-    for bot in bots:
-        if bot not in BOT_STRATEGIES:
-            parser.error(f"unknown bot {bot!r}; the bots are {', '.join(BOT_STRATEGIES)}")
-    bots.sort(key=BOT_STRATEGIES.index)
+    bots = [] if args.bots is None else args.bots.split(",")
+    for spec in bots:
+        try:
+            parse_bot(spec)
+        except ValueError as exc:
+            parser.error(str(exc))
     cells: Cells = {}
     if args.from_json:
         seeds: set[int] = set()
@@ -345,6 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seeds.update(data["seeds"])
             panels.add(data["panel"])
         meta = {"seeds": sorted(seeds), "panel": ", ".join(sorted(panels))}
+        bots = bots or sorted({bot for cell in cells.values() for bot in cell.deals})
     else:
         if args.cells:
             tables = [(c.split(":")[0], int(c.split(":")[1])) for c in split(args.cells)]
@@ -358,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.deals < 2:
             parser.error("at least 2 deals a table (an interval needs two)")
         meta = {"seeds": [args.seed], "panel": args.panel}
+        bots = bots or ["easy", "sharp", "expert"]
         todo = works(bots, tables, args.seed, args.panel, args.start, args.deals)
         with multiprocessing.Pool(max(1, args.jobs)) as pool:
             for done, (work, results, cpu) in enumerate(pool.imap_unordered(run_work, todo), 1):
@@ -370,6 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
         if args.json:
             args.json.write_text(json.dumps(to_json(cells, meta)))
+    bots.sort(key=bot_order)
     lines = report(cells, bots, meta)
     print("\n".join(lines))
     if args.write:

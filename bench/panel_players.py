@@ -58,7 +58,7 @@ class Person(SeatBot):
     def new_hand(self) -> None:
         self.recent: deque[tuple[int, Card]] = deque(maxlen=self.MEMORY)  # (seat, card)
         self.taken: dict[int, Card] = {}  # the last discard each seat picked up
-        self.turns = 0  # own turns begun this hand
+        self.draws = 0  # own draws this hand (from the stock or the pile): its turns so far
         self.thrown: set[Card] = set()  # its own discards this hand: it does not take one back
 
     def see(self, event: Event) -> None:
@@ -71,13 +71,14 @@ class Person(SeatBot):
                 self.thrown.add(event.cards[0])
         elif event.kind == "take_discard":
             self.taken[seat] = event.cards[0]
+        if seat == self.seat and event.kind in ("draw_stock", "take_discard"):
+            self.draws += 1
 
     # -- deciding -------------------------------------------------------------------------------
 
     def decide(self, view: SeatView, legal: LegalActions) -> Action:
         seat = view.turn
         if view.phase is Phase.START:
-            self.turns += 1
             if legal.drop and self.drops(view):
                 return Drop(seat)
             top = view.discard_top
@@ -91,6 +92,10 @@ class Person(SeatBot):
         if legal.discards:
             return Discard(seat, self.throw(view, legal.discards))
         return fallback(seat, legal)
+
+    def turn(self, view: SeatView) -> int:
+        """Its turn of the hand: 1 on its first."""
+        return self.draws + (view.phase is Phase.START)
 
     def drop_at(self, view: SeatView) -> int | None:
         """The count it would drop at, or below, this turn."""
@@ -112,7 +117,7 @@ class Person(SeatBot):
         down, or two players could pass the same cards back and forth for ever)."""
         if card_uses(top, view.hand, view.spreads, view.rules):
             return True
-        if view.stock_size == 0 or top in self.thrown or self.turns > self.TAKE_TURNS:
+        if view.stock_size == 0 or top in self.thrown or self.turn(view) > self.TAKE_TURNS:
             return False  # (at an empty stock the next draw ends the hand: only a card laid
             # at once helps)
         return self.fancies(view, top)
@@ -179,7 +184,7 @@ class Eager(Person):
     LATER = 12
 
     def drop_at(self, view: SeatView) -> int:
-        return self.EARLY if self.turns <= 2 else self.LATER
+        return self.EARLY if self.turn(view) <= 2 else self.LATER
 
 
 class NeverDrops(Person):
@@ -230,7 +235,7 @@ class TonkOut(Person):
         if len(rest) <= 1:
             return True
         short = min(n for s, n in enumerate(view.card_counts) if s != seat) <= 2
-        return self.turns > self.LATE_TURN or view.stock_size < 2 * view.players or short
+        return self.turn(view) > self.LATE_TURN or view.stock_size < 2 * view.players or short
 
     def keep_worth(self, card: Card, view: SeatView) -> float:
         worth = super().keep_worth(card, view)
@@ -253,7 +258,7 @@ class Middling(Person):
 
     def drop_at(self, view: SeatView) -> int:
         limit = 10 - 2 * (view.players - 2)
-        return limit + 2 if self.turns == 1 else limit
+        return limit + 2 if self.turn(view) == 1 else limit
 
     def fancies(self, view: SeatView, top: Card) -> bool:
         if super().fancies(view, top):
