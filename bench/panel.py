@@ -410,14 +410,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         with multiprocessing.Pool(max(1, args.jobs)) as pool:
             for done, (work, results, cpu) in enumerate(pool.imap_unordered(run_work, todo), 1):
                 add(cells, work, results, cpu)
+                if args.json:  # (after every block: a run cut short keeps what it played)
+                    args.json.write_text(json.dumps(to_json(cells, meta)))
                 print(
                     f"[{done}/{len(todo)}] {work.bot} {work.preset}:{work.players} "
                     f"deals {work.start}-{work.stop - 1} {cpu:.1f} s",
                     file=sys.stderr,
                     flush=True,
                 )
-        if args.json:
-            args.json.write_text(json.dumps(to_json(cells, meta)))
     bots.sort(key=bot_order)
     lines = report(cells, bots, meta)
     print("\n".join(lines))
