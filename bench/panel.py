@@ -325,8 +325,9 @@ def report(cells: Cells, bots: Sequence[str], meta: dict[str, Any]) -> list[str]
     for a, b in pairs:
         lines.append(f"{a} - {b}, the tables together: {overall(cells, a, b)}.")
     lines.append("")
-    for a, b in pairs[:1] + pairs[2:]:  # (sharp less easy is plain enough from the table)
-        lines += [*by_opponent_lines(cells, a, b), ""]
+    for a, b in pairs:
+        if (a, b) != ("sharp", "easy"):  # (plain enough from the table)
+            lines += [*by_opponent_lines(cells, a, b), ""]
     return lines
 
 
