@@ -258,19 +258,24 @@ def test_the_held_out_players_are_part_of_the_panel_and_not_of_the_tuning_half()
     assert {"easy", "sharp"} <= set(TUNING) and len(PEOPLE) >= 6
 
 
-def test_the_panel_benchmark_writes_a_table_with_intervals(tmp_path: Path) -> None:
-    report_file = tmp_path / "BENCHMARKS.md"
-    saved = tmp_path / "run.json"
-    run = subprocess.run(
-        [
-            *(sys.executable, str(ROOT / "bench" / "panel.py")),
-            *("--deals", "4", "--cells", "classic:2,speno:3", "--seed", "5", "--jobs", "2"),
-            *("--json", str(saved), "--write", str(report_file)),
-        ],
+def run_panel(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """bench/panel.py run from a checkout, in `folder`."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "panel.py"), *args],
         capture_output=True,
         text=True,
         timeout=240,
-        cwd=tmp_path,
+        cwd=folder,
+    )
+
+
+def test_the_panel_benchmark_writes_a_table_with_intervals(tmp_path: Path) -> None:
+    report_file = tmp_path / "BENCHMARKS.md"
+    saved = tmp_path / "run.json"
+    run = run_panel(
+        tmp_path,
+        *("--deals", "4", "--cells", "classic:2,speno:3", "--seed", "5", "--jobs", "2"),
+        *("--json", str(saved), "--write", str(report_file)),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     written = report_file.read_text()
@@ -292,26 +297,21 @@ def test_the_panel_benchmark_writes_a_table_with_intervals(tmp_path: Path) -> No
         assert all(len(deals) == 4 for deals in item["bots"].values())
     # The same table again from the saved deals, without playing.
     again = tmp_path / "AGAIN.md"
-    rerun = subprocess.run(
-        [
-            *(sys.executable, str(ROOT / "bench" / "panel.py")),
-            *("--from-json", str(saved), "--write", str(again)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
+    rerun = run_panel(tmp_path, "--from-json", str(saved), "--write", str(again))
     assert rerun.returncode == 0, rerun.stderr
     assert again.read_text().split("CPU in all")[1] == written.split("CPU in all")[1]
 
 
-def test_the_panel_benchmark_refuses_an_unknown_bot(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "panel.py"), "--bots", "shark", "--deals", "2"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-    )
+def test_the_panel_benchmark_refuses_an_unknown_bot_or_number(tmp_path: Path) -> None:
+    run = run_panel(tmp_path, "--bots", "shark", "--deals", "2")
     assert run.returncode == 2 and "unknown bot 'shark'" in run.stderr
+    run = run_panel(tmp_path, "--bots", "sharp:DROP_HIGH=3", "--deals", "2")
+    assert run.returncode == 2 and "sharp has no number 'DROP_HIGH'" in run.stderr
+
+
+def test_a_variant_changes_only_the_numbers_it_names() -> None:
+    from panel import measured
+
+    variant = measured("expert:DROP_WORTH=0.9+DEALS=40")(random.Random(1))
+    assert variant.strategy == "expert" and variant.slow
+    assert (variant.DROP_WORTH, variant.DEALS, variant.PLAYOUTS) == (0.9, 40, 320)  # type: ignore[attr-defined]
