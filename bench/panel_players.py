@@ -117,9 +117,10 @@ class Person(SeatBot):
         down, or two players could pass the same cards back and forth for ever)."""
         if card_uses(top, view.hand, view.spreads, view.rules):
             return True
-        if view.stock_size == 0 or top in self.thrown or self.turn(view) > self.TAKE_TURNS:
-            return False  # (at an empty stock the next draw ends the hand: only a card laid
-            # at once helps)
+        if view.stock_size == 0:
+            return False  # the next draw ends the hand: only a card laid at once helps
+        if top in self.thrown or self.turn(view) > self.TAKE_TURNS:
+            return False
         return self.fancies(view, top)
 
     def fancies(self, view: SeatView, top: Card) -> bool:
@@ -134,8 +135,9 @@ class Person(SeatBot):
         return True
 
     def keep_worth(self, card: Card, view: SeatView) -> float:
-        """Points a card is worth keeping beyond its count: pairs and suited neighbours, less so
-        when the rank or a neighbour has just been thrown (a dead draw, as far as it recalls)."""
+        """Points a card is worth keeping beyond its count: pairs and suited neighbours, a pair
+        worth half when a card of its rank is among the discards it recalls (a dead draw, as
+        far as it knows)."""
         hand = view.hand
         worth = 0.0
         thrown = {c for _, c in self.recent}
