@@ -45,6 +45,7 @@ class ExpertBot(SharpBot):
     DROP_MAX = 25  # a drop above this count is never weighed
     PLAYOUT_LIMIT = 400  # actions before a playout is called even (a hand ends long before)
     KEPT_DRAW = 0.75  # the chance that a draw let a player swap a high card for a lower one
+    HEADS_UP_DROP_WORTH = 0.9  # sharp's drop bar (DROP_WORTH) at two players: see drop_bar
 
     def new_hand(self) -> None:
         super().new_hand()
@@ -56,6 +57,14 @@ class ExpertBot(SharpBot):
             self.drawn[event.seat] = self.drawn.get(event.seat, 0) + 1
 
     # -- deciding -------------------------------------------------------------------------------
+
+    def drop_bar(self, view: SeatView) -> float:
+        """Heads-up, a drop must be worth more than `sharp` asks: against players who play as
+        people do (bench/panel.py), the expert won more with this bar, on deals and opponents
+        held back from the tuning, and stayed ahead of `sharp` head to head (BENCHMARKS.md,
+        "Bots against the panel"). With three or more players the same bar lost ground to
+        `sharp` head to head, so there it is `sharp`'s."""
+        return self.HEADS_UP_DROP_WORTH if view.players == 2 else self.DROP_WORTH
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         sharp = super().start_turn(view, legal)

@@ -240,6 +240,10 @@ class SharpBot(SeatBot):
                         weight *= low_weight
             yield weight, tuple(catchers)
 
+    def drop_bar(self, view: SeatView) -> float:
+        """The share of a won drop that a drop must be expected to win (DROP_WORTH)."""
+        return self.DROP_WORTH
+
     def drop_worth(self, view: SeatView, mine: int, unseen: Sequence[Card]) -> float:
         """What dropping at `mine` is expected to win, as a share of what a won drop pays (1:
         surely won; below 0: expected to lose), by the table's own payments: each other seat
@@ -253,7 +257,7 @@ class SharpBot(SeatBot):
         if won <= 0:
             return 0.0
         caught = view.rules.caught_pays / won
-        bar = self.DROP_WORTH
+        bar = self.drop_bar(view)
         total = worth = squares = 0.0
         outcomes = self.drop_outcomes(view, mine, unseen, self.SAMPLES)
         for n, (weight, catchers) in enumerate(outcomes, 1):
@@ -354,7 +358,7 @@ class SharpBot(SeatBot):
         if (
             legal.drop
             and mine <= self.DROP_MAX
-            and self.drop_worth(view, mine, unseen) >= self.DROP_WORTH
+            and self.drop_worth(view, mine, unseen) >= self.drop_bar(view)
         ):
             return _drop(seat)
         return self.draw_choice(view, legal, unseen, uses_top)

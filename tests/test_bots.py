@@ -519,6 +519,14 @@ def test_expert_drops_whenever_sharp_would_and_sometimes_when_it_would_not(
     assert any(expert for sharp, expert in found if not sharp)
 
 
+def test_expert_heads_up_passes_some_drops_sharp_would_make() -> None:
+    """Heads-up the expert asks more of a drop than sharp does (its drop bar), so some of the
+    drops sharp makes it does not; with more players it makes every one (above)."""
+    found = expert_and_sharp_drops(PRESETS["classic"], 2, 40, 13)
+    assert sum(sharp for sharp, _ in found) >= 20
+    assert any(sharp and not expert for sharp, expert in found)
+
+
 def test_expert_deals_other_hands_about_what_they_count() -> None:
     """Players keep their low cards, so the expert deals a player who has drawn the lowest of
     more cards than it holds; but not every draw lets a player throw a higher card than it
