@@ -140,12 +140,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="admit only the public keys in this file (OpenSSH's authorized_keys format; "
         "read again when it changes)",
     )
-    web = parser.add_argument_group("the web door (a browser opens http://HOST:P/ for the table)")
+    web = parser.add_argument_group(
+        "the web door (a browser opens http://HOST:PORT/ for the table)"
+    )
     web.add_argument(
         "--web-port",
         type=int,
         default=None,
-        metavar="P",
+        metavar="PORT",
         help="open the web door on this port (0: the port this --db's web door had last, or a "
         "free one the first time; off when not given)",
     )

@@ -201,7 +201,7 @@ async def test_table_takes_a_free_seat_watches_a_full_table_and_says_which(
             await ann.create_table(name="Friday night", seats=3, seed=3)
             bob = client(tmp_path, port, "Bob", "friday NIGHT")
             terms.append(bob)
-            await bob.wait_for_all("You sit at Friday night", "seat was free", "Bob        (you)")
+            await bob.wait_for_all("You sit at Friday night", "seat was free", "Bob (you)")
             cy = client(tmp_path, port, "Cy", "Friday night")
             terms.append(cy)
             # Cy takes the last seat: the game starts.

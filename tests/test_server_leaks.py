@@ -89,7 +89,11 @@ def check(client: NetClient, seat: int | None, truth: Truth) -> int:
 
 
 async def test_no_frame_ever_carries_a_card_its_connection_may_not_see(tmp_path):
-    async with start_server(tmp_path) as server:
+    # Ann and Ben read what they were sent only once the session is over: the server must not
+    # drop them meanwhile as clients that do not read, nor for the frames that wait for them
+    # (test_server_errors tests that it does both).
+    unread = {"unread_timeout": 600.0, "queue": 100_000, "queue_bytes": 256 * 1024 * 1024}
+    async with start_server(tmp_path, limit_changes=unread) as server:
         ann = await NetClient.connect(server.port, "Ann")
         table = await ann.create_table(
             name="leaks", seats=4, hands=HANDS, turn_timer=0.01, seed=12345

@@ -394,8 +394,11 @@ async def test_standings_through_a_server_after_each_ending(tmp_path: Path) -> N
                 assert (
                     net["best"] == net["worst"] == {"night": answer["tonight"], "net": net["net"]}
                 )
-        # And from a table, while a hand is being played there.
-        await alice.create_table(None, name="Again", seats=2)
+        # And from a table, while a hand is being played there (Alice to act first, no tonk
+        # dealt: it is not over before the standings are asked for).
+        await alice.create_table(
+            None, name="Again", seats=2, dealer=1, deck=deck("2h 3d 4c 9s 7h", "10s Js 3s 4s 9h")
+        )
         await alice.expect(p.UPDATE)
         again = await alice.request({"type": p.STANDINGS, "period": "week"}, p.STANDINGS)
         assert again["people"] == answer["people"]
