@@ -73,8 +73,9 @@ async def kitchen_hand(term: Term, alice: NetClient) -> None:
     term.keys("k")
     await term.wait_for("Drop with 9?")
     term.keys("k")
+    # (The end-of-hand window names everybody as the table does; the log says "You".)
     await term.wait_for_all(
-        "Hand 1 is over", "You dropped with 9 and won.", "Alice pays You 1 chip"
+        "Hand 1 is over", "Tester dropped with 9 and won.", "Alice pays Tester 1 chip"
     )
 
 

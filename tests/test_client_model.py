@@ -291,7 +291,9 @@ def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
     assert state.series == {"Kim": (0, -2), "Ada": (0, 2)}
     assert state.last_net == {"Kim": -2, "Ada": 2}
     ended = [m for m in posted if isinstance(m, HandEnded)]
-    assert ended and list(ended[0].names) == ["You", "Ada"] and list(ended[0].balances) == [-2, 2]
+    # The window names everybody as the table does, and knows which seat is ours.
+    assert ended and list(ended[0].names) == ["Kim", "Ada"] and ended[0].seat == 0
+    assert list(ended[0].balances) == [-2, 2]
 
 
 def hand_settlement() -> Settlement:

@@ -104,7 +104,7 @@ async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:
             assert modal.settlement.ending.value == "drop_won"
             assert modal.settlement.winners == (0,)
             text = str(modal.query_one("#ending").render())
-            assert "You dropped with 9 and won" in text
+            assert "Tester dropped with 9 and won" in text  # by name, as the table shows it
             # Said once, by the hand's ending line, not "dropped with 9" and then again.
             assert log_text(app).count("dropped with 9") == 1, log_text(app)
             assert "You dropped with 9 and won." in log_text(app)

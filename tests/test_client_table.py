@@ -380,10 +380,11 @@ async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -
 def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     state = _state(_view(card_counts=[5, 4, 5]), away=True)
     lines = [line.plain for line in player_lines(state)]
-    # Your own name, as the ledger and the chat show it, marked as you.
-    assert lines[0] == "▶ Kim          5 cards (you) away (any key)"
-    assert lines[1] == "  Ada (bot)    4 cards bot"
-    assert lines[2] == "  Bix (bot)  D 5 cards bot"
+    # Your own name, as the ledger and the chat show it, marked as you; the names in one
+    # column as wide as the longest.
+    assert lines[0] == "▶ Kim         5 cards (you) away (any key)"
+    assert lines[1] == "  Ada (bot)   4 cards bot"
+    assert lines[2] == "  Bix (bot) D 5 cards bot"
     ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]
     assert ascii_lines[0].startswith("> Kim")
 
