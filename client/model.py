@@ -784,7 +784,9 @@ class ClientModel:
     def state(self) -> TableState | None:
         """The table as the screens see it now."""
         table = self.table
-        return table.state(tuple(self.log.lines)) if table is not None else None
+        if table is None:
+            return None
+        return table.state(tuple(self.log.lines), tuple(sorted(self.log.last_turns.items())))
 
     def _publish(self) -> None:
         state = self.state()

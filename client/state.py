@@ -95,6 +95,8 @@ class TableState:
     paused: str = ""  # why the server has paused play (it cannot save the game), or ""
     seats: int = 0  # how many seats the table has (taken or not)
     turn_timer: float | None = None  # the table's turn timer, seconds (None: none)
+    #: Each seat's last turn of the hand in play, as the log says it, by seat.
+    last_turns: tuple[tuple[int, Text], ...] = ()
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

@@ -38,10 +38,14 @@ class TableLog:
         # The log line of the turn being played (seat, line number, text): the turn's moves
         # are one line, amended as each comes ("drew 8♥, discarded 2♣").
         self.turn_line: tuple[int, int, Text] | None = None
+        # Each seat's last turn of this hand, as its log line says it (what a spectator's
+        # panel lists: every move in it is public).
+        self.last_turns: dict[int, Text] = {}
 
     def clear(self) -> None:
         self.lines.clear()
         self.turn_line = None
+        self.last_turns.clear()
 
     def add(self, text: Text, chat: bool = False) -> int:
         """Add a line; returns its number."""
@@ -91,6 +95,7 @@ class TableLog:
         ending line says (a drop, going out) is not said twice."""
         kind = event.kind
         if kind == "deal" and event.seat == 0:
+            self.last_turns.clear()
             dealer = names[view.dealer]
             verb = "deal" if dealer == "You" else "deals"
             self.add(Text(f"Hand {hand}: {dealer} {verb}.", style="bold"))
@@ -127,6 +132,7 @@ class TableLog:
             text.append_text(phrase)
             number = self.add(text)
         self.turn_line = (event.seat, number, text)
+        self.last_turns[event.seat] = text
 
 
 def chat_line(name: str, seat: int | None, text: str) -> Text:

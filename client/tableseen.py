@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.text import Text
 from tonk.shared import messages as m
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
@@ -80,8 +81,11 @@ class TableSeen:
                 return spread.owner, spread.kind.value
         return None
 
-    def state(self, log: tuple[LogLine, ...]) -> TableState:
-        """The table as the screens see it now, with the log's lines."""
+    def state(
+        self, log: tuple[LogLine, ...], last_turns: tuple[tuple[int, Text], ...] = ()
+    ) -> TableState:
+        """The table as the screens see it now, with the log's lines (and each seat's last
+        turn, as the log says it)."""
         info = self.info
         every = info.players if info is not None else ()
         players = tuple(
@@ -121,4 +125,5 @@ class TableSeen:
             paused=(info.paused or "") if info is not None else "",
             seats=info.seats if info is not None else len(players),
             turn_timer=info.turn_timer if info is not None else None,
+            last_turns=last_turns,
         )

@@ -138,3 +138,35 @@ async def test_a_started_table_where_you_hold_no_seat_says_what_you_can_do(
             tester.close()
             await alice.close()
             await carol.close()
+
+
+async def test_a_spectator_sees_only_the_keys_it_has_and_each_players_last_turn(
+    tmp_path: Path,
+) -> None:
+    with tonk_server(tmp_path, "--bot-pause", "0.3", "--next-hand-delay", "600") as port:
+        alice = await NetClient.connect(port, "Alice")
+        cy: Term | None = None
+        try:
+            await create_kitchen(alice, seats=3)
+            await alice.send({"type": "add_bot", "strategy": "easy"})
+            await alice.send({"type": "add_bot", "strategy": "easy"})  # full: it starts
+            cy = client(tmp_path, port, "Cy")
+            await cy.wait_for("Kitchen")
+            cy.keys("w")
+            # (Seed 3's cut has a bot play before Alice, who never moves.) Once a bot has
+            # played, the spectator's hand panel lists each player's last turn.
+            screen = await cy.wait_until(
+                lambda s: "Watching · each player's last turn" in s, "a turn to show", limit=30
+            )
+            rows = screen.splitlines()
+            top = next(i for i, row in enumerate(rows) if "Watching · each" in row)
+            panel = "\n".join(rows[top + 1 : top + 6])
+            assert "You are watching this table." in panel
+            assert re.search(r"\(bot\) (drew|picked up|took)", panel), panel
+            # Only a spectator's keys: no moves, no sort.
+            bar = rows[-1]
+            assert "Chat" in bar and "Draw" not in bar and "Sort" not in bar, bar
+        finally:
+            if cy is not None:
+                cy.close()
+            await alice.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -43,6 +44,15 @@ STARTED = "The game has started."
 
 #: The field of `LegalActions` that opens each move's action.
 MOVE_ACTIONS = {entry.action: entry.legal for entry in TABLE_KEYS if entry.legal}
+
+
+def watching_note(state: TableState) -> str | Text:
+    """What a spectator's hand panel shows: each player's last turn of the hand in play (every
+    move in it is public, as the log says it), or that they are watching."""
+    watching = "You are watching this table."
+    if state.view is None or not state.last_turns:
+        return watching
+    return Text("\n").join([Text(watching, style="dim"), *(turn for _, turn in state.last_turns)])
 
 
 class TableScreen(Screen[None]):
@@ -131,7 +141,7 @@ class TableScreen(Screen[None]):
         self._my_turn = my_turn
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
-            hand.note = "You are watching this table."
+            hand.note = watching_note(state)
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
@@ -159,7 +169,12 @@ class TableScreen(Screen[None]):
         if state is None:
             return
         hand = self.query_one(HandView)
-        title = hand_title(state.view, hand.order) if state.seat is not None else "Watching"
+        if state.seat is not None:
+            title = hand_title(state.view, hand.order)
+        elif state.view is not None and state.last_turns:
+            title = "Watching · each player's last turn"
+        else:
+            title = "Watching"
         box = self.query_one("#hand-box")
         if box.border_title != title:
             box.border_title = title

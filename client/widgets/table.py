@@ -186,7 +186,7 @@ class HandView(Widget):
     cards: reactive[tuple[Card, ...]] = reactive(())
     cursor: reactive[int] = reactive(0)
     selected: reactive[frozenset[Card]] = reactive(frozenset())
-    note: reactive[str] = reactive("")
+    note: reactive[str | Text] = reactive("")
     fresh: reactive[Card | None] = reactive(None)
 
     def __init__(self, style: CardStyle, id: str | None = None) -> None:
@@ -235,6 +235,8 @@ class HandView(Widget):
 
     def render(self) -> RenderableType:
         if not self.cards:
+            if isinstance(self.note, Text):
+                return self.note
             return Text(self.note or "No cards.", style="dim")
         index = {card: i for i, card in enumerate(self.cards)}
         selected = frozenset(index[card] for card in self.selected if card in index)
