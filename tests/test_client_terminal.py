@@ -224,13 +224,14 @@ async def test_the_terminal_reports_clicks_only_and_a_click_on_the_key_bar_plays
     # Any-motion reporting left on by a link that dropped makes the player's shell print
     # control characters at every move of the mouse: the client asks for clicks only.
     term.start(practice(), ENV)
-    screen = await term.wait_for("Your turn: d draw")
+    screen = await term.wait_for_all("Your turn: d draw", "d Draw")  # the key bar drawn too
     assert mouse_modes_left_on(term.raw()) == {1000, 1006}
     # A click still plays: "d Draw" on the key bar (the last row), pressed and released.
-    row = screen.splitlines()[-1]
-    column = row.index("Draw") + 1
+    rows = screen.splitlines()
+    y = next(i for i, row in enumerate(rows) if "d Draw" in row)
+    column = rows[y].index("Draw") + 1
     for action in "Mm":
-        term.write(f"\x1b[<0;{column};24{action}")
+        term.write(f"\x1b[<0;{column};{y + 1}{action}")
     await term.wait_for("Your turn: x discard")
     term.write("\x11")  # ctrl+q: the client ends, and turns the mouse off as it goes
     await term.wait_exit()
