@@ -305,7 +305,7 @@ async def test_a_long_name_is_shown_whole_where_there_is_room_and_cut_with_an_el
     term.start(
         [command_path("tonk-client"), "--name", "Bartholomew Longnameson", "--bots", "3"], ENV
     )
-    screen = await term.wait_for("Your turn: d draw")
+    screen = await term.wait_for_all("Your turn: d draw", "Cleo (bot)", "Bartholom")
     rows = screen.splitlines()
     players = rows[2:6]
     # The players panel has room: the whole name, the bots' names in the same column.
