@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from ptyterm import Term
+from sshkit import DoorServer, require_tool
 from tonk.server.store import Store
 
 
@@ -31,3 +32,15 @@ def term() -> Iterator[Term]:
         yield terminal
     finally:
         terminal.close()
+
+
+@pytest.fixture
+def door(tmp_path: Path) -> Iterator[DoorServer]:
+    """`tonk-server` with its SSH door on free ports (skipped, naming the package, where
+    OpenSSH's client is missing)."""
+    require_tool("ssh", "openssh-client")
+    server = DoorServer(tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -4,25 +4,14 @@ untouched rings it once; `ssh ... nobell` turns it off (the door's `tonk-client 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tonk.server.door_request import bell_choice
 
 from tests.netclient import NetClient
-from tests.sshkit import DoorServer, SSHTerminal, make_key, require_tool
+from tests.sshkit import DoorServer, SSHTerminal, make_key
 from tests.test_client_waiting import bells
-
-
-@pytest.fixture
-def door(tmp_path: Path) -> Iterator[DoorServer]:
-    require_tool("ssh", "openssh-client")
-    server = DoorServer(tmp_path)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def friday_with_a_bot(port: int) -> None:

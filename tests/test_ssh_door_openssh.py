@@ -6,10 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.netclient import NetClient
 from tests.sshkit import (
@@ -21,16 +18,6 @@ from tests.sshkit import (
     require_tool,
 )
 from tests.termkit import command_path, mouse_modes_left_on
-
-
-@pytest.fixture
-def door(tmp_path: Path) -> Iterator[DoorServer]:
-    require_tool("ssh", "openssh-client")
-    server = DoorServer(tmp_path)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(
