@@ -18,7 +18,6 @@ from tonk.client.dialogs import HandReplayScreen, HistoryScreen
 from tonk.shared import protocol as p
 
 from tests.sshkit import DoorServer, SSHTerminal, make_key
-from tests.test_ssh_door_openssh import door  # noqa: F401 (the door's fixture)
 
 
 async def play_and_look_back(term: Term, port: int) -> None:
@@ -91,7 +90,7 @@ async def test_looking_back_at_a_hand_in_term(tmp_path: Path, term: Term) -> Non
 RIGHT, LEFT, HOME, END, ESCAPE = b"\x1b[C", b"\x1b[D", b"\x1b[H", b"\x1b[F", b"\x1b"
 
 
-def test_looking_back_through_the_ssh_door(door: DoorServer, tmp_path: Path) -> None:  # noqa: F811
+def test_looking_back_through_the_ssh_door(door: DoorServer, tmp_path: Path) -> None:
     """A guest at the door's practice table drops on their first turn, opens the history
     with `l`, replays the hand to its end and back, and leaves: all at 80x24 over ssh."""
     key = make_key(tmp_path, "bea_key")
