@@ -162,6 +162,9 @@ class TableCore:
     last_change: float = 0.0
     next_hand_at: float | None = None
     turn_seat: int | None = None
+    # (hand number, events) of the hand in play that everybody at the table has been sent:
+    # behind the hand while a change to it waits to be saved.
+    told: tuple[int, int] = (0, 0)
     # The hashes of tokens whose seats were given to bots, with the name that held each: its
     # player is told so when they come back (kept until the server stops).
     given_to_bots: dict[str, str] = field(default_factory=dict)
@@ -377,7 +380,9 @@ class TableCore:
         the connection whose action this is, gets its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
-        frames = UpdateFrames(self.id, self.session.hand_number, hand, start, self.deadline())
+        number = self.session.hand_number
+        frames = UpdateFrames(self.id, number, hand, start, self.deadline())
+        self.told = (number, len(hand.events))
         # (self.connections() spelt out: no list built, on every action)
         for number, seat in enumerate(self.seats):
             conn = seat.conn

@@ -126,6 +126,8 @@ class TableStore(TableCore):
         hand = self.hand
         if self.state != PLAYING or self.paused is not None or hand is None or hand.ended:
             return
+        if self.told != (self.hand_number, len(hand.events)):
+            return  # a change waits to be saved: its own update, once it is, has the deadline
         if self.deadline() is not None:
             self.send_updates(len(hand.events))
 
@@ -212,6 +214,7 @@ class TableStore(TableCore):
             for number, bot in self.bots.items():
                 bot.observe(hand.events_for(number, 0))
             self.turn_seat = None if hand.ended else hand.turn
+            self.told = (self.hand_number, len(hand.events))  # (a newcomer is sent it all)
         self.turn_started = self.last_change = now
 
 

@@ -656,6 +656,38 @@ async def test_after_a_storage_pause_the_seat_to_act_is_sent_a_fresh_deadline(tm
         assert (await carol.expect(p.SEATED))["reply_to"] == 1
 
 
+async def test_a_move_saved_after_a_storage_pause_is_the_next_update_everybody_gets(tmp_path):
+    """A move whose write waits out the pause is shown, once saved, by the next `update` of
+    the hand, `from` the events each client holds (PROTOCOL.md, "update"): no update `from`
+    past it, with no events, comes first for a move nobody has been shown yet."""
+
+    from netclient import start_server
+
+    async with start_server(tmp_path) as server:
+        create = {"type": "create_table", "name": "timed", "seats": 2, "seed": 4}
+        alice = await NetClient.connect(server.port, "Alice")
+        seated = await alice.request({**create, "turn_timer": 30.0}, p.SEATED)
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "sit", "table": seated["table"]}, p.SEATED)
+        players = [alice, bob]
+        for client in players:
+            await client.expect(p.UPDATE)
+        watcher = await NetClient.connect(server.port, "Watcher")
+        await watcher.request({"type": "watch", "table": seated["table"]}, p.WATCHING)
+        await watcher.expect(p.UPDATE)
+        everybody = [*players, watcher]
+        actor = to_act(players)
+        count = actor.seat_view().event_count
+        with write_locked(server.config.db_path):
+            await actor.send(an_action(actor))  # its write waits for the lock: play pauses
+            await wait_for_all(everybody, told_paused, "the table told it is paused")
+        await wait_for_all(everybody, told_resumed, "the table told play carries on")
+        for client in everybody:
+            following = await client.expect(p.UPDATE)
+            assert following["from"] == count and following["events"], following
+            assert following["deadline"] is not None
+
+
 async def test_while_play_is_paused_what_must_be_saved_is_refused_and_the_rest_served(tmp_path):
     """PROTOCOL.md, "Storage faults", request by request: while the database cannot be
     written, `sit`, `add_bot`, `remove_bot` and `start` are refused at once with
