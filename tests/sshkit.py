@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.termkit import command_path, loopback_args, require_tool, stop_process
+from termkit import command_path, loopback_args, require_tool, stop_process
 
 
 def make_key(directory: Path, name: str) -> Path:

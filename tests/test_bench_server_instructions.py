@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.termkit import require_tool
+from termkit import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = str(ROOT / "bench" / "server_instructions.py")

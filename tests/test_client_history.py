@@ -12,12 +12,11 @@ from clientkit import in_the_lobby, joined_app, wait_for
 from historykit import play_hand, scripted
 from netclient import NetClient, start_server
 from ptyterm import Term
+from sshkit import DoorServer, SSHTerminal, make_key
 from termkit import command_path, tonk_server
 from test_client_e2e import client_env, kitchen_hand, leave_and_quit
 from tonk.client.dialogs import HandReplayScreen, HistoryScreen
 from tonk.shared import protocol as p
-
-from tests.sshkit import DoorServer, SSHTerminal, make_key
 
 
 async def play_and_look_back(term: Term, port: int) -> None:

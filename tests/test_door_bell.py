@@ -7,11 +7,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from netclient import NetClient
+from sshkit import DoorServer, SSHTerminal, make_key
+from test_client_waiting import bells
 from tonk.server.door_request import bell_choice
-
-from tests.netclient import NetClient
-from tests.sshkit import DoorServer, SSHTerminal, make_key
-from tests.test_client_waiting import bells
 
 
 def friday_with_a_bot(port: int) -> None:

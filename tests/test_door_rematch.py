@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.netclient import one_hand_table
-from tests.test_ssh_door import connect, new_key, running_door, screen_of, terminal
+from netclient import one_hand_table
+from test_ssh_door import connect, new_key, running_door, screen_of, terminal
 
 
 async def test_two_guests_press_r_and_are_seated_at_the_rematch(tmp_path: Path) -> None:

@@ -10,13 +10,12 @@ from pathlib import Path
 
 from netclient import NetClient
 from ptyterm import Term
+from sshkit import DoorServer, claim_and_quit, make_key
+from termkit import command_path, tonk_server
 from tonk.client.lobbylist import named
 from tonk.client.state import TableInfo
 from tonk.server.invite import ordered
 from tonk.shared import messages as m
-
-from tests.sshkit import DoorServer, claim_and_quit, make_key
-from tests.termkit import command_path, tonk_server
 
 
 def invite(*args: str) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from rulekit import card, deal
 from tonk.shared.actions import Action, Discard, DrawStock, Drop, Event, LaySpread, TakeDiscard
 from tonk.shared.bots import Bot, BotError
 from tonk.shared.cards import Card, count
@@ -20,8 +21,6 @@ from tonk.shared.hand import Hand
 from tonk.shared.rules import PRESETS
 from tonk.shared.sim import play_hand
 from tonk.shared.view import Phase, SeatView
-
-from tests.rulekit import card, deal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

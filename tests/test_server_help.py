@@ -8,9 +8,8 @@ import os
 import re
 import subprocess
 
+from termkit import command_path
 from tonk.server.paths import default_db_path
-
-from tests.termkit import command_path
 
 
 def help_of(*command: str) -> str:

@@ -21,6 +21,8 @@ from typing import Any
 import asyncssh
 import pyte
 import pytest
+from netclient import NetClient
+from termkit import loopback_args
 from tonk.server import door as door_module
 from tonk.server import names
 from tonk.server.app import Limits, ServerConfig, TonkServer
@@ -30,9 +32,6 @@ from tonk.server.door_request import DoorCommand, parse_command
 from tonk.server.door_session import CRASH_LINE, DoorSession
 from tonk.server.store import SavedName
 from tonk.shared import protocol as p
-
-from tests.netclient import NetClient
-from tests.termkit import loopback_args
 
 
 class Banners(asyncssh.SSHClient):

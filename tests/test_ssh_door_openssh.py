@@ -8,8 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.netclient import NetClient
-from tests.sshkit import (
+from netclient import NetClient
+from sshkit import (
     DoorServer,
     SSHTerminal,
     claim_and_quit,
@@ -17,7 +17,7 @@ from tests.sshkit import (
     refused,
     require_tool,
 )
-from tests.termkit import command_path, mouse_modes_left_on
+from termkit import command_path, mouse_modes_left_on
 
 
 def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(

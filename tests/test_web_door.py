@@ -14,11 +14,10 @@ from pathlib import Path
 import aiohttp
 import asyncssh
 import pytest
+from netclient import NetClient
+from termkit import command_path
 from tonk.shared import protocol as p
-
-from tests.netclient import NetClient
-from tests.termkit import command_path
-from tests.webkit import Browser, WebServer, require_browser, web_server
+from webkit import Browser, WebServer, require_browser, web_server
 
 
 def client_session() -> aiohttp.ClientSession:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.termkit import command_path, loopback_args, require_tool, stop_process
+from termkit import command_path, loopback_args, require_tool, stop_process
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
