@@ -312,7 +312,13 @@ async def run(
             raise
         print(f"tonk-server web on {web_config.host}:{web.port}", flush=True)
     # (For tonk-server invite: whether to tell the door's commands.)
-    await ports.keep(server.store, {ports.SSH_DOOR: ports.ON if door is not None else ports.OFF})
+    await ports.keep(
+        server.store,
+        {
+            ports.SSH_DOOR: ports.ON if door is not None else ports.OFF,
+            ports.WEB_DOOR: ports.ON if web is not None else ports.OFF,
+        },
+    )
     db = "" if config.db_path == default_db_path() else f" --db {shlex.quote(str(config.db_path))}"
     print(f"tonk-server invite{db} prints what to tell the friends", flush=True)
     loop = asyncio.get_running_loop()

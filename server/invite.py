@@ -42,11 +42,14 @@ class Invitation:
     hostname: str  # this machine's name, when the addresses are its own (else "")
     port: int | None
     ssh_port: int | None
+    web_port: int | None
     fingerprint: str | None  # the door's host key (None: no key file yet)
     key_problem: str  # why the key could not be read, or ""
     running: bool
     door_off: bool  # the server last started without its door (a port kept from before)
+    web_off: bool  # the same for the web door
     table: str | None  # the newest open table's name, for the join commands
+    table_id: int | None  # and its number, for the television's page
 
 
 def machine_addresses(hostname: str | None = None) -> list[str]:
@@ -112,11 +115,12 @@ def read_settings(conn: sqlite3.Connection) -> dict[str, str]:
         return {}
 
 
-def newest_open_table(conn: sqlite3.Connection) -> str | None:
+def newest_open_table(conn: sqlite3.Connection) -> tuple[str, int] | None:
+    """The newest open table's name and number."""
     row = conn.execute(
-        "SELECT name FROM tables WHERE state IN ('waiting', 'playing') ORDER BY id DESC LIMIT 1"
+        "SELECT name, id FROM tables WHERE state IN ('waiting', 'playing') ORDER BY id DESC LIMIT 1"
     ).fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None else (str(row[0]), int(row[1]))
 
 
 def host_key_fingerprint(path: Path) -> tuple[str | None, str]:
@@ -146,11 +150,14 @@ def invitation(db: Path, host_key: Path | None, host: str | None) -> Invitation:
         hostname=socket.gethostname() if told is None or told in EVERYWHERE else "",
         port=ports.port_of(settings.get(ports.PORT)),
         ssh_port=ports.port_of(settings.get(ports.SSH_PORT)),
+        web_port=ports.port_of(settings.get(ports.WEB_PORT)),
         fingerprint=fingerprint,
         key_problem=problem,
         running=server_running(db),
         door_off=settings.get(ports.SSH_DOOR) == ports.OFF,
-        table=table,
+        web_off=settings.get(ports.WEB_DOOR) == ports.OFF,
+        table=None if table is None else table[0],
+        table_id=None if table is None else table[1],
     )
 
 
@@ -211,6 +218,7 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
             "No SSH door has been opened on this database: start tonk-server with "
             "--ssh-port 0 (a port kept from then on) for guests with only ssh.",
         ]
+    lines += web_lines(invite, address)
     if invite.port is not None:
         where = client_address(address, invite.port)
         if invite.port == DEFAULT_PORT:
@@ -236,11 +244,35 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
     return lines
 
 
+def web_lines(invite: Invitation, address: str) -> list[str]:
+    """The web door's part: its page, and the television's page of the newest open table."""
+    if invite.web_port is None:
+        return []  # (a host who never opened it is not told about it: the other doors do)
+    page = f"http://{client_address(address, invite.web_port)}/"
+    lines = [""]
+    if invite.web_off:
+        said = (
+            "The web door is not open: the server runs without --web-port"
+            if invite.running
+            else "The web door was not open when the server last ran"
+        )
+        lines.append(f"{said} (it was on port {invite.web_port}; --web-port 0 opens it again):")
+    lines += [
+        "In a browser (nothing to install; a phone or a tablet too):",
+        f"  {page}",
+    ]
+    if invite.table_id is not None:
+        tv = f"{page}watch/{invite.table_id}"
+        lines.append(f"  {tv}   (the table {invite.table} on a television, watching only)")
+    return lines
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="tonk-server invite",
         description="Print what to tell the friends: this machine's addresses, the SSH "
-        "door's fingerprint, and the ssh and tonk-client commands. Safe while the server runs.",
+        "door's fingerprint, the ssh and tonk-client commands and the web door's page. Safe "
+        "while the server runs.",
         formatter_class=HelpFormatter,
     )
     add_db_option(parser)

@@ -1,6 +1,7 @@
 """The ports a server keeps in its database (the `settings` table): asked for port 0, the
-table port and the SSH door each listen again where this database's server listened last, so
-that every player's `tonk-client HOST:PORT` and every guest's `ssh -p PORT` keep working."""
+table port, the SSH door and the web door each listen again where this database's server
+listened last, so that every player's `tonk-client HOST:PORT`, every guest's `ssh -p PORT` and
+every bookmarked `http://HOST:PORT/` keep working."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from . import store as st
 
 log = logging.getLogger("tonk.server")
 
-#: The settings: the table port, the SSH door's port, the address listened on, and whether
-#: the server last started with its door open (ON) or not (OFF).
+#: The settings: the table port, the SSH door's port, the web door's port, the address
+#: listened on, and whether the server last started with each door open (ON) or not (OFF).
 PORT = "port"
 SSH_PORT = "ssh_port"
+WEB_PORT = "web_port"
 HOST = "host"
 SSH_DOOR = "ssh_door"
+WEB_DOOR = "web_door"
 ON, OFF = "on", "off"
 
 T = TypeVar("T")

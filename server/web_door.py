@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSMsgType, web
 from tonk.shared import protocol as p
 
+from . import ports
 from . import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
@@ -42,8 +43,6 @@ IDLE_CHECK = 5.0
 MAX_MESSAGE = 64 * 1024
 #: Seconds between the door's pings to a page (a page that stops answering is gone).
 HEARTBEAT = 20.0
-#: The database setting that keeps the port (as `port` keeps the TCP one).
-PORT_SETTING = "web_port"
 #: Every page says where it may load from, and that no other site may frame it.
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -114,27 +113,18 @@ class WebDoor(DoorServing):
     async def start(self) -> None:
         self._runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
         await self._runner.setup()
-        remembered = await asyncio.to_thread(self.server.store.setting, PORT_SETTING)
-        kept = int(remembered) if remembered and remembered.isdigit() else 0
-        port = self.config.port or kept
+        store = self.server.store
         try:
-            await self._listen(port)
-        except OSError as exc:
-            if self.config.port or not kept:
-                await self._runner.cleanup()
-                raise
-            log.warning(
-                "web port %d, where this database's web door was before, cannot be used (%s): "
-                "on a free port instead; players must be told it",
-                kept,
-                exc.strerror or exc,
-            )
-            await self._listen(0)
+            kept = (
+                await ports.listen_kept(
+                    store, ports.WEB_PORT, self.config.port, self._listen, "the web door"
+                )
+            )[1]
+        except OSError:
+            await self._runner.cleanup()
+            raise
         if self.port != kept:
-            try:
-                await self.server.store.write([st.put_setting(PORT_SETTING, str(self.port))])
-            except st.StoreError as exc:
-                log.warning("could not keep the web port in the database: %s", exc)
+            await ports.keep(store, {ports.WEB_PORT: str(self.port)})
         self._tasks = [
             asyncio.create_task(self._close_idle(), name="web-idle"),
             asyncio.create_task(follow_releases(self.server, "web door"), name="web-releases"),

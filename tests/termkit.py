@@ -78,13 +78,13 @@ def require_tool(tool: str, package: str) -> str:
 
 
 @contextlib.contextmanager
-def tonk_server(tmp_path: Path, *extra: str) -> Iterator[int]:
-    """`tonk-server` as a subprocess on 127.0.0.1, a free port, a db in tmp_path, --dev;
-    yields its port, read from its first line."""
+def tonk_server(tmp_path: Path, *extra: str, db: Path | None = None) -> Iterator[int]:
+    """`tonk-server` as a subprocess on 127.0.0.1, a free port, a db in tmp_path (or `db`),
+    --dev; yields its port, read from its first line."""
     process = subprocess.Popen(
         [
             command_path("tonk-server"),
-            *loopback_args(tmp_path / "server.db"),
+            *loopback_args(db or tmp_path / "server.db"),
             "--dev",
             *extra,
         ],

@@ -15,7 +15,7 @@ import aiohttp
 import asyncssh
 import pytest
 from netclient import NetClient
-from termkit import command_path
+from termkit import command_path, tonk_server
 from tonk.shared import protocol as p
 from webkit import Browser, WebServer, require_browser, web_server
 
@@ -333,3 +333,42 @@ def test_a_database_from_before_the_web_door_is_upgraded_and_its_key_claims_kept
 async def _claim(server: WebServer, name: str) -> int:
     async with client_session() as session:
         return (await claim_in_a_browser(session, server, name)).status
+
+
+def test_invite_gives_the_web_page_and_the_televisions_page_and_says_when_it_is_shut(
+    tmp_path: Path,
+) -> None:
+    def invite() -> list[str]:
+        said = subprocess.run(
+            [command_path("tonk-server"), "invite", "--db", str(tmp_path / "web.sqlite3")],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert said.returncode == 0, said.stderr
+        return said.stdout.splitlines()
+
+    with web_server(tmp_path) as server:
+
+        async def create() -> int:
+            ann = await NetClient.connect(server.tcp_port, "Ann")
+            table = await ann.create_table(name="Friday", seats=3)
+            await ann.close()
+            return table
+
+        table = asyncio.run(create())
+        lines = invite()
+        page = f"http://127.0.0.1:{server.port}/"
+        assert f"  {page}" in lines, lines
+        assert (
+            f"  {page}watch/{table}   (the table Friday on a television, watching only)" in lines
+        ), lines
+        assert not any("web door is not open" in line for line in lines), lines
+    # Started again without --web-port: the page is told as the one it was, and how to open it.
+    with tonk_server(tmp_path, db=tmp_path / "web.sqlite3"):
+        lines = invite()
+        shut = [line for line in lines if line.startswith("The web door is not open")]
+        assert shut == [
+            f"The web door is not open: the server runs without --web-port (it was on port "
+            f"{server.port}; --web-port 0 opens it again):"
+        ], lines
