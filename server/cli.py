@@ -32,13 +32,14 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 #: The commands of tonk-server, each with its --help (the first word after tonk-server).
 COMMANDS_HELP = """commands (each has --help; each reads the database, safe while a server runs):
   invite              what to tell the friends: addresses, the SSH door's
-                      fingerprint, the ssh and tonk-client commands
+                      fingerprint, the ssh and tonk-client commands, the
+                      web door's page
   ledger [TABLE ...]  every table's balances
   audit [TABLE ...]   check every ledger against its hands
   replay TABLE HAND   play one hand again, every card shown (TABLE: id or name)
   standings           the standings across nights: tonight, the week, the month,
                       all time (--period)
-  names               the names claimed at the SSH door
+  names               the names claimed at the SSH door and the web door
   names release NAME  free a claimed name"""
 
 
@@ -47,7 +48,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         prog="tonk-server",
         usage="%(prog)s [OPTION ...]\n       %(prog)s COMMAND [ARGUMENT ...] (see commands)",
         description="Host Tonk tables on the LAN for tonk-client players (and, with "
-        "--ssh-port, for guests with only ssh).\n\n" + COMMANDS_HELP,
+        "--ssh-port, for guests with only ssh; with --web-port, for friends with only a "
+        "browser).\n\n" + COMMANDS_HELP,
         formatter_class=HelpFormatter,
     )
     parser.add_argument(
@@ -179,14 +181,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=float,
         default=REMATCH_WAIT,
         metavar="S",
-        help="seconds the offer of a rematch waits for the players' answers once a session is over",
+        help="seconds the offer of a rematch waits for the players' answers once a session is "
+        f"over (default {REMATCH_WAIT:g})",
     )
     parser.add_argument(
         "--limit",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="change a limit (repeatable), e.g. --limit max_per_address=200",
+        help="change a limit (repeatable), e.g. --limit max_per_address=200 (the README's "
+        "table of limits lists them all, with their defaults)",
     )
     return parser.parse_args(argv)
 
