@@ -1,0 +1,175 @@
+"""Counts of the code's shape, for before-and-after comparisons of a restructuring: not a timing.
+
+    .venv/bin/python bench/structure.py            # a table of counts
+    .venv/bin/python bench/structure.py --json     # the same as JSON
+
+What it counts, each from the source as it is (nothing here is typed in by hand):
+
+- the lines of the largest files;
+- the classes one table is made of (the server's `Table` and every class it inherits from in
+  `tonk.server`) and the files they span;
+- the places a client message is declared: for each message type, the files of `shared/` and
+  `server/` that name its type constant (`p.DISCARD`, `DISCARD:`) or its class;
+- the functions that turn a move from one form into another (`action_*`, `*_action`);
+- code written at run time (`exec(`, `compile(`) and classes swapped at run time
+  (`__class__ =`);
+- the untyped wire maps (`dict[str, Any]`) in each folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("shared", "server", "client")
+
+
+def sources() -> dict[str, str]:
+    """Every module's text by its path from the top of the checkout."""
+    found: dict[str, str] = {}
+    for folder in FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            found[str(path.relative_to(ROOT))] = path.read_text("utf-8")
+    return found
+
+
+def largest(texts: dict[str, str], count: int = 5) -> list[tuple[str, int]]:
+    lines = {path: text.count("\n") for path, text in texts.items()}
+    return sorted(lines.items(), key=lambda item: -item[1])[:count]
+
+
+def table_classes() -> list[tuple[str, str]]:
+    """(class, file) for `Table` and each of its bases in tonk.server."""
+    from tonk.server.table import Table
+
+    out = []
+    for cls in Table.__mro__:
+        if cls.__module__.startswith("tonk.server"):
+            path = Path(inspect.getsourcefile(cls) or "").resolve()
+            out.append((cls.__name__, str(path.relative_to(ROOT))))
+    return out
+
+
+def message_declarations(texts: dict[str, str]) -> dict[str, int]:
+    """For each client message type: the files of shared/ and server/ that name it."""
+    from tonk.shared import protocol as p
+    from tonk.shared.client_messages import CLIENT_TYPES
+
+    constants = {
+        value: name for name, value in vars(p).items() if name.isupper() and isinstance(value, str)
+    }
+    counts: dict[str, int] = {}
+    for kind, cls in CLIENT_TYPES.items():
+        words = [cls.__name__]
+        if kind in constants:
+            words.append(constants[kind])
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b")
+        counts[kind] = sum(
+            1
+            for path, text in texts.items()
+            if path.startswith(("shared/", "server/")) and pattern.search(text)
+        )
+    return counts
+
+
+#: The names of functions that turn a move into another form.
+TRANSLATOR = re.compile(r"action_(of|to_\w+|from_\w+|message|request)")
+
+
+def move_translators(texts: dict[str, str]) -> list[str]:
+    """Functions named as turning a move into another form (Textual's `action_*` methods,
+    which are key handlers, are not looked at: only shared/ and server/)."""
+    found = []
+    for path, text in texts.items():
+        if path.startswith("client/"):
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and TRANSLATOR.fullmatch(
+                node.name
+            ):
+                found.append(f"{path}:{node.name}")
+    return sorted(found)
+
+
+def run_time_code(texts: dict[str, str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {"exec/compile": [], "__class__ swap": []}
+    for path, text in texts.items():
+        for node in ast.walk(ast.parse(text)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("exec", "compile")
+            ):
+                out["exec/compile"].append(f"{path}:{node.lineno}")
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == "__class__" for t in node.targets
+            ):
+                out["__class__ swap"].append(f"{path}:{node.lineno}")
+        if "__class__ =" in text and not any(
+            p.startswith(path) for p in out["__class__ swap"]
+        ):  # (written in generated source, as text)
+            out["__class__ swap"].append(f"{path} (in generated source)")
+    return out
+
+
+def untyped_maps(texts: dict[str, str]) -> dict[str, int]:
+    return {
+        folder: sum(
+            text.count("dict[str, Any]") for path, text in texts.items() if path.startswith(folder)
+        )
+        for folder in FOLDERS
+    }
+
+
+def counts() -> dict[str, Any]:
+    texts = sources()
+    tables = table_classes()
+    declared = message_declarations(texts)
+    return {
+        "modules": {folder: sum(p.startswith(folder) for p in texts) for folder in FOLDERS},
+        "largest files": largest(texts),
+        "table classes": tables,
+        "files one table spans": len({path for _, path in tables}),
+        "files naming a client message (median, most)": [
+            statistics.median(declared.values()),
+            max(declared.values()),
+        ],
+        "move translators": move_translators(texts),
+        "run-time code": run_time_code(texts),
+        "dict[str, Any] by folder": untyped_maps(texts),
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    args = parser.parse_args(argv)
+    found = counts()
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return 0
+    for name, value in found.items():
+        if isinstance(value, list) and value and isinstance(value[0], tuple | str):
+            print(f"{name}: {len(value)}")
+            for item in value:
+                print("   ", " ".join(map(str, item)) if isinstance(item, tuple) else item)
+        elif isinstance(value, dict) and any(isinstance(v, list) for v in value.values()):
+            for key, items in value.items():
+                print(f"{name}, {key}: {len(items)}")
+                for item in items:
+                    print("   ", item)
+        else:
+            print(f"{name}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
