@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import asyncssh
 
 from . import store as st
+from .config import Limits
 from .door_names import DoorNames
 
 
@@ -39,6 +40,9 @@ class Door(Protocol):
 
     @property
     def config(self) -> _Host: ...
+
+    @property
+    def limits(self) -> Limits: ...
 
     def open_table(self, table_id: int) -> Any: ...
 

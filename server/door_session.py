@@ -18,6 +18,7 @@ import socket
 import struct
 import sys
 import termios
+from collections.abc import Callable
 from typing import Any
 
 import asyncssh
@@ -53,6 +54,33 @@ CRASH_LINE = (
 )
 
 
+class InputBudget:
+    """What a session may send its app: a bucket of `burst` bytes refilled at `rate` a second
+    (a player's keys, a mouse, a paste fit; a flood does not, and is not the app's to
+    queue)."""
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.left = burst
+        self.refilled = now
+
+    def take(self, size: int, now: float) -> bool:
+        """Take `size` bytes; False: past the budget."""
+        if now > self.refilled:
+            self.left = min(self.burst, self.left + (now - self.refilled) * self.rate)
+            self.refilled = now
+        self.left -= size
+        return self.left >= 0
+
+    def too_much(self) -> str:
+        """The line a session past its budget is closed with."""
+        return (
+            f"tonk: more came from your terminal than a player sends (over {self.rate:g} bytes "
+            f"a second, or {self.burst:g} at once): goodbye"
+        )
+
+
 class DoorSession(asyncssh.SSHServerSession[bytes]):
     """One player's session: tonk-client's App in a child process (tonk.client.door_child) on
     a pseudo-terminal; the door copies the channel to the pty and back."""
@@ -79,7 +107,11 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.gone = False  # the SSH client is gone
         self.stopping = False  # the door ends the session (idle, shutdown)
         self.farewell: str | None = None
-        self.last_input = asyncio.get_running_loop().time()
+        self.when_over: Callable[[], None] | None = None  # told once the session is over
+        now = asyncio.get_running_loop().time()
+        self.last_input = now
+        limits = self.door.limits
+        self.budget = InputBudget(limits.door_input_rate, limits.door_input_burst, now)
         # The app speaks UTF-8; a terminal with another character set gets what it can show.
         self.to_terminal: Any = None
         self.from_terminal: Any = None
@@ -422,7 +454,17 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             asyncio.get_running_loop().add_reader(self.master, self._from_child)
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
-        self.last_input = asyncio.get_running_loop().time()
+        if self.ended or self.stopping:
+            return
+        now = asyncio.get_running_loop().time()
+        if not self.budget.take(len(data), now):
+            self.pending.clear()
+            log.warning(
+                "%s: %s sent more than a terminal does: session closed", self.door_label, self.name
+            )
+            self.end(self.budget.too_much(), 1)
+            return
+        self.last_input = now
         if self.master < 0:
             return
         if self.from_terminal is not None:
@@ -508,10 +550,15 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
         asyncio.get_running_loop().call_later(KILL_AFTER, kill)
 
+    def _over(self) -> None:
+        self.ended = True
+        if self.when_over is not None:
+            self.when_over()
+
     def _finish(self, line: str | None, status: int | None) -> None:
         if self.ended:
             return
-        self.ended = True
+        self._over()
         self._close_master()
         chan = self.chan
         if chan is None:
@@ -533,7 +580,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     def _say_and_exit(self, line: str, status: int) -> None:
         assert self.chan is not None
-        self.ended = True
+        self._over()
         with contextlib.suppress(OSError, asyncssh.Error):
             self.chan.write_stderr((line + "\r\n").encode("utf-8", "replace"))
             self.chan.exit(status)
