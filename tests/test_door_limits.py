@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import weakref
 from pathlib import Path
 
@@ -220,3 +221,26 @@ async def test_a_connection_not_logged_in_is_closed_for_a_newcomer_from_elsewher
         assert sum(c.logging_in for c in door.connections) == 2
         for _, writer in (first, second, third, fourth):
             writer.close()
+
+
+def _niceness(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+async def test_a_session_s_app_runs_below_the_server_from_its_start(tmp_path: Path) -> None:
+    async with running_door(tmp_path) as (_, door):
+        conn, _ = await connect(door, "quinn", new_key())
+        async with conn:
+            process = await terminal(conn)
+            (door_conn,) = door.connections
+            for _ in range(2000):  # the moment the app's process is there
+                session = door_conn.session
+                if session is not None and session.child is not None:
+                    break
+                await asyncio.sleep(0.001)
+            assert session is not None and session.child is not None
+            # Lower already while Python starts and imports the app (a second of CPU: 50
+            # guests logging in at once are a minute of it, which must not delay the games).
+            assert _niceness(session.child.pid) == min(_niceness(os.getpid()) + 10, 19)
+            await screen_of(process, "playing as quinn")
+            assert _niceness(session.child.pid) == min(_niceness(os.getpid()) + 10, 19)
