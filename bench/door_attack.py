@@ -55,19 +55,7 @@ def program(tree: Path | None) -> list[str]:
 
 
 def start(args: argparse.Namespace, workdir: Path) -> tuple[lk.ServerProcess, int]:
-    run = Path(tempfile.mkdtemp(prefix="attack-", dir=workdir))
-    limits = load_driver.server_limits(max(args.tables, 1), False)
-    limits.update({"ssh_sessions": 200, "ssh_per_address": 200})
-    server = lk.start_server(
-        run / "tonk.db",
-        limits,
-        ["--log-level", "warning", "--ssh-port", "0"],
-        log=run / "server.log",
-        program=[*program(args.tree), "--sessions", "process"],
-    )
-    assert server.proc.stdout is not None
-    line = server.proc.stdout.readline()
-    return server, int(line.split(" (host key")[0].rsplit(":", 1)[1])
+    return ssh_door.start("process", workdir, args.tables, program(args.tree))
 
 
 async def paced_during(

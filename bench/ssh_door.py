@@ -148,7 +148,11 @@ class Session:
             self.reader.cancel()
 
 
-def start(design: str, workdir: Path, tables: int) -> tuple[lk.ServerProcess, int]:
+def start(
+    design: str, workdir: Path, tables: int, program: list[str] | None = None
+) -> tuple[lk.ServerProcess, int]:
+    """The door server (`program`: another checkout's door_server.py, run by its Python) and
+    its door's port."""
     run = Path(tempfile.mkdtemp(prefix=f"{design}-", dir=workdir))
     limits = load_driver.server_limits(max(tables, 1), False)
     limits.update({"ssh_sessions": 200, "ssh_per_address": 200})
@@ -157,7 +161,7 @@ def start(design: str, workdir: Path, tables: int) -> tuple[lk.ServerProcess, in
         limits,
         ["--log-level", "warning", "--ssh-port", "0"],
         log=run / "server.log",
-        program=[sys.executable, str(DOOR_SERVER), "--sessions", design],
+        program=[*(program or [sys.executable, str(DOOR_SERVER)]), "--sessions", design],
     )
     assert server.proc.stdout is not None
     line = server.proc.stdout.readline()
