@@ -61,6 +61,7 @@ class Limits:
     # at once (a paste); past them, the session is closed with a line saying why.
     door_input_rate: float = 2048.0
     door_input_burst: float = 8192.0
+    door_starting: int = 2  # door sessions' apps starting at once (the others wait their turn)
     # The web door (tonk-server --web-port):
     web_sessions: int = 50  # browser sessions in all, the television pages among them
     web_per_address: int = 8  # browser sessions from one IP address

@@ -11,6 +11,7 @@ import asyncssh
 from . import store as st
 from .config import Limits
 from .door_names import DoorNames
+from .door_starts import AppStarts
 
 
 class _DoorServer(Protocol):
@@ -18,6 +19,9 @@ class _DoorServer(Protocol):
 
     @property
     def door_names(self) -> DoorNames: ...
+
+    @property
+    def app_starts(self) -> AppStarts: ...
 
     async def open_door_link(
         self, name: str, address: str, *, player: bool = True

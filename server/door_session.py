@@ -101,6 +101,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.errors = -1  # the read side of the child's error pipe, while it runs
         self.relinks: socket.socket | None = None  # where the child asks for a new link
         self.relinking = False
+        self.starting = False  # holds one of door_starting's turns
         self.relink_task: asyncio.Task[None] | None = None
         self.error_text = bytearray()  # what the child wrote there (the last bytes)
         self.pending = bytearray()  # keys the child has not taken yet
@@ -173,12 +174,37 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     async def _run(self, command: DoorCommand) -> None:
         try:
-            status = await self._run_child(command)
+            await self._turn_to_start()
+            if self.gone or self.stopping:
+                status = 1
+            else:
+                status = await self._run_child(command)
         except Exception:
             log.exception("%s: %s's table could not be opened", self.door_label, self.name)
             self._finish("tonk: the table could not be opened; the server's log says why", 1)
             return
+        finally:
+            self._started()
         self._finish(self.farewell, status)
+
+    async def _turn_to_start(self) -> None:
+        """Wait for a turn to start the app (`door_starting` start at once), saying so."""
+        starts = self.door.server.app_starts
+        ahead = starts.ahead()
+        if ahead and self.chan is not None:
+            tables = "table is" if ahead == 1 else "tables are"
+            with contextlib.suppress(OSError, asyncssh.Error):
+                self.chan.write(
+                    f"tonk: {ahead} {tables} opening before yours; it opens in turn\r\n".encode()
+                )
+        await starts.turn()
+        self.starting = True
+
+    def _started(self) -> None:
+        """The app has drawn (or is gone): the next session's turn to start one."""
+        if self.starting:
+            self.starting = False
+            self.door.server.app_starts.done()
 
     def _held_seats(self) -> list[dict[str, Any]]:
         """The seats this player holds at open tables, each with a new token."""
@@ -436,6 +462,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 if self.master >= 0:
                     asyncio.get_running_loop().remove_reader(self.master)
                 return
+            self._started()
             chan = self.chan
             if chan is not None and not self.gone:
                 if self.to_terminal is not None:

@@ -244,3 +244,38 @@ async def test_a_session_s_app_runs_below_the_server_from_its_start(tmp_path: Pa
             assert _niceness(session.child.pid) == min(_niceness(os.getpid()) + 10, 19)
             await screen_of(process, "playing as quinn")
             assert _niceness(session.child.pid) == min(_niceness(os.getpid()) + 10, 19)
+
+
+async def _until_the_lobby(process: asyncssh.SSHClientProcess[bytes], name: str) -> bytes:
+    """What the session writes until its lobby is drawn, as bytes."""
+    received = b""
+    while f"playing as {name}".encode() not in received:
+        data = await asyncio.wait_for(process.stdout.read(65536), 60)
+        assert data, f"the session ended before its lobby: {received!r}"
+        received += data
+    return received
+
+
+async def test_apps_start_door_starting_at_a_time_the_others_told_they_wait(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path, door_starting=1) as (server, door):
+        names = ("rae", "sal", "tom")
+        guests = [await connect(door, name, new_key()) for name in names]
+        processes = await asyncio.gather(*(terminal(conn) for conn, _ in guests))
+        received = await asyncio.gather(
+            *(
+                _until_the_lobby(process, name)
+                for process, name in zip(processes, names, strict=True)
+            )
+        )
+        assert server.app_starts.starting == 0 and not server.app_starts.waiting
+        for conn, _ in guests:
+            conn.close()
+    # Each guest's first line, before the app took the screen: the one whose app started
+    # first was told nothing, the others how many were ahead of them.
+    told = sorted(r.split(b"\r\n", 1)[0].decode() for r in received if r.startswith(b"tonk:"))
+    assert told == [
+        "tonk: 1 table is opening before yours; it opens in turn",
+        "tonk: 2 tables are opening before yours; it opens in turn",
+    ]
