@@ -65,9 +65,10 @@ class Session:
     terminal emulator in Python (pyte) for 20 sessions made this measuring process the
     slowest part of the measurement."""
 
-    def __init__(self, port: int, name: str) -> None:
+    def __init__(self, port: int, name: str, address: str | None = None) -> None:
         self.port = port
         self.name = name
+        self.address = address  # the client's own (a loopback one: 127.0.0.N), if given
         self.conn: asyncssh.SSHClientConnection | None = None
         self.process: asyncssh.SSHClientProcess[bytes] | None = None
         self.received = bytearray()  # since the last `mark`
@@ -86,6 +87,7 @@ class Session:
             known_hosts=None,
             agent_path=None,
             config=None,
+            local_addr=(self.address, 0) if self.address else None,
         )
         self.process = await self.conn.create_process(
             term_type="xterm-256color", term_size=(100, 30), encoding=None
