@@ -157,7 +157,7 @@ def start(
     its door's port."""
     run = Path(tempfile.mkdtemp(prefix=f"{design}-", dir=workdir))
     limits = load_driver.server_limits(max(tables, 1), False)
-    limits.update({"ssh_sessions": 200, "ssh_per_address": 200})
+    limits.update({"ssh_sessions": 200, "ssh_per_address": 200, "ssh_unauthenticated": 200})
     server = lk.start_server(
         run / "tonk.db",
         limits,

@@ -45,7 +45,10 @@ NO_KEY = (
 #: Why a forwarded connection is refused.
 NO_FORWARDING = "tonk: this server forwards nothing"
 #: Why a connection not logged in yet is closed to make room for one from another address.
-CROWDED = "tonk: too many connections from your address are logging in at once; try again"
+CROWDED = "tonk: too many connections from your address are logging in; try again"
+#: Seconds a connection logs in undisturbed (an ssh on a network takes a fraction of one):
+#: after that, it may be closed to make room for a newcomer.
+LOGIN_GRACE = 2.0
 #: Seconds a connection whose session is over may stay before the door closes it.
 AFTER_THE_SESSION = 2.0
 
@@ -210,19 +213,23 @@ class SSHDoor(DoorServing):
         )
 
     def make_room(self, newcomer: DoorConnection) -> bool:
-        """A new connection logs in, if there is room among those not logged in yet: when
-        `ssh_unauthenticated` are, the oldest from the address with the most of them is closed
-        to make room, if that address has more than the newcomer's. False: no room."""
+        """A new connection logs in, if there is room among those not logged in yet. When
+        `ssh_unauthenticated` are, one that has been at it for over LOGIN_GRACE seconds is
+        closed to make room: the oldest from the address with the most of them, if that
+        address has more than the newcomer's. False: no room."""
         waiting = sorted((c for c in self.connections if c.logging_in), key=lambda c: c.arrived)
         if len(waiting) < self.limits.ssh_unauthenticated:
             return True
         by_address: dict[str, int] = {}
         for door_conn in waiting:
             by_address[door_conn.address] = by_address.get(door_conn.address, 0) + 1
-        most = max(by_address.values())
-        if most <= by_address.get(newcomer.address, 0):
+        ours = by_address.get(newcomer.address, 0)
+        late = [c for c in waiting if newcomer.arrived - c.arrived > LOGIN_GRACE]
+        late = [c for c in late if by_address[c.address] > ours]
+        if not late:
             return False
-        oldest = next(c for c in waiting if by_address[c.address] == most)
+        most = max(by_address[c.address] for c in late)
+        oldest = next(c for c in late if by_address[c.address] == most)
         oldest.close(CROWDED.removeprefix("tonk: "))
         return True
 

@@ -188,7 +188,7 @@ async def test_connections_that_never_log_in_do_not_keep_a_player_out(tmp_path: 
     limits = {"ssh_sessions": 4, "ssh_unauthenticated": 4}
     async with running_door(tmp_path, **limits) as (_, door):
         crowd = [await _silent(f"127.0.0.{2 + n % 4}", door.port, banner=n >= 6) for n in range(12)]
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(door_module.LOGIN_GRACE + 0.5)
         assert sum(c.logging_in for c in door.connections) <= 4
         # A player from another address comes in (one of the crowd is closed to make room),
         # and sits at the table: the connections logging in take no player's place.
@@ -211,6 +211,11 @@ async def test_a_connection_not_logged_in_is_closed_for_a_newcomer_from_elsewher
         first = await _silent("127.0.0.2", door.port, banner=True)
         second = await _silent("127.0.0.2", door.port, banner=True)
         await asyncio.sleep(0.3)
+        # A connection logging in is not disturbed for a moment: no room yet.
+        early = await _silent("127.0.0.3", door.port, banner=True)
+        await asyncio.sleep(0.3)
+        assert await _closed(early)
+        await asyncio.sleep(door_module.LOGIN_GRACE)
         # From the same address: no room; from another: the oldest of the two makes room.
         third = await _silent("127.0.0.2", door.port, banner=True)
         await asyncio.sleep(0.3)
@@ -219,7 +224,7 @@ async def test_a_connection_not_logged_in_is_closed_for_a_newcomer_from_elsewher
         await asyncio.sleep(0.3)
         assert [await _closed(r) for r in (first, second, fourth)] == [True, False, False]
         assert sum(c.logging_in for c in door.connections) == 2
-        for _, writer in (first, second, third, fourth):
+        for _, writer in (first, second, early, third, fourth):
             writer.close()
 
 
