@@ -65,9 +65,10 @@ class Session:
     terminal emulator in Python (pyte) for 20 sessions made this measuring process the
     slowest part of the measurement."""
 
-    def __init__(self, port: int, name: str) -> None:
+    def __init__(self, port: int, name: str, address: str | None = None) -> None:
         self.port = port
         self.name = name
+        self.address = address  # the client's own (a loopback one: 127.0.0.N), if given
         self.conn: asyncssh.SSHClientConnection | None = None
         self.process: asyncssh.SSHClientProcess[bytes] | None = None
         self.received = bytearray()  # since the last `mark`
@@ -86,6 +87,7 @@ class Session:
             known_hosts=None,
             agent_path=None,
             config=None,
+            local_addr=(self.address, 0) if self.address else None,
         )
         self.process = await self.conn.create_process(
             term_type="xterm-256color", term_size=(100, 30), encoding=None
@@ -148,16 +150,20 @@ class Session:
             self.reader.cancel()
 
 
-def start(design: str, workdir: Path, tables: int) -> tuple[lk.ServerProcess, int]:
+def start(
+    design: str, workdir: Path, tables: int, program: list[str] | None = None
+) -> tuple[lk.ServerProcess, int]:
+    """The door server (`program`: another checkout's door_server.py, run by its Python) and
+    its door's port."""
     run = Path(tempfile.mkdtemp(prefix=f"{design}-", dir=workdir))
     limits = load_driver.server_limits(max(tables, 1), False)
-    limits.update({"ssh_sessions": 200, "ssh_per_address": 200})
+    limits.update({"ssh_sessions": 200, "ssh_per_address": 200, "ssh_unauthenticated": 200})
     server = lk.start_server(
         run / "tonk.db",
         limits,
         ["--log-level", "warning", "--ssh-port", "0"],
         log=run / "server.log",
-        program=[sys.executable, str(DOOR_SERVER), "--sessions", design],
+        program=[*(program or [sys.executable, str(DOOR_SERVER)]), "--sessions", design],
     )
     assert server.proc.stdout is not None
     line = server.proc.stdout.readline()

@@ -35,8 +35,6 @@ from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
 from tonk.shared import messages as m
 
-#: How much lower a session's app runs than the server (nice(1)).
-NICENESS = 10
 #: prctl(2)'s option for a signal on the parent's death.
 PR_SET_PDEATHSIG = 1
 #: The exit status of a session's app that stopped on an error: the door then logs what the
@@ -236,11 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # (a warning on sys.stderr is logged, but the app did not stop on it).
     fatal = error_pipe(os.dup(args.errors))
     try:
+        # (The door started this process at a lower priority than the server's: when the
+        # machine is busy, the tables, everybody's, come first and a session's screen waits.)
         stop_with_the_server()
-        # Drawing screens yields to the games: when the machine is busy, the server's tables
-        # (everybody's, over TCP too) come first and a session's screen waits.
-        with contextlib.suppress(OSError):
-            os.nice(NICENESS)
         config = config_for(args)
         app = WatchApp(config, args.watch) if args.watch else DoorApp(config)
         app.error_console = Console(file=fatal, width=120, markup=False, highlight=False)

@@ -24,6 +24,7 @@ from . import store as st
 from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, listen_backlog
 from .connection import Connection
 from .door_names import DoorNames
+from .door_starts import AppStarts
 from .host import HostedTable
 from .lobby import Lobby
 from .paths import default_db_path
@@ -68,6 +69,7 @@ class TonkServer:
         self.requests = Requests(self)
         self._welcome_limits = config.limits.to_wire(config.grace)  # (shared by every link)
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
+        self.app_starts = AppStarts(config.limits.door_starting)  # the doors' apps starting
         # (One bound method for every link not opened by the SSH door, not a closure each.)
         self._check_plain_name = self._check_name
         self._per_address: dict[str, int] = {}

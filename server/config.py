@@ -49,12 +49,19 @@ class Limits:
     heartbeat: float = 15.0  # seconds of silence before the server pings
     idle_timeout: float = 45.0  # seconds of silence before the server hangs up
     # The SSH door (tonk-server --ssh-port):
-    ssh_sessions: int = 50  # SSH connections in all, each with one table session (a process)
-    ssh_per_address: int = 8  # SSH connections from one IP address
+    ssh_sessions: int = 50  # logged-in SSH connections in all, one table session (a process) each
+    ssh_per_address: int = 8  # logged-in SSH connections from one IP address
+    ssh_unauthenticated: int = 16  # SSH connections not logged in yet, in all
+    ssh_auth_timeout: float = 15.0  # seconds from connecting to being let in
     ssh_auth_attempts: int = 6  # keys refused on one SSH connection before it is closed
-    # seconds from connecting to being let in, and then to asking for a session (ssh -N asks none)
-    ssh_login_timeout: float = 30.0
+    ssh_login_timeout: float = 30.0  # seconds from being let in to asking for a session (ssh -N)
     ssh_idle_timeout: float = 1800.0  # seconds without a key pressed before a session ends
+    ssh_names_per_key: int = 3  # names one SSH key may claim
+    # What a door session (SSH or web) may send its table app: bytes a second, sustained, and
+    # at once (a paste); past them, the session is closed with a line saying why.
+    door_input_rate: float = 2048.0
+    door_input_burst: float = 8192.0
+    door_starting: int = 2  # door sessions' apps starting at once (the others wait their turn)
     # The web door (tonk-server --web-port):
     web_sessions: int = 50  # browser sessions in all, the television pages among them
     web_per_address: int = 8  # browser sessions from one IP address

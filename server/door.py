@@ -1,7 +1,7 @@
 """The SSH door (`tonk-server --ssh-port`): `ssh -p PORT NAME@HOST` and the table app runs on
 the player's terminal (tonk.server.door_session). This module is the door itself: its host
 key, its limits, and who may come in under which name: public keys only, and the first key that
-comes under a name claims it.
+opens a session under a name claims it.
 """
 
 from __future__ import annotations
@@ -44,6 +44,13 @@ NO_KEY = (
 )
 #: Why a forwarded connection is refused.
 NO_FORWARDING = "tonk: this server forwards nothing"
+#: Why a connection not logged in yet is closed to make room for one from another address.
+CROWDED = "tonk: too many connections from your address are logging in; try again"
+#: Seconds a connection logs in undisturbed (an ssh on a network takes a fraction of one):
+#: after that, it may be closed to make room for a newcomer.
+LOGIN_GRACE = 2.0
+#: Seconds a connection whose session is over may stay before the door closes it.
+AFTER_THE_SESSION = 2.0
 
 
 def default_host_key_path(db_path: Path) -> Path:
@@ -130,7 +137,6 @@ class SSHDoor(DoorServing):
                     f"cannot read the authorized keys {config.authorized_keys}: {exc}"
                 ) from None
         self.connections: set[DoorConnection] = set()
-        self.per_address: dict[str, int] = {}
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._idle_task: asyncio.Task[None] | None = None
         self._names_task: asyncio.Task[None] | None = None
@@ -157,7 +163,7 @@ class SSHDoor(DoorServing):
             port,
             server_host_keys=[self.host_key],
             server_version="tonk",
-            login_timeout=self.limits.ssh_login_timeout,
+            login_timeout=self.limits.ssh_auth_timeout,
             keepalive_interval=30,
             keepalive_count_max=3,
             agent_forwarding=False,
@@ -196,6 +202,36 @@ class SSHDoor(DoorServing):
     @property
     def address(self) -> str:
         return f"{self.config.host}:{self.port}"
+
+    # -- places: players logged in, and connections logging in ---------------------------------
+
+    def players(self, address: str | None = None) -> int:
+        """Connections logged in whose session is not over (from `address`, if given): each
+        holds one of `ssh_sessions` (and of `ssh_per_address`)."""
+        return sum(
+            1 for c in self.connections if c.holds_a_place() and address in (None, c.address)
+        )
+
+    def make_room(self, newcomer: DoorConnection) -> bool:
+        """A new connection logs in, if there is room among those not logged in yet. When
+        `ssh_unauthenticated` are, one that has been at it for over LOGIN_GRACE seconds is
+        closed to make room: the oldest from the address with the most of them, if that
+        address has more than the newcomer's. False: no room."""
+        waiting = sorted((c for c in self.connections if c.logging_in), key=lambda c: c.arrived)
+        if len(waiting) < self.limits.ssh_unauthenticated:
+            return True
+        by_address: dict[str, int] = {}
+        for door_conn in waiting:
+            by_address[door_conn.address] = by_address.get(door_conn.address, 0) + 1
+        ours = by_address.get(newcomer.address, 0)
+        late = [c for c in waiting if newcomer.arrived - c.arrived > LOGIN_GRACE]
+        late = [c for c in late if by_address[c.address] > ours]
+        if not late:
+            return False
+        most = max(by_address[c.address] for c in late)
+        oldest = next(c for c in late if by_address[c.address] == most)
+        oldest.close(CROWDED.removeprefix("tonk: "))
+        return True
 
     async def close(self) -> None:
         """No new connections; every session's app ends; every connection is closed."""
@@ -288,7 +324,10 @@ class DoorConnection(asyncssh.SSHServer):
         self.door = door
         self.conn: asyncssh.SSHServerConnection | None = None
         self.address = ""
-        self.counted = False
+        self.arrived = 0.0
+        self.logging_in = False  # connected, not logged in yet: one of ssh_unauthenticated
+        self.logged_in = False  # let in, until its session is over or it is gone
+        self.no_session_timer: asyncio.TimerHandle | None = None
         self.refusals = 0
         self.username = ""
         self.refused_name: str | None = None  # why no key can come in under this name
@@ -296,29 +335,44 @@ class DoorConnection(asyncssh.SSHServer):
         self.key: asyncssh.SSHKey | None = None
         self.name: str | None = None  # the name this connection plays as, once let in
         self.session: DoorSession | None = None
+        self.claiming = False  # a session was asked for: its name is being claimed
         self.let_in = asyncio.Event()  # auth_completed is done (self.name set if let in)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername")
         self.address = str(peer[0]) if peer else ""
+        self.arrived = asyncio.get_running_loop().time()
+        if not self.door.make_room(self):
+            # Not a word: the client has not even said which protocol it speaks.
+            asyncio.get_running_loop().call_soon(conn.abort)
+            return
         self.door.connections.add(self)
-        self.door.per_address[self.address] = self.door.per_address.get(self.address, 0) + 1
-        self.counted = True
+        self.logging_in = True
+
+    def holds_a_place(self) -> bool:
+        """Is this one of the players (`ssh_sessions`, `ssh_per_address`)?"""
+        return self.logged_in and not (self.session is not None and self.session.ended)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.door.connections.discard(self)
-        if self.counted:
-            self.counted = False
-            left = self.door.per_address.get(self.address, 1) - 1
-            if left > 0:
-                self.door.per_address[self.address] = left
-            else:
-                self.door.per_address.pop(self.address, None)
+        self.logging_in = self.logged_in = False
+        if self.no_session_timer is not None:
+            self.no_session_timer.cancel()
+            self.no_session_timer = None
         if self.session is not None:
             self.session.end(None, None)
 
+    def session_over(self) -> None:
+        """The session's app has stopped and its player been told: the place is free at
+        once (its ssh may be starting again), and the connection is closed soon, if the
+        client does not close it first."""
+        self.logged_in = False
+        if self.conn is not None:
+            asyncio.get_running_loop().call_later(AFTER_THE_SESSION, self.conn.close)
+
     def close(self, reason: str) -> None:
+        self.logging_in = False
         if self.session is not None:
             self.session.end(f"tonk: {reason}", 1)
         elif self.conn is not None:
@@ -340,23 +394,24 @@ class DoorConnection(asyncssh.SSHServer):
         with contextlib.suppress(OSError):
             self.conn.send_auth_banner(line + "\r\n")
 
+    def _no_place(self) -> str | None:
+        """Why there is no place for one more player (None: there is one)."""
+        limits = self.door.limits
+        if self.door.players() >= limits.ssh_sessions:
+            return "tonk: the server has as many SSH sessions as it allows; try again later"
+        if self.door.players(self.address) >= limits.ssh_per_address:
+            return "tonk: too many SSH sessions from your address"
+        return None
+
     def begin_auth(self, username: str) -> bool:
         assert self.conn is not None
-        limits = self.door.limits
-        if len(self.door.connections) > limits.ssh_sessions:
-            self.conn.disconnect(
-                asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                "tonk: the server has as many SSH sessions as it allows; try again later",
-            )
-            return True
-        if self.door.per_address.get(self.address, 0) > limits.ssh_per_address:
-            self.conn.disconnect(
-                asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                "tonk: too many SSH sessions from your address",
-            )
+        full = self._no_place()
+        if full is not None:
+            self.logging_in = False
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, full)
             return True
         self.username = username.strip()
-        limit = limits.max_name
+        limit = self.door.limits.max_name
         if not self.username or not p.is_printable_text(self.username) or len(username) > limit:
             self.refused_name = (
                 f"tonk: {username[:40]!r} cannot be a name here: a name is printable text of "
@@ -414,6 +469,10 @@ class DoorConnection(asyncssh.SSHServer):
                     f"choose another name ({self.ssh_command()})"
                 )
                 return False
+            held = self._names_held(key)
+            if held is not None:
+                self._say(held)
+                return False
             return True
         if claim.public_key == public_key_text(key):
             return True
@@ -424,17 +483,32 @@ class DoorConnection(asyncssh.SSHServer):
         )
         return False
 
+    def _names_held(self, key: asyncssh.SSHKey) -> str | None:
+        """Why `key` may claim no more names (None: it may claim one more)."""
+        names = self.door.server.door_names.of_key(public_key_text(key))
+        limit = self.door.limits.ssh_names_per_key
+        if len(names) < limit:
+            return None
+        return (
+            f"tonk: your key has {'the name' if limit == 1 else f'{len(names)} names'} here "
+            f"already ({', '.join(names)}): come in as "
+            f"{'it' if limit == 1 else 'one of them'} ({self.ssh_command(names[0])})"
+        )
+
     async def auth_completed(self) -> None:
+        self.logging_in = False
         try:
-            await self._let_in()
+            self._let_in()
         finally:
             self.let_in.set()
         # A connection that opens no session (`ssh -N`) would hold its place for ever.
-        asyncio.get_running_loop().call_later(
-            self.door.limits.ssh_login_timeout, self._without_a_session
-        )
+        if self.name is not None:
+            self.no_session_timer = asyncio.get_running_loop().call_later(
+                self.door.limits.ssh_login_timeout, self._without_a_session
+            )
 
     def _without_a_session(self) -> None:
+        self.no_session_timer = None
         if self.session is None and self.conn is not None:
             self.conn.disconnect(
                 asyncssh.DISC_BY_APPLICATION,
@@ -443,15 +517,34 @@ class DoorConnection(asyncssh.SSHServer):
                 "(without -N)",
             )
 
-    async def _let_in(self) -> None:
-        assert self.conn is not None and self.key is not None
+    def _let_in(self) -> None:
+        """Logged in: one of the players, if there is still a place (others may have been
+        let in since this one began)."""
+        assert self.key is not None
+        full = self._no_place()
+        if full is not None:
+            self.close(full.removeprefix("tonk: "))
+            return
+        claim = self.door.server.door_names.owner(self.username)
+        self.name = claim.name if claim is not None else self.username
+        self.logged_in = True
+        log.info("ssh door: %s in from %s", self.name, self.address)
+
+    async def _claim(self) -> bool:
+        """The name is this key's from now on, if it was nobody's: a name is claimed by the
+        key that opens a session under it. False: the connection is closed, with the reason."""
+        assert self.key is not None
         key = self.key
         names = self.door.server.door_names
         claim = names.owner(self.username)
         if claim is None:
             if self.door.in_use_over_tcp(self.username):
                 self.close(f"{self.username} is in use here by a player without a key")
-                return
+                return False
+            held = self._names_held(key)
+            if held is not None:  # claimed by another connection of this key meanwhile
+                self.close(held.removeprefix("tonk: "))
+                return False
             claim = st.SavedName(
                 self.username, public_key_text(key), key.get_fingerprint("sha256"), time.time()
             )
@@ -463,22 +556,29 @@ class DoorConnection(asyncssh.SSHServer):
                 names.unclaim(claim.name)
                 log.error("ssh door: the name %s could not be saved: %s", claim.name, exc)
                 self.close("the server could not keep your name; try again later")
-                return
+                return False
             else:
                 names.saved(claim.name)
                 log.info("ssh door: %s claimed by key %s", claim.name, claim.fingerprint)
         if claim is None or claim.public_key != public_key_text(key):
             self.close(f"the name {self.username} belongs to another key on this server")
-            return
+            return False
         self.name = claim.name
-        log.info("ssh door: %s in from %s", claim.name, self.address)
+        return True
 
     async def session_requested(self) -> DoorSession | bool:
-        # asyncssh may ask for the session before auth_completed has kept a new claim.
+        # asyncssh may ask for the session before auth_completed has run.
         await self.let_in.wait()
-        if self.name is None or self.session is not None:
+        if self.name is None or self.session is not None or self.claiming:
             return False
+        self.claiming = True
+        if not await self._claim() or not self.logged_in:
+            return False
+        if self.no_session_timer is not None:
+            self.no_session_timer.cancel()
+            self.no_session_timer = None
         self.session = self.door.session_class(self, self.name)
+        self.session.when_over = self.session_over
         return self.session
 
     # Forwarding of any kind is refused (these are asyncssh's defaults, said here on purpose,

@@ -9,7 +9,9 @@ from typing import Any, Protocol
 import asyncssh
 
 from . import store as st
+from .config import Limits
 from .door_names import DoorNames
+from .door_starts import AppStarts
 
 
 class _DoorServer(Protocol):
@@ -17,6 +19,9 @@ class _DoorServer(Protocol):
 
     @property
     def door_names(self) -> DoorNames: ...
+
+    @property
+    def app_starts(self) -> AppStarts: ...
 
     async def open_door_link(
         self, name: str, address: str, *, player: bool = True
@@ -39,6 +44,9 @@ class Door(Protocol):
 
     @property
     def config(self) -> _Host: ...
+
+    @property
+    def limits(self) -> Limits: ...
 
     def open_table(self, table_id: int) -> Any: ...
 

@@ -31,6 +31,12 @@ class DoorNames:
         """The claim on `name` (in any case), if there is one."""
         return self._names.get(fold(name))
 
+    def of_key(self, public_key: str) -> list[str]:
+        """The names `public_key` (an authorized_keys line without its comment) has claimed,
+        the oldest first."""
+        claims = [c for c in self._names.values() if c.public_key == public_key]
+        return [c.name for c in sorted(claims, key=lambda c: c.claimed)]
+
     def by_token(self, token_hash: str) -> st.SavedName | None:
         """The name a browser claimed, by its token's hash (None: none, or released)."""
         for claim in self._names.values():

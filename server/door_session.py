@@ -18,6 +18,7 @@ import socket
 import struct
 import sys
 import termios
+from collections.abc import Callable
 from typing import Any
 
 import asyncssh
@@ -35,6 +36,8 @@ log = logging.getLogger("tonk.server")
 
 #: Bytes of keys a session's app has not read before more are dropped.
 MAX_PENDING_KEYS = 64 * 1024
+#: How much lower a session's app runs than the server (nice(1)): its screens wait for the games.
+APP_NICENESS = 10
 #: Seconds a session's app gets to stop when asked before it is killed.
 KILL_AFTER = 5.0
 #: Seats a player's session is handed (the newest first).
@@ -51,6 +54,33 @@ CRASH_LINE = (
     "tonk: the table stopped on an error (the host will find it in the server's log); "
     "ssh in again to carry on: any seat you hold is kept"
 )
+
+
+class InputBudget:
+    """What a session may send its app: a bucket of `burst` bytes refilled at `rate` a second
+    (a player's keys, a mouse, a paste fit; a flood does not, and is not the app's to
+    queue)."""
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.left = burst
+        self.refilled = now
+
+    def take(self, size: int, now: float) -> bool:
+        """Take `size` bytes; False: past the budget."""
+        if now > self.refilled:
+            self.left = min(self.burst, self.left + (now - self.refilled) * self.rate)
+            self.refilled = now
+        self.left -= size
+        return self.left >= 0
+
+    def too_much(self) -> str:
+        """The line a session past its budget is closed with."""
+        return (
+            f"tonk: more came from your terminal than a player sends (over {self.rate:g} bytes "
+            f"a second, or {self.burst:g} at once): goodbye"
+        )
 
 
 class DoorSession(asyncssh.SSHServerSession[bytes]):
@@ -71,6 +101,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.errors = -1  # the read side of the child's error pipe, while it runs
         self.relinks: socket.socket | None = None  # where the child asks for a new link
         self.relinking = False
+        self.starting = False  # holds one of door_starting's turns
         self.relink_task: asyncio.Task[None] | None = None
         self.error_text = bytearray()  # what the child wrote there (the last bytes)
         self.pending = bytearray()  # keys the child has not taken yet
@@ -79,7 +110,11 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.gone = False  # the SSH client is gone
         self.stopping = False  # the door ends the session (idle, shutdown)
         self.farewell: str | None = None
-        self.last_input = asyncio.get_running_loop().time()
+        self.when_over: Callable[[], None] | None = None  # told once the session is over
+        now = asyncio.get_running_loop().time()
+        self.last_input = now
+        limits = self.door.limits
+        self.budget = InputBudget(limits.door_input_rate, limits.door_input_burst, now)
         # The app speaks UTF-8; a terminal with another character set gets what it can show.
         self.to_terminal: Any = None
         self.from_terminal: Any = None
@@ -139,12 +174,37 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     async def _run(self, command: DoorCommand) -> None:
         try:
-            status = await self._run_child(command)
+            await self._turn_to_start()
+            if self.gone or self.stopping:
+                status = 1
+            else:
+                status = await self._run_child(command)
         except Exception:
             log.exception("%s: %s's table could not be opened", self.door_label, self.name)
             self._finish("tonk: the table could not be opened; the server's log says why", 1)
             return
+        finally:
+            self._started()
         self._finish(self.farewell, status)
+
+    async def _turn_to_start(self) -> None:
+        """Wait for a turn to start the app (`door_starting` start at once), saying so."""
+        starts = self.door.server.app_starts
+        ahead = starts.ahead()
+        if ahead and self.chan is not None:
+            tables = "table is" if ahead == 1 else "tables are"
+            with contextlib.suppress(OSError, asyncssh.Error):
+                self.chan.write(
+                    f"tonk: {ahead} {tables} opening before yours; it opens in turn\r\n".encode()
+                )
+        await starts.turn()
+        self.starting = True
+
+    def _started(self) -> None:
+        """The app has drawn (or is gone): the next session's turn to start one."""
+        if self.starting:
+            self.starting = False
+            self.door.server.app_starts.done()
 
     def _held_seats(self) -> list[dict[str, Any]]:
         """The seats this player holds at open tables, each with a new token."""
@@ -235,6 +295,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 process_group=0,
                 env=self.child_environ(),
             )
+            lower_priority(self.child.pid)
         except BaseException:
             os.close(master)
             os.close(errors_in)
@@ -401,6 +462,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 if self.master >= 0:
                     asyncio.get_running_loop().remove_reader(self.master)
                 return
+            self._started()
             chan = self.chan
             if chan is not None and not self.gone:
                 if self.to_terminal is not None:
@@ -422,7 +484,17 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             asyncio.get_running_loop().add_reader(self.master, self._from_child)
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
-        self.last_input = asyncio.get_running_loop().time()
+        if self.ended or self.stopping:
+            return
+        now = asyncio.get_running_loop().time()
+        if not self.budget.take(len(data), now):
+            self.pending.clear()
+            log.warning(
+                "%s: %s sent more than a terminal does: session closed", self.door_label, self.name
+            )
+            self.end(self.budget.too_much(), 1)
+            return
+        self.last_input = now
         if self.master < 0:
             return
         if self.from_terminal is not None:
@@ -508,10 +580,15 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
         asyncio.get_running_loop().call_later(KILL_AFTER, kill)
 
+    def _over(self) -> None:
+        self.ended = True
+        if self.when_over is not None:
+            self.when_over()
+
     def _finish(self, line: str | None, status: int | None) -> None:
         if self.ended:
             return
-        self.ended = True
+        self._over()
         self._close_master()
         chan = self.chan
         if chan is None:
@@ -533,10 +610,18 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     def _say_and_exit(self, line: str, status: int) -> None:
         assert self.chan is not None
-        self.ended = True
+        self._over()
         with contextlib.suppress(OSError, asyncssh.Error):
             self.chan.write_stderr((line + "\r\n").encode("utf-8", "replace"))
             self.chan.exit(status)
+
+
+def lower_priority(pid: int) -> None:
+    """A session's app at APP_NICENESS below the server from its start (its imports too: 50
+    guests logging in at once are a minute of CPU, which the games must not wait behind)."""
+    with contextlib.suppress(OSError):
+        server = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, pid, min(server + APP_NICENESS, 19))
 
 
 def _set_size(master: int, width: int, height: int) -> None:

@@ -121,6 +121,14 @@ async def in_the_lobby(
     return conn, process
 
 
+async def claim(door: SSHDoor, name: str, key: asyncssh.SSHKey) -> None:
+    """Log in as `name` with `key` and open a session (without a terminal: it is told so
+    and closed), which claims the name for the key."""
+    conn, _ = await connect(door, name, key)
+    async with conn:
+        await asyncio.wait_for(conn.run(), 20)
+
+
 async def to_the_end(
     process: asyncssh.SSHClientProcess[bytes], conn: asyncssh.SSHClientConnection
 ) -> bytes:
@@ -263,8 +271,7 @@ async def test_a_password_is_never_accepted(tmp_path: Path) -> None:
 
 async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_path: Path) -> None:
     async with running_door(tmp_path) as (_, door):
-        conn, _ = await connect(door, "ann", new_key())
-        conn.close()
+        await claim(door, "ann", new_key())
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "Ann", new_key())
         # The line, as an asyncssh client sees it.
@@ -280,8 +287,7 @@ async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_pat
 
 async def test_a_name_claimed_over_ssh_is_refused_to_a_tcp_hello(tmp_path: Path) -> None:
     async with running_door(tmp_path) as (server, door):
-        conn, _ = await connect(door, "ann", new_key())
-        conn.close()
+        await claim(door, "ann", new_key())
         for name in ("ann", "ANN"):
             client = await NetClient.connect(server.port)
             try:
@@ -316,8 +322,7 @@ async def test_names_and_the_host_key_outlive_a_restart(tmp_path: Path) -> None:
     ann = new_key()
     async with running_door(tmp_path) as (_, door):
         first = door.fingerprint
-        conn, _ = await connect(door, "ann", ann)
-        conn.close()
+        await claim(door, "ann", ann)
     assert default_host_key_path(tmp_path / "door.sqlite3").exists()
     async with running_door(tmp_path) as (server, door):
         assert door.fingerprint == first
@@ -338,8 +343,7 @@ async def test_an_authorized_keys_file_admits_only_its_keys(tmp_path: Path) -> N
             await connect(door, "dee", other, client)
         assert client.banners == ["tonk: this server admits only the keys its host has listed"]
         assert server.door_names.owner("dee") is None
-        conn, _ = await connect(door, "dee", listed)
-        conn.close()
+        await claim(door, "dee", listed)
         assert server.door_names.owner("dee") is not None
 
 
@@ -353,7 +357,7 @@ async def test_sessions_per_address_at_the_limit_and_one_past_it(tmp_path: Path)
         first.close()
         await first.wait_closed()
         for _ in range(200):  # until the server has seen it go
-            if door.per_address.get("127.0.0.1") == 1:
+            if door.players("127.0.0.1") == 1:
                 break
             await asyncio.sleep(0.025)
         third, _ = await connect(door, "eve", key)  # a freed place is taken again
@@ -374,8 +378,7 @@ async def test_sessions_in_all_at_the_limit_and_one_past_it(tmp_path: Path) -> N
 async def test_refused_keys_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
     async with running_door(tmp_path, ssh_auth_attempts=3) as (_, door):
         ivy = new_key()
-        conn, _ = await connect(door, "ivy", ivy)
-        conn.close()
+        await claim(door, "ivy", ivy)
         # Two wrong keys, then the right one: let in.
         conn, _ = await connect(door, "ivy", None, client_keys=[new_key(), new_key(), ivy])
         conn.close()
@@ -545,7 +548,7 @@ async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: 
 
 
 async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_login_timeout=1.0) as (_, door):
+    async with running_door(tmp_path, ssh_auth_timeout=1.0) as (_, door):
         reader, writer = await asyncio.open_connection("127.0.0.1", door.port)
         try:
             # The server's version line and key exchange, then nothing: closed by the
@@ -679,11 +682,7 @@ async def test_a_name_released_while_the_server_runs_can_be_claimed_by_another_k
     monkeypatch.setattr(door_module, "RELEASE_CHECK", 0.1)
     async with running_door(tmp_path) as (server, door):
         lost, new = new_key(), new_key()
-        conn, _ = await connect(door, "ann", lost)
-        for door_conn in list(door.connections):  # the claim is written
-            await asyncio.wait_for(door_conn.let_in.wait(), 10)
-        conn.close()
-        await conn.wait_closed()
+        await claim(door, "ann", lost)
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "ann", new)
         listed = names.claims_text(names.claims(sqlite3.connect(server.config.db_path)))
@@ -697,12 +696,9 @@ async def test_a_name_released_while_the_server_runs_can_be_claimed_by_another_k
         while server.door_names.owner("ann") is not None:
             assert loop.time() < end, "the server never let go of the released name"
             await asyncio.sleep(0.05)
-        conn, _ = await connect(door, "ann", new)
-        async with conn:
-            for door_conn in list(door.connections):
-                await asyncio.wait_for(door_conn.let_in.wait(), 10)
-        claim = server.door_names.owner("ann")
-        assert claim is not None and claim.fingerprint == new.get_fingerprint("sha256")
+        await claim(door, "ann", new)
+        claimed = server.door_names.owner("ann")
+        assert claimed is not None and claimed.fingerprint == new.get_fingerprint("sha256")
         with pytest.raises(names.AuditError, match="nobody has claimed the name 'bob'"):
             names.release(server.config.db_path, "bob")
 
@@ -747,10 +743,7 @@ async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
             await connect(door, "ann", None, client)
         assert client.banners == [door_module.NO_KEY]
         # A key that is refused is not told that: it is told why its key was refused.
-        conn, _ = await connect(door, "ann", new_key())
-        for door_conn in list(door.connections):  # the claim is written
-            await asyncio.wait_for(door_conn.let_in.wait(), 10)
-        conn.close()
+        await claim(door, "ann", new_key())
         refused = NoKey()
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "ann", new_key(), refused)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import subprocess
 import time
@@ -236,3 +238,30 @@ async def test_join_with_a_name_of_two_words_unquoted_takes_a_free_seat(
             term.kill()
     finally:
         await ann.close()
+
+
+def test_a_flood_into_the_terminal_ends_the_session_with_one_line(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    key = make_key(tmp_path, "ann_key")
+    term = SSHTerminal(door.port, key, "ann")
+    try:
+        term.wait_for(r"playing as ann")
+        # A program writing into the player's terminal, as fast as ssh takes it: half a
+        # megabyte of letters (the writes never wait: ssh stops reading once it is closed).
+        os.set_blocking(term.proc.fd, False)
+        sent = 0
+        end = time.monotonic() + 20
+        while sent < 512 * 1024 and term.proc.isalive() and time.monotonic() < end:
+            with contextlib.suppress(BlockingIOError):
+                sent += os.write(term.proc.fd, b"a" * 4096)
+            term.pump(0.001)
+        status = term.wait_exit(timeout=20)
+        said = term.output.decode("utf-8", "replace")
+    finally:
+        term.kill()
+    assert status == 1
+    assert (
+        "tonk: more came from your terminal than a player sends (over 2048 bytes a second, "
+        "or 8192 at once): goodbye" in said
+    )

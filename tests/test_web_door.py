@@ -272,7 +272,8 @@ async def test_the_doors_names_rules_hold_across_keys_browsers_and_tcp(tmp_path:
         assert refused["code"] == p.BAD_NAME and "web page" in refused["message"]
         # ...and a browser cannot have a key's name.
         conn, _ = await ssh_in(ssh_port, "Bob", asyncssh.SSHClient)
-        conn.close()
+        async with conn:  # a session claims the name (without a terminal: told so, closed)
+            await asyncio.wait_for(conn.run(), 20)
         async with client_session() as session:
             taken = await claim_in_a_browser(session, server, "bob")
             assert taken.status == 400 and "with an SSH key" in await taken.text()
