@@ -105,21 +105,13 @@ class ExpertBot(SharpBot):
         mid-hand may not know enough). Every option is played out on the same deals, so their
         differences are measured, not drowned in the deals' luck; sampling stops early once
         one option is clearly ahead of every other."""
-        seat = view.turn
-        rules = view.rules
         nets: list[list[int]] = [[] for _ in options]
         dealt = 0
         played = sum(not isinstance(option, Drop) for option in options)  # (a drop is settled)
         deals = min(self.DEALS, self.PLAYOUTS // max(1, played))
-        for hands, stock, pile in self.deals(view, deals):
-            for option, found in zip(options, nets, strict=True):
-                if isinstance(option, Drop):
-                    settlement = settle_drop(rules, seat, hands, view.stakes, view.multiplier)
-                    found.append(settlement.net(view.players)[seat])
-                else:
-                    hand = Hand.position(view, hands, stock, pile)
-                    hand.apply(option)
-                    found.append(play_out(hand, seat, self.PLAYOUT_LIMIT))
+        for outcome in self.outcomes(view, options, deals):
+            for net, found in zip(outcome, nets, strict=True):
+                found.append(net)
             dealt += 1
             if dealt % self.CHECK_EVERY == 0 and clearly_best(nets, self.CLEAR) is not None:
                 break
@@ -129,6 +121,25 @@ class ExpertBot(SharpBot):
         if best and not ahead(nets[best], nets[0], self.SURE):
             return options[0]
         return options[best]
+
+    def outcomes(
+        self, view: SeatView, options: Sequence[Action], deals: int
+    ) -> Iterator[list[int]]:
+        """What the seat to act nets by each of `options`, on each of at most `deals` sampled
+        deals in turn: a drop settled on the deal, anything else played out to the hand's end."""
+        seat = view.turn
+        rules = view.rules
+        for hands, stock, pile in self.deals(view, deals):
+            nets: list[int] = []
+            for option in options:
+                if isinstance(option, Drop):
+                    settlement = settle_drop(rules, seat, hands, view.stakes, view.multiplier)
+                    nets.append(settlement.net(view.players)[seat])
+                else:
+                    hand = Hand.position(view, hands, stock, pile)
+                    hand.apply(option)
+                    nets.append(play_out(hand, seat, self.PLAYOUT_LIMIT))
+            yield nets
 
     def deals(self, view: SeatView, count: int) -> Iterator[Deal]:
         """`count` deals of the unseen cards into the other hands (around the cards each is
