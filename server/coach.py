@@ -1,8 +1,9 @@
 """The coach's questions (`coach`), answered off every table's event loop: each is worked out
-in a process of the coach's own (tonk.shared.coach), at most as many at once as the host
-allows (`tonk-server --coach N`; 0 turns the coach off), more refused until one is done. A
-settled hand is read from the database (in a thread, on a read-only connection); a hint on the
-hand in play is given only where no other person sits."""
+in a process of the coach's own (tonk.shared.coach; a practice table's embedded server: in a
+thread), at most as many at once as the host allows (`tonk-server --coach N`; 0 turns the
+coach off), more refused until one is done. A settled hand is read from the database (in a
+thread, on a read-only connection); a hint on the hand in play is given only where no other
+person sits."""
 
 from __future__ import annotations
 
@@ -32,13 +33,14 @@ def _advise(record: dict[str, Any], seat: int, at: int | None, seed: str) -> dic
 
 
 class Coach:
-    """The server's coach: its processes (started at the first question), and how many
+    """The server's coach: its processes or thread (started at the first question), and how many
     questions it is working on."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, in_thread: bool = False) -> None:
         self.limit = limit  # questions worked on at once (0: no coach)
+        self.in_thread = in_thread  # one thread instead of processes (ServerConfig's note)
         self.busy = 0
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._pool: concurrent.futures.Executor | None = None
 
     async def advise(self, record: HandRecord, seat: int, at: int | None, seed: str) -> Advice:
         """The expert's view of `seat`'s decision at step `at` of `record` (None: now);
@@ -49,8 +51,7 @@ class Coach:
                 p.COACH_BUSY, "the coach is answering as many questions as it can: ask again soon"
             )
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = concurrent.futures.ProcessPoolExecutor(self.limit, mp_context=context)
+            self._pool = self._start()
         self.busy += 1
         try:
             loop = asyncio.get_running_loop()
@@ -62,6 +63,12 @@ class Coach:
         finally:
             self.busy -= 1
         return Advice.from_wire(answer)
+
+    def _start(self) -> concurrent.futures.Executor:
+        if self.in_thread:
+            return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tonk-coach")
+        context = multiprocessing.get_context("spawn")
+        return concurrent.futures.ProcessPoolExecutor(self.limit, mp_context=context)
 
     def check_on(self) -> None:
         if self.limit == 0:

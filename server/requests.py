@@ -57,7 +57,7 @@ class Requests:
     def __init__(self, host: RequestHost) -> None:
         self.host = host
         self.history_readers = asyncio.Semaphore(history.READERS)
-        self.coach = coach.Coach(host.config.coach)
+        self.coach = coach.Coach(host.config.coach, host.config.coach_in_thread)
 
     def _table(self, table_id: int, returning: bool = False) -> Table:
         """The open table `table_id`; `returning` (taking a seat back): a finished one too

@@ -86,3 +86,13 @@ def test_a_hint_at_the_practice_table_and_the_coach_in_the_replay_through_the_do
         assert "Traceback" not in term.text()
     finally:
         term.kill()
+
+
+async def test_a_hint_at_a_practice_table_in_term(tmp_path: Path, term: Term) -> None:
+    """The practice table's own server (embedded in the client) answers the hint too."""
+    client = [command_path("tonk-client"), "--name", "Tester", "--bots", "1", "--bot-pause", "0"]
+    term.start(client, client_env(tmp_path))
+    await term.wait_for("Your turn: d draw", limit=60)
+    term.keys("e")
+    hint = await term.wait_for_all("The coach", "The expert would", limit=60)
+    assert "On average" in hint
