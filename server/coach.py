@@ -105,13 +105,13 @@ async def answer(
         )
     hand = table.hand
     if message.step is None:
-        if hand is None or hand.ended or message.hand != table.hand_number:
-            raise RequestError(p.NO_HAND, f"hand {message.hand} is not being played", "hand")
         if people_besides(table, seat):
             raise RequestError(
                 p.NO_COACH,
                 "at a table with other people the coach looks only at hands that are over",
             )
+        if hand is None or hand.ended or message.hand != table.hand_number:
+            raise RequestError(p.NO_HAND, f"hand {message.hand} is not being played", "hand")
         if hand.turn != seat:
             raise RequestError(p.NO_COACH, "it is not your turn: there is nothing to weigh yet")
         record = hand.record()
