@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_core import machine, ms, percentile, pin_to_one_core, write_section
+from panel import parse_bot
 from tonk.shared.actions import Action
 from tonk.shared.bots import Bot, SharpBot
 from tonk.shared.cards import Card, shuffled_deck
@@ -112,10 +113,13 @@ def swapped_deal(
     return edge, mine
 
 
-def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times: Times) -> Match:
+def expert_against_sharp(
+    preset: str, players: int, deals: int, seed: int, times: Times, variant: str = "expert"
+) -> Match:
     rules = PRESETS[preset]
     rng = random.Random(seed)
-    expert_bot = timed(ExpertBot, times)
+    _, overrides = parse_bot(variant)
+    expert_bot = timed(type("ExpertVariant", (ExpertBot,), overrides), times)
     edges: list[float] = []
     expert_nets: list[float] = []
     started = time.process_time()
@@ -137,10 +141,11 @@ def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times
     )
 
 
-def match_task(task: tuple[str, int, int, int]) -> tuple[Match, Times]:
+def match_task(task: tuple[str, int, int, int, str]) -> tuple[Match, Times]:
     """One table's match in a worker process: the match and its expert decisions' times."""
+    preset, players, deals, seed, variant = task
     times = Times()
-    return expert_against_sharp(*task, times), times
+    return expert_against_sharp(preset, players, deals, seed, times, variant), times
 
 
 def pin_worker() -> None:
@@ -191,6 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--tables", help="only these tables, e.g. classic:2,speno:4 (default every preset at 2-4)"
     )
+    parser.add_argument(
+        "--expert",
+        default="expert",
+        help="the expert measured, or a variant with some of its numbers changed, as"
+        " bench/panel.py names one: expert:PASSED_FITS=0.3+THROWN_FITS=0.5",
+    )
     parser.add_argument("--write", type=Path, help="update this file's Bots section")
     args = parser.parse_args(argv)
     tables = TABLES
@@ -220,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     expert_times = Times()
     above = 0
     tasks = [
-        (preset, players, args.deals, args.seed + number)
+        (preset, players, args.deals, args.seed + number, args.expert)
         for number, (preset, players) in enumerate(tables)
     ]
     with multiprocessing.Pool(args.jobs, initializer=pin_worker) as pool:

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 
+from .coaching import advice_text
 from .connection import Connection, Opener, TableRequest
 from .dialogs import (
     ConfirmModal,
@@ -32,6 +33,7 @@ from .dialogs import (
 from .dialogs.standings import MOVED
 from .keys import KeyedApp
 from .messages import (
+    CoachAnswered,
     Connected,
     ConnectFailed,
     HandEnded,
@@ -436,11 +438,24 @@ class TonkApp(KeyedApp):
         if self.current_mode == "table" and isinstance(self.screen, HistoryScreen):
             self.push_screen(HandReplayScreen(message.report, self.card_style))
 
+    def on_coach_answered(self, message: CoachAnswered) -> None:
+        """The coach's answer: in the replay that asked, or (a hint) said over the table."""
+        answer = message.report.answer
+        if answer.step is not None:
+            for screen in self.screen_stack:
+                if isinstance(screen, HandReplayScreen) and screen.replayed.hand == answer.hand:
+                    screen.show_advice(answer.step, advice_text(answer.advice, self.card_style))
+            return
+        text = advice_text(answer.advice, self.card_style)
+        self.notify(text, title="The coach", timeout=30)
+
     def on_server_refused(self, message: ServerRefused) -> None:
         self.move_answered()
         refused = message.report
         if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
             self.screen.refused = refused.message
+        if refused.request == p.COACH and isinstance(self.screen, HandReplayScreen):
+            self.screen.show_advice(None, refused.message)
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")
 

@@ -80,6 +80,10 @@ class HandReplayed(Reported[reports.HandReplayed]):
     """A hand of our table's history came, every step of it."""
 
 
+class CoachAnswered(Reported[reports.CoachAnswered]):
+    """The coach answered a question of ours."""
+
+
 class StandingsArrived(Reported[reports.StandingsArrived]):
     """The standings across nights came."""
 
@@ -98,6 +102,7 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.HistoryListed: HistoryListed,
     reports.HandReplayed: HandReplayed,
     reports.StandingsArrived: StandingsArrived,
+    reports.CoachAnswered: CoachAnswered,
 }
 
 

@@ -24,6 +24,7 @@ from .lobbylist import LobbyList, named
 from .render import CardStyle, ending_line, payment_lines
 from .replay import seen_names
 from .reports import (
+    CoachAnswered,
     Connected,
     HandEnded,
     HandReplayed,
@@ -347,6 +348,8 @@ class ClientModel:
                 self._on_away_summary(message)
             case m.Standings():
                 self.report(StandingsArrived(message))
+            case m.CoachAdvice():
+                self.report(CoachAnswered(message))
             case _:
                 pass  # a welcome or a pong after the handshake: nothing to show
 

@@ -112,6 +112,13 @@ class StandingsArrived:
 
 
 @record
+class CoachAnswered:
+    """The coach's answer to a question of ours: the expert's view of one decision."""
+
+    answer: m.CoachAdvice
+
+
+@record
 class JoinNotice:
     """Where a table asked for by name (`--table`, the door's `join`) took us: a seat,
     watching, or the lobby when there is no such table; `message` says which."""
@@ -162,4 +169,5 @@ Report = (
     | HistoryListed
     | HandReplayed
     | StandingsArrived
+    | CoachAnswered
 )

@@ -144,6 +144,15 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     ),
     TableKey((("c", "chat"),), "c", "chat with the table", "Chat", 10, 4),
     TableKey(
+        (("e", "hint"),),
+        "e",
+        "a hint: the expert's view of the move you have to make now, at a table where every"
+        " other seat is a bot (at a table with other people, the coach looks only at hands"
+        " that are over: l, then c in a hand's replay)",
+        hidden="The coach gives a hint on your turn at a table where every other seat is a bot;"
+        " with other people, look back at a hand once it is over (l, then c).",
+    ),
+    TableKey(
         (("pageup", "log_page(-1)"), ("pagedown", "log_page(1)")),
         "pgup pgdn",
         "scroll the log and chat back and forward (the log's border says how far)",

@@ -183,6 +183,7 @@ class TonkServer:
         # Not waited for: a decision still running finishes by itself, unheeded.
         self.thinking.shutdown(wait=False, cancel_futures=True)
         self.standings.close()
+        self.requests.coach.close()
         for conn in list(self.connections):
             conn.close(goodbye(message))
             conn.reader.feed_eof()  # the reading loop ends after the request in hand

@@ -117,6 +117,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="S",
         help="seconds between a hand's end and the next deal (default 3)",
     )
+    parser.add_argument(
+        "--coach",
+        type=int,
+        default=1,
+        metavar="N",
+        help="questions to the coach (the expert's view of a player's decision) worked on at "
+        "once, each in a process of its own; more are refused until one is answered (0: no "
+        "coach; default 1)",
+    )
     door = parser.add_argument_group("the SSH door (ssh -t -p PORT NAME@HOST opens the table)")
     door.add_argument(
         "--ssh-port",
@@ -212,6 +221,8 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         raise ValueError(
             f"--abandoned-after takes a number of seconds above 0, not {args.abandoned_after}"
         )
+    if not args.coach >= 0:
+        raise ValueError(f"--coach takes a number of questions, 0 or more, not {args.coach}")
     if not args.watched_pace >= 0:
         raise ValueError(f"--watched-pace takes a number of seconds, not {args.watched_pace}")
     if not args.rematch_wait > 0:
@@ -235,6 +246,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         abandoned_after=args.abandoned_after,
         watched_pace=args.watched_pace,
         rematch_wait=args.rematch_wait,
+        coach=args.coach,
     )
 
 

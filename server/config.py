@@ -123,3 +123,9 @@ class ServerConfig:
     watched_pace: float = 1.0
     # Seconds a rematch offer waits for the answers of a finished session's players.
     rematch_wait: float = REMATCH_WAIT
+    # The coach's questions worked on at once, each in a process of its own (more are
+    # refused until one is answered); 0 turns the coach off.
+    coach: int = 1
+    # The coach in a thread instead (the embedded server: the program it runs in, a terminal
+    # app, may hold streams a new process cannot be handed; a practice table has one player).
+    coach_in_thread: bool = False

@@ -68,6 +68,7 @@ async def start_embedded(dev: bool = False, **options: Any) -> EmbeddedServer:
         config = replace(
             ServerConfig(host="127.0.0.1", port=0, db_path=directory / "practice.sqlite3"),
             dev=dev,
+            coach_in_thread=True,
             **options,
         )
         server = TonkServer(config)

@@ -116,15 +116,18 @@ def _page(
     )
 
 
-def _hand(
-    conn: sqlite3.Connection,
-    reply_to: int | None,
-    *,
-    table: int,
-    number: int,
-    name: str | None,
-    start: int,
-) -> m.HistoryHandSteps:
+async def settled_record(
+    readers: asyncio.Semaphore, path: Path, table: int, number: int
+) -> tuple[HandRecord, list[str]]:
+    """Settled hand `number` of `table`: its record and its players' names by seat."""
+    read = functools.partial(_record, table=table, number=number)
+    async with readers:
+        return await asyncio.to_thread(_reading, path, read, None)
+
+
+def _record(
+    conn: sqlite3.Connection, reply_to: int | None, *, table: int, number: int
+) -> tuple[HandRecord, list[str]]:
     row = conn.execute(
         "SELECT record, names, settlement FROM hands WHERE table_id = ? AND number = ?",
         (table, number),
@@ -139,13 +142,30 @@ def _hand(
         )
     names: list[str] = json.loads(row[1])
     try:
-        record = HandRecord.from_dict(json.loads(row[0]))
-        seat = seat_in(names, name)
+        return HandRecord.from_dict(json.loads(row[0])), names
+    except (KeyError, ValueError, TypeError):
+        raise _unplayable(number) from None
+
+
+def _unplayable(number: int) -> RequestError:
+    return RequestError(p.STORAGE_ERROR, f"hand {number}'s record could not be played again")
+
+
+def _hand(
+    conn: sqlite3.Connection,
+    reply_to: int | None,
+    *,
+    table: int,
+    number: int,
+    name: str | None,
+    start: int,
+) -> m.HistoryHandSteps:
+    record, names = _record(conn, reply_to, table=table, number=number)
+    seat = seat_in(names, name)
+    try:
         steps = hand_steps(record, seat)
     except (IllegalAction, KeyError, ValueError, TypeError):
-        raise RequestError(
-            p.STORAGE_ERROR, f"hand {number}'s record could not be played again"
-        ) from None
+        raise _unplayable(number) from None
     if start >= len(steps):
         raise RequestError(
             p.BAD_VALUE, f"hand {number} has {len(steps)} steps: from must be below that", "from"

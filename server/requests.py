@@ -14,7 +14,7 @@ from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.session import creators_stake
 
-from . import history
+from . import coach, history
 from . import store as st
 from .connection import Connection
 from .host import TableHost
@@ -57,6 +57,7 @@ class Requests:
     def __init__(self, host: RequestHost) -> None:
         self.host = host
         self.history_readers = asyncio.Semaphore(history.READERS)
+        self.coach = coach.Coach(host.config.coach, host.config.coach_in_thread)
 
     def _table(self, table_id: int, returning: bool = False) -> Table:
         """The open table `table_id`; `returning` (taking a seat back): a finished one too
@@ -187,6 +188,21 @@ class Requests:
                     message.hand,
                     conn.name if seated else None,
                     message.start or 0,
+                    conn.request_id,
+                )
+            )
+        elif isinstance(message, m.CoachRequest):
+            table = self._at(conn, message.table)
+            seat = self.host.seating.seat_of(conn)
+            conn.send(
+                await coach.answer(
+                    self.coach,
+                    self.history_readers,
+                    self.host.store.path,
+                    table,
+                    seat,
+                    conn.name,
+                    message,
                     conn.request_id,
                 )
             )

@@ -145,6 +145,20 @@ class HistoryHand(ClientMessage):
     _omitted = frozenset({"start"})
 
 
+@_message(p.COACH)
+class CoachRequest(ClientMessage):
+    """The expert's view of one decision of the sender's: at step `step` of settled hand
+    `hand` (the step's view is the one the decision was made from), or, with no step, of
+    the decision the sender has to make now in the hand in play (a hint, at a practice table
+    only)."""
+
+    table: int
+    hand: int
+    step: int | None = None
+    id: int | None = None
+    _omitted = frozenset({"step"})
+
+
 @_message(p.REMATCH)
 class Rematch(ClientMessage):
     """Yes or no to playing the same table again, once its session is over."""
@@ -287,6 +301,7 @@ CLIENT_TYPES: dict[str, type[ClientMessage]] = {
         TakeBotSeat,
         SeatToBot,
         StandingsRequest,
+        CoachRequest,
     )
 }
 

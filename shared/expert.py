@@ -11,7 +11,8 @@ from math import comb, sqrt
 from .actions import Action, Discard, DrawStock, Drop, Event, TakeDiscard
 from .cards import DECK, RANK_VALUE, Card, count
 from .hand import Hand
-from .seatbots import card_uses, fallback, richest_lay
+from .rules import HouseRules
+from .seatbots import card_uses, fallback, makes_spread, richest_lay
 from .settlement import settle_drop
 from .sharp import Live, SharpBot
 from .view import LegalActions, Phase, SeatView
@@ -46,15 +47,40 @@ class ExpertBot(SharpBot):
     PLAYOUT_LIMIT = 400  # actions before a playout is called even (a hand ends long before)
     KEPT_DRAW = 0.75  # the chance that a draw let a player swap a high card for a lower one
     HEADS_UP_DROP_WORTH = 0.9  # sharp's drop bar (DROP_WORTH) at two players: see drop_bar
+    # Opponent hand estimation (see `likelihood`): the chance a sampled hand is kept for each
+    # top discard its player passed over that would have made a spread with it, and for each
+    # card it threw that would have; 1: not read.
+    PASSED_FITS = 1.0
+    THROWN_FITS = 1.0
+    REDRAWS = 4  # ... at most this many deals drawn for each one kept
 
     def new_hand(self) -> None:
         super().new_hand()
         self.drawn: dict[int, int] = {}  # draws from the stock by seat this hand
+        self.passed: dict[int, list[Card]] = {}  # top discards each seat drew instead of
+        self.thrown: dict[int, list[Card]] = {}  # cards each seat discarded
 
     def see(self, event: Event) -> None:
-        super().see(event)
         if event.kind == "draw_stock" and event.seat is not None:
             self.drawn[event.seat] = self.drawn.get(event.seat, 0) + 1
+            if self.pile:
+                self.passed.setdefault(event.seat, []).append(self.pile[-1])
+        elif event.kind == "discard" and event.seat is not None:
+            self.thrown.setdefault(event.seat, []).append(event.cards[0])
+        super().see(event)
+
+    def likelihood(self, seat: int, cards: Sequence[Card], rules: HouseRules) -> float:
+        """How likely a sampled hand `cards` of `seat` is, by what its player did: a top
+        discard it passed over, or a card it threw, that would have made a spread with these
+        cards makes them less likely (PASSED_FITS, THROWN_FITS each time)."""
+        chance = 1.0
+        for card in self.passed.get(seat, ()):
+            if card not in cards and makes_spread(card, cards, rules):
+                chance *= self.PASSED_FITS
+        for card in self.thrown.get(seat, ()):
+            if makes_spread(card, cards, rules):
+                chance *= self.THROWN_FITS
+        return chance
 
     # -- deciding -------------------------------------------------------------------------------
 
@@ -105,21 +131,13 @@ class ExpertBot(SharpBot):
         mid-hand may not know enough). Every option is played out on the same deals, so their
         differences are measured, not drowned in the deals' luck; sampling stops early once
         one option is clearly ahead of every other."""
-        seat = view.turn
-        rules = view.rules
         nets: list[list[int]] = [[] for _ in options]
         dealt = 0
         played = sum(not isinstance(option, Drop) for option in options)  # (a drop is settled)
         deals = min(self.DEALS, self.PLAYOUTS // max(1, played))
-        for hands, stock, pile in self.deals(view, deals):
-            for option, found in zip(options, nets, strict=True):
-                if isinstance(option, Drop):
-                    settlement = settle_drop(rules, seat, hands, view.stakes, view.multiplier)
-                    found.append(settlement.net(view.players)[seat])
-                else:
-                    hand = Hand.position(view, hands, stock, pile)
-                    hand.apply(option)
-                    found.append(play_out(hand, seat, self.PLAYOUT_LIMIT))
+        for outcome in self.outcomes(view, options, deals):
+            for net, found in zip(outcome, nets, strict=True):
+                found.append(net)
             dealt += 1
             if dealt % self.CHECK_EVERY == 0 and clearly_best(nets, self.CLEAR) is not None:
                 break
@@ -130,6 +148,25 @@ class ExpertBot(SharpBot):
             return options[0]
         return options[best]
 
+    def outcomes(
+        self, view: SeatView, options: Sequence[Action], deals: int
+    ) -> Iterator[list[int]]:
+        """What the seat to act nets by each of `options`, on each of at most `deals` sampled
+        deals in turn: a drop settled on the deal, anything else played out to the hand's end."""
+        seat = view.turn
+        rules = view.rules
+        for hands, stock, pile in self.deals(view, deals):
+            nets: list[int] = []
+            for option in options:
+                if isinstance(option, Drop):
+                    settlement = settle_drop(rules, seat, hands, view.stakes, view.multiplier)
+                    nets.append(settlement.net(view.players)[seat])
+                else:
+                    hand = Hand.position(view, hands, stock, pile)
+                    hand.apply(option)
+                    nets.append(play_out(hand, seat, self.PLAYOUT_LIMIT))
+            yield nets
+
     def deals(self, view: SeatView, count: int) -> Iterator[Deal]:
         """`count` deals of the unseen cards into the other hands (around the cards each is
         known to hold: taken from the pile and not yet played) and the stock; none if the
@@ -138,7 +175,9 @@ class ExpertBot(SharpBot):
         about three quarters of n random cards (each draw was a chance to throw a high card
         away, KEPT_DRAW the chance that it did: with every draw counted, the deals made the
         other hands count less than they did, and a drop look worse than it was), the rest
-        going back to the stock."""
+        going back to the stock. With PASSED_FITS or THROWN_FITS below 1, a deal is kept only
+        by the chance its hands give what their players did (`likelihood`), up to REDRAWS
+        deals drawn for each one asked."""
         seat = view.turn
         unseen = self.unseen(view)
         places: list[tuple[int, list[Card], int, int]] = []  # (seat, known, hidden, drawn)
@@ -162,7 +201,11 @@ class ExpertBot(SharpBot):
         random_ = self.rng.random
         kept_draw = self.KEPT_DRAW
         mine = list(view.hand)
-        for _ in range(count):
+        rules = view.rules
+        weighs = self.PASSED_FITS < 1 or self.THROWN_FITS < 1
+        kept = drawn_deals = 0
+        while kept < count and drawn_deals < count * self.REDRAWS:
+            drawn_deals += 1
             # a partial shuffle deals `needed` random unseen cards to the front
             for k in range(needed):
                 j = k + int(random_() * (size - k))
@@ -171,17 +214,24 @@ class ExpertBot(SharpBot):
             rest = unseen[hidden_all:needed]
             at = 0
             for other, known, hidden, drawn in places:
-                kept = sum([random_() < kept_draw for _ in range(drawn)])
-                extra = min(kept, len(rest))
+                low = sum([random_() < kept_draw for _ in range(drawn)])
+                extra = min(low, len(rest))
                 offered = unseen[at : at + hidden] + rest[:extra]
                 at += hidden
                 if extra:
                     offered.sort(key=_card_count)
                     rest[:extra] = offered[hidden:]
                 hands[other] = known + offered[:hidden]
+            if weighs:
+                chance = 1.0
+                for other, _, _, _ in places:
+                    chance *= self.likelihood(other, hands[other], rules)
+                if random_() >= chance:
+                    continue  # (a deal its players' moves make unlikely, kept by its chance)
             for k in range(len(rest) - 1, 0, -1):  # the cards sent back go anywhere in it
                 j = int(random_() * (k + 1))
                 rest[k], rest[j] = rest[j], rest[k]
+            kept += 1
             yield hands, rest, pile
 
 

@@ -81,6 +81,7 @@ PLAY_FOR_NOW = "play_for_now"
 TAKE_BOT_SEAT = "take_bot_seat"
 SEAT_TO_BOT = "seat_to_bot"
 STANDINGS = "standings"  # both ways: the request and its answer
+COACH = "coach"  # both ways: the question and the coach's answer
 
 #: The messages that are a core action, played for the sender's seat.
 ACTION_TYPES = frozenset({DROP, DRAW_STOCK, TAKE_DISCARD, SPREAD, HIT, DISCARD})
@@ -142,6 +143,8 @@ BAD_BOT = "bad_bot"
 NO_HAND = "no_hand"
 NO_SUCH_HAND = "no_such_hand"
 NO_REMATCH = "no_rematch"
+NO_COACH = "no_coach"
+COACH_BUSY = "coach_busy"
 ILLEGAL_ACTION = "illegal_action"
 STORAGE_ERROR = "storage_error"
 INTERNAL_ERROR = "internal_error"
@@ -411,6 +414,11 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     TAKE_BOT_SEAT: {"table": _TABLE_ID, "seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
     SEAT_TO_BOT: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
     STANDINGS: {"period": _s(16)},
+    COACH: {
+        "table": _i(1, MAX_ID, required=True, code=NOT_AT_TABLE),
+        "hand": _i(1, MAX_ID, required=True, code=NO_SUCH_HAND),
+        "step": _i(0, MAX_ID),
+    },
 }
 
 #: The top-level fields of every message the server sends (nested maps are described in
@@ -542,6 +550,13 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
         "people": Field("list", True),
         "bots": Field("list", True),
         "more": Field("bool", True),
+        "reply_to": _ID,
+    },
+    COACH: {
+        "table": _TABLE_ID,
+        "hand": _i(1, MAX_ID, required=True),
+        "step": _i(0, MAX_ID, required=True, nullable=True),
+        "advice": Field("map", True),
         "reply_to": _ID,
     },
 }

@@ -9,6 +9,7 @@ from typing import TypeAlias
 from . import protocol as p
 from ._fast import maker
 from .actions import Event
+from .advice import Advice
 from .history import HandSummary, HistoryStep
 from .records import record, record_fields
 from .rules import HouseRules
@@ -759,6 +760,40 @@ class Standings(ServerMessage):
         )
 
 
+@_message(p.COACH)
+class CoachAdvice(ServerMessage):
+    """The coach's answer: the expert's view of the decision at step `step` of hand `hand`
+    (None: the decision to make now, in the hand in play)."""
+
+    table: int
+    hand: int
+    step: int | None
+    advice: Advice
+    reply_to: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "type": p.COACH,
+            "table": self.table,
+            "hand": self.hand,
+            "step": self.step,
+            "advice": self.advice.to_wire(),
+        }
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> CoachAdvice:
+        return cls(
+            data["table"],
+            data["hand"],
+            data["step"],
+            Advice.from_wire(data["advice"]),
+            data.get("reply_to"),
+        )
+
+
 SERVER_TYPES: dict[str, type[ServerMessage]] = {
     cls.TYPE: cls
     for cls in (
@@ -784,6 +819,7 @@ SERVER_TYPES: dict[str, type[ServerMessage]] = {
         ServerPong,
         Goodbye,
         Standings,
+        CoachAdvice,
     )
 }
 

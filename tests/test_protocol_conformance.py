@@ -293,6 +293,11 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         assert steps["steps"][0]["view"]["hand"] == BOB_HAND
         assert steps["steps"][-1]["view"]["settlement"] == settlement
         assert "rules" not in steps["steps"][0]["view"] and steps["rules"] == summary["rules"]
+        # The expert's view of Bob's first decision, his draw (step 0).
+        coach = {"type": p.COACH, "table": table_id, "hand": 1, "step": 0}
+        coached = await to(bob2, coach, p.COACH)
+        assert (coached["hand"], coached["step"]) == (1, 0)
+        assert coached["advice"]["played"] == {"type": "draw_stock", "seat": 1}
         assert ended["settle_up"] == [["Alice", "Bob", 1]] and ended["combined"] is None
         assert ended["rematch"] > 0
         # Bob says no to a rematch: with two seats and no bot, it is called off at once.
@@ -848,6 +853,24 @@ async def _no_such_hand(tmp_path: Path) -> None:
         assert error["message"] == "this table has played no hand 1"
 
 
+@causes(p.NO_COACH)
+async def _no_coach(tmp_path: Path) -> None:
+    async with start_server(tmp_path) as server:
+        alice, _bob, table = await pair(server)
+        hint = {"type": p.COACH, "table": table, "hand": 1}
+        await refused(alice, hint, p.NO_COACH)  # Bob is a person: no hint in play
+        carol = await hello(server, "Carol")
+        await ask(carol, {"type": p.WATCH, "table": table})
+        await refused(carol, hint, p.NO_COACH)  # a spectator
+
+
+@causes(p.COACH_BUSY)
+async def _coach_busy(tmp_path: Path) -> None:
+    async with start_server(tmp_path, coach=0) as server:
+        alice, table = await creator(server)
+        await refused(alice, {"type": p.COACH, "table": table, "hand": 1}, p.COACH_BUSY)
+
+
 @causes(p.NO_REMATCH)
 async def _no_rematch(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
@@ -902,6 +925,7 @@ VALID: dict[str, dict[str, Any]] = {
     p.TAKE_BOT_SEAT: {"table": 1, "seat": 0},
     p.SEAT_TO_BOT: {"seat": 0},
     p.STANDINGS: {},
+    p.COACH: {"table": 1, "hand": 1},
 }
 
 

@@ -42,6 +42,7 @@ def test_every_option_shows_its_default_and_log_level_has_help() -> None:
         ("--rules PRESET|FILE", "(default classic)"),
         ("--lobby-interval S", "(default 0.25)"),
         ("--abandoned-after S", "default 600"),
+        ("--coach N", "default 1"),
     ]:
         assert default in option_help(text, option), option
     assert "debug, info, warning, error" in option_help(text, "--log-level LEVEL")
@@ -51,7 +52,7 @@ def test_metavars_are_one_kind_per_kind_of_value() -> None:
     text = help_of()
     usage = text.split("\n\n")[0]
     metavars = set(re.findall(r"^  --[a-z-]+ ([A-Z][A-Z=|]*)", text, re.M))
-    assert metavars == {"HOST", "PORT", "PATH", "PRESET|FILE", "NAME=VALUE", "LEVEL", "S"}
+    assert metavars == {"HOST", "PORT", "PATH", "PRESET|FILE", "NAME=VALUE", "LEVEL", "S", "N"}
     for raw in ("GRACE", "BOT_PAUSE", "NEXT_HAND_DELAY", "LOBBY_INTERVAL", "DB", "RULES", "{"):
         assert not re.search(rf"--[a-z-]+ {re.escape(raw)}\b", text), raw
     assert "COMMAND" in usage

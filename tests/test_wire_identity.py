@@ -12,8 +12,10 @@ from tonk.server.app import Limits
 from tonk.server.table import Table, TableConfig, ledger_message
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
-from tonk.shared.actions import Event
+from tonk.shared.actions import Discard, Drop, Event
+from tonk.shared.advice import Advice, Weighed
 from tonk.shared.bots import make_bot
+from tonk.shared.cards import parse_card
 from tonk.shared.hand import Hand
 from tonk.shared.history import HandSummary, HistoryStep
 from tonk.shared.ledger import Ledger
@@ -498,6 +500,44 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
         },
         m.Standings("all", "2026-11-27", None, "UTC", None, (), (), False),
     ),
+    (
+        {
+            "type": p.COACH,
+            "table": 3,
+            "hand": 2,
+            "step": 4,
+            "advice": {
+                "best": {"type": "drop", "seat": 1},
+                "played": {"type": "discard", "seat": 1, "card": "Qh"},
+                "gain": 0.5,
+                "low": 0.25,
+                "high": 0.75,
+                "deals": 400,
+                "weighed": [
+                    {"action": {"type": "drop", "seat": 1}, "mean": 1.0},
+                    {"action": {"type": "discard", "seat": 1, "card": "Qh"}, "mean": 0.5},
+                ],
+                "stake": 2,
+            },
+            "reply_to": 9,
+        },
+        m.CoachAdvice(
+            3,
+            2,
+            4,
+            Advice(
+                Drop(1),
+                Discard(1, parse_card("Qh")),
+                0.5,
+                0.25,
+                0.75,
+                400,
+                (Weighed(Drop(1), 1.0), Weighed(Discard(1, parse_card("Qh")), 0.5)),
+                2,
+            ),
+            reply_to=9,
+        ),
+    ),
 ]
 
 # Every client message kind, as the client builds it (type first, its fields, `id` last).
@@ -580,6 +620,8 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.SEAT_TO_BOT, "seat": 0}, m.SeatToBot(0)),
     ({"type": p.STANDINGS}, m.StandingsRequest()),
     ({"type": p.STANDINGS, "period": "month", "id": 8}, m.StandingsRequest("month", id=8)),
+    ({"type": p.COACH, "table": 3, "hand": 2}, m.CoachRequest(3, 2)),
+    ({"type": p.COACH, "table": 3, "hand": 2, "step": 0, "id": 5}, m.CoachRequest(3, 2, 0, id=5)),
 ]
 
 

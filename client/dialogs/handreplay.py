@@ -11,14 +11,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+from tonk.shared import messages as m
 
+from ..messages import Request
 from ..render import CardStyle
 from ..replay import board, step_logs, step_title
 from ..reports import HandReplayed
 from ..widgets import TooSmall
 
 #: The replay's keys, as its last line shows them.
-KEYS_LINE = "left/right: step back/on   home: the deal   end: the end   escape: back"
+KEYS_LINE = "left/right: step back/on  home/end: deal/end  c: coach  escape: back"
 
 
 class HandReplayScreen(ModalScreen[None]):
@@ -30,6 +32,7 @@ class HandReplayScreen(ModalScreen[None]):
         Binding("right,l,period,space", "step(1)", "On a step", priority=True),
         Binding("home", "to(0)", "The deal", priority=True),
         Binding("end", "to(-1)", "The end", priority=True),
+        Binding("c", "coach", "The coach's view of your move"),
         Binding("escape,q,enter", "close", "Back to the list"),
     ]
 
@@ -39,6 +42,10 @@ class HandReplayScreen(ModalScreen[None]):
         self.card_style = style
         self.at = 0
         self.logs = step_logs(replayed.hand, replayed.steps, replayed.names, style)
+        #: The coach's answers by step, as text (asked once each).
+        self.advice: dict[int, str] = {}
+        self.answered: set[int] = set()
+        self.asked: int | None = None  # the step of the question the coach has not answered
 
     def compose(self) -> ComposeResult:
         replayed = self.replayed
@@ -50,6 +57,7 @@ class HandReplayScreen(ModalScreen[None]):
             yield Static("", id="replay-board")
             with VerticalScroll(id="replay-log"):
                 yield Static("", id="replay-moves")
+            yield Static("", id="replay-coach")
             yield Label(KEYS_LINE, classes="hint")
 
     def on_mount(self) -> None:
@@ -66,6 +74,48 @@ class HandReplayScreen(ModalScreen[None]):
         moves = Text("\n").join(self.logs[self.at]) if self.logs[self.at] else Text("")
         self.query_one("#replay-moves", Static).update(moves)
         self.query_one("#replay-log", VerticalScroll).scroll_end(animate=False)
+        self.query_one("#replay-coach", Static).update(self.advice.get(self.at, ""))
+
+    def decision(self) -> bool:
+        """Whether the step shown is one you chose from (its next move is yours)."""
+        replayed = self.replayed
+        view = replayed.steps[self.at].view
+        return (
+            replayed.seat is not None
+            and view.turn == replayed.seat
+            and view.settlement is None
+            and self.at < len(replayed.steps) - 1
+        )
+
+    def action_coach(self) -> None:
+        """Ask the coach for the expert's view of your move from this step."""
+        if self.at in self.answered or self.asked is not None:
+            return  # answered already (the same question gets the same answer), or asking
+        if not self.decision():
+            self.advice[self.at] = (
+                "The coach looks at your own moves: step to one where it is your turn."
+            )
+        else:
+            self.advice[self.at] = "Asking the coach..."
+            self.asked = self.at
+            replayed = self.replayed
+            self.post_message(Request(m.CoachRequest(replayed.table, replayed.hand, self.at)))
+        self._draw()
+
+    def show_advice(self, step: int | None, text: str) -> None:
+        """The coach's answer about `step`; None: the question asked was refused (`text` says
+        why; asked again, it may be answered)."""
+        if step is None:
+            if self.asked is None:
+                return
+            step = self.asked
+            self.advice[step] = f"The coach did not answer: {text}"
+        else:
+            self.advice[step] = f"The coach: {text}"
+            self.answered.add(step)
+        if step == self.asked:
+            self.asked = None
+        self._draw()
 
     def action_step(self, by: int) -> None:
         self.action_to(max(0, min(len(self.replayed.steps) - 1, self.at + by)))

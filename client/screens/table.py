@@ -290,6 +290,15 @@ class TableScreen(Screen[None]):
                 and any(p.bot for p in state.players)
                 and not self.link_note
             )
+        if action == "hint":
+            # On our turn, at a table where every other seat is a bot (the server says so too).
+            return (
+                state is not None
+                and state.view is not None
+                and state.view.my_turn
+                and all(p.bot for p in state.players if p.seat != state.seat)
+                and not self.link_note
+            )
         if action == "back":
             # Shown only while your seat is played for you.
             me = state.player(state.seat) if state is not None and state.seat is not None else None
@@ -668,6 +677,13 @@ class TableScreen(Screen[None]):
         state = self.state
         if state is not None:
             self.post_message(Request(m.History(int(state.table_id))))
+
+    def action_hint(self) -> None:
+        """Ask the coach for the expert's view of our move now (the App shows its answer)."""
+        state = self.state
+        if state is not None:
+            self.post_message(Request(m.CoachRequest(int(state.table_id), state.hand_number)))
+            self.notify("Asking the coach...", timeout=3)
 
     def action_help(self) -> None:
         rules = self.state.rules if self.state is not None else None
