@@ -168,7 +168,9 @@ class ClientModel:
         try:
             message = self._read(data)
         except Fatal:
-            raise Fatal(f"{self.address} did not answer like a tonk-server") from None
+            message = None
+        if message is None:
+            raise Fatal(f"{self.address} did not answer like a tonk-server")
         self._take(message)
 
     def link_lost(self) -> None:
@@ -267,14 +269,18 @@ class ClientModel:
     # -- what the server says ------------------------------------------------------------------
 
     def receive(self, data: m.Wire) -> None:
-        """One message from the server, decoded: the one way in after the handshake."""
-        self._take(self._read(data))
+        """One message from the server, decoded: the one way in after the handshake. A
+        message of a type this client does not know is skipped (PROTOCOL.md, "Versions")."""
+        message = self._read(data)
+        if message is not None:
+            self._take(message)
 
-    def _read(self, data: m.Wire) -> m.ServerMessage:
-        """The typed message of a decoded map; an update's view's rules are read as the
+    def _read(self, data: m.Wire) -> m.ServerMessage | None:
+        """The typed message of a decoded map (None: a type this client does not know; a
+        field it does not know is left out); an update's view's rules are read as the
         table's were (once)."""
         try:
-            return m.read_server(data, self._read_rules)
+            return m.read_known(data, self._read_rules)
         except p.ProtocolError as exc:
             raise Fatal(
                 f"the server sent a message this client cannot read: {exc.message}"

@@ -30,6 +30,7 @@ class TableInfo:
     mine: bool = False  # we hold a seat there (enter takes it back)
     bots: int = 0  # the seats bots play
     bot_seats: tuple[int, ...] = ()  # which seats those are
+    changes: tuple[str, ...] = ()  # the options changed from the preset, as typed (hit_lock=1)
 
     @property
     def playing(self) -> bool:

@@ -79,6 +79,7 @@ from .server_messages import (
     Update,
     Watching,
     Welcome,
+    read_known,
     read_server,
 )
 from .wire import (
@@ -175,6 +176,7 @@ __all__ = [
     "encode",
     "is_action",
     "read_client",
+    "read_known",
     "read_server",
 ]
 

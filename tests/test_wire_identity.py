@@ -93,6 +93,7 @@ def old_summary(table: Table) -> dict[str, Any]:
             }
             for number, seat in enumerate(table.seats)
         ],
+        "changes": table.rules.overrides(),
     }
 
 
