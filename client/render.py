@@ -134,23 +134,38 @@ def spread_line(
     spread: Spread,
     names: Sequence[str],
     style: CardStyle,
+    compact: bool = False,
 ) -> Text:
-    """`2 Croaker run  8♠ 9♠ 10♠ J♠  +8♠ Elmo`: a spread by owner, hit cards underlined and
-    listed with who hit them."""
+    """`2 Croaker's run: 8♠ 9♠ 10♠ J♠  +8♠ Elmo`: a spread by owner, hit cards underlined and
+    listed with who hit them. `compact`, for a table short of room: `2 Croaker 8♠ 9♠ 10♠ J♠
+    +8♠ Elmo` (its cards say run or book; give it short names: see `short_names`)."""
     out = Text()
     out.append(f"{number} ", style="bold")
     owner = _name(names, spread.owner)
-    out.append(f"{'Your' if owner == 'You' else owner + chr(39) + 's'} {spread.kind.value}: ")
+    if compact:
+        out.append(f"{owner}: ")
+    else:
+        out.append(f"{'Your' if owner == 'You' else owner + chr(39) + 's'} {spread.kind.value}: ")
     for i, card in enumerate(spread.cards):
         if i:
             out.append(" ")
         hitter = spread.hit_by(card)
         out.append_text(card_text(card, style, "underline" if hitter is not None else ""))
     for card, seat in spread.hits:
-        out.append("  +", style="dim")
+        out.append(" +" if compact else "  +", style="dim")
         out.append_text(card_text(card, style))
         out.append(f" {_name(names, seat)}", style="dim")
     return out
+
+
+def short_names(names: Sequence[str]) -> list[str]:
+    """Each seat's name by its first word (`Ada` for `Ada (bot)`), where no other seat's name
+    begins with the same word; the whole name where one does."""
+    firsts = [name.split()[0] if name.split() else name for name in names]
+    return [
+        first if firsts.count(first) == 1 else name
+        for first, name in zip(firsts, names, strict=True)
+    ]
 
 
 def sparkline(

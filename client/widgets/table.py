@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.reactive import reactive, var
 from textual.widget import Widget
 from tonk.shared.cards import Card, count
+from tonk.shared.spreads import Spread
 from tonk.shared.view import Phase, SeatView
 from tonk.shared.waiting import clock_text
 
@@ -24,6 +25,7 @@ from ..render import (
     card_text,
     fit_name,
     hand_lines,
+    short_names,
     spread_line,
 )
 from ..state import PlayerInfo, TableState
@@ -125,6 +127,77 @@ def waiting_lines(
     return lines
 
 
+class SpreadsPanel(LineWidget):
+    """The spreads by owner, one a row as long as each fits on one and they fit the rows there
+    are; else in short
+    (`1 Ada: 8♠ 9♠ 10♠ +10♠ Bo`), two a line where two fit, and if they still do not, as
+    many as fit and a last line saying how many more (`h` lists them all on your turn)."""
+
+    def __init__(self, style: CardStyle, id: str | None = None) -> None:
+        super().__init__(wrap=True, id=id)
+        self.card_style = style
+        self.spreads: tuple[Spread, ...] | None = None  # None: no hand dealt (no line)
+        self.names: list[str] = []
+
+    def show(self, spreads: tuple[Spread, ...] | None, names: list[str]) -> None:
+        self.spreads, self.names = spreads, names
+        self.set_lines(self.fitted())
+
+    def refit(self) -> None:
+        """The rows there are decide how the spreads are laid: laid again at a new size."""
+        self.lines = self.fitted()
+        super().refit()
+
+    def _rows(self, lines: Sequence[Text]) -> int:
+        return len(self.render_rows(lines, self.size.width))
+
+    def fitted(self) -> list[Text]:
+        style = self.card_style
+        if self.spreads is None:
+            return []
+        if not self.spreads:
+            return [Text("No spreads on the table.", style="dim")]
+        numbered = list(enumerate(self.spreads, start=1))
+        full = [spread_line(number, spread, self.names, style) for number, spread in numbered]
+        width, height = self.size.width, self.size.height
+        if width <= 0 or height <= 0 or self._rows(full) <= min(height, len(full)):
+            return full  # each on one row: none has a hit's name on a row of its own
+        short = short_names(self.names)
+        compact = [spread_line(n, spread, short, style, compact=True) for n, spread in numbered]
+        if self._rows(compact) <= height:
+            return compact
+        packed = pack_lines(compact, width)
+        lines = [line for line, _ in packed]
+        if self._rows(lines) <= height:
+            return lines
+        # As many lines as fit above the line that says how many spreads are not shown.
+        shown: list[Text] = []
+        count = 0
+        for line, spreads in packed:
+            if self._rows([*shown, line]) > height - 1:
+                break
+            shown.append(line)
+            count += spreads
+        more = len(self.spreads) - count
+        spreads_ = "spreads" if more != 1 else "spread"
+        shown.append(Text(f"+{more} more {spreads_}: h lists them on your turn"))
+        return shown
+
+
+def pack_lines(lines: Sequence[Text], width: int, gap: int = 3) -> list[tuple[Text, int]]:
+    """`lines` two to a line where the two fit in `width` cells side by side (`gap` apart),
+    in order; each with how many of `lines` it holds."""
+    packed: list[tuple[Text, int]] = []
+    for line in lines:
+        if packed:
+            last, held = packed[-1]
+            if held == 1 and last.cell_len + gap + line.cell_len <= width:
+                packed[-1] = (Text.assemble(last, " " * gap, line), 2)
+                continue
+        packed.append((line, 1))
+    return packed
+
+
 class CentrePanel(Vertical):
     """The middle of the table: the stock and the top discard on one line, the spreads by
     owner below, each row repainted only where it changes."""
@@ -143,18 +216,18 @@ class CentrePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield LineWidget(id="pile")
-        yield LineWidget(wrap=True, id="spreads")
+        yield SpreadsPanel(self.card_style, id="spreads")
 
     def watch_state(self, state: TableState | None) -> None:
         if state is None:
             return
         style = self.card_style
         pile = self.query_one("#pile", LineWidget)
-        spreads = self.query_one("#spreads", LineWidget)
+        spreads = self.query_one("#spreads", SpreadsPanel)
         view = state.view
         if view is None:
             pile.set_lines([Text("No hand dealt yet.")])
-            spreads.set_lines([])
+            spreads.show(None, [])
             return
         line = Text(f"Stock: {view.stock_size}   Discard: ")
         if view.discard_top is None:
@@ -163,14 +236,7 @@ class CentrePanel(Vertical):
             line.append_text(card_text(view.discard_top, style, "bold"))
             line.append(f"  ({view.discard_size} in the pile)", style="dim")
         pile.set_lines([line])
-        names = state.names()
-        spreads.set_lines(
-            [
-                spread_line(number, spread, names, style)
-                for number, spread in enumerate(view.spreads, start=1)
-            ]
-            or [Text("No spreads on the table.", style="dim")]
-        )
+        spreads.show(view.spreads, state.names())
 
 
 class HandView(Widget):
