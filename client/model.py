@@ -792,7 +792,13 @@ class ClientModel:
         table = self.table
         if table is None:
             return None
-        return table.state(tuple(self.log.lines), tuple(sorted(self.log.last_turns.items())))
+        log = self.log
+        return table.state(
+            tuple(log.lines),
+            tuple(sorted(log.last_turns.items())),
+            dict(log.last_moves),
+            tuple(log.pile),
+        )
 
     def _publish(self) -> None:
         state = self.state()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from tonk.shared import messages as m
+from tonk.shared.cards import Card
 from tonk.shared.records import record
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
@@ -98,6 +99,11 @@ class TableState:
     turn_timer: float | None = None  # the table's turn timer, seconds (None: none)
     #: Each seat's last turn of the hand in play, as the log says it, by seat.
     last_turns: tuple[tuple[int, Text], ...] = ()
+    #: The same turns without their subject ("drew 8♥, discarded 2♣"), by seat.
+    last_moves: Mapping[int, Text] = field(default_factory=dict)
+    #: The discard pile, oldest first, as far as this hand's events say: each card and who
+    #: threw it (None: the up card).
+    pile: tuple[tuple[Card, int | None], ...] = ()
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

@@ -39,6 +39,11 @@ from ..widgets import (
 )
 from .common import too_small
 
+#: From this size (columns, rows) the table is drawn large (see TableScreen.on_resize).
+LARGE = (140, 44)
+#: How many of the discard pile's cards a large table lists with who threw them.
+PILE_SHOWN = 6
+
 #: What `g` says once the game is under way.
 STARTED = "The game has started."
 
@@ -114,6 +119,20 @@ class TableScreen(Screen[None]):
                     disabled=True,
                 )
         yield KeyBar(id="keys")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A large terminal (LARGE and up) has room for more: bigger cards, each player's last
+        move beside their name, the last discards with who threw them."""
+        width, height = event.size
+        large = width >= LARGE[0] and height >= LARGE[1]
+        if large == self.has_class("-large"):
+            return
+        self.set_class(large, "-large")
+        self.query_one(HandView).big = large
+        self.query_one(PlayersPanel).moves = large
+        self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
+        if self.state is not None:
+            self._show_state(self.state)
 
     def on_mount(self) -> None:
         # The table flows down from the App's reactives: each is drawn now and on every change.
