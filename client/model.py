@@ -21,6 +21,7 @@ from tonk.shared.rules import HouseRules, RulesError
 from tonk.shared.waiting import away_text
 
 from .lobbylist import LobbyList, named
+from .logstore import KeptLog
 from .render import CardStyle, ending_line, payment_lines
 from .replay import seen_names
 from .reports import (
@@ -130,6 +131,11 @@ class ClientModel:
         self.token: str | None = None
         self._pending_bots: tuple[str, ...] | None = None
         self.log = TableLog(self.style)
+        # Where our seats' logs are kept (none: not kept), and what was last written there.
+        self.logs = tokens.log_store() if tokens is not None else None
+        if self.logs is not None:
+            self.logs.prune()
+        self._log_kept: tuple[int, int, int, Text] | None = None
         self._requests: dict[int, str] = {}
         self._resumed_from_disk = False
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
@@ -253,6 +259,8 @@ class ClientModel:
             if table.session_over:
                 # Over: leaving it leaves the rematch offered too; there is no seat to keep.
                 self.tokens.forget(self.address, table.table_id, self.name)
+                if self.logs is not None and self.token is not None:
+                    self.logs.forget(self.address, self.name, table.table_id, self.token)
             else:
                 self.tokens.mark_left(self.address, table.table_id, self.name)
         return self.send(m.Leave())
@@ -483,6 +491,7 @@ class ClientModel:
         if self.table is None or self.table.table_id != table_id:
             self.table = TableSeen(table_id, message.seat)
             self.log.clear()
+            self._restore_log(self.table)
         else:
             self.table.seat = message.seat
         if self.tokens is not None:
@@ -797,10 +806,36 @@ class ClientModel:
             tuple(log.lines),
             tuple(sorted(log.last_turns.items())),
             dict(log.last_moves),
-            tuple(log.pile),
+            tuple(log.pile) if log.pile_followed else (),
         )
 
+    def _keep_log(self) -> None:
+        """Write our seat's log to disk as far as it changed (see logstore)."""
+        store, table, token = self.logs, self.table, self.token
+        if store is None or table is None or token is None or table.seat is None:
+            return
+        lines = self.log.lines
+        newest = (table.table_id, len(lines), lines[-1].number, lines[-1].text) if lines else None
+        if newest == self._log_kept:
+            return
+        self._log_kept = newest
+        kept = KeptLog(tuple(lines), table.logged_hand, table.logged_events)
+        store.save(self.address, self.name, table.table_id, token, kept)
+
+    def _restore_log(self, table: TableSeen) -> None:
+        """Our seat's log as it was kept, when this client (started again) comes back to it."""
+        store, token = self.logs, self.token
+        kept = (
+            None
+            if store is None or token is None
+            else store.load(self.address, self.name, table.table_id, token)
+        )
+        if kept is not None:
+            self.log.restore(kept.lines)
+            table.logged_hand, table.logged_events = kept.hand, kept.events
+
     def _publish(self) -> None:
+        self._keep_log()
         state = self.state()
         if state is not None:
             self.report(TableChanged(state))

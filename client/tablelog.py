@@ -46,6 +46,15 @@ class TableLog:
         # The discard pile of this hand as its events built it, oldest first: each card and
         # who threw it (None: the up card). Every move on it is public.
         self.pile: list[tuple[Card, int | None]] = []
+        self.pile_followed = True  # the pile was followed from the hand's deal
+
+    def restore(self, lines: Sequence[LogLine]) -> None:
+        """Begin with the lines kept from before (a client started again at its seat): the
+        hand they end in is not followed from its deal here (its pile is not known)."""
+        self.clear()
+        for line in lines[-LOG_KEEP:]:
+            self.add(line.text, line.chat)
+        self.pile_followed = False
 
     def clear(self) -> None:
         self.lines.clear()
@@ -53,6 +62,7 @@ class TableLog:
         self.last_turns.clear()
         self.last_moves.clear()
         self.pile.clear()
+        self.pile_followed = True
 
     def add(self, text: Text, chat: bool = False) -> int:
         """Add a line; returns its number."""
@@ -155,6 +165,7 @@ class TableLog:
         kind = event.kind
         if kind == "deal" and event.seat == 0:
             self.pile.clear()
+            self.pile_followed = True
         elif kind == "up_card" and event.cards:
             self.pile.append((event.cards[0], None))
         elif kind == "discard" and event.cards:
