@@ -44,6 +44,10 @@ LARGE = (140, 44)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
 
+#: For this long after the end-of-hand window closed by itself, enter and escape (pressed to
+#: close it) are let go without a word.
+CLOSED_GRACE = 3.0
+
 #: What `g` says once the game is under way.
 STARTED = "The game has started."
 
@@ -87,6 +91,8 @@ class TableScreen(Screen[None]):
         self.last_key = 0.0  # when a key was last pressed (monotonic)
         self.my_turn_since: float | None = None  # since when it is our turn (None: it is not)
         self.rung = False  # the bell has rung this turn
+        # When the end-of-hand window last closed by itself, at the next deal (monotonic).
+        self.window_closed_at = -CLOSED_GRACE
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -356,6 +362,15 @@ class TableScreen(Screen[None]):
         if self.query_one("#chat", Input).has_focus:
             return
         self.last_key = time.monotonic()
+        if (
+            event.key in ("enter", "escape")
+            and self.last_key - self.window_closed_at < CLOSED_GRACE
+        ):
+            # Pressed to close the end-of-hand window, which closed by itself just before
+            # (the next deal came): it is closed; the key is not for the new hand.
+            event.stop()
+            event.prevent_default()
+            return
         state = self.state
         me = state.player(state.seat) if state is not None and state.seat is not None else None
         if me is not None and me.away and not self.link_note:
