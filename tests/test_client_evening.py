@@ -46,3 +46,29 @@ async def test_enter_for_the_window_that_closed_at_the_deal_is_let_go(
             await term.wait_for("Enter is not a key here")
         finally:
             await alice.close()
+
+
+async def test_a_move_key_off_turn_says_whose_turn_it_is_before_the_cards(
+    tmp_path: Path, term: Term
+) -> None:
+    """s (spread) or h (hit) pressed in another player's turn says whose turn it is, not that
+    no card is selected, or that two are."""
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port:
+        alice = await NetClient.connect(port, "Alice")
+        try:
+            await start_kitchen(alice)
+            client(term, tmp_path, port)
+            await term.wait_for("Kitchen")
+            term.keys("Enter")
+            await term.wait_for("Your turn: d draw")
+            term.write("dx")  # our turn done: Alice's now
+            await term.wait_for("Alice to play")
+            term.write("s")
+            await term.wait_for_all("Not allowed", "It is Alice's turn")  # (the notice wraps)
+            assert "Select the cards" not in term.screen()
+            await term.wait_gone("It is Alice's turn")
+            term.write("12h")  # two cards raised, then h (the keys are taken in order)
+            screen = await term.wait_for_all("Not allowed", "It is Alice's turn")
+            assert "cards are selected" not in screen
+        finally:
+            await alice.close()

@@ -420,6 +420,14 @@ class TableScreen(Screen[None]):
         if state.view is None:
             self.notify("No hand is being played yet.")
             return
+        view = state.view
+        names = state.names(me_as_you=False)
+        if view.phase is not Phase.ENDED and view.turn != state.seat:
+            # Whose turn it is comes first, whatever the move and the cards selected (the
+            # core checks it first for every move), said by name.
+            who = names[view.turn] if 0 <= view.turn < len(names) else "another player"
+            self.notify(f"It is {who}'s turn, not yours.", title="Not allowed", severity="warning")
+            return
         move = self._action_message(action, explain=True)
         if move is None:
             return
