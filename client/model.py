@@ -396,7 +396,11 @@ class ClientModel:
             self.token = None
             self.joining = False
             self.link.forget()
-            self.report(LeftTable(f"Your seat could not be taken back: {text}"))
+            if code == p.NO_SUCH_TABLE:
+                note = "The table you sat at has closed since: its session ended, or all left."
+            else:
+                note = f"Your seat could not be taken back: {text}"
+            self.report(LeftTable(note))
             self._post_lobby()
             return
         if code == p.SEAT_RESUMED_ELSEWHERE:

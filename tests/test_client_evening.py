@@ -10,6 +10,7 @@ from clientkit import start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
+from tonk.client.tokens import SeatRecord, SeatTokens
 
 
 def client(term: Term, tmp_path: Path, port: int, *extra: str) -> None:
@@ -72,3 +73,17 @@ async def test_a_move_key_off_turn_says_whose_turn_it_is_before_the_cards(
             assert "cards are selected" not in screen
         finally:
             await alice.close()
+
+
+async def test_a_seat_whose_table_closed_meanwhile_is_said_in_a_players_words(
+    tmp_path: Path, term: Term
+) -> None:
+    """Coming back to a seat whose table has closed since (its session ended while the
+    terminal was closed) says so, not the server's "no open table 42"."""
+    with tonk_server(tmp_path) as port:
+        state = tmp_path / "state" / "tonk"
+        SeatTokens(state).remember(f"127.0.0.1:{port}", SeatRecord(42, "old-token", "Tester"))
+        client(term, tmp_path, port)
+        await term.wait_for_all("playing as Tester", "closed since: its")  # (the notice wraps)
+        assert "no open table" not in term.screen()
+        assert SeatTokens(state).seats(f"127.0.0.1:{port}") == []  # forgotten
