@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clientkit import practice_command
+from clientkit import practice_command, start_kitchen
+from netclient import NetClient
 from ptyterm import Term
+from termkit import command_path, tonk_server
+from tonk.shared import protocol as p
 
 
 def env(tmp_path: Path) -> dict[str, str]:
@@ -54,3 +57,33 @@ async def test_with_ascii_and_no_colour_the_large_table_is_as_readable(tmp_path:
         assert "╭" not in screen and "♠" not in screen
     finally:
         term.close()
+
+
+async def test_a_spectator_on_a_large_terminal_reads_each_last_turn_beside_the_name(
+    tmp_path: Path,
+) -> None:
+    """Each player's last turn is beside their name: the hand panel does not list it again."""
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port:
+        alice, bob = await NetClient.connect(port, "Alice"), await NetClient.connect(port, "Bob")
+        term = Term(160, 50)
+        try:
+            await start_kitchen(alice)
+            await bob.send({"type": p.SIT, "table": 1})
+            await bob.expect(p.SEATED)
+            term.start(
+                [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Cy"], env(tmp_path)
+            )
+            await term.wait_for("Kitchen")
+            term.keys("w")
+            await term.wait_for("You are watching this table.")
+            await bob.send({"type": p.DRAW_STOCK})
+            await bob.send({"type": p.DISCARD, "card": "5s"})
+            screen = await term.wait_for("drew a card, discarded 5♠")
+            bob_row = next(row for row in screen.splitlines() if "Bob" in row and "cards" in row)
+            assert "drew a card, discarded 5♠" in bob_row
+            assert "each player's last turn" not in screen
+            assert screen.count("drew a card, discarded 5♠") == 2  # beside the name, the log
+        finally:
+            term.close()
+            await alice.close()
+            await bob.close()

@@ -166,7 +166,8 @@ class TableScreen(Screen[None]):
         self._my_turn = my_turn
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
-            hand.note = watching_note(state)
+            # (On a large table each player's last turn is beside their name already.)
+            hand.note = "You are watching this table." if hand.big else watching_note(state)
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
@@ -196,7 +197,7 @@ class TableScreen(Screen[None]):
         hand = self.query_one(HandView)
         if state.seat is not None:
             title = hand_title(state.view, hand.order)
-        elif state.view is not None and state.last_turns:
+        elif state.view is not None and state.last_turns and not hand.big:
             title = "Watching · each player's last turn"
         else:
             title = "Watching"
