@@ -105,6 +105,9 @@ def table_info(data: m.TableSummary) -> TableInfo:
         bots=len(seated) - len(players),
         bot_seats=tuple(p.seat for p in data.players if p.kind is m.SeatKind.BOT),
         changes=tuple(typed(name, value) for name, value in data.changes.items()),
+        turn_timer=data.turn_timer,
+        hands=data.hands,
+        minutes=data.minutes,
     )
 
 

@@ -32,6 +32,9 @@ class TableInfo:
     bots: int = 0  # the seats bots play
     bot_seats: tuple[int, ...] = ()  # which seats those are
     changes: tuple[str, ...] = ()  # the options changed from the preset, as typed (hit_lock=1)
+    turn_timer: float | None = None  # seconds a turn (None: no timer)
+    hands: int | None = None  # the session ends after this many hands (None: not so)
+    minutes: float | None = None  # or after this many minutes
 
     @property
     def playing(self) -> bool:

@@ -610,27 +610,32 @@ def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
     assert fit_last_column(rows, 200) == rows
 
 
-async def test_the_lobby_says_what_a_tables_rules_changed_from_their_preset(
+async def test_the_lobby_says_what_a_tables_rules_changed_and_when_it_ends(
     tmp_path: Path, term: Term
 ) -> None:
     """`pagat+` in the list; under it, for the table under the cursor, the options changed,
-    as they are typed in the form. A table of a preset as it is has no such line. On a real
-    terminal, against a real server."""
+    as they are typed in the form, the turn timer and when the session ends. A table of a
+    preset as it is, with neither, has no such line. On a real terminal, a real server."""
     with tonk_server(tmp_path) as port:
         ada, cy = await NetClient.connect(port, "Ada"), await NetClient.connect(port, "Cy")
         await cy.create_table(name="Plain", rules={"preset": "classic"})
         rules = {"preset": "pagat", "hit_lock": 1, "no_rediscard": True}
         await ada.create_table(name="Kitchen", rules=rules)
+        dot = await NetClient.connect(port, "Dot")
+        await dot.create_table(name="Quick", hands=10, turn_timer=30)
         term.start(
             [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Bo"],
             {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")},
         )
-        await term.wait_for_all("Plain", "Kitchen", "pagat+")
+        await term.wait_for_all("Plain", "Kitchen", "pagat+", "Quick")
         assert "hit_lock" not in term.screen()  # the cursor is on Plain: classic as it is
         term.keys("Down")
         note = "Kitchen, pagat+: hit_lock=1 no_rediscard=true"
         await term.wait_for(note)
         term.keys("Up")
         await term.wait_gone("hit_lock")
-        await ada.close()
-        await cy.close()
+        # What the row does not say: the turn timer and when the session ends.
+        term.keys("End")
+        await term.wait_for("Quick: 30 s a turn; ends after 10 hands")
+        for client in (ada, cy, dot):
+            await client.close()

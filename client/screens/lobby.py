@@ -68,11 +68,20 @@ def fit_last_column(rows: dict[str, tuple[str, ...]], width: int) -> dict[str, t
 
 
 def changes_note(info: TableInfo) -> str:
-    """What a table's rules changed from their preset, as the options are typed
-    (`Kitchen, pagat+: hit_lock=1 no_rediscard=yes`); "" for a preset as it is."""
-    if not info.changes:
-        return ""
-    return f"{info.name}, {info.rules}: {' '.join(info.changes)}"
+    """What the list's row does not say of a table: what its rules changed from their preset,
+    as the options are typed, its turn timer and when its session ends (`Kitchen, pagat+:
+    hit_lock=1; 30 s a turn; ends after 10 hands`); "" for none of them."""
+    parts = []
+    if info.turn_timer:
+        parts.append(f"{info.turn_timer:g} s a turn")
+    if info.hands:
+        parts.append(f"ends after {plural(info.hands, 'hand')}")
+    elif info.minutes:
+        parts.append(f"ends after {plural(round(info.minutes), 'minute')}")
+    if info.changes:
+        parts.insert(0, " ".join(info.changes))
+        return f"{info.name}, {info.rules}: {'; '.join(parts)}"
+    return f"{info.name}: {'; '.join(parts)}" if parts else ""
 
 
 def players_text(people: tuple[str, ...], bots: int) -> str:
