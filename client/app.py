@@ -3,6 +3,7 @@ server), routes what the connection reports to the screens, and sends what the s
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -339,6 +340,7 @@ class TonkApp(KeyedApp):
             and state.hand_number > top.hand_number
         ):
             top.dismiss(None)
+            self.table_screen.window_closed_at = time.monotonic()
         self.table_state = state
         if self.current_mode != "table":
             self.switch_mode("table")

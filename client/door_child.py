@@ -30,6 +30,7 @@ from pathlib import Path
 
 from rich.console import Console
 from tonk.client.app import ClientConfig, TonkApp, practice_request
+from tonk.client.logstore import LogStore
 from tonk.client.messages import Connected
 from tonk.client.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
@@ -65,6 +66,9 @@ class HeldSeats(SeatTokens):
 
     def forget(self, server: str, table: int, name: str) -> None:
         self.records.pop(table, None)
+
+    def log_store(self) -> LogStore | None:
+        return None  # nothing written: the door's session keeps its log while it lasts
 
 
 def read_seats(fd: int, name: str) -> list[SeatRecord]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from tonk.shared import messages as m
 from tonk.shared.records import replaced
+from tonk.shared.rules import OPTIONS
 
 from .state import TableInfo
 
@@ -103,4 +104,15 @@ def table_info(data: m.TableSummary) -> TableInfo:
         players=players,
         bots=len(seated) - len(players),
         bot_seats=tuple(p.seat for p in data.players if p.kind is m.SeatKind.BOT),
+        changes=tuple(typed(name, value) for name, value in data.changes.items()),
+        turn_timer=data.turn_timer,
+        hands=data.hands,
+        minutes=data.minutes,
     )
+
+
+def typed(name: str, value: object) -> str:
+    """An option as it is typed in the create form's options (`hit_lock=1`, `no_rediscard=true`,
+    `deal_tonk_low=off`); one this client does not know, as the server wrote its value."""
+    option = OPTIONS.get(name)
+    return f"{name}={option.typed(value) if option is not None else value}"

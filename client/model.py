@@ -21,6 +21,7 @@ from tonk.shared.rules import HouseRules, RulesError
 from tonk.shared.waiting import away_text
 
 from .lobbylist import LobbyList, named
+from .logstore import KeptLog
 from .render import CardStyle, ending_line, payment_lines
 from .replay import seen_names
 from .reports import (
@@ -131,6 +132,11 @@ class ClientModel:
         self.token: str | None = None
         self._pending_bots: tuple[str, ...] | None = None
         self.log = TableLog(self.style)
+        # Where our seats' logs are kept (none: not kept), and what was last written there.
+        self.logs = tokens.log_store() if tokens is not None else None
+        if self.logs is not None:
+            self.logs.prune()
+        self._log_kept: tuple[int, int, int, Text] | None = None
         self._requests: dict[int, str] = {}
         self._resumed_from_disk = False
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
@@ -169,7 +175,9 @@ class ClientModel:
         try:
             message = self._read(data)
         except Fatal:
-            raise Fatal(f"{self.address} did not answer like a tonk-server") from None
+            message = None
+        if message is None:
+            raise Fatal(f"{self.address} did not answer like a tonk-server")
         self._take(message)
 
     def link_lost(self) -> None:
@@ -252,6 +260,8 @@ class ClientModel:
             if table.session_over:
                 # Over: leaving it leaves the rematch offered too; there is no seat to keep.
                 self.tokens.forget(self.address, table.table_id, self.name)
+                if self.logs is not None and self.token is not None:
+                    self.logs.forget(self.address, self.name, table.table_id, self.token)
             else:
                 self.tokens.mark_left(self.address, table.table_id, self.name)
         return self.send(m.Leave())
@@ -268,14 +278,18 @@ class ClientModel:
     # -- what the server says ------------------------------------------------------------------
 
     def receive(self, data: m.Wire) -> None:
-        """One message from the server, decoded: the one way in after the handshake."""
-        self._take(self._read(data))
+        """One message from the server, decoded: the one way in after the handshake. A
+        message of a type this client does not know is skipped (PROTOCOL.md, "Versions")."""
+        message = self._read(data)
+        if message is not None:
+            self._take(message)
 
-    def _read(self, data: m.Wire) -> m.ServerMessage:
-        """The typed message of a decoded map; an update's view's rules are read as the
+    def _read(self, data: m.Wire) -> m.ServerMessage | None:
+        """The typed message of a decoded map (None: a type this client does not know; a
+        field it does not know is left out); an update's view's rules are read as the
         table's were (once)."""
         try:
-            return m.read_server(data, self._read_rules)
+            return m.read_known(data, self._read_rules)
         except p.ProtocolError as exc:
             raise Fatal(
                 f"the server sent a message this client cannot read: {exc.message}"
@@ -385,7 +399,11 @@ class ClientModel:
             self.token = None
             self.joining = False
             self.link.forget()
-            self.report(LeftTable(f"Your seat could not be taken back: {text}"))
+            if code == p.NO_SUCH_TABLE:
+                note = "The table you sat at has closed since: its session ended, or all left."
+            else:
+                note = f"Your seat could not be taken back: {text}"
+            self.report(LeftTable(note))
             self._post_lobby()
             return
         if code == p.SEAT_RESUMED_ELSEWHERE:
@@ -480,6 +498,7 @@ class ClientModel:
         if self.table is None or self.table.table_id != table_id:
             self.table = TableSeen(table_id, message.seat)
             self.log.clear()
+            self._restore_log(self.table)
         else:
             self.table.seat = message.seat
         if self.tokens is not None:
@@ -789,9 +808,41 @@ class ClientModel:
         table = self.table
         if table is None:
             return None
-        return table.state(tuple(self.log.lines), tuple(sorted(self.log.last_turns.items())))
+        log = self.log
+        return table.state(
+            tuple(log.lines),
+            tuple(sorted(log.last_turns.items())),
+            dict(log.last_moves),
+            tuple(log.pile) if log.pile_followed else (),
+        )
+
+    def _keep_log(self) -> None:
+        """Write our seat's log to disk as far as it changed (see logstore)."""
+        store, table, token = self.logs, self.table, self.token
+        if store is None or table is None or token is None or table.seat is None:
+            return
+        lines = self.log.lines
+        newest = (table.table_id, len(lines), lines[-1].number, lines[-1].text) if lines else None
+        if newest == self._log_kept:
+            return
+        self._log_kept = newest
+        kept = KeptLog(tuple(lines), table.logged_hand, table.logged_events)
+        store.save(self.address, self.name, table.table_id, token, kept)
+
+    def _restore_log(self, table: TableSeen) -> None:
+        """Our seat's log as it was kept, when this client (started again) comes back to it."""
+        store, token = self.logs, self.token
+        kept = (
+            None
+            if store is None or token is None
+            else store.load(self.address, self.name, table.table_id, token)
+        )
+        if kept is not None:
+            self.log.restore(kept.lines)
+            table.logged_hand, table.logged_events = kept.hand, kept.events
 
     def _publish(self) -> None:
+        self._keep_log()
         state = self.state()
         if state is not None:
             self.report(TableChanged(state))

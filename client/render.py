@@ -71,6 +71,7 @@ def cards_text(cards: Sequence[Card], style: CardStyle) -> Text:
 
 
 CARD_WIDTH = 5  # "│10♠│"
+BIG_CARD_WIDTH = 7  # "│10♠  │", on a large terminal
 
 
 #: How a hand can be ordered on screen (the `o` key cycles through them), with its name.
@@ -94,12 +95,15 @@ def hand_lines(
     selected: frozenset[int],
     gap: int = 1,
     fresh: int | None = None,
+    big: bool = False,
 ) -> list[Text]:
-    """Your hand as boxed cards on five lines: selected cards raised by one line, the cursor's
-    card in reverse video, and each card's number (1-6) under it with `^` marking the cursor
-    and `*` the card just drawn or picked up (`fresh`)."""
+    """Your hand as boxed cards on five lines (`big`: seven, each card larger): selected cards
+    raised by one line, the cursor's card in reverse video, and each card's number (1-6) under
+    it with `^` marking the cursor and `*` the card just drawn or picked up (`fresh`)."""
     box = style.box
-    lines = [Text() for _ in range(5)]
+    width = BIG_CARD_WIDTH if big else CARD_WIDTH
+    inner = width - 2
+    lines = [Text() for _ in range(7 if big else 5)]
     for i, card in enumerate(cards):
         if i:
             for line in lines:
@@ -107,25 +111,37 @@ def hand_lines(
         raised = i in selected
         under_cursor = i == cursor
         frame = "reverse" if under_cursor else ""
-        label = card_label(card, style).rjust(3)
-        colour = style.suit_style(card.suit)
-        face = Text(box["v"], style=frame)
-        face.append(label, style=" ".join(s for s in (colour, "bold", frame) if s))
-        face.append(box["v"], style=frame)
-        top = Text(box["tl"] + box["h"] * 3 + box["tr"], style=frame)
-        bottom = Text(box["bl"] + box["h"] * 3 + box["br"], style=frame)
-        blank = Text(" " * CARD_WIDTH)
-        column = [top, face, bottom, blank] if raised else [blank, top, face, bottom]
+        label = card_label(card, style)
+        face_style = " ".join(s for s in (style.suit_style(card.suit), "bold", frame) if s)
+
+        def face(text: str, frame: str = frame, face_style: str = face_style) -> Text:
+            line = Text(box["v"], style=frame)
+            line.append(text, style=face_style)
+            return line.append(box["v"], style=frame)
+
+        top = Text(box["tl"] + box["h"] * inner + box["tr"], style=frame)
+        bottom = Text(box["bl"] + box["h"] * inner + box["br"], style=frame)
+        if big:
+            faces = [
+                face(label.ljust(inner)),
+                face(label[-1].center(inner)),
+                face(label.rjust(inner)),
+            ]
+        else:
+            faces = [face(label.rjust(inner))]
+        card_rows = [top, *faces, bottom]
+        blank = Text(" " * width)
+        column = [*card_rows, blank] if raised else [blank, *card_rows]
         for line, part in zip(lines, column, strict=False):
             line.append_text(part)
         number = str(i + 1)
         mark = "*" if i == fresh else " "
         if under_cursor:
-            lines[4].append(f"^{number}^", style="bold")
-            lines[4].append(f"{mark} ", style="bold")
+            lines[-1].append(f"^{number}^", style="bold")
+            lines[-1].append(f"{mark}".ljust(width - 3), style="bold")
         else:
-            lines[4].append(f" {number}", style="dim")
-            lines[4].append(f"{mark}  ", style="bold")
+            lines[-1].append(f" {number}", style="dim")
+            lines[-1].append(f"{mark}".ljust(width - 2), style="bold")
     return lines
 
 
@@ -134,23 +150,38 @@ def spread_line(
     spread: Spread,
     names: Sequence[str],
     style: CardStyle,
+    compact: bool = False,
 ) -> Text:
-    """`2 Croaker run  8♠ 9♠ 10♠ J♠  +8♠ Elmo`: a spread by owner, hit cards underlined and
-    listed with who hit them."""
+    """`2 Croaker's run: 8♠ 9♠ 10♠ J♠  +8♠ Elmo`: a spread by owner, hit cards underlined and
+    listed with who hit them. `compact`, for a table short of room: `2 Croaker 8♠ 9♠ 10♠ J♠
+    +8♠ Elmo` (its cards say run or book; give it short names: see `short_names`)."""
     out = Text()
     out.append(f"{number} ", style="bold")
     owner = _name(names, spread.owner)
-    out.append(f"{'Your' if owner == 'You' else owner + chr(39) + 's'} {spread.kind.value}: ")
+    if compact:
+        out.append(f"{owner}: ")
+    else:
+        out.append(f"{'Your' if owner == 'You' else owner + chr(39) + 's'} {spread.kind.value}: ")
     for i, card in enumerate(spread.cards):
         if i:
             out.append(" ")
         hitter = spread.hit_by(card)
         out.append_text(card_text(card, style, "underline" if hitter is not None else ""))
     for card, seat in spread.hits:
-        out.append("  +", style="dim")
+        out.append(" +" if compact else "  +", style="dim")
         out.append_text(card_text(card, style))
         out.append(f" {_name(names, seat)}", style="dim")
     return out
+
+
+def short_names(names: Sequence[str]) -> list[str]:
+    """Each seat's name by its first word (`Ada` for `Ada (bot)`), where no other seat's name
+    begins with the same word; the whole name where one does."""
+    firsts = [name.split()[0] if name.split() else name for name in names]
+    return [
+        first if firsts.count(first) == 1 else name
+        for first, name in zip(firsts, names, strict=True)
+    ]
 
 
 def sparkline(

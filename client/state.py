@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from tonk.shared import messages as m
+from tonk.shared.cards import Card
 from tonk.shared.records import record
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
@@ -30,6 +31,10 @@ class TableInfo:
     mine: bool = False  # we hold a seat there (enter takes it back)
     bots: int = 0  # the seats bots play
     bot_seats: tuple[int, ...] = ()  # which seats those are
+    changes: tuple[str, ...] = ()  # the options changed from the preset, as typed (hit_lock=1)
+    turn_timer: float | None = None  # seconds a turn (None: no timer)
+    hands: int | None = None  # the session ends after this many hands (None: not so)
+    minutes: float | None = None  # or after this many minutes
 
     @property
     def playing(self) -> bool:
@@ -97,6 +102,11 @@ class TableState:
     turn_timer: float | None = None  # the table's turn timer, seconds (None: none)
     #: Each seat's last turn of the hand in play, as the log says it, by seat.
     last_turns: tuple[tuple[int, Text], ...] = ()
+    #: The same turns without their subject ("drew 8♥, discarded 2♣"), by seat.
+    last_moves: Mapping[int, Text] = field(default_factory=dict)
+    #: The discard pile, oldest first, as far as this hand's events say: each card and who
+    #: threw it (None: the up card).
+    pile: tuple[tuple[Card, int | None], ...] = ()
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

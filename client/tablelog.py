@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from rich.text import Text
 from tonk.shared.actions import Event
-from tonk.shared.cards import parse_card
+from tonk.shared.cards import Card, parse_card
 from tonk.shared.settlement import Ending
 from tonk.shared.view import SeatView
 
@@ -41,11 +41,28 @@ class TableLog:
         # Each seat's last turn of this hand, as its log line says it (what a spectator's
         # panel lists: every move in it is public).
         self.last_turns: dict[int, Text] = {}
+        # The same turns without their subject ("drew 8♥, discarded 2♣"), for beside a name.
+        self.last_moves: dict[int, Text] = {}
+        # The discard pile of this hand as its events built it, oldest first: each card and
+        # who threw it (None: the up card). Every move on it is public.
+        self.pile: list[tuple[Card, int | None]] = []
+        self.pile_followed = True  # the pile was followed from the hand's deal
+
+    def restore(self, lines: Sequence[LogLine]) -> None:
+        """Begin with the lines kept from before (a client started again at its seat): the
+        hand they end in is not followed from its deal here (its pile is not known)."""
+        self.clear()
+        for line in lines[-LOG_KEEP:]:
+            self.add(line.text, line.chat)
+        self.pile_followed = False
 
     def clear(self) -> None:
         self.lines.clear()
         self.turn_line = None
         self.last_turns.clear()
+        self.last_moves.clear()
+        self.pile.clear()
+        self.pile_followed = True
 
     def add(self, text: Text, chat: bool = False) -> int:
         """Add a line; returns its number."""
@@ -94,8 +111,10 @@ class TableLog:
         player when the server made them (`played_for` the event's seat); what the hand's
         ending line says (a drop, going out) is not said twice."""
         kind = event.kind
+        self._follow_pile(event)
         if kind == "deal" and event.seat == 0:
             self.last_turns.clear()
+            self.last_moves.clear()
             dealer = names[view.dealer]
             verb = "deal" if dealer == "You" else "deals"
             self.add(Text(f"Hand {hand}: {dealer} {verb}.", style="bold"))
@@ -119,11 +138,17 @@ class TableLog:
                 self.add(line)
             return
         open_line = self.turn_line
+        moves = phrase.copy()
+        if for_them:
+            moves.stylize("italic")
         if open_line is not None and open_line[0] == event.seat:
             _, number, text = open_line
             text = text.copy().append(", ").append_text(phrase)
             number = self.amend(number, text)
+            moves = self.last_moves.get(event.seat, Text()).copy().append(", ").append_text(moves)
         else:
+            if for_them:
+                moves = Text("played for: ", style="italic").append_text(moves)
             who = names[event.seat] if event.seat < len(names) else f"seat {event.seat + 1}"
             if for_them:
                 text = Text(f"Played for {'you' if who == 'You' else who}: ", style="italic")
@@ -133,6 +158,20 @@ class TableLog:
             number = self.add(text)
         self.turn_line = (event.seat, number, text)
         self.last_turns[event.seat] = text
+        self.last_moves[event.seat] = moves
+
+    def _follow_pile(self, event: Event) -> None:
+        """The discard pile as `event` leaves it."""
+        kind = event.kind
+        if kind == "deal" and event.seat == 0:
+            self.pile.clear()
+            self.pile_followed = True
+        elif kind == "up_card" and event.cards:
+            self.pile.append((event.cards[0], None))
+        elif kind == "discard" and event.cards:
+            self.pile.append((event.cards[0], event.seat))
+        elif kind == "take_discard" and self.pile:
+            self.pile.pop()
 
 
 def chat_line(name: str, seat: int | None, text: str) -> Text:

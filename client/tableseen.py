@@ -3,10 +3,12 @@ hand's view, the ledger seen), and the frozen `TableState` the screens draw from
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rich.text import Text
 from tonk.shared import messages as m
+from tonk.shared.cards import Card
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
 
@@ -82,7 +84,11 @@ class TableSeen:
         return None
 
     def state(
-        self, log: tuple[LogLine, ...], last_turns: tuple[tuple[int, Text], ...] = ()
+        self,
+        log: tuple[LogLine, ...],
+        last_turns: tuple[tuple[int, Text], ...] = (),
+        last_moves: Mapping[int, Text] | None = None,
+        pile: tuple[tuple[Card, int | None], ...] = (),
     ) -> TableState:
         """The table as the screens see it now, with the log's lines (and each seat's last
         turn, as the log says it)."""
@@ -126,4 +132,6 @@ class TableSeen:
             seats=info.seats if info is not None else len(players),
             turn_timer=info.turn_timer if info is not None else None,
             last_turns=last_turns,
+            last_moves=last_moves or {},
+            pile=pile,
         )

@@ -16,6 +16,8 @@ from typing import IO, Any
 from platformdirs import user_state_dir
 from tonk.shared.records import record
 
+from .logstore import LogStore
+
 try:
     import fcntl
 except ImportError:  # not on this platform: two clients writing at once may lose an entry
@@ -77,6 +79,10 @@ class SeatTokens:
                 return False
         self._claims.append(handle)
         return True
+
+    def log_store(self) -> LogStore | None:
+        """Where the logs of the seats these tokens hold are kept, beside them."""
+        return LogStore(self.directory)
 
     def release(self) -> None:
         """Let go of every name this process claimed."""

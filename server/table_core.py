@@ -349,6 +349,7 @@ class TableCore:
                 )
                 for number, seat in enumerate(self.seats)
             ),
+            changes=self.rules.overrides(),
         )
 
     def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None:

@@ -81,6 +81,7 @@ from .server_messages import (
     Update,
     Watching,
     Welcome,
+    read_known,
     read_server,
 )
 from .wire import (
@@ -179,6 +180,7 @@ __all__ = [
     "encode",
     "is_action",
     "read_client",
+    "read_known",
     "read_server",
 ]
 

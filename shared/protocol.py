@@ -17,9 +17,11 @@ from .records import record
 #: Version 2 (from 1): a spread's `cards` is one string like every other list of cards; every
 #: value of the right type but out of its range is a non-fatal error naming the field; `rules`
 #: in a view or a table carries every option; `goodbye` has a `reason` code and a `message`;
-#: more answers carry `reply_to`; the lobby is live (`tables` in pages, `lobby` changes) (see
-#: PROTOCOL.md, "Versions").
-PROTOCOL_VERSION = 2
+#: more answers carry `reply_to`; the lobby is live (`tables` in pages, `lobby` changes).
+#: Version 3 (from 2): messages and fields a version 2 client cannot read (history, rematch,
+#: standings, waiting for a friend, a table's `changes`); from 3 on, a client skips a message
+#: type or a field it does not know (see PROTOCOL.md, "Versions").
+PROTOCOL_VERSION = 3
 #: The port a server listens on, and a client connects to, unless told another.
 DEFAULT_PORT = 7777
 

@@ -4,6 +4,7 @@ table map they carry, and `read_server`, which reads one from a decoded map."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TypeAlias
 
 from . import protocol as p
@@ -77,6 +78,9 @@ class PlayerSummary:
         )
 
 
+_NO_CHANGES: Mapping[str, RuleValue] = MappingProxyType({})
+
+
 @record
 class TableSummary:
     """The table map (PROTOCOL.md, "table"): in `table`, `tables` and `lobby`."""
@@ -101,6 +105,9 @@ class TableSummary:
     dealer: int | None
     paused: str | None
     players: tuple[PlayerSummary, ...]
+    #: The options that differ from the preset (what the `+` of `rules_name` stands for),
+    #: with their values, in the rules reference's order.
+    changes: Mapping[str, RuleValue] = _NO_CHANGES
 
     def to_wire(self) -> Wire:
         return {
@@ -124,6 +131,7 @@ class TableSummary:
             "dealer": self.dealer,
             "paused": self.paused,
             "players": [player.to_wire() for player in self.players],
+            "changes": dict(self.changes),
         }
 
     @classmethod
@@ -843,3 +851,19 @@ def read_server(data: Wire, read_rules: RulesReader | None = None) -> ServerMess
         # (ValueError covers a card or a rule the core will not read: CardError, RulesError.)
         problem = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
         raise p.ProtocolError(p.BAD_MESSAGE, f"{kind}: {problem}"[:200]) from None
+
+
+def read_known(data: Wire, read_rules: RulesReader | None = None) -> ServerMessage | None:
+    """The message of a decoded server map as a client reads it (PROTOCOL.md, "Versions"):
+    None for a message type it does not know, and a field it does not know left out; else as
+    `read_server`."""
+    try:
+        return read_server(data, read_rules)
+    except p.ProtocolError as exc:
+        kind = data.get("type")
+        fields = p.SERVER_MESSAGES.get(kind) if isinstance(kind, str) else None
+        if exc.code == p.UNKNOWN_TYPE:
+            return None
+        if fields is None or all(name == "type" or name in fields for name in data):
+            raise
+    return read_server({k: v for k, v in data.items() if k == "type" or k in fields}, read_rules)

@@ -9,6 +9,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from termkit import command_path
 from textual.pilot import Pilot
 from textual.screen import Screen
 from tonk.client.app import ClientConfig, TonkApp
@@ -181,3 +182,25 @@ def at_the_table(app: TonkApp) -> AbstractAsyncContextManager[Pilot[None]]:
 async def screen_shown(pilot: Pilot[Any], screen: type[Screen[Any]], what: str) -> None:
     """Let the App run until its top screen is a `screen`; fail saying `what` was not shown."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen), what)
+
+
+def practice_command(*extra: str) -> list[str]:
+    """A practice table against one bot that moves at once, dealt from the stacked deck: you
+    hold 5s 6s 7s 9h 9d (shown by suit) and play first; the stock starts 8s 4c. `extra`: more
+    of tonk-client's options."""
+    return [
+        command_path("tonk-client"),
+        "--name",
+        "Tester",
+        "--bots",
+        "1",
+        "--bot-pause",
+        "0",
+        "--seed",
+        "11",
+        "--deck",
+        deck_text(dealer=1),
+        "--dealer",
+        "1",
+        *extra,
+    ]

@@ -164,7 +164,7 @@ async def test_a_stale_token_lands_in_the_lobby_and_is_forgotten(tmp_path: Path)
         app = joined_app(server.port, state_dir)
         async with in_the_lobby(app) as pilot:
             await pilot.pause()
-            assert any("could not be taken back" in n.message for n in app._notifications)
+            assert any("has closed since" in n.message for n in app._notifications)
         assert SeatTokens(state_dir).seats(address) == []
 
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from clientkit import deck_text, start_kitchen
+from clientkit import practice_command, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, ssh_command, sshd, tonk_server
@@ -19,26 +19,6 @@ from tonk.client.keys import key_name
 
 def client_env(tmp_path: Path) -> dict[str, str]:
     return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")}
-
-
-def practice_command() -> list[str]:
-    """A practice table against one bot that moves at once, dealt from the stacked deck: you
-    hold 5s 6s 7s 9h 9d (shown by suit) and play first; the stock starts 8s 4c."""
-    return [
-        command_path("tonk-client"),
-        "--name",
-        "Tester",
-        "--bots",
-        "1",
-        "--bot-pause",
-        "0",
-        "--seed",
-        "11",
-        "--deck",
-        deck_text(dealer=1),
-        "--dealer",
-        "1",
-    ]
 
 
 def practice(term: Term, tmp_path: Path) -> None:

@@ -25,6 +25,8 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
+from ptyterm import Term
+from termkit import command_path, tonk_server
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
@@ -543,6 +545,7 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
         "dealer": None,
         "paused": None,
         "players": [],
+        "changes": {},
     }
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -605,3 +608,34 @@ def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
     assert cells[-1].endswith("…") and people.startswith(cells[-1][:-1]), cells[-1]
     # With room, the cell is whole.
     assert fit_last_column(rows, 200) == rows
+
+
+async def test_the_lobby_says_what_a_tables_rules_changed_and_when_it_ends(
+    tmp_path: Path, term: Term
+) -> None:
+    """`pagat+` in the list; under it, for the table under the cursor, the options changed,
+    as they are typed in the form, the turn timer and when the session ends. A table of a
+    preset as it is, with neither, has no such line. On a real terminal, a real server."""
+    with tonk_server(tmp_path) as port:
+        ada, cy = await NetClient.connect(port, "Ada"), await NetClient.connect(port, "Cy")
+        await cy.create_table(name="Plain", rules={"preset": "classic"})
+        rules = {"preset": "pagat", "hit_lock": 1, "no_rediscard": True}
+        await ada.create_table(name="Kitchen", rules=rules)
+        dot = await NetClient.connect(port, "Dot")
+        await dot.create_table(name="Quick", hands=10, turn_timer=30)
+        term.start(
+            [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Bo"],
+            {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")},
+        )
+        await term.wait_for_all("Plain", "Kitchen", "pagat+", "Quick")
+        assert "hit_lock" not in term.screen()  # the cursor is on Plain: classic as it is
+        term.keys("Down")
+        note = "Kitchen, pagat+: hit_lock=1 no_rediscard=true"
+        await term.wait_for(note)
+        term.keys("Up")
+        await term.wait_gone("hit_lock")
+        # What the row does not say: the turn timer and when the session ends.
+        term.keys("End")
+        await term.wait_for("Quick: 30 s a turn; ends after 10 hands")
+        for client in (ada, cy, dot):
+            await client.close()

@@ -186,6 +186,23 @@ def test_a_message_the_client_cannot_read_is_fatal() -> None:
         model.receive(no_kind)
 
 
+def test_a_message_type_or_a_field_the_client_does_not_know_is_skipped() -> None:
+    """PROTOCOL.md, "Versions": a later server may add messages and fields a client skips;
+    the rest is read as usual, and the connection goes on."""
+    model = connected()
+    model.take_outgoing()
+    model.receive({"type": "weather", "sky": "clear"})
+    give(model, m.ServerPing(5))
+    assert sent(model) == [{"type": "pong", "n": 5}]
+    hand = a_hand()
+    page = wire(m.Tables((table_map(hand, id=4, name="T4"),), after=0, more=False, total=1))
+    page["colour"] = "green"
+    page["tables"][0]["lamp"] = "on"
+    model.receive(page)
+    assert [t.name for t in model.tables] == ["T4"]
+    assert model.connected
+
+
 def test_the_goodbye_drops_the_link_in_the_servers_words() -> None:
     model = connected()
     with pytest.raises(LinkDown, match="the server said goodbye: closing for the night"):

@@ -207,16 +207,13 @@ async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None
                 assert app.table_screen.check_action(action, ()) is None, action
             sent = sent_messages(app)
             await pilot.press("d")
-            await wait_for(pilot, lambda: notified(app, "it is not your turn"), "the reason")
+            await wait_for(pilot, lambda: notified(app, "turn, not yours"), "the reason")
             first = next(iter(app._notifications))
             await pilot.press("x")  # said again: a second notice, in the first one's place
             await wait_for(
                 pilot,
                 lambda: (
-                    [
-                        n is not first and "it is not your turn" in n.message
-                        for n in app._notifications
-                    ]
+                    [n is not first and "turn, not yours" in n.message for n in app._notifications]
                     == [True]
                 ),
                 "the reason for x",

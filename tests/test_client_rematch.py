@@ -119,7 +119,7 @@ async def test_a_server_restart_during_the_wait_keeps_the_answers(tmp_path: Path
             assert again == port
             await ann.wait_for("Connected again")
             await bob.wait_for("Connected again")
-            await bob.wait_for_all("Ann: yes", "Bob: not answered yet", "r: rematch")
+            await bob.wait_for_all("Ann: yes", "Bob (you): not answered yet", "r: rematch")
             bob.keys("r")
             for term in terms:
                 await term.wait_gone("the session is over")

@@ -128,7 +128,7 @@ async def test_the_offer_as_it_moves_on_who_said_yes_who_is_awaited_and_the_outc
         await pilot.pause()
         words = text(app)
         assert "Rematch? The same seats, rules and stakes: r says yes, n no (1:30 left)." in words
-        assert "Ann: yes, Ada (bot): a bot, stays, Bob: not answered yet." in words
+        assert "Ann: yes, Ada (bot): a bot, stays, Bob (you): not answered yet." in words
         seats = (("Ann", "yes"), ("Ada (bot)", "bot"), ("Bob", "no"))
         app.standings.show_rematch(RematchChanged(7, seats, "started", None, 8))
         await pilot.pause()

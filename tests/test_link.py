@@ -172,7 +172,7 @@ def test_out_of_range_in_hello_is_fatal_and_another_version_is_said_first() -> N
     assert (error.code, error.fatal, error.detail) == (p.BAD_NAME, True, "name")
     error = refused({**long_name, "version": 1})
     assert error.code == p.VERSION_MISMATCH
-    error = refused({"type": "hello", "version": 2, "name": "Ada", "id": -1})
+    error = refused({"type": "hello", "version": p.PROTOCOL_VERSION, "name": "Ada", "id": -1})
     assert (error.code, error.fatal, error.detail) == (p.BAD_VALUE, True, "id")
     # After the welcome, out of range is not fatal, and answers the request by its id.
     error = refused({"type": "list_tables", "limit": 0, "id": 5}, open_first=True)

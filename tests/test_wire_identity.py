@@ -95,6 +95,7 @@ def old_summary(table: Table) -> dict[str, Any]:
             }
             for number, seat in enumerate(table.seats)
         ],
+        "changes": table.rules.overrides(),
     }
 
 

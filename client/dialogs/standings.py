@@ -150,7 +150,11 @@ class StandingsScreen(Screen[str | None]):
         if status.outcome == "off":
             why = "nobody said yes" if "yes" not in answers.values() else "too few players stay"
             return Text(f"The rematch is called off: {why}.", style="bold")
-        parts = [f"{name}: {_ANSWER_WORDS.get(answer, answer)}" for name, answer in status.seats]
+        parts = [
+            f"{name}{' (you)' if name == self.me and self._offered else ''}: "
+            f"{_ANSWER_WORDS.get(answer, answer)}"
+            for name, answer in status.seats
+        ]
         awaited = self._names(status, "awaited")
         if mine == "yes" and not awaited:
             lead = f"You said yes; waiting for the others to be back ({left} left)."

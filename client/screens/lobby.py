@@ -67,6 +67,23 @@ def fit_last_column(rows: dict[str, tuple[str, ...]], width: int) -> dict[str, t
     return {key: (*cells[:-1], fit_name(cells[-1], room).rstrip()) for key, cells in rows.items()}
 
 
+def changes_note(info: TableInfo) -> str:
+    """What the list's row does not say of a table: what its rules changed from their preset,
+    as the options are typed, its turn timer and when its session ends (`Kitchen, pagat+:
+    hit_lock=1; 30 s a turn; ends after 10 hands`); "" for none of them."""
+    parts = []
+    if info.turn_timer:
+        parts.append(f"{info.turn_timer:g} s a turn")
+    if info.hands:
+        parts.append(f"ends after {plural(info.hands, 'hand')}")
+    elif info.minutes:
+        parts.append(f"ends after {plural(round(info.minutes), 'minute')}")
+    if info.changes:
+        parts.insert(0, " ".join(info.changes))
+        return f"{info.name}, {info.rules}: {'; '.join(parts)}"
+    return f"{info.name}: {'; '.join(parts)}" if parts else ""
+
+
 def players_text(people: tuple[str, ...], bots: int) -> str:
     """Who plays at a table, in the lobby: the people by name, the bots counted ("Ada + 3
     bots"), so that a full table's line still fits 80 columns and says who is a person."""
@@ -115,7 +132,7 @@ class LobbyScreen(Screen[None]):
         yield Static(self._title(), id="lobby-title")
         table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
-        yield Label("", id="lobby-empty")
+        yield Label("", id="lobby-note")
         yield Footer(compact=True)
 
     def _title(self) -> Text:
@@ -182,10 +199,24 @@ class LobbyScreen(Screen[None]):
             shown[key] = rows[key]
         if chosen is not None and chosen.table_id in shown:
             table.move_cursor(row=table.get_row_index(chosen.table_id))
-        self.query_one("#lobby-empty", Label).update(
-            "" if tables else "No tables yet: press n to create one."
-        )
+        self._show_note()
         self.refresh_bindings()
+
+    def _show_note(self) -> None:
+        """The line under the list: how to start when there is no table, else what the
+        table under the cursor changed from its preset (the `+` of `classic+`)."""
+        if not self.tables:
+            note = "No tables yet: press n to create one."
+        else:
+            chosen = self.selected()
+            note = changes_note(chosen) if chosen is not None else ""
+        label = self.query_one("#lobby-note", Label)
+        if str(label.content) != note:
+            label.update(note)
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_note()
 
     def on_resize(self) -> None:
         self._show_tables(self.tables)  # the players' column cut to the new width

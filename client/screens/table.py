@@ -39,6 +39,15 @@ from ..widgets import (
 )
 from .common import too_small
 
+#: From this size (columns, rows) the table is drawn large (see TableScreen.on_resize).
+LARGE = (140, 44)
+#: How many of the discard pile's cards a large table lists with who threw them.
+PILE_SHOWN = 6
+
+#: For this long after the end-of-hand window closed by itself, enter and escape (pressed to
+#: close it) are let go without a word.
+CLOSED_GRACE = 3.0
+
 #: What `g` says once the game is under way.
 STARTED = "The game has started."
 
@@ -82,6 +91,8 @@ class TableScreen(Screen[None]):
         self.last_key = 0.0  # when a key was last pressed (monotonic)
         self.my_turn_since: float | None = None  # since when it is our turn (None: it is not)
         self.rung = False  # the bell has rung this turn
+        # When the end-of-hand window last closed by itself, at the next deal (monotonic).
+        self.window_closed_at = -CLOSED_GRACE
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -115,6 +126,20 @@ class TableScreen(Screen[None]):
                 )
         yield KeyBar(id="keys")
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A large terminal (LARGE and up) has room for more: bigger cards, each player's last
+        move beside their name, the last discards with who threw them."""
+        width, height = event.size
+        large = width >= LARGE[0] and height >= LARGE[1]
+        if large == self.has_class("-large"):
+            return
+        self.set_class(large, "-large")
+        self.query_one(HandView).big = large
+        self.query_one(PlayersPanel).moves = large
+        self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
+        if self.state is not None:
+            self._show_state(self.state)
+
     def on_mount(self) -> None:
         # The table flows down from the App's reactives: each is drawn now and on every change.
         self.watch(self.app, "link_note", self._show_link_note)
@@ -141,7 +166,8 @@ class TableScreen(Screen[None]):
         self._my_turn = my_turn
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
-            hand.note = watching_note(state)
+            # (On a large table each player's last turn is beside their name already.)
+            hand.note = "You are watching this table." if hand.big else watching_note(state)
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
@@ -171,7 +197,7 @@ class TableScreen(Screen[None]):
         hand = self.query_one(HandView)
         if state.seat is not None:
             title = hand_title(state.view, hand.order)
-        elif state.view is not None and state.last_turns:
+        elif state.view is not None and state.last_turns and not hand.big:
             title = "Watching · each player's last turn"
         else:
             title = "Watching"
@@ -346,6 +372,15 @@ class TableScreen(Screen[None]):
         if self.query_one("#chat", Input).has_focus:
             return
         self.last_key = time.monotonic()
+        if (
+            event.key in ("enter", "escape")
+            and self.last_key - self.window_closed_at < CLOSED_GRACE
+        ):
+            # Pressed to close the end-of-hand window, which closed by itself just before
+            # (the next deal came): it is closed; the key is not for the new hand.
+            event.stop()
+            event.prevent_default()
+            return
         state = self.state
         me = state.player(state.seat) if state is not None and state.seat is not None else None
         if me is not None and me.away and not self.link_note:
@@ -394,6 +429,14 @@ class TableScreen(Screen[None]):
             return
         if state.view is None:
             self.notify("No hand is being played yet.")
+            return
+        view = state.view
+        names = state.names(me_as_you=False)
+        if view.phase is not Phase.ENDED and view.turn != state.seat:
+            # Whose turn it is comes first, whatever the move and the cards selected (the
+            # core checks it first for every move), said by name.
+            who = names[view.turn] if 0 <= view.turn < len(names) else "another player"
+            self.notify(f"It is {who}'s turn, not yours.", title="Not allowed", severity="warning")
             return
         move = self._action_message(action, explain=True)
         if move is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -14,16 +14,19 @@ from textual.message import Message
 from textual.reactive import reactive, var
 from textual.widget import Widget
 from tonk.shared.cards import Card, count
+from tonk.shared.spreads import Spread
 from tonk.shared.view import Phase, SeatView
 from tonk.shared.waiting import clock_text
 
 from ..render import (
+    BIG_CARD_WIDTH,
     CARD_WIDTH,
     HAND_ORDERS,
     CardStyle,
     card_text,
     fit_name,
     hand_lines,
+    short_names,
     spread_line,
 )
 from ..state import PlayerInfo, TableState
@@ -40,10 +43,16 @@ class PlayersPanel(LineWidget):
     def __init__(self, ascii_only: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self.ascii_only = ascii_only
+        self.moves = False  # each player's last move beside the name (a large terminal)
 
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
-            lines = player_lines(state, self.ascii_only, width=self.size.width)
+            lines = player_lines(
+                state,
+                self.ascii_only,
+                width=self.size.width,
+                moves=state.last_moves if self.moves else None,
+            )
             self.set_lines(lines or [Text("Nobody is seated yet.")])
 
     def refit(self) -> None:
@@ -54,8 +63,13 @@ class PlayersPanel(LineWidget):
 
 
 def player_lines(
-    state: TableState, ascii_only: bool = False, now: float | None = None, width: int = 0
+    state: TableState,
+    ascii_only: bool = False,
+    now: float | None = None,
+    width: int = 0,
+    moves: Mapping[int, Text] | None = None,
 ) -> list[Text]:
+    """One line a seat; with `moves`, each player's last move of the hand after the rest."""
     view = state.view
     # Your own name, as in the ledger and the chat, marked as you.
     names = state.names(me_as_you=False)
@@ -92,6 +106,10 @@ def player_lines(
         name = fit_name(names[player.seat], column, ascii_only)
         line.append(name, style="bold" if to_play else "")
         line.append_text(rest)
+        move = moves.get(player.seat) if moves is not None else None
+        if move is not None:
+            line.append(" " * (beside - len(rest.plain) + 2))
+            line.append_text(move)
         lines.append(line)
         if not player.connected and player.played_for_at is not None:
             lines.extend(waiting_lines(state, player, now, width))
@@ -125,12 +143,83 @@ def waiting_lines(
     return lines
 
 
+class SpreadsPanel(LineWidget):
+    """The spreads by owner, one a row as long as each fits on one and they fit the rows there
+    are; else in short
+    (`1 Ada: 8♠ 9♠ 10♠ +10♠ Bo`), two a line where two fit, and if they still do not, as
+    many as fit and a last line saying how many more (`h` lists them all on your turn)."""
+
+    def __init__(self, style: CardStyle, id: str | None = None) -> None:
+        super().__init__(wrap=True, id=id)
+        self.card_style = style
+        self.spreads: tuple[Spread, ...] | None = None  # None: no hand dealt (no line)
+        self.names: list[str] = []
+
+    def show(self, spreads: tuple[Spread, ...] | None, names: list[str]) -> None:
+        self.spreads, self.names = spreads, names
+        self.set_lines(self.fitted())
+
+    def refit(self) -> None:
+        """The rows there are decide how the spreads are laid: laid again at a new size."""
+        self.lines = self.fitted()
+        super().refit()
+
+    def _rows(self, lines: Sequence[Text]) -> int:
+        return len(self.render_rows(lines, self.size.width))
+
+    def fitted(self) -> list[Text]:
+        style = self.card_style
+        if self.spreads is None:
+            return []
+        if not self.spreads:
+            return [Text("No spreads on the table.", style="dim")]
+        numbered = list(enumerate(self.spreads, start=1))
+        full = [spread_line(number, spread, self.names, style) for number, spread in numbered]
+        width, height = self.size.width, self.size.height
+        if width <= 0 or height <= 0 or self._rows(full) <= min(height, len(full)):
+            return full  # each on one row: none has a hit's name on a row of its own
+        short = short_names(self.names)
+        compact = [spread_line(n, spread, short, style, compact=True) for n, spread in numbered]
+        if self._rows(compact) <= height:
+            return compact
+        packed = pack_lines(compact, width)
+        lines = [line for line, _ in packed]
+        if self._rows(lines) <= height:
+            return lines
+        # As many lines as fit above the line that says how many spreads are not shown.
+        shown: list[Text] = []
+        count = 0
+        for line, spreads in packed:
+            if self._rows([*shown, line]) > height - 1:
+                break
+            shown.append(line)
+            count += spreads
+        more = len(self.spreads) - count
+        spreads_ = "spreads" if more != 1 else "spread"
+        shown.append(Text(f"+{more} more {spreads_}: h lists them on your turn"))
+        return shown
+
+
+def pack_lines(lines: Sequence[Text], width: int, gap: int = 3) -> list[tuple[Text, int]]:
+    """`lines` two to a line where the two fit in `width` cells side by side (`gap` apart),
+    in order; each with how many of `lines` it holds."""
+    packed: list[tuple[Text, int]] = []
+    for line in lines:
+        if packed:
+            last, held = packed[-1]
+            if held == 1 and last.cell_len + gap + line.cell_len <= width:
+                packed[-1] = (Text.assemble(last, " " * gap, line), 2)
+                continue
+        packed.append((line, 1))
+    return packed
+
+
 class CentrePanel(Vertical):
     """The middle of the table: the stock and the top discard on one line, the spreads by
     owner below, each row repainted only where it changes."""
 
     DEFAULT_CSS = """
-    CentrePanel > #pile { height: 1; }
+    CentrePanel > #pile { height: auto; }
     CentrePanel > #spreads { height: 1fr; }
     """
 
@@ -140,21 +229,22 @@ class CentrePanel(Vertical):
     def __init__(self, style: CardStyle, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.card_style = style
+        self.pile_shown = 0  # how many discards are listed with who threw them (0: none)
 
     def compose(self) -> ComposeResult:
         yield LineWidget(id="pile")
-        yield LineWidget(wrap=True, id="spreads")
+        yield SpreadsPanel(self.card_style, id="spreads")
 
     def watch_state(self, state: TableState | None) -> None:
         if state is None:
             return
         style = self.card_style
         pile = self.query_one("#pile", LineWidget)
-        spreads = self.query_one("#spreads", LineWidget)
+        spreads = self.query_one("#spreads", SpreadsPanel)
         view = state.view
         if view is None:
             pile.set_lines([Text("No hand dealt yet.")])
-            spreads.set_lines([])
+            spreads.show(None, [])
             return
         line = Text(f"Stock: {view.stock_size}   Discard: ")
         if view.discard_top is None:
@@ -162,15 +252,27 @@ class CentrePanel(Vertical):
         else:
             line.append_text(card_text(view.discard_top, style, "bold"))
             line.append(f"  ({view.discard_size} in the pile)", style="dim")
-        pile.set_lines([line])
-        names = state.names()
-        spreads.set_lines(
-            [
-                spread_line(number, spread, names, style)
-                for number, spread in enumerate(view.spreads, start=1)
-            ]
-            or [Text("No spreads on the table.", style="dim")]
-        )
+        pile.set_lines([line, *pile_lines(state, style, self.pile_shown)])
+        spreads.show(view.spreads, state.names())
+
+
+def pile_lines(state: TableState, style: CardStyle, shown: int) -> list[Text]:
+    """The discard pile's top `shown` cards, newest first, each with who threw it (`9♣ Ada ·
+    4♦ You · K♠ up card`): a line, or none where there are none to show."""
+    view = state.view
+    if not shown or not state.pile or view is None or state.pile[-1][0] != view.discard_top:
+        return []  # (a pile not followed from the hand's start is not guessed at)
+    names = state.names()
+    line = Text("Pile, newest first: ", style="dim")
+    for i, (card, seat) in enumerate(reversed(state.pile[-shown:])):
+        if i:
+            line.append(" · ", style="dim")
+        line.append_text(card_text(card, style))
+        who = "up card" if seat is None else names[seat] if seat < len(names) else "?"
+        line.append(f" {who}", style="dim")
+    if len(state.pile) > shown:
+        line.append(f" · {len(state.pile) - shown} under them", style="dim")
+    return [line]
 
 
 class HandView(Widget):
@@ -188,6 +290,8 @@ class HandView(Widget):
     selected: reactive[frozenset[Card]] = reactive(frozenset())
     note: reactive[str | Text] = reactive("")
     fresh: reactive[Card | None] = reactive(None)
+    #: Larger cards (a large terminal: the screen sets it).
+    big: reactive[bool] = reactive(False)
 
     def __init__(self, style: CardStyle, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -221,16 +325,23 @@ class HandView(Widget):
             super().__init__()
             self.number = number
 
+    def watch_big(self, big: bool) -> None:
+        self.styles.height = 7 if big else 5
+
+    @property
+    def card_width(self) -> int:
+        return BIG_CARD_WIDTH if self.big else CARD_WIDTH
+
     def _gap(self) -> int:
-        return 2 if self.size.width >= len(self.cards) * 7 + 2 else 1
+        return 2 if self.size.width >= len(self.cards) * (self.card_width + 2) + 2 else 1
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None or not self.cards:
             return
-        step = CARD_WIDTH + self._gap()
+        step = self.card_width + self._gap()
         index, within = divmod(offset.x, step)
-        if within < CARD_WIDTH and 0 <= index < len(self.cards):
+        if within < self.card_width and 0 <= index < len(self.cards):
             self.post_message(self.Tapped(index + 1))
 
     def render(self) -> RenderableType:
@@ -242,7 +353,8 @@ class HandView(Widget):
         selected = frozenset(index[card] for card in self.selected if card in index)
         gap = self._gap()
         fresh = index.get(self.fresh) if self.fresh is not None else None
-        return Group(*hand_lines(self.cards, self.style_, self.cursor, selected, gap, fresh))
+        lines = hand_lines(self.cards, self.style_, self.cursor, selected, gap, fresh, self.big)
+        return Group(*lines)
 
 
 def hand_title(view: SeatView | None, order: str = "") -> str:

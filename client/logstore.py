@@ -1,0 +1,89 @@
+"""A seat's table log kept on disk, per server, player, table and seat (by its token), so that a
+client started again at that seat shows what its player saw before: the server keeps no chat,
+and a log line may hold what only that seat saw (its own hand). One small JSON file a seat,
+private to the user, in the state directory beside the seat tokens."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from rich.errors import MarkupError
+from rich.text import Text
+from tonk.shared.records import record
+
+from .state import LogLine
+
+#: A kept log not written to for this long is deleted (its table is long over).
+KEEP_DAYS = 14
+
+
+@record
+class KeptLog:
+    """The lines of a seat's log, oldest first, and how far the hand they end in was logged
+    (its number and how many of its events), so that the events sent again are not logged
+    twice."""
+
+    lines: tuple[LogLine, ...]
+    hand: int = 0
+    events: int = 0
+
+
+class LogStore:
+    """The kept logs under `directory/logs`."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory / "logs"
+
+    def _path(self, server: str, name: str, table: int, token: str) -> Path:
+        key = hashlib.sha256(f"{server}\n{name}\n{table}\n{token}".encode()).hexdigest()[:32]
+        return self.directory / f"{key}.json"
+
+    def save(self, server: str, name: str, table: int, token: str, log: KeptLog) -> None:
+        """Write the log whole (to a private file renamed over the last): a crash mid-write
+        leaves the one before. A directory that cannot be written keeps nothing."""
+        data = {
+            "hand": log.hand,
+            "events": log.events,
+            "lines": [{"text": line.text.markup, "chat": line.chat} for line in log.lines],
+        }
+        with contextlib.suppress(OSError):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".log-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(data, handle)
+                os.replace(tmp, self._path(server, name, table, token))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+    def load(self, server: str, name: str, table: int, token: str) -> KeptLog | None:
+        """The log kept for that seat, None if there is none (or it cannot be read)."""
+        try:
+            data = json.loads(self._path(server, name, table, token).read_text("utf-8"))
+            lines = tuple(
+                LogLine(number, Text.from_markup(line["text"]), bool(line["chat"]))
+                for number, line in enumerate(data["lines"])
+            )
+            return KeptLog(lines, int(data["hand"]), int(data["events"]))
+        except (OSError, ValueError, KeyError, TypeError, MarkupError):
+            return None
+
+    def forget(self, server: str, name: str, table: int, token: str) -> None:
+        with contextlib.suppress(OSError):
+            self._path(server, name, table, token).unlink()
+
+    def prune(self, now: float | None = None) -> None:
+        """Delete the logs not written to for KEEP_DAYS."""
+        limit = (time.time() if now is None else now) - KEEP_DAYS * 86400
+        with contextlib.suppress(OSError):
+            for path in self.directory.glob("*.json"):
+                with contextlib.suppress(OSError):
+                    if path.stat().st_mtime < limit:
+                        path.unlink()

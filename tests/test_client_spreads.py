@@ -1,0 +1,73 @@
+"""The spreads on a full table at 80x24: five seats, several spreads carrying hits, every one
+readable (its hits on its own line, not below it), or said to be more than the room."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from clientkit import at_my_turn, practice_app, table_state
+from textual.pilot import Pilot
+from tonk.client.app import TonkApp
+from tonk.client.widgets.table import SpreadsPanel
+from tonk.shared.cards import parse_card, parse_cards
+from tonk.shared.spreads import Spread, SpreadKind
+
+RUN, BOOK = SpreadKind.RUN, SpreadKind.BOOK
+
+
+def spread(id_: int, owner: int, kind: SpreadKind, cards: str, *hits: tuple[str, int]) -> Spread:
+    return Spread(id_, owner, kind, parse_cards(cards), tuple((parse_card(c), s) for c, s in hits))
+
+
+#: Laid and hit by the five seats of a speno table (0 is you; 1-4 the bots Ada, Bix, Cleo, Dot).
+SPREADS = (
+    spread(1, 1, RUN, "8s 9s 10s Js Qs Ks", ("Qs", 2), ("Ks", 3)),
+    spread(2, 2, BOOK, "7h 7d 7c 7s", ("7s", 4)),
+    spread(3, 3, RUN, "2d 3d 4d 5d 6d", ("5d", 0), ("6d", 1)),
+    spread(4, 4, BOOK, "Jh Jd Jc"),
+    spread(5, 0, RUN, "Ah 2h 3h 4h", ("4h", 1)),
+    spread(6, 1, BOOK, "Kh Kd Kc"),
+    spread(7, 2, RUN, "5c 6c 7c 8c", ("8c", 3)),
+)
+
+
+async def laid(pilot: Pilot[None], app: TonkApp, spreads: tuple[Spread, ...]) -> list[str]:
+    """The table drawn with `spreads` on it: the spreads panel's rows."""
+    state = table_state(app)
+    assert state is not None and state.view is not None
+    app.table_state = replace(state, view=replace(state.view, spreads=spreads))
+    await pilot.pause()
+    panel = app.screen.query_one(SpreadsPanel)
+    return [panel.line_text(y) for y in range(len(panel.rows))]
+
+
+async def test_five_spreads_with_hits_fit_a_full_table_at_80x24() -> None:
+    app = practice_app(bots=4, rules="speno")
+    async with at_my_turn(app) as pilot:
+        rows = await laid(pilot, app, SPREADS[:5])
+        panel = app.screen.query_one(SpreadsPanel)
+        assert len(rows) <= panel.size.height  # nothing cut off below the panel
+        # One row a spread, its hits and who made them on it: short names, no kind words.
+        assert rows == [
+            "1 Ada: 8♠ 9♠ 10♠ J♠ Q♠ K♠ +Q♠ Bix +K♠ Cleo",
+            "2 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot",
+            "3 Cleo: 2♦ 3♦ 4♦ 5♦ 6♦ +5♦ You +6♦ Ada",
+            "4 Dot: J♥ J♦ J♣",
+            "5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada",
+        ]
+        # In whole words where each spread fits its row; in short where one would not.
+        assert await laid(pilot, app, SPREADS[3:4]) == ["1 Dot (bot)'s book: J♥ J♦ J♣"]
+        assert await laid(pilot, app, SPREADS[1:2]) == ["1 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot"]
+
+
+async def test_more_spreads_than_rows_go_two_a_line_then_say_how_many_more() -> None:
+    app = practice_app(bots=4, rules="speno")
+    async with at_my_turn(app) as pilot:
+        rows = await laid(pilot, app, SPREADS)
+        panel = app.screen.query_one(SpreadsPanel)
+        assert len(rows) == panel.size.height
+        # The short book beside the spread after it, where the two fit side by side.
+        assert "4 Dot: J♥ J♦ J♣   5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada" in rows
+        assert rows[-1] == "+2 more spreads: h lists them on your turn"
+        for row in rows[:-1]:
+            assert row[0].isdigit()  # every row a spread's start: no hit on a row of its own
