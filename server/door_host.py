@@ -10,6 +10,7 @@ import asyncssh
 
 from . import store as st
 from .door_names import DoorNames
+from .door_template import SessionTemplate
 
 
 class _DoorServer(Protocol):
@@ -39,6 +40,9 @@ class Door(Protocol):
 
     @property
     def config(self) -> _Host: ...
+
+    @property
+    def template(self) -> SessionTemplate: ...
 
     def open_table(self, table_id: int) -> Any: ...
 
