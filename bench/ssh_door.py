@@ -65,9 +65,10 @@ class Session:
     terminal emulator in Python (pyte) for 20 sessions made this measuring process the
     slowest part of the measurement."""
 
-    def __init__(self, port: int, name: str) -> None:
+    def __init__(self, port: int, name: str, command: str | None = None) -> None:
         self.port = port
         self.name = name
+        self.command = command  # what the guest typed after the host (None: the lobby)
         self.conn: asyncssh.SSHClientConnection | None = None
         self.process: asyncssh.SSHClientProcess[bytes] | None = None
         self.received = bytearray()  # since the last `mark`
@@ -75,8 +76,8 @@ class Session:
         self.changed = asyncio.Event()
         self.reader: asyncio.Task[None] | None = None
 
-    async def open(self) -> float:
-        """Connect and wait for the lobby; returns the seconds that took."""
+    async def open(self, marker: bytes = b"playing as") -> float:
+        """Connect and wait for the lobby (or `marker`); returns the seconds that took."""
         started = time.perf_counter()
         self.conn = await asyncssh.connect(
             "127.0.0.1",
@@ -88,11 +89,11 @@ class Session:
             config=None,
         )
         self.process = await self.conn.create_process(
-            term_type="xterm-256color", term_size=(100, 30), encoding=None
+            self.command, term_type="xterm-256color", term_size=(100, 30), encoding=None
         )
         self.mark()
         self.reader = asyncio.create_task(self._read())
-        await self.wait(b"playing as")
+        await self.wait(marker)
         took = time.perf_counter() - started
         await asyncio.sleep(0.5)  # the rest of the first screen
         return took
