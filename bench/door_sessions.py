@@ -7,7 +7,8 @@ measure before and after on the same machine).
 
 - handshake to lobby: from opening the TCP connection (SSH: handshake, key, pty, shell; web:
   the websocket, after the name form) to the lobby drawn, each session alone (`--alone` of
-  them, p50) and `--at-once` SSH sessions arriving together (p50, p99);
+  them, p50, with the CPU time the SSH session's process took to get there, which a busy
+  machine changes less) and `--at-once` SSH sessions arriving together (p50, p99);
 - memory a session adds: with `--sessions` SSH sessions in the lobby, then as many at a
   practice table (three bots playing), then as many web sessions in the lobby: each session's
   process as PSS (its share of the pages it shares), USS (its private pages) and RSS, from
@@ -62,6 +63,12 @@ def name_of(pid: int) -> str:
 def sessions_of(server: int) -> list[int]:
     """The server's door sessions' processes (its descendants but the template)."""
     return [pid for pid in descendants(server) if name_of(pid) != TEMPLATE_NAME]
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user and system), from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def template_of(server: int) -> int | None:
@@ -174,13 +181,15 @@ async def starts_and_memory(args: argparse.Namespace, workdir: Path) -> dict[str
     result: dict[str, Any] = {}
     try:
         await settle(3)  # the template's own start
-        alone = []
+        alone, cpu = [], []
         for n in range(args.alone):
             session = Session(server.ssh_port, f"alone{n}")
             alone.append(await session.open(b"playing as"))
+            cpu += [cpu_seconds(pid) for pid in sessions_of(server.pid)]
             await session.close()
             await settle(0.5)
         result["ssh_alone"] = summary(alone)
+        result["ssh_alone_cpu"] = summary(cpu)  # the session's process's, to the lobby
         web_alone = []
         for n in range(args.alone):
             web = WebSession(server.url, f"webalone{n}")
