@@ -177,6 +177,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         bots = command.bots
         terminal = self.terminal
         assert terminal is not None
+        await self.door.template.settled()
         link = await self._new_link()
         relinks, child_relinks = socket.socketpair()
         relink = child_relinks.detach()

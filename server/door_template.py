@@ -27,6 +27,9 @@ log = logging.getLogger("tonk.server")
 #: Seconds a session's process gets to say it has started, before the template is taken for
 #: stuck (and replaced).
 ANSWER_WAIT = 20.0
+#: Seconds a session waits for a template that is starting (a session that waits longer
+#: asks it anyway: its request waits in the socket).
+READY_WAIT = 30.0
 #: Seconds between two starts of the template, at the least (a template that dies at once is
 #: not started again and again: sessions start on their own meanwhile).
 RESTART_PAUSE = 10.0
@@ -152,6 +155,7 @@ class SessionTemplate:
         self.process: asyncio.subprocess.Process | None = None
         self.control: socket.socket | None = None  # while the template runs
         self.ready = False  # it has imported the app and takes requests
+        self._ready = asyncio.Event()
         self.closing = False
         self.forking = forking_works()
         self._started_at: float | None = None
@@ -199,6 +203,7 @@ class SessionTemplate:
             while data := await loop.sock_recv(control, 16):
                 if data == b"R":
                     self.ready = True
+                    self._ready.set()
                     log.info("door sessions' template is ready (pid %d)", process.pid)
         code = await process.wait()
         if self.control is control:
@@ -209,6 +214,7 @@ class SessionTemplate:
         RESTART_PAUSE since the last start; sessions start on their own till it is ready."""
         process, control = self.process, self.control
         self.process, self.control, self.ready = None, None, False
+        self._ready.clear()
         if control is not None:
             control.close()
         if process is not None and process.returncode is None:
@@ -232,6 +238,15 @@ class SessionTemplate:
         self._restart = None
         if not self.closing:
             self._starting = asyncio.create_task(self.start(), name="door-template-start")
+
+    async def settled(self) -> None:
+        """A template that is starting is waited for (READY_WAIT at most): a session's link
+        to the server, opened next, must not wait out the server's handshake time while the
+        template imports the app."""
+        if self.control is not None and not self.ready:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(READY_WAIT):
+                    await self._ready.wait()
 
     async def spawn(
         self, args: Sequence[str], terminal: int, pass_fds: Sequence[int], env: dict[str, str]
@@ -294,6 +309,7 @@ class SessionTemplate:
             self._restart = None
         process, control = self.process, self.control
         self.process, self.control, self.ready = None, None, False
+        self._ready.clear()
         if control is not None:
             control.close()  # its end of the socket ends: it exits
         if process is not None:
