@@ -25,7 +25,7 @@ import signal
 import socket
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -211,7 +211,13 @@ def stop_with_the_server() -> None:
         sys.exit(1)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    stop_with_the_server: Callable[[], None] = stop_with_the_server,
+) -> int:
+    """The session's app, run to its end; `stop_with_the_server` makes sure the session ends
+    if the server dies (a session forked from the template, whose parent is not the server,
+    watches it another way)."""
     parser = argparse.ArgumentParser(prog="tonk-door-session")
     parser.add_argument("--link", type=int, required=True)
     parser.add_argument("--seats", type=int, required=True)

@@ -21,6 +21,7 @@ from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_op
 from . import audit, invite, names, ports, standings
 from .app import Limits, ServerConfig, TonkServer
 from .door import DoorConfig, SSHDoor
+from .door_template import SessionTemplate
 from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 from .store import DatabaseRefused
@@ -301,13 +302,31 @@ async def run(
     web_config: WebConfig | None = None,
 ) -> None:
     tune_garbage_collector()
+    # The doors' sessions are forked from one template, started first: before the server has
+    # a thread (it is a fresh interpreter, so none would be in it anyway).
+    template = SessionTemplate() if door_config or web_config else None
+    if template is not None:
+        await template.start()
+    try:
+        await serve(config, door_config, web_config, template)
+    finally:
+        if template is not None:
+            await template.close()
+
+
+async def serve(
+    config: ServerConfig,
+    door_config: DoorConfig | None,
+    web_config: WebConfig | None,
+    template: SessionTemplate | None,
+) -> None:
     server = TonkServer(config)
     await server.start()
     print(f"tonk-server listening on {config.host}:{server.port}", flush=True)
     door: SSHDoor | None = None
     if door_config is not None:
         try:
-            door = SSHDoor(server, door_config)
+            door = SSHDoor(server, door_config, template=template)
             await open_door(door, "--ssh-port", door_config.host, door_config.port)
         except BaseException:
             await server.close()
@@ -319,7 +338,7 @@ async def run(
     web: WebDoor | None = None
     if web_config is not None:
         try:
-            web = WebDoor(server, web_config)
+            web = WebDoor(server, web_config, template)
             await open_door(web, "--web-port", web_config.host, web_config.port)
         except BaseException:
             if door is not None:

@@ -25,6 +25,7 @@ from . import store as st
 from .audit import AuditError
 from .door_names import fold
 from .door_session import DoorSession
+from .door_template import SessionTemplate
 from .names import claimed_on_disk
 from .table import CLOSED, FINISHED
 
@@ -95,9 +96,24 @@ class DoorConfig:
 
 class DoorServing:
     """What every door does for its sessions (door_host.Door): the server's open tables by
-    number, and its writes, whose failure is logged."""
+    number, its writes, whose failure is logged, and the template its sessions are forked
+    from (the server's, shared by its doors, or the door's own)."""
 
     server: TonkServer
+    template: SessionTemplate
+    _own_template = False
+
+    def take_template(self, template: SessionTemplate | None) -> None:
+        self.template = template if template is not None else SessionTemplate()
+        self._own_template = template is None
+
+    async def start_template(self) -> None:
+        if self._own_template:
+            await self.template.start()
+
+    async def close_template(self) -> None:
+        if self._own_template:
+            await self.template.close()
 
     def write(self, ops: list[st.Op]) -> None:
         written = self.server.store.write(ops)
@@ -118,9 +134,11 @@ class SSHDoor(DoorServing):
         server: TonkServer,
         config: DoorConfig,
         session_class: type[DoorSession] | None = None,
+        template: SessionTemplate | None = None,
     ) -> None:
         self.server = server
         self.config = config
+        self.take_template(template)
         # How a session runs its app (bench/ssh_door.py measures another way with this).
         self.session_class = session_class or DoorSession
         self.limits = server.config.limits
@@ -146,6 +164,7 @@ class SSHDoor(DoorServing):
         """Listen; with port 0, on the port this database's door listened on last (every
         guest's `ssh -p PORT` from their shell history works again), or a free one."""
         store = self.server.store
+        await self.start_template()
         acceptor, kept = await ports.listen_kept(
             store, ports.SSH_PORT, self.config.port, self._listen, "the SSH door"
         )
@@ -249,6 +268,7 @@ class SSHDoor(DoorServing):
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(2):
                     await self._acceptor.wait_closed()
+        await self.close_template()
 
     async def _close_idle(self) -> None:
         loop = asyncio.get_running_loop()

@@ -12,6 +12,7 @@ from . import store as st
 from .config import Limits
 from .door_names import DoorNames
 from .door_starts import AppStarts
+from .door_template import SessionTemplate
 
 
 class _DoorServer(Protocol):
@@ -47,6 +48,9 @@ class Door(Protocol):
 
     @property
     def limits(self) -> Limits: ...
+
+    @property
+    def template(self) -> SessionTemplate: ...
 
     def open_table(self, table_id: int) -> Any: ...
 

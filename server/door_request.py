@@ -109,16 +109,21 @@ class TerminalInfo:
         """The session app's environment: the terminal's TERM and what the client said of
         its colours; a UTF-8 locale (the app's output is UTF-8: a terminal with another
         character set gets cards in ASCII, and lines drawn as the terminal can)."""
-        environ = {
-            "TERM": self.term,
-            "LANG": "C.UTF-8",
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": os.environ.get("HOME", "/"),
-            "PYTHONIOENCODING": "utf-8",
-        }
+        environ = {"TERM": self.term, **app_environ()}
         for name in ("COLORTERM", "NO_COLOR"):
             if name in self.environ:
                 environ[name] = self.environ[name]
         if not self.colour:
             environ["NO_COLOR"] = "1"
         return environ
+
+
+def app_environ() -> dict[str, str]:
+    """What the environment of every session's app has (and of the door sessions' template):
+    the server's PATH and HOME, a UTF-8 locale and UTF-8 standard streams."""
+    return {
+        "LANG": "C.UTF-8",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/"),
+        "PYTHONIOENCODING": "utf-8",
+    }

@@ -16,7 +16,6 @@ import pty
 import signal
 import socket
 import struct
-import sys
 import termios
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +30,7 @@ from .door_request import (
     parse_command,
     practice_table_name,
 )
+from .door_template import SessionProcess
 
 log = logging.getLogger("tonk.server")
 
@@ -96,7 +96,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.command: str | None = None
         self.bell = True  # the terminal bell rings (the command's `nobell`: never)
         self.task: asyncio.Task[None] | None = None
-        self.child: asyncio.subprocess.Process | None = None
+        self.child: SessionProcess | None = None
         self.master = -1  # the pty's master side, while the child runs
         self.errors = -1  # the read side of the child's error pipe, while it runs
         self.relinks: socket.socket | None = None  # where the child asks for a new link
@@ -237,6 +237,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         bots = command.bots
         terminal = self.terminal
         assert terminal is not None
+        await self.door.template.settled()
         link = await self._new_link()
         relinks, child_relinks = socket.socketpair()
         relink = child_relinks.detach()
@@ -255,10 +256,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             os.close(seats_out)
             seats_out = -1
             os.set_blocking(master, False)
-            argv = [
-                sys.executable,
-                "-m",
-                "tonk.client.door_child",
+            args = [
                 "--link",
                 str(link),
                 "--seats",
@@ -275,26 +273,13 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 str(self.door.port),
             ]
             if bots:
-                argv += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]
+                args += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]
             if command.table is not None:
-                argv += ["--join", command.table]
+                args += ["--join", command.table]
             if not terminal.utf8:
-                argv.append("--ascii")
-            argv += self.child_args()
-            self.child = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                pass_fds=(link, seats_in, errors_out, relink),
-                # A process group of its own (no signal from the server's terminal reaches
-                # it) but the server's session: Linux shares CPU between sessions first
-                # (autogroups), so a session each would let 20 players' screens take 20/21
-                # of the CPU from the games, and the app's lower priority would count for
-                # nothing.
-                process_group=0,
-                env=self.child_environ(),
-            )
+                args.append("--ascii")
+            args += self.child_args()
+            self.child = await self.spawn(args, slave, (link, seats_in, errors_out, relink))
             lower_priority(self.child.pid)
         except BaseException:
             os.close(master)
@@ -326,6 +311,13 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             self._close_relinks()
         self._log_errors(status)
         return status
+
+    async def spawn(
+        self, args: list[str], terminal: int, pass_fds: tuple[int, ...]
+    ) -> SessionProcess:
+        """The session's app (tonk.client.door_child with `args`) on `terminal`, with
+        `pass_fds`: forked from the door sessions' template (server/door_template.py)."""
+        return await self.door.template.spawn(args, terminal, pass_fds, self.child_environ())
 
     #: Does this session play (False: it only watches, and holds no seat through the door)?
     player = True
@@ -529,7 +521,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             if child is not None and child.returncode is None:
                 # Not the app's controlling terminal: the kernel does not tell it, we do.
                 with contextlib.suppress(ProcessLookupError):
-                    os.killpg(child.pid, signal.SIGWINCH)
+                    child.send_signal(signal.SIGWINCH)
 
     def _close_master(self) -> None:
         if self.master >= 0:

@@ -24,6 +24,7 @@ from . import ports
 from . import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
+from .door_template import SessionTemplate
 from .web_pages import STATIC_FILES, message_page, name_page, table_page
 from .web_session import WebLink, WebSession, clamp_size
 
@@ -84,9 +85,12 @@ async def _secured(request: web.Request, handler: Handler) -> web.StreamResponse
 class WebDoor(DoorServing):
     """The door: `await start()`, `port`, `await close()`."""
 
-    def __init__(self, server: TonkServer, config: WebConfig) -> None:
+    def __init__(
+        self, server: TonkServer, config: WebConfig, template: SessionTemplate | None = None
+    ) -> None:
         self.server = server
         self.config = config
+        self.take_template(template)
         self.limits = server.config.limits
         self.sessions: set[WebSession] = set()
         self.per_address: dict[str, int] = {}
@@ -111,6 +115,7 @@ class WebDoor(DoorServing):
         return app
 
     async def start(self) -> None:
+        await self.start_template()
         self._runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
         await self._runner.setup()
         store = self.server.store
@@ -148,6 +153,7 @@ class WebDoor(DoorServing):
             await asyncio.wait(running, timeout=5)
         if self._runner is not None:
             await self._runner.cleanup()
+        await self.close_template()
 
     async def _close_idle(self) -> None:
         loop = asyncio.get_running_loop()

@@ -30,6 +30,7 @@ from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
 from tonk.server.door_names import DoorNames
 from tonk.server.door_request import DoorCommand, parse_command
 from tonk.server.door_session import CRASH_LINE, DoorSession
+from tonk.server.door_template import SessionTemplate
 from tonk.server.store import SavedName
 from tonk.shared import protocol as p
 
@@ -49,6 +50,7 @@ async def running_door(
     directory: Path,
     authorized_keys: Path | None = None,
     session_class: type[DoorSession] | None = None,
+    template: SessionTemplate | None = None,
     **limits: Any,
 ) -> AsyncIterator[tuple[TonkServer, SSHDoor]]:
     config = ServerConfig(
@@ -61,14 +63,21 @@ async def running_door(
     server = TonkServer(config)
     await server.start()
     door = SSHDoor(
-        server, DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys), session_class
+        server,
+        DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys),
+        session_class,
+        template,
     )
     try:
+        if template is not None:
+            await template.start()
         await door.start()
         yield server, door
     finally:
         await door.close()
         await server.close()
+        if template is not None:
+            await template.close()
 
 
 def new_key() -> asyncssh.SSHKey:
@@ -596,23 +605,19 @@ tonk.client.app.TonkApp.on_resize = on_resize
 """
 
 
-def session_running(folder: Path, code: str) -> type[DoorSession]:
-    """A door session whose child runs `code` first (as its sitecustomize) to change the app."""
+def template_running(folder: Path, code: str) -> SessionTemplate:
+    """A template for door sessions that runs `code` first (as its sitecustomize) to change
+    the app: every session forked from it has the change."""
     folder.mkdir()
     (folder / "sitecustomize.py").write_text(code)
-
-    class Session(DoorSession):
-        def child_environ(self) -> dict[str, str]:
-            return {**super().child_environ(), "PYTHONPATH": str(folder)}
-
-    return Session
+    return SessionTemplate({"PYTHONPATH": str(folder)})
 
 
 async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_one_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    crashing = session_running(tmp_path / "crash", CRASHING_APP)
-    async with running_door(tmp_path, session_class=crashing) as (server, door):
+    crashing = template_running(tmp_path / "crash", CRASHING_APP)
+    async with running_door(tmp_path, template=crashing) as (server, door):
         conn, process = await in_the_lobby(door, "ida")
         process.change_terminal_size(77, 30)
         output = await to_the_end(process, conn)
@@ -883,8 +888,8 @@ tonk.client.app.TonkApp.__init__ = __init__
 async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    warned = session_running(tmp_path / "warn", WARNING_APP)
-    async with running_door(tmp_path, session_class=warned) as (server, door):
+    warned = template_running(tmp_path / "warn", WARNING_APP)
+    async with running_door(tmp_path, template=warned) as (server, door):
         conn, process = await in_the_lobby(door, "uma")
         process.stdin.write(b"q")
         output = await to_the_end(process, conn)
@@ -984,3 +989,161 @@ async def test_a_guest_is_not_told_of_a_computer_account_at_a_table_in_play(
         finally:
             await ann.close()
             await bob.close()
+
+
+def parent_of(pid: int) -> int:
+    """A process's parent, from /proc/PID/stat."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def open_sockets(pid: int) -> set[str]:
+    """The sockets a process's descriptors are open on (`socket:[INODE]`)."""
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            found.add(os.readlink(fd))
+    return {f for f in found if f.startswith("socket:")}
+
+
+def session_of(door: SSHDoor, name: str) -> DoorSession:
+    (session,) = [c.session for c in door.connections if c.session and c.session.name == name]
+    assert session.child is not None
+    return session
+
+
+async def test_a_crash_in_one_session_leaves_the_template_and_the_other_sessions_running(
+    tmp_path: Path,
+) -> None:
+    crashing = template_running(tmp_path / "crash", CRASHING_APP)
+    async with running_door(tmp_path, template=crashing) as (server, door):
+        conn, process = await in_the_lobby(door, "ida")
+        other_conn, other = await in_the_lobby(door, "bo")
+        assert crashing.process is not None
+        template = crashing.process.pid
+        for name in ("ida", "bo"):  # both forked from the template
+            child = session_of(door, name).child
+            assert child is not None and parent_of(child.pid) == template
+        process.change_terminal_size(77, 30)
+        output = await to_the_end(process, conn)
+        assert output.endswith(CRASH_LINE.encode() + b"\r\n")
+        # Bo's session goes on, and the template is the same one, still forking sessions.
+        other.stdin.write(b"?")
+        await screen_of(other, "Keys")
+        assert crashing.process is not None and crashing.process.pid == template
+        os.kill(template, 0)
+        third_conn, _ = await in_the_lobby(door, "cy")
+        child = session_of(door, "cy").child
+        assert child is not None and parent_of(child.pid) == template
+        for c in (other_conn, third_conn):
+            c.close()
+        await _nothing_left(server, door)
+
+
+async def test_a_template_killed_is_replaced_and_its_sessions_go_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        template = door.template
+        conn, process = await in_the_lobby(door, "ida")
+        assert template.process is not None
+        first = template.process.pid
+        os.kill(first, signal.SIGKILL)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 10
+        while template.process is not None and template.process.pid == first:
+            assert loop.time() < end, "the server never saw its template go"
+            await asyncio.sleep(0.05)
+        assert any(
+            r.levelname == "WARNING" and f"template (pid {first}) ended" in r.getMessage()
+            for r in caplog.records
+        )
+        # While there is no template, a session's app starts as a program of its own.
+        alone_conn, _ = await in_the_lobby(door, "bo")
+        child = session_of(door, "bo").child
+        assert child is not None and parent_of(child.pid) == os.getpid()
+        # Another template starts, and the next session is forked from it.
+        end = loop.time() + 30
+        while not template.ready:
+            assert loop.time() < end, "no template was started again"
+            await asyncio.sleep(0.1)
+        assert template.process is not None and template.process.pid != first
+        forked_conn, _ = await in_the_lobby(door, "cy")
+        child = session_of(door, "cy").child
+        assert child is not None and parent_of(child.pid) == template.process.pid
+        # Ida's session, forked from the template that was killed, goes on and ends as she
+        # asks (its exit status said by the session itself: no crash).
+        process.stdin.write(b"q")
+        output = await to_the_end(process, conn)
+        assert process.exit_status == 0
+        assert CRASH_LINE.encode() not in output
+        for c in (alone_conn, forked_conn):
+            c.close()
+        await _nothing_left(server, door)
+
+
+async def test_a_forked_session_holds_only_its_own_descriptors_and_environment(
+    tmp_path: Path,
+) -> None:
+    async with running_door(tmp_path) as (server, door):
+        template = door.template
+        conn, _ = await connect(door, "ida", new_key())
+        plain = await terminal(conn, env={"NO_COLOR": "1"})
+        plain_screen = await output_until(plain, b"playing as ida")
+        other_conn, coloured = await in_the_lobby(door, "bo")
+        assert template.process is not None
+        ours = open_sockets(template.process.pid)
+        shared = []
+        for name in ("ida", "bo"):
+            child = session_of(door, name).child
+            assert child is not None and parent_of(child.pid) == template.process.pid
+            # Of the template's sockets a session has its own status socket only (not the
+            # template's control socket, nor another session's).
+            shared.append(open_sockets(child.pid) & ours)
+            assert Path(f"/proc/{child.pid}/comm").read_text().strip() == "tonk-session"
+        assert [len(s) for s in shared] == [1, 1] and shared[0] != shared[1]
+        # Each session's environment is its own: NO_COLOR said by Ida's ssh, not by Bo's.
+        coloured.stdin.write(b"?")
+        coloured_screen = await output_until(coloured, b"Keys")
+        plain_colours, colours = colours_in(plain_screen), colours_in(coloured_screen)
+        assert len(plain_colours) <= 1 and len(colours - plain_colours) >= 3, (
+            plain_colours,
+            colours,
+        )
+        for c in (conn, other_conn):
+            c.close()
+        await _nothing_left(server, door)
+
+
+#: A colour set on a terminal (SGR: a foreground colour of 8, 16, 256 or 2**24).
+COLOUR = re.compile(rb"\x1b\[(?:[0-9]+;)*(?:3[0-8]|9[0-7])[;m]")
+
+
+def colours_in(output: bytes) -> set[bytes]:
+    """The foreground colours a session's output sets (NO_COLOR leaves Textual's black, of
+    its monochrome filter)."""
+    return {found.group() for found in COLOUR.finditer(output)}
+
+
+async def output_until(process: asyncssh.SSHClientProcess[bytes], text: bytes) -> bytes:
+    """The bytes a session writes until `text` has come."""
+    output = b""
+    async with asyncio.timeout(20):
+        while text not in output:
+            data = await process.stdout.read(65536)
+            assert data, f"the session ended before {text!r}"
+            output += data
+    return output
+
+
+async def test_a_session_that_comes_while_the_template_starts_waits_for_it(tmp_path: Path) -> None:
+    # A template slower to start than the server's handshake time: a session's link, opened
+    # before the template is ready, would be closed before its app could say hello.
+    slow = template_running(tmp_path / "slow", "import time\ntime.sleep(3)\n")
+    async with running_door(tmp_path, template=slow, handshake_timeout=1.0) as (server, door):
+        assert not slow.ready
+        conn, _ = await in_the_lobby(door, "ida")
+        child = session_of(door, "ida").child
+        assert slow.process is not None
+        assert child is not None and parent_of(child.pid) == slow.process.pid
+        conn.close()
+        await _nothing_left(server, door)
