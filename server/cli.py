@@ -320,6 +320,14 @@ async def serve(
     web_config: WebConfig | None,
     template: SessionTemplate | None,
 ) -> None:
+    # The signals are taken from the start: one that comes while the server is still opening
+    # its doors stops it as soon as they are open (not the default, which kills it unsaid).
+    # SIGHUP too: the terminal it ran in has gone (an SSH session that dropped). Every client
+    # is told goodbye as on SIGTERM, instead of the connections just breaking.
+    loop = asyncio.get_running_loop()
+    asked_to_stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, asked_to_stop.set)
     server = TonkServer(config)
     await server.start()
     print(f"tonk-server listening on {config.host}:{server.port}", flush=True)
@@ -356,25 +364,23 @@ async def serve(
     )
     db = "" if config.db_path == default_db_path() else f" --db {shlex.quote(str(config.db_path))}"
     print(f"tonk-server invite{db} prints what to tell the friends", flush=True)
-    loop = asyncio.get_running_loop()
-    stopping: list[asyncio.Task[None]] = []
 
-    async def close() -> None:
+    async def stop_when_asked() -> None:
+        await asked_to_stop.wait()
         if web is not None:
             await web.close()
         if door is not None:
             await door.close()
         await server.close()
 
-    def stop() -> None:
-        if not stopping:
-            stopping.append(asyncio.create_task(close()))
-
-    # SIGHUP too: the terminal it ran in has gone (an SSH session that dropped). Every client
-    # is told goodbye as on SIGTERM, instead of the connections just breaking.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(sig, stop)
-    await server.serve_forever()
+    stopping = asyncio.create_task(stop_when_asked(), name="stop-on-signal")
+    try:
+        await server.serve_forever()
+    finally:
+        if asked_to_stop.is_set():
+            await stopping  # (its last step closed the server: it is all but done)
+        else:
+            stopping.cancel()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -279,3 +279,14 @@ async def test_the_command_reports_bad_options(tmp_path):
     out, err = await asyncio.wait_for(proc.communicate(), 20)
     assert proc.returncode == 2
     assert b"unknown preset 'vegas'" in err and out == b""
+
+
+async def test_a_signal_while_the_doors_are_still_opening_stops_the_server_cleanly(tmp_path):
+    # The host presses Ctrl-C (or systemd stops it) right after the first line: the SSH door
+    # is still making its host key and the web door its template. It stops, saying so, with
+    # status 0, rather than being killed by the signal unsaid.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        db = tmp_path / f"{sig.name}.db"
+        async with tonk_server(db, "--ssh-port", "0", "--web-port", "0") as (proc, _port):
+            log = await stop(proc, sig)
+        assert "stopped" in log, log
