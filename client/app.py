@@ -14,7 +14,7 @@ from textual.driver import Driver
 from textual.filter import Monochrome, NoColor
 from textual.notifications import SeverityLevel
 from textual.reactive import var
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
@@ -173,6 +173,12 @@ class TonkApp(KeyedApp):
         self.clear_notifications()
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def _screen_changed(self, screen: Screen[Any]) -> None:
+        """A window opened (the history, help, a hand's end): the notice about the screen
+        under it goes, rather than cover the window's title at 80x24."""
+        if isinstance(screen, ModalScreen):
+            self.clear_notifications()
+
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, asking a POSIX terminal for clicks only
         (`driver.py` says why); a driver named in the environment (the web's) as it is."""
@@ -194,6 +200,7 @@ class TonkApp(KeyedApp):
             self.theme = self.config.theme
         if self.card_style.ascii:
             self.add_class("-ascii")
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         self.add_mode("connecting", lambda: self.connecting)
         self.add_mode("lobby", lambda: self.lobby)
         self.add_mode("table", lambda: self.table_screen)
@@ -374,7 +381,10 @@ class TonkApp(KeyedApp):
             spreads=ended.spreads,
         )
         modal.keys_before = self.keys_arrived
-        if self.current_mode == "table":
+        over = any(isinstance(screen, StandingsScreen) for screen in self.screen_stack)
+        if self.current_mode == "table" and not over:
+            # (Once the session is over its standings hold the last hand's result: no window
+            # on top of them promising a next deal.)
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()

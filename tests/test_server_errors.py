@@ -103,13 +103,14 @@ async def test_a_client_of_another_version_is_told_clearly(tmp_path):
         await client.expect_closed()
 
 
-async def test_a_client_of_protocol_version_1_is_told_it_is_older(tmp_path):
+@pytest.mark.parametrize("old", [1, 2])
+async def test_a_client_of_an_older_protocol_version_is_told_it_is_older(tmp_path, old):
     async with start_server(tmp_path) as server:
         client = await NetClient.connect(server.port)
-        await client.send({"type": "hello", "version": 1, "name": "Old", "id": 4})
+        await client.send({"type": "hello", "version": old, "name": "Old", "id": 4})
         error = await client.expect_error(p.VERSION_MISMATCH)
-        assert error["version"] == p.PROTOCOL_VERSION == 2
-        assert "version 1, an older one" in error["message"]
+        assert error["version"] == p.PROTOCOL_VERSION == 3
+        assert f"version {old}, an older one" in error["message"]
         assert error["fatal"] and "reply_to" not in error
         await client.expect_closed()
 
