@@ -223,17 +223,3 @@ def test_a_pasted_character_is_named_as_textual_names_its_key() -> None:
         "$": "dollar_sign",
         "-": "minus",
     }
-
-
-async def test_a_window_opened_takes_the_notice_about_the_table_away(
-    tmp_path: Path, term: Term
-) -> None:
-    """A notice about the table (a move refused) goes when a window opens over the table: at
-    80x24 it covered the window's title (the history's, the help's)."""
-    practice(term, tmp_path)
-    await term.wait_for("Your turn: d draw")
-    term.write("x")  # a discard before drawing: refused, with a notice that says why
-    await term.wait_for("Not allowed")
-    term.write("?")
-    screen = await term.wait_for_all("Help", "Keys")
-    assert "Not allowed" not in screen, screen
