@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_bots import hidden_swapped
 from tonk.shared.actions import Discard, DrawStock, Drop
 from tonk.shared.advice import Advice
 from tonk.shared.cards import parse_card, parse_cards, shuffled_deck, stacked_deck
@@ -20,20 +21,6 @@ def record_of(preset: str, players: int, deck: list, actions: tuple = ()) -> Han
     return HandRecord(PRESETS[preset], players, DEALER, (1,) * players, 1, tuple(deck), actions)
 
 
-def hidden_swapped(deck: list, players: int, rng: random.Random) -> list:
-    """`deck` with every card the first seat to act cannot see before its first discard
-    shuffled among themselves: its five, the up card and the stock's top card (its draw) stay."""
-    dealt = 5 * players
-    fixed = {players * k for k in range(5)} | {dealt, dealt + 1}
-    free = [i for i in range(len(deck)) if i not in fixed]
-    cards = [deck[i] for i in free]
-    rng.shuffle(cards)
-    out = list(deck)
-    for i, card in zip(free, cards, strict=True):
-        out[i] = card
-    return out
-
-
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3), ("speno", 4)])
 def test_the_coachs_answer_depends_on_nothing_the_seat_could_not_see(preset, players) -> None:
     """Two deals that differ only in cards the seat to act cannot see (the other hands, the
@@ -43,7 +30,7 @@ def test_the_coachs_answer_depends_on_nothing_the_seat_could_not_see(preset, pla
     differed = 0
     for number in range(4):
         deck = shuffled_deck(rng)
-        other = hidden_swapped(deck, players, rng)
+        other = hidden_swapped(deck, players, DEALER, rng)
         first = Hand(PRESETS[preset], players, DEALER, (1,) * players, deck=deck)
         if first.ended or first.turn != 1 % players:
             continue
