@@ -22,13 +22,9 @@ from tonk.shared import protocol as p
 from .coaching import advice_text
 from .connection import Connection, Opener, TableRequest
 from .dialogs import (
-    ConfirmModal,
-    CreateTableScreen,
     EndOfHandModal,
     HandReplayScreen,
-    HelpScreen,
     HistoryScreen,
-    HitChooser,
     StandingsScreen,
 )
 from .dialogs.standings import MOVED
@@ -110,18 +106,7 @@ class TonkApp(KeyedApp):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
-    PASS_THROUGH: ClassVar[tuple[type[Screen[Any]], ...]] = (EndOfHandModal, HelpScreen)
     LATE_KEY = "The hand was over before {key}: not used."
-    KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = (
-        (ConfirmModal, "y answers yes, n or escape no"),
-        (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
-        (StandingsScreen, "r says yes to a rematch, n no, enter goes back, q quits"),
-        (HistoryScreen, "up/down and enter replay a hand, escape goes back"),
-        (HandReplayScreen, "left/right step through the hand, escape goes back"),
-        (NightsScreen, "t, w, m and a choose the nights, escape goes back, q quits"),
-        (ConnectingScreen, "q quits"),
-    )
-    FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
 
     # What the connection reports, flowing down to the screens that watch it.
     #: The server's tables, for the lobby.
@@ -380,7 +365,6 @@ class TonkApp(KeyedApp):
             seat=ended.seat,
             spreads=ended.spreads,
         )
-        modal.keys_before = self.keys_arrived
         over = any(isinstance(screen, StandingsScreen) for screen in self.screen_stack)
         if self.current_mode == "table" and not over:
             # (Once the session is over its standings hold the last hand's result: no window
@@ -411,7 +395,6 @@ class TonkApp(KeyedApp):
                 self.connection.leave()
 
         standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
-        standings.keys_before = self.keys_arrived
         self.push_screen(standings, done)
 
     def on_rematch_changed(self, message: RematchChanged) -> None:
