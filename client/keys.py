@@ -11,8 +11,9 @@ overtook the bindings of the keys before it: "123s" spread nothing, the s answer
 and 3 selected.
 
 Textual has no hook for that (its issue #6605): `KeyedApp.on_event` holds the keys and lets them
-into Textual's own dispatch one at a time. A screen says how its keys are handled where it is
-declared (`KEYS = ScreenKeys(...)`).
+into Textual's own dispatch one at a time. What else a key needs is declared where it belongs: a
+screen says how its keys are handled (`KEYS = ScreenKeys(...)`), and a message that answers a
+move is a `MoveAnswer`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from functools import partial
 from typing import Any, ClassVar
 from weakref import WeakKeyDictionary
 
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -96,6 +97,20 @@ def screen_keys(screen: Screen[Any]) -> ScreenKeys:
     return declared if isinstance(declared, ScreenKeys) else ScreenKeys()
 
 
+#: How far the table had got (the hand, and the events of it seen) when a move was sent.
+Progress = tuple[int, int]
+
+
+class MoveAnswer(Message):
+    """A message that answers the move the keys wait on (or says that no answer will come):
+    the keys after the move go on. Every message of the server's that may answer a move is
+    one of these."""
+
+    def answers(self, sent: Progress) -> bool:
+        """Whether this answers a move sent when the table had got as far as `sent`."""
+        return True
+
+
 @dataclass
 class KeyDone(Message):
     """Posted after a key to where it went, and then twice more (`stage` 2 and 3): when it is
@@ -119,7 +134,7 @@ class KeyedApp(App[None]):
         self._key_busy = False
         self._key_target: Widget | None = None
         self._key_timer: Timer | None = None
-        self._move_sent: tuple[int, int] | None = None  # how far the table was when sent
+        self._move_sent: Progress | None = None  # how far the table was when sent
         self._move_timer: Timer | None = None
         # How many keys had arrived when each screen was first shown.
         self._keys_before: WeakKeyDictionary[Screen[Any], int] = WeakKeyDictionary()
@@ -224,21 +239,20 @@ class KeyedApp(App[None]):
 
     # -- a move and its answer ---------------------------------------------------------------
 
-    def move_sent(self, progress: tuple[int, int]) -> None:
+    def move_sent(self, progress: Progress) -> None:
         """A move went to the server when the table had got as far as `progress`: the keys
-        after it wait until `move_answered()` (or MOVE_WAIT seconds)."""
+        after it wait until a `MoveAnswer` answers it (or MOVE_WAIT seconds)."""
         self._move_sent = progress
         if self._move_timer is not None:
             self._move_timer.stop()
-        self._move_timer = self.set_timer(MOVE_WAIT, self.move_answered)
+        self._move_timer = self.set_timer(MOVE_WAIT, self._move_answered)
 
-    def table_moved(self, progress: tuple[int, int]) -> None:
-        """The table has got as far as `progress`: past where it was when the move was sent,
-        that is the move's answer."""
-        if self._move_sent is not None and self._move_sent != progress:
-            self.move_answered()
+    @on(MoveAnswer)
+    def _answer_came(self, message: MoveAnswer) -> None:
+        if self._move_sent is not None and message.answers(self._move_sent):
+            self._move_answered()
 
-    def move_answered(self) -> None:
+    def _move_answered(self) -> None:
         """The server answered the move the keys were waiting on (or never will)."""
         if self._move_timer is not None:
             self._move_timer.stop()
