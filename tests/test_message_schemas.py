@@ -5,8 +5,14 @@ by hand: a change to what a message may carry is a change of this file too, made
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
+import pytest
+from tonk.server import requests
+from tonk.shared import link
+from tonk.shared import messages as m
 from tonk.shared import protocol as p
+from tonk.shared.wire import ClientMessage, message_type
 
 INF = math.inf
 #: (field, kind, required, nullable, max_len, min_len, low, high, code), in the order declared.
@@ -274,7 +280,7 @@ SERVER: dict[str, list[Row]] = {
 }
 
 
-def rows(schema: dict[str, dict[str, p.Field]]) -> dict[str, list[Row]]:
+def rows(schema: Mapping[str, Mapping[str, p.Field]]) -> dict[str, list[Row]]:
     return {
         kind: [
             (name, f.kind, f.required, f.nullable, f.max_len, f.min_len, f.low, f.high, f.code)
@@ -285,10 +291,33 @@ def rows(schema: dict[str, dict[str, p.Field]]) -> dict[str, list[Row]]:
 
 
 def test_every_client_message_carries_the_fields_and_ranges_written_down() -> None:
-    assert rows(p.CLIENT_MESSAGES) == CLIENT
-    assert list(p.CLIENT_MESSAGES) == list(CLIENT)
+    assert rows(m.CLIENT_MESSAGES) == CLIENT
+    assert list(m.CLIENT_MESSAGES) == list(CLIENT)
 
 
 def test_every_server_message_carries_the_fields_and_ranges_written_down() -> None:
-    assert rows(p.SERVER_MESSAGES) == SERVER
-    assert list(p.SERVER_MESSAGES) == list(SERVER)
+    assert rows(m.SERVER_MESSAGES) == SERVER
+    assert list(m.SERVER_MESSAGES) == list(SERVER)
+
+
+def test_every_client_message_has_one_handler_and_a_missing_one_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handlers = dict(requests._HANDLERS)
+    assert set(handlers) | link.LINK_MESSAGES == set(m.CLIENT_TYPES.values())
+    assert handlers[m.Discard] is handlers[m.Hit] is requests.Requests._action
+    del handlers[m.Chat]
+    monkeypatch.setattr(requests, "_HANDLERS", handlers)
+    with pytest.raises(TypeError, match="no handler for \\['Chat'\\]"):
+        requests._check_handlers()
+    with pytest.raises(TypeError, match="Discard has two handlers"):
+        requests.handles(m.Discard)(requests.Requests._action)
+
+
+def test_a_message_without_a_range_for_a_field_is_refused_where_it_is_declared() -> None:
+    with pytest.raises(TypeError, match="no range declared for card"):
+
+        @message_type("unranged")
+        class Unranged(ClientMessage):
+            card: str
+            id: int | None = None
