@@ -8,7 +8,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, get_args
 
 from tonk.shared import link as ln
 from tonk.shared import messages as m
@@ -132,8 +132,8 @@ class Requests:
 
     # -- the handlers: each answers its messages; RequestError if refused ---------------------
 
-    @handles(m.Drop, m.DrawStock, m.TakeDiscard, m.Spread, m.Hit, m.Discard)
-    def _action(self, conn: Connection, message: m.Action) -> Awaitable[None]:
+    @handles(*get_args(m.ActionRequest))
+    def _action(self, conn: Connection, message: m.ActionRequest) -> Awaitable[None]:
         # The table's coroutine, handed on: one coroutine fewer on every action.
         return self._at_table(conn).act(conn, message)
 

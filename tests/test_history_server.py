@@ -15,8 +15,7 @@ from historykit import DEALER, ask, play_hand, scripted
 from netclient import NetClient, start_server
 from tonk.server import history
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_message
-from tonk.shared.messages import validate_server
+from tonk.shared.messages import action_request, validate_server
 from tonk.shared.settle_up import settle_up
 
 
@@ -170,7 +169,7 @@ async def test_the_refusals_are_clear_and_close_nothing(tmp_path):
         playing = await refused(ann, nothing, p.NO_SUCH_HAND)
         assert "still being played" in playing
         for action in hand.actions:
-            got = await ask(players[action.seat], action_message(action))
+            got = await ask(players[action.seat], action_request(action).to_wire())
             assert got["type"] == p.UPDATE
         await ann.expect(p.HAND_END)
         assert (await ask(ann, nothing))["type"] == p.HISTORY_HAND
@@ -206,7 +205,7 @@ async def test_a_history_read_holds_up_no_table(tmp_path, monkeypatch):
         await ben.send({"type": p.HISTORY, "table": table, "id": 5})
         first = hand.actions[0]
         assert first.seat == 0
-        moved = await ask(ann, action_message(first))
+        moved = await ask(ann, action_request(first).to_wire())
         assert moved["type"] == p.UPDATE  # answered while Ben's read is still held
         release.set()
         page = await ben.expect(p.HISTORY)

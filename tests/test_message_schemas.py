@@ -305,13 +305,13 @@ def test_every_client_message_has_one_handler_and_a_missing_one_is_caught(
 ) -> None:
     handlers = dict(requests._HANDLERS)
     assert set(handlers) | link.LINK_MESSAGES == set(m.CLIENT_TYPES.values())
-    assert handlers[m.Discard] is handlers[m.Hit] is requests.Requests._action
+    assert handlers[m.DiscardRequest] is handlers[m.HitRequest] is requests.Requests._action
     del handlers[m.Chat]
     monkeypatch.setattr(requests, "_HANDLERS", handlers)
     with pytest.raises(TypeError, match="no handler for \\['Chat'\\]"):
         requests._check_handlers()
-    with pytest.raises(TypeError, match="Discard has two handlers"):
-        requests.handles(m.Discard)(requests.Requests._action)
+    with pytest.raises(TypeError, match="DiscardRequest has two handlers"):
+        requests.handles(m.DiscardRequest)(requests.Requests._action)
 
 
 def test_a_message_without_a_range_for_a_field_is_refused_where_it_is_declared() -> None:

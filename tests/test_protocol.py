@@ -229,36 +229,35 @@ def test_rules_on_the_wire_carry_every_option_and_read_back_equal():
 
 
 def test_an_action_message_has_no_seat_and_its_cards_as_one_string():
-    from tonk.shared.actions import LaySpread, action_from_dict, action_message
+    from tonk.shared.actions import LaySpread
     from tonk.shared.cards import parse_cards
 
     spread = LaySpread(2, parse_cards("10s Js Qs"))
-    message = action_message(spread)
+    message = m.action_request(spread).to_wire()
     assert message == {"type": "spread", "cards": "10s Js Qs"}
     m.validate_client(message)
-    assert action_from_dict({**message, "seat": 2}) == spread
+    assert m.action_of(m.read_client(message), 2) == spread
 
 
-def test_a_move_is_asked_for_by_the_same_message_as_the_action_map_gives():
+def test_a_move_crosses_the_wire_as_its_map_and_back_as_the_same_action():
     from tonk.shared import actions
-    from tonk.shared import messages as m
     from tonk.shared.cards import parse_card, parse_cards
 
     moves = [
-        actions.Drop(1),
-        actions.DrawStock(1),
-        actions.TakeDiscard(1),
-        actions.LaySpread(1, parse_cards("10s Js Qs")),
-        actions.Hit(1, parse_card("9h"), 3),
-        actions.Discard(1, parse_card("Kd")),
+        (actions.Drop(1), {"type": "drop"}),
+        (actions.DrawStock(1), {"type": "draw_stock"}),
+        (actions.TakeDiscard(1), {"type": "take_discard"}),
+        (actions.LaySpread(1, parse_cards("10s Js Qs")), {"type": "spread", "cards": "10s Js Qs"}),
+        (actions.Hit(1, parse_card("9h"), 3), {"type": "hit", "card": "9h", "spread": 3}),
+        (actions.Discard(1, parse_card("Kd")), {"type": "discard", "card": "Kd"}),
     ]
-    for move in moves:
+    for move, wire in moves:
         request = m.action_request(move)
-        assert request.to_wire() == actions.action_message(move)
-        assert m.encode(request, p.MAX_CLIENT_FRAME) == p.encode(
-            actions.action_message(move), p.MAX_CLIENT_FRAME
-        )
-        assert actions.action_from_dict({**request.to_wire(), "seat": 1}) == move
+        assert request.to_wire() == wire
+        assert m.encode(request, p.MAX_CLIENT_FRAME) == p.encode(wire, p.MAX_CLIENT_FRAME)
+        assert m.action_of(m.read_client(wire), 1) == move
+        # (a stored action's reader reads the wire's form too)
+        assert actions.action_from_dict({**wire, "seat": 1}) == move
 
 
 def test_a_server_message_with_a_broken_map_inside_is_a_protocol_error():
