@@ -44,10 +44,10 @@ class CreateTable(ClientMessage):
         p.number(0, 3600, nullable=True, code=p.BAD_TABLE), default=UNSET
     )
     hands: int | Unset | None = field(
-        p.integer(1, 100000, nullable=True, code=p.BAD_TABLE), default=UNSET
+        p.integer(1, 100_000, nullable=True, code=p.BAD_TABLE), default=UNSET
     )
     minutes: float | Unset | None = field(
-        p.number(0, 100000, nullable=True, code=p.BAD_TABLE), default=UNSET
+        p.number(0, 100_000, nullable=True, code=p.BAD_TABLE), default=UNSET
     )
     bot_pause: float | None = field(p.number(0, 10, code=p.BAD_TABLE), default=None)
     sit: bool | None = field(p.BOOL, default=None)

@@ -245,9 +245,6 @@ def _reader_source(
     return f"def _read(data):\n    return cls({', '.join(args)})\n", {}
 
 
-_REPLY = frozenset({"reply_to"})
-
-
 class ServerMessage(Message):
     """A message the server sends."""
 

@@ -12,7 +12,8 @@ from tonk.server import requests
 from tonk.shared import link
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
-from tonk.shared.wire import ClientMessage, message_type
+from tonk.shared.records import replaced
+from tonk.shared.wire import ClientMessage, declared, field, message_type
 
 INF = math.inf
 #: (field, kind, required, nullable, max_len, min_len, low, high, code), in the order declared.
@@ -321,3 +322,25 @@ def test_a_message_without_a_range_for_a_field_is_refused_where_it_is_declared()
         class Unranged(ClientMessage):
             card: str
             id: int | None = None
+
+
+def test_a_message_declared_is_in_its_module_s_registry_with_its_schema() -> None:
+    @message_type("nudge")
+    class Nudge(ClientMessage):
+        seat: int = field(p.SEAT_RANGE)
+        note: str | None = field(p.string(9), default=None)
+        id: int | None = None
+
+    assert declared(ClientMessage, __name__) == {"nudge": Nudge}
+    assert Nudge._schema == {
+        "seat": replaced(p.SEAT_RANGE, required=True),
+        "note": replaced(p.string(9), required=False),
+    }
+    assert Nudge(2).to_wire() == {"type": "nudge", "seat": 2}  # (note None: left out)
+
+    @message_type("nudge")
+    class Again(ClientMessage):
+        id: int | None = None
+
+    with pytest.raises(TypeError, match="Again and Nudge: 'nudge'"):
+        declared(ClientMessage, __name__)
