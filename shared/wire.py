@@ -133,7 +133,9 @@ class _Declared:
 
     __slots__ = ("default", "key", "range", "required")
 
-    def __init__(self, range: Field, default: object, key: str | None, required: bool | None):
+    def __init__(
+        self, range: Field, default: object, key: str | None, required: bool | None
+    ) -> None:
         self.range = range
         self.default = default
         self.key = key
@@ -207,7 +209,7 @@ def _declare(cls: type[_T], kind: str) -> type[_T]:
     made = records.build(cls, _reader_source, ("_read",), TYPE=kind)
     names = made._names
     defaults = records.record_defaults(made)
-    # (a client's `id` has the range every request's has: ClientMessage)
+    # (a client's `id`: every request's, its range protocol.ID_RANGE, given to the validator)
     requests = issubclass(cls, ClientMessage)
     undeclared = [n for n in names if n not in fields and not (n == "id" and requests)]
     if undeclared:
