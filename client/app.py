@@ -465,7 +465,7 @@ class TonkApp(KeyedApp):
             case m.Sit(table=table):
                 connection.sit(table)
             case request:
-                if connection.send(request) and isinstance(request, m.Action):
+                if connection.send(request) and isinstance(request, m.ActionRequest):
                     # The keys after a move wait for its answer (see KeyedApp).
                     state = self.table_state
                     self.move_sent(state.progress if state is not None else (0, 0))

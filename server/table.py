@@ -37,7 +37,7 @@ from .table_core import (
     ledger_message,
     without_paths,
 )
-from .table_play import Pending, Settle, action_of
+from .table_play import Pending, Settle
 from .table_rematch import TableRematch
 
 __all__ = [
@@ -52,7 +52,6 @@ __all__ = [
     "Settle",
     "Table",
     "TableConfig",
-    "action_of",
     "ledger_message",
     "without_paths",
 ]

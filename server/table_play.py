@@ -14,17 +14,11 @@ from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.actions import (
     Action,
-    Discard,
-    DrawStock,
-    Drop,
-    Hit,
     IllegalAction,
-    LaySpread,
-    TakeDiscard,
     action_to_dict,
 )
 from tonk.shared.bots import Bot, fallback, make_bot
-from tonk.shared.cards import CardError, parse_card, parse_cards
+from tonk.shared.cards import parse_cards
 from tonk.shared.hand import Hand
 from tonk.shared.ledger import Payments
 from tonk.shared.messages import Combined, Cut, HandEnd, SessionEnd, SessionEndReason
@@ -41,25 +35,6 @@ from .table_away import TableAway
 from .table_core import BOT, FINISHED, HUMAN, PLAYING, RequestError, Seat
 
 log = logging.getLogger("tonk.server")
-
-
-def action_of(message: m.Action, seat: int) -> Action:
-    """The action a client's message asks for, played in `seat`; IllegalAction (code
-    bad_action) if a card in it is not a card."""
-    try:
-        if isinstance(message, m.Discard):
-            return Discard(seat, parse_card(message.card))
-        if isinstance(message, m.DrawStock):
-            return DrawStock(seat)
-        if isinstance(message, m.TakeDiscard):
-            return TakeDiscard(seat)
-        if isinstance(message, m.Spread):
-            return LaySpread(seat, parse_cards(message.cards))
-        if isinstance(message, m.Hit):
-            return Hit(seat, parse_card(message.card), message.spread)
-        return Drop(seat)
-    except CardError as exc:
-        raise IllegalAction(f"malformed action: {exc}", "bad_action") from None
 
 
 @dataclass(slots=True)
@@ -107,7 +82,7 @@ class TablePlay(TableAway):
 
     __slots__ = ()
 
-    async def act(self, conn: Connection, message: m.Action) -> None:
+    async def act(self, conn: Connection, message: m.ActionRequest) -> None:
         if self.paused is not None:  # at once: the lock may be held by a write that waits
             self.refuse_paused()
         async with self.lock:
@@ -118,7 +93,7 @@ class TablePlay(TableAway):
             if self.paused is not None:
                 self.refuse_paused()
             try:
-                action = action_of(message, number)
+                action = m.action_of(message, number)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
             if self.seats[number].away:  # (not awaited on every action: a coroutine each)

@@ -606,12 +606,12 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.HISTORY_HAND, "table": 3, "hand": 2, "from": 5}, m.HistoryHand(3, 2, 5)),
     ({"type": p.REMATCH, "answer": True}, m.Rematch(True)),
     ({"type": p.REMATCH, "answer": False, "id": 4}, m.Rematch(False, id=4)),
-    ({"type": p.DROP}, m.Drop()),
-    ({"type": p.DRAW_STOCK, "id": 3}, m.DrawStock(id=3)),
-    ({"type": p.TAKE_DISCARD}, m.TakeDiscard()),
-    ({"type": p.SPREAD, "cards": "10s Js Qs"}, m.Spread("10s Js Qs")),
-    ({"type": p.HIT, "card": "Ks", "spread": 2}, m.Hit("Ks", 2)),
-    ({"type": p.DISCARD, "card": "10s", "id": 9}, m.Discard("10s", id=9)),
+    ({"type": p.DROP}, m.DropRequest()),
+    ({"type": p.DRAW_STOCK, "id": 3}, m.DrawStockRequest(id=3)),
+    ({"type": p.TAKE_DISCARD}, m.TakeDiscardRequest()),
+    ({"type": p.SPREAD, "cards": "10s Js Qs"}, m.SpreadRequest("10s Js Qs")),
+    ({"type": p.HIT, "card": "Ks", "spread": 2}, m.HitRequest("Ks", 2)),
+    ({"type": p.DISCARD, "card": "10s", "id": 9}, m.DiscardRequest("10s", id=9)),
     ({"type": p.PING, "n": 1}, m.Ping(1)),
     ({"type": p.PONG}, m.Pong()),
     ({"type": p.PONG, "n": 4}, m.Pong(4)),
@@ -629,10 +629,10 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
 def test_every_message_kind_has_a_case_both_ways() -> None:
     # table, update and ledger: from a table, below.
     kinds = {old["type"] for old, _ in SERVER_CASES} | {p.TABLE, p.UPDATE, p.LEDGER}
-    assert kinds == set(p.SERVER_MESSAGES)
-    assert {old["type"] for old, _ in CLIENT_CASES} == set(p.CLIENT_MESSAGES)
-    assert set(m.CLIENT_TYPES) == set(p.CLIENT_MESSAGES)
-    assert set(m.SERVER_TYPES) == set(p.SERVER_MESSAGES)
+    assert kinds == set(m.SERVER_MESSAGES)
+    assert {old["type"] for old, _ in CLIENT_CASES} == set(m.CLIENT_MESSAGES)
+    assert set(m.CLIENT_TYPES) == set(m.CLIENT_MESSAGES)
+    assert set(m.SERVER_TYPES) == set(m.SERVER_MESSAGES)
 
 
 @pytest.mark.parametrize(("old", "new"), SERVER_CASES + CLIENT_CASES)
