@@ -67,11 +67,9 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
     except st.StoreError:
         raise RequestError(p.STORAGE_ERROR, "the server could not save the rematch") from None
     table = Table(host, table_id, old.name, config, created)
-    table.seats.replace(seats)
-    table.seats.creator = creator
+    table.seats.replace(seats, creator)
     table.creator_address = old.creator_address
-    table.rematch.of = old.id
-    table.rematch.earlier = [*old.rematch.earlier, dict(old.ledger.balances)]
+    table.rematch.follow(old.rematch, dict(old.ledger.balances))
     log.info(
         "table %d: the rematch of table %d opens with %s",
         table_id,

@@ -309,20 +309,16 @@ class Table:
         lost = self.store.unpause(now)
         if lost is None:
             return
-        play = self.play
-        play.turn_started = play.last_change = now
+        self.play.unpaused(now, lost)
         self.seats.shift(lost)
-        session = play.session
-        if session.unseated_since is not None:
-            session.unseated_since += lost
         self.broadcast_table()
-        play.refresh_deadline()
+        self.play.refresh_deadline()
         self.kick()
 
     def shift(self, lost: float) -> None:
         """The server did not run for `lost` seconds: every deadline moves on by as much."""
         self.play.shift(lost)
-        self.store.paused_at += lost
+        self.store.shift(lost)
         self.seats.shift(lost)
         self.play.refresh_deadline()
 

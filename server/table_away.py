@@ -144,9 +144,7 @@ class TableAway:
         )
         await table.store.write([st.put_seat(table.id, new.saved(number))])
         seats[number] = new
-        play.bots.pop(number, None)
-        if table.state == PLAYING:
-            table.ledger.join(conn.name)
+        play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
         table.server.seating.put(conn, table, number)
         conn.reply(Seated(table.id, number, token))

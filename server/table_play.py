@@ -174,6 +174,29 @@ class TablePlay:
         due = self.due(hand.turn)
         return None if due == _INF else round(max(0.0, due - self.table.now), 3)
 
+    def back_in_turn(self, number: int) -> None:
+        """The player of seat `number` is back: if it is their turn, its clock starts again
+        (or a timer that ran out would make the seat away again at once and play the rest of
+        the turn for it)."""
+        hand = self.hand
+        if hand is not None and not hand.ended and hand.turn == number:
+            self.turn_started = self.table.now
+
+    def seat_taken(self, number: int, name: str) -> None:
+        """A person, `name`, takes seat `number` from its bot: the bot goes, and the person
+        joins the ledger if the session is on."""
+        self.bots.pop(number, None)
+        if self.table.state == PLAYING:
+            self.session.ledger.join(name)
+
+    def unpaused(self, now: float, lost: float) -> None:
+        """Play carries on at loop time `now` after a pause of `lost` seconds: a fresh turn
+        clock; a table nobody sat at is not charged the pause."""
+        self.turn_started = self.last_change = now
+        session = self.session
+        if session.unseated_since is not None:
+            session.unseated_since += lost
+
     def shift(self, lost: float) -> None:
         """The server did not run for `lost` seconds: every deadline moves on by as much."""
         self.turn_started += lost
@@ -369,9 +392,7 @@ class TablePlay:
         names = settle.names
         number = self.session.hand_number
         winner = " and ".join(names[n] for n in settle.settlement.winners) or None
-        for seat in table.seats:
-            if seat.tally is not None:
-                seat.tally.hand_ended(number, winner)
+        table.seats.hand_ended(number, winner)
         log.info(
             "table %d: hand %d ends (%s): %s",
             table.id,
@@ -558,10 +579,7 @@ class TablePlay:
                 "table %d: bot in seat %d chose %s: %s", self.table.id, number, action, exc.reason
             )
             await self.apply(fallback(number, hand.legal_actions(number)))
-        tally = self.table.seats[number].tally
-        if tally is not None:
-            turn = sum(1 for event in hand.events[:start] if event.kind == "turn")
-            tally.played(self.session.hand_number, turn, range(start, len(hand.events)))
+        self.table.seats.played_for(number, self.session.hand_number, hand.events, start)
 
     # -- after a restart ----------------------------------------------------------------------
 

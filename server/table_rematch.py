@@ -43,6 +43,11 @@ class TableRematch:
         self.of: int | None = None
         self.earlier: list[dict[str, int]] = []
 
+    def follow(self, old: TableRematch, balances: dict[str, int]) -> None:
+        """The table is the rematch of `old`'s table, whose session ended with `balances`."""
+        self.of = old.table.id
+        self.earlier = [*old.earlier, balances]
+
     def session_end(self, reason: SessionEndReason) -> SessionEnd:
         """The final standings with their settling up, across the chain of rematches too, and
         how long a rematch offer waits."""

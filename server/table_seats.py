@@ -9,10 +9,11 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
 from tonk.shared import protocol as p
+from tonk.shared.actions import Event
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.messages import (
     SEAT_KINDS,
@@ -80,9 +81,11 @@ class TableSeats:
     def __iter__(self) -> Iterator[Seat]:
         return iter(self._seats)
 
-    def replace(self, seats: list[Seat]) -> None:
-        """The seats from now on (numbered again at the start, restored, a rematch's)."""
+    def replace(self, seats: list[Seat], creator: int) -> None:
+        """A new table's seats, taken over from the table it follows (a rematch's), and its
+        creator among them."""
         self._seats = seats
+        self.creator = creator
 
     # -- who is here --------------------------------------------------------------------------
 
@@ -121,6 +124,22 @@ class TableSeats:
             return None
         table = self.table
         return round(max(0.0, disconnected_at + table.server.config.grace - table.now), 1)
+
+    def hand_ended(self, number: int, winner: str | None) -> None:
+        """Hand `number` ended (won by `winner`): counted for each player away."""
+        for seat in self._seats:
+            if seat.tally is not None:
+                seat.tally.hand_ended(number, winner)
+
+    def played_for(
+        self, number: int, hand_number: int, events: Sequence[Event], start: int
+    ) -> None:
+        """A move (the `events` of hand `hand_number` from `start` on) was made for seat
+        `number` in its player's absence: counted for them (`tell_away`)."""
+        tally = self._seats[number].tally
+        if tally is not None:
+            turn = sum(1 for event in events[:start] if event.kind == "turn")
+            tally.played(hand_number, turn, range(start, len(events)))
 
     def shift(self, lost: float) -> None:
         """`lost` seconds not charged to the players who lost the link."""
@@ -461,11 +480,7 @@ class TableSeats:
         await self.set_away(number, False)
         self.tell_away(number)
         table = self.table
-        play = table.play
-        if play.hand is not None and not play.hand.ended and play.hand.turn == number:
-            # Back during its own turn: a fresh turn clock, or a timer that ran out would
-            # make the seat away again at once and play the rest of the turn for it.
-            play.turn_started = table.now
+        table.play.back_in_turn(number)
         table.broadcast_table(answer)
         table.kick()
 

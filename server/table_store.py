@@ -67,6 +67,10 @@ class TableStore:
         )
         table.broadcast_table()
 
+    def shift(self, lost: float) -> None:
+        """The server did not run for `lost` seconds: not counted in the pause."""
+        self.paused_at += lost
+
     def unpause(self, now: float) -> float | None:
         """The store writes again (at loop time `now`): no longer paused; the seconds the
         pause lasted (None if play was not paused)."""
