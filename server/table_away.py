@@ -25,7 +25,8 @@ log = logging.getLogger("tonk.server")
 
 class TableAway:
     """The requests that change who plays a seat during the session, and the bots' seats
-    asked for during a hand."""
+    asked for during a hand. Of the other parts it asks the seats to change, the store to
+    write, and the play to let a bot's seat go and to send a newcomer the hand."""
 
     __slots__ = ("claims", "table")
 

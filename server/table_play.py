@@ -106,7 +106,9 @@ class Pending:
 
 class TablePlay:
     """A table's session and its hand in play, with the turn's clock: actions applied to the
-    hand, saved, then told to everybody; the bots' and absent players' turns; the deal."""
+    hand, saved, then told to everybody; the bots' and absent players' turns; the deal. Of the
+    other parts it asks the seats who sits where (and to count what was done for a player
+    away), the store to write, and the rematch to be offered once the session is over."""
 
     __slots__ = (
         "bots",

@@ -28,7 +28,8 @@ log = logging.getLogger("tonk.server")
 
 class TableRematch:
     """The rematch offer of a table whose session is over, and the earlier sessions of the
-    chain of rematches the table is part of."""
+    chain of rematches the table is part of. Of the other parts it asks the seats who is in
+    the offer and who is here, and the store to write."""
 
     __slots__ = ("earlier", "of", "offer", "reason", "table")
 

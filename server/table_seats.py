@@ -48,7 +48,9 @@ log = logging.getLogger("tonk.server")
 
 class TableSeats:
     """A table's seats (read as a sequence of `Seat`), its spectators and its creator, and the
-    requests that seat, unseat and watch."""
+    requests that seat, unseat and watch. Of the other parts it asks the store to write, the
+    play what a newcomer is sent, the away part to forget a claim, the rematch to tell one back
+    what comes after the session."""
 
     __slots__ = ("_seats", "creator", "given_to_bots", "spectators", "table")
 

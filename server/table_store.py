@@ -20,7 +20,8 @@ log = logging.getLogger("tonk.server")
 
 
 class TableStore:
-    """Writing a table's changes, and the pause through storage faults."""
+    """Writing a table's changes, and the pause through storage faults. Of the other parts it
+    asks only the seats, to tell everybody at the table of a pause."""
 
     __slots__ = ("paused", "paused_at", "table")
 
