@@ -209,6 +209,10 @@ def main(argv: list[str]) -> int:
             print(f"{name}: {len(value)}")
             for item in value:
                 print("   ", " ".join(map(str, item)) if isinstance(item, tuple) else item)
+        elif isinstance(value, dict) and any(isinstance(v, tuple) for v in value.values()):
+            print(f"{name}: {len(value)}")
+            for key, (cls, fields) in value.items():
+                print(f"    {key}: {cls}, {len(fields)}: {', '.join(fields)}")
         elif isinstance(value, dict) and any(isinstance(v, list) for v in value.values()):
             for key, items in value.items():
                 print(f"{name}, {key}: {len(items)}")

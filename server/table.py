@@ -49,13 +49,15 @@ from .table_core import (
     HUMAN,
     PLAYING,
     WAITING,
+    Pending,
     RequestError,
     Seat,
+    Settle,
     TableConfig,
     ledger_message,
     without_paths,
 )
-from .table_play import Pending, Settle, TablePlay, action_of
+from .table_play import TablePlay, action_of
 from .table_rematch import TableRematch
 from .table_seats import TableSeats
 from .table_store import TableStore

@@ -1,30 +1,27 @@
 """The values a table is made of: its configuration (`TableConfig`), a seat (`Seat`), a request
-refused (`RequestError`), and the ledger as a newcomer is shown it. The table itself and the
-parts it holds are in table.py and the table_* modules beside it."""
+refused (`RequestError`), a hand's settlement on its way to the disk (`Settle`), a slow bot's
+decision on its way (`Pending`), and the ledger as a newcomer is shown it. The table itself and
+the parts it holds are in table.py and the table_* modules beside it."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tonk.shared import protocol as p
-from tonk.shared.ledger import Ledger
-from tonk.shared.messages import (
-    LedgerMessage,
-    SeatKind,
-    SeatStatus,
-    TableState,
-)
+from tonk.shared.bots import Bot
+from tonk.shared.hand import Hand
+from tonk.shared.ledger import Ledger, Payments
+from tonk.shared.messages import LedgerMessage, SeatKind, SeatStatus, TableState
 from tonk.shared.rules import HouseRules
-from tonk.shared.session import SeatRecord, SessionError, seat_status
+from tonk.shared.session import SeatRecord, SessionError, Settled, seat_status
+from tonk.shared.settlement import Settlement
+from tonk.shared.view import SeatView
 from tonk.shared.waiting import AwayTally
 
 from . import store as st
 from .connection import Connection
-
-if TYPE_CHECKING:
-    pass
 
 WAITING, PLAYING, FINISHED, CLOSED = TableState
 HUMAN, BOT, EMPTY = SeatKind
@@ -116,6 +113,46 @@ class Seat(SeatRecord):
         return st.SavedSeat(
             number, self.name, self.kind, self.strategy, self.token_hash, self.stake, self.away
         )
+
+
+@dataclass(slots=True)
+class Settle:
+    """A hand's settlement, ready to be written and then applied."""
+
+    ops: list[st.Op]
+    settled: Settled
+
+    @property
+    def settlement(self) -> Settlement:
+        return self.settled.settlement
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.settled.names
+
+    @property
+    def payments(self) -> Payments:
+        return self.settled.payments
+
+    @property
+    def session_over(self) -> str | None:
+        return self.settled.over
+
+
+@dataclass(slots=True)
+class Pending:
+    """A slow bot's decision (`Bot.slow`), made in a worker thread while the event loop serves
+    everybody else, with the table's lock free: acted on only if the table is still where it
+    was when the bot was asked (`TablePlay.still_due`)."""
+
+    number: int  # the seat to act
+    seat: Seat
+    hand: Hand
+    events: int  # how many events the hand had when the bot was asked
+    bot: Bot  # the seat's bot then: never touched by the thread
+    thinker: Bot  # a copy of it that decides, and replaces it if the decision is acted on
+    view: SeatView
+    announce: bool  # the seat was just marked away: the table goes out after the move
 
 
 def ledger_message(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -> LedgerMessage:

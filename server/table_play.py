@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tonk.shared import messages as m
@@ -26,16 +25,23 @@ from tonk.shared.actions import (
 from tonk.shared.bots import Bot, fallback, make_bot
 from tonk.shared.cards import CardError, parse_card, parse_cards
 from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.ledger import Ledger, LedgerEntry, Payments
+from tonk.shared.ledger import Ledger, LedgerEntry
 from tonk.shared.messages import Cut, HandEnd, SessionEndReason, Update
-from tonk.shared.session import Session, Settled, played_for_at, without_last_action
-from tonk.shared.settlement import Settlement
-from tonk.shared.view import SeatView
+from tonk.shared.session import Session, played_for_at, without_last_action
 from tonk.shared.words import plural
 
 from . import store as st
 from .connection import Connection
-from .table_core import BOT, FINISHED, HUMAN, PLAYING, RequestError, Seat, ledger_message
+from .table_core import (
+    BOT,
+    FINISHED,
+    HUMAN,
+    PLAYING,
+    Pending,
+    RequestError,
+    Settle,
+    ledger_message,
+)
 from .updates import UpdateFrames
 
 if TYPE_CHECKING:
@@ -62,46 +68,6 @@ def action_of(message: m.Action, seat: int) -> Action:
         return Drop(seat)
     except CardError as exc:
         raise IllegalAction(f"malformed action: {exc}", "bad_action") from None
-
-
-@dataclass(slots=True)
-class Settle:
-    """A hand's settlement, ready to be written and then applied."""
-
-    ops: list[st.Op]
-    settled: Settled
-
-    @property
-    def settlement(self) -> Settlement:
-        return self.settled.settlement
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self.settled.names
-
-    @property
-    def payments(self) -> Payments:
-        return self.settled.payments
-
-    @property
-    def session_over(self) -> str | None:
-        return self.settled.over
-
-
-@dataclass(slots=True)
-class Pending:
-    """A slow bot's decision (`Bot.slow`), made in a worker thread while the event loop serves
-    everybody else, with the table's lock free: acted on only if the table is still where it
-    was when the bot was asked (`TablePlay.still_due`)."""
-
-    number: int  # the seat to act
-    seat: Seat
-    hand: Hand
-    events: int  # how many events the hand had when the bot was asked
-    bot: Bot  # the seat's bot then: never touched by the thread
-    thinker: Bot  # a copy of it that decides, and replaces it if the decision is acted on
-    view: SeatView
-    announce: bool  # the seat was just marked away: the table goes out after the move
 
 
 class TablePlay:
