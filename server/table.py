@@ -121,9 +121,8 @@ class Table:
         self.name = name
         self.config = config
         self.created = created
-        self.creator_address: str | None = (
-            None  # where it was created from (not kept over a restart)
-        )
+        # Where it was created from (not kept over a restart).
+        self.creator_address: str | None = None
         self.state = WAITING
         self.lock = asyncio.Lock()
         self.kicked = asyncio.Event()
