@@ -20,6 +20,7 @@ from tonk.shared.messages import (
     SEAT_KINDS,
     TABLE_STATES,
     LedgerMessage,
+    PlayerSummary,
     SeatKind,
     SeatStatus,
     ServerMessage,
@@ -31,7 +32,6 @@ from tonk.shared.messages import (
 )
 from tonk.shared.rematch import RematchOffer
 from tonk.shared.rules import HouseRules
-from tonk.shared.server_messages import new_player_summary, new_table_summary
 from tonk.shared.session import SeatRecord, Session, SessionError, played_for_at, seat_status
 from tonk.shared.waiting import AwayTally
 
@@ -315,7 +315,7 @@ class TableCore:
         config = self.config
         balances = self.ledger.balances
         taken = sum(seat.taken for seat in self.seats)
-        return new_table_summary(
+        return TableSummary(
             id=self.id,
             name=self.name,
             rules=self.rules.to_wire(),
@@ -336,7 +336,7 @@ class TableCore:
             dealer=self.dealer,
             paused=self.paused,
             players=tuple(
-                new_player_summary(
+                PlayerSummary(
                     seat=number,
                     name=seat.name,
                     kind=SEAT_KINDS[seat.kind],

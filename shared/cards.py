@@ -7,8 +7,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ._fast import card_eq, identity_hash, shuffle
-
 
 class Suit(Enum):
     """The four suits, in the order a fresh deck is built."""
@@ -17,8 +15,6 @@ class Suit(Enum):
     HEARTS = "h"
     DIAMONDS = "d"
     CLUBS = "c"
-
-    __hash__ = identity_hash  # (a suit is a singleton; see _fast)
 
     @property
     def symbol(self) -> str:
@@ -79,8 +75,6 @@ class Card:
 
     rank: int
     suit: Suit
-
-    __eq__ = card_eq  # the same rank and suit (see _fast)
 
     def __post_init__(self) -> None:
         if not 1 <= self.rank <= 13:
@@ -178,10 +172,9 @@ def count(cards: Iterable[Card]) -> int:
 
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
-    """A full deck in an order drawn from `rng`: the same seed gives the same order, the one
-    `rng.shuffle` gives."""
+    """A full deck in an order drawn from `rng`: the same seed gives the same order."""
     deck = list(DECK)
-    shuffle(deck, rng)
+    rng.shuffle(deck)
     return deck
 
 

@@ -8,7 +8,6 @@ from types import MappingProxyType
 from typing import TypeAlias
 
 from . import protocol as p
-from ._fast import maker
 from .actions import Event
 from .advice import Advice
 from .history import HandSummary, HistoryStep
@@ -141,12 +140,6 @@ class TableSummary:
             state=TableState(data["state"]),
             players=tuple(PlayerSummary.from_wire(player) for player in data["players"]),
         )
-
-
-#: `PlayerSummary(...)` and `TableSummary(...)` the quick way (see `_fast.maker`): a table's
-#: summary is built again after each change of it, for the lobby, with a dozen fields a seat.
-new_player_summary = maker(PlayerSummary)
-new_table_summary = maker(TableSummary)
 
 
 _SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("state", "players")]
