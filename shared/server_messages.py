@@ -299,7 +299,7 @@ class Cut(ServerMessage):
 @_message(p.UPDATE)
 class Update(ServerMessage):
     """A hand's events from the `start`-th on, and the view after them, as one seat sees them
-    (the server sends these as bytes put together per change: updates.py)."""
+    (the server encodes each seat's whole, the spectators' once per change)."""
 
     table: int
     hand: int
