@@ -82,6 +82,13 @@ class Card:
     rank: int
     suit: Suit
 
+    def __eq__(self, other: object) -> bool:
+        """The same rank and suit (written out: the one dataclass writes builds two tuples to
+        compare, and a card is compared with each card before it in `hand.index(card)`)."""
+        if other.__class__ is not Card:
+            return NotImplemented
+        return self.rank == other.rank and self.suit is other.suit
+
     def __post_init__(self) -> None:
         if not 1 <= self.rank <= 13:
             raise CardError(f"rank must be 1-13, not {self.rank}")
