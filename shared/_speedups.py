@@ -8,13 +8,12 @@ use instead, and a test holds the two to the same result.
 
 One more lives in cards.py, which this module imports: a suit hashed by identity, in C.
 
-Measured by taking each trick out alone and running `tonk-sim --hands 6000 --seed 1 --jobs 1`
-(BENCHMARKS.md, "Speed tricks, one at a time"): views through `SeatView(...)` made it about 20%
-slower, events through `Event(...)` about 10%, Enum's hash of a suit 5% more instructions a
-hand, `Random.shuffle` about 5%. The tricks that cost 2% or less were retired, and so was the
-quick `LegalActions(...)` (6% more instructions a hand): legality.py builds them, and view.py
-imports legality, so that this module, which builds views, cannot be imported by legality
-without an import circle.
+Measured by taking each trick out alone from tonk-sim and counting its instructions a hand
+(BENCHMARKS.md, "Speed tricks, one at a time"): views through `SeatView(...)` cost 37% more,
+events through `Event(...)` 12%, Enum's hash of a suit 5.5%, `Random.shuffle` 3.5%. The tricks
+that cost 2% or less were retired, and so was the quick `LegalActions(...)` (5.8%): legality.py
+builds them, and view.py imports legality, so that this module, which builds views, cannot be
+imported by legality without an import circle.
 
 Why the values: a frozen value's `__init__` sets each field through `object.__setattr__`,
 about four times the cost of a plain store in CPython 3.11 (an 18-field SeatView takes 1.2 us

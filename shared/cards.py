@@ -19,7 +19,7 @@ class Suit(Enum):
     # A suit is a singleton, so it is hashed by identity, in C: Enum's own __hash__ is a Python
     # function, and cards (a card hashes its rank and suit) are hashed in sets and dicts on
     # every turn. The one speed trick outside _speedups.py (which imports this module); it
-    # pays 5% of tonk-sim's instructions (BENCHMARKS.md, "Speed tricks, one at a time").
+    # pays 5.5% of tonk-sim's instructions (BENCHMARKS.md, "Speed tricks, one at a time").
     __hash__ = object.__hash__
 
     @property
