@@ -14,11 +14,11 @@ import math
 from bisect import bisect_right, insort
 from collections import Counter
 
+import msgpack
 from tonk.shared import protocol as p
 
 from .connection import Connection
 from .host import LobbyHost
-from .updates import _array_header, _map_header, _pack, _pairs
 
 #: Room kept in a frame for the envelope around the summaries (type, after, more, total, ...).
 _ENVELOPE = 256
@@ -34,6 +34,23 @@ _PAGE_SLACK = 64 * 1024
 #: doubles from one look to the next: a client that reads is seen at once, one that does not
 #: costs a look a second).
 _TAKEN_POLL = (0.05, 1.0)
+
+_pack = msgpack.Packer(use_bin_type=True).pack  # (packb builds a new Packer per call)
+
+
+def _map_header(size: int) -> bytes:
+    return bytes((0x80 | size,)) if size < 16 else b"\xde" + size.to_bytes(2, "big")
+
+
+def _array_header(size: int) -> bytes:
+    return bytes((0x90 | size,)) if size < 16 else b"\xdc" + size.to_bytes(2, "big")
+
+
+def _pairs(data: dict[str, object]) -> bytes:
+    """The keys and values of `data` packed in order, without the map's header."""
+    packed = _pack(data)
+    return packed[1:] if len(data) < 16 else packed[3:]
+
 
 _TABLES_KEY, _REMOVED_KEY, _REPLY_TO_KEY = (_pack(key) for key in ("tables", "removed", "reply_to"))
 _LOBBY_HEAD = _map_header(3) + _pairs({"type": p.LOBBY})

@@ -31,13 +31,13 @@ from tonk.shared.messages import (
     SEAT_KINDS,
     TABLE_STATES,
     Left,
+    PlayerSummary,
     ServerMessage,
     SessionEndReason,
     TableMessage,
     TableSummary,
 )
 from tonk.shared.rules import HouseRules
-from tonk.shared.server_messages import new_player_summary, new_table_summary
 from tonk.shared.session import Absence, past_grace, starts_itself
 
 from . import store as st
@@ -194,7 +194,7 @@ class Table:
         balances = session.ledger.balances
         seats = self.seats
         taken = sum(seat.taken for seat in seats)
-        return new_table_summary(
+        return TableSummary(
             id=self.id,
             name=self.name,
             rules=self.rules.to_wire(),
@@ -215,7 +215,7 @@ class Table:
             dealer=session.dealer,
             paused=self.store.paused,
             players=tuple(
-                new_player_summary(
+                PlayerSummary(
                     seat=number,
                     name=seat.name,
                     kind=SEAT_KINDS[seat.kind],

@@ -25,7 +25,7 @@ from tonk.shared.session import Session, played_for_at, without_last_action
 from tonk.shared.words import plural
 
 from . import store as st
-from .connection import Connection
+from .connection import Connection, encode_message
 from .table_core import (
     BOT,
     FINISHED,
@@ -36,7 +36,6 @@ from .table_core import (
     Settle,
     ledger_message,
 )
-from .updates import UpdateFrames
 
 if TYPE_CHECKING:
     from .table import Table
@@ -167,34 +166,36 @@ class TablePlay:
     # -- what everybody is told ---------------------------------------------------------------
 
     def update_message(self, seat: int | None, start: int, reply_to: int | None = None) -> Update:
+        return self._update(seat, start, reply_to, self.deadline())
+
+    def _update(
+        self, seat: int | None, start: int, reply_to: int | None, deadline: float | None
+    ) -> Update:
+        """The hand's events from `start` on and the view after them, as `seat` sees them."""
         hand = self.hand
         assert hand is not None
         events = tuple(hand.events_for(seat, start))
-        view = hand.view(seat)
-        return Update(
-            self.table.id, self.session.hand_number, start, events, view, self.deadline(), reply_to
-        )
+        number = self.session.hand_number
+        return Update(self.table.id, number, start, events, hand.view(seat), deadline, reply_to)
 
     def send_updates(self, start: int, answer: Connection | None = None) -> None:
-        """Every connection at the table gets its `update_message(seat, start)`, each frame
-        put together from the parts all seats share, packed once (see updates.py); `answer`,
-        the connection whose action this is, gets its frame with the action's `reply_to`."""
+        """Every connection at the table gets its `update_message(seat, start)`, the
+        spectators one frame between them; `answer`, the connection whose action this is, gets
+        its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
         seats = self.table.seats
-        number = self.session.hand_number
-        frames = UpdateFrames(self.table.id, number, hand, start, self.deadline())
-        self.told = (number, len(hand.events))
-        # (seats.connections() spelt out: no list built, on every action)
+        deadline = self.deadline()  # (one for every seat's frame)
+        self.told = (self.session.hand_number, len(hand.events))
         for number, seat in enumerate(seats):
             conn = seat.conn
             if conn is not None:
-                if conn is answer and conn.request_id is not None:
-                    conn.send_frame(frames.answer(number, conn.request_id))
-                else:
-                    conn.send_frame(frames.frame(number))
-        for conn in seats.spectators:
-            conn.send_frame(frames.frame(None))
+                reply_to = conn.request_id if conn is answer else None
+                conn.send_frame(encode_message(self._update(number, start, reply_to, deadline)))
+        if seats.spectators:
+            frame = encode_message(self._update(None, start, None, deadline))
+            for conn in seats.spectators:
+                conn.send_frame(frame)
 
     def send_ledger(self, conn: Connection) -> None:
         """The ledger as far as a newcomer to the table is shown it."""

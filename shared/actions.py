@@ -6,7 +6,6 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from ._fast import maker
 from .cards import Card, CardError, format_cards, parse_card, parse_cards
 from .records import record
 
@@ -178,14 +177,9 @@ class Event:
         )
 
 
-#: `Event(...)`, built the quick way (see _fast.maker): the hand records an event or two on
-#: every action, and hides drawn cards from every other seat.
-make_event = maker(Event)
-
-
 @functools.cache
 def _hidden_copy(kind: str, seat: int | None, spread: int | None, count: int | None) -> Event:
     """A private event with its cards hidden: the same for every seat that may not see them,
     and in every hand (the private events are the deals and the draws from the stock), so
     made once."""
-    return make_event(kind, seat, (), spread, True, count)
+    return Event(kind, seat, (), spread, True, count)

@@ -7,8 +7,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ._fast import card_eq, identity_hash, shuffle
-
 
 class Suit(Enum):
     """The four suits, in the order a fresh deck is built."""
@@ -18,7 +16,11 @@ class Suit(Enum):
     DIAMONDS = "d"
     CLUBS = "c"
 
-    __hash__ = identity_hash  # (a suit is a singleton; see _fast)
+    # A suit is a singleton, so it is hashed by identity, in C: Enum's own __hash__ is a Python
+    # function, and cards (a card hashes its rank and suit) are hashed in sets and dicts on
+    # every turn. The one speed trick outside _speedups.py (which imports this module); it
+    # pays 5.5% of tonk-sim's instructions (BENCHMARKS.md, "Speed tricks, one at a time").
+    __hash__ = object.__hash__
 
     @property
     def symbol(self) -> str:
@@ -80,7 +82,12 @@ class Card:
     rank: int
     suit: Suit
 
-    __eq__ = card_eq  # the same rank and suit (see _fast)
+    def __eq__(self, other: object) -> bool:
+        """The same rank and suit (written out: the one dataclass writes builds two tuples to
+        compare, and a card is compared with each card before it in `hand.index(card)`)."""
+        if other.__class__ is not Card:
+            return NotImplemented
+        return self.rank == other.rank and self.suit is other.suit
 
     def __post_init__(self) -> None:
         if not 1 <= self.rank <= 13:
@@ -178,10 +185,9 @@ def count(cards: Iterable[Card]) -> int:
 
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
-    """A full deck in an order drawn from `rng`: the same seed gives the same order, the one
-    `rng.shuffle` gives."""
+    """A full deck in an order drawn from `rng`: the same seed gives the same order."""
     deck = list(DECK)
-    shuffle(deck, rng)
+    rng.shuffle(deck)
     return deck
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._fast import index_of, maker
+from ._speedups import new_event, new_seat_view, shuffled_deck
 from .actions import (
     Action,
     Discard,
@@ -24,9 +24,8 @@ from .actions import (
     TakeDiscard,
     action_from_dict,
     action_to_dict,
-    make_event,
 )
-from .cards import Card, count, format_cards, parse_cards, shuffled_deck, validate_deck
+from .cards import Card, count, format_cards, parse_cards, validate_deck
 from .legality import LegalActions, Phase, check, legal_actions
 from .rules import HouseRules, StakeMode
 from .settlement import (
@@ -44,7 +43,6 @@ HAND_SIZE = 5
 # The phases and a stake mode under module names: see the note at `_START` in legality.py.
 _START, _PLAY, _ENDED = Phase.START, Phase.PLAY, Phase.ENDED
 _TABLE_STAKE = StakeMode.TABLE
-_new_view = maker(SeatView)  # `SeatView(...)` the quick way: a view is asked for every action
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,15 +197,15 @@ class Hand:
         self.settlement = None
         self.actions = []
         self.events = [
-            make_event("deal", seat, tuple(cards), private=True)
+            new_event("deal", seat, tuple(cards), private=True)
             for seat, cards in enumerate(self.hands)
         ]
-        self.events.append(make_event("up_card", cards=(up,)))
+        self.events.append(new_event("up_card", cards=(up,)))
         tonks = [s for s in range(players) if rules.is_deal_tonk(count(self.hands[s]))]
         if tonks:
             for seat in tonks:
                 cards = tuple(self.hands[seat])
-                self.events.append(make_event("deal_tonk", seat, cards, count=count(cards)))
+                self.events.append(new_event("deal_tonk", seat, cards, count=count(cards)))
             self._end(settle_deal_tonks(rules, self.hands, tonks, self.stakes, self.multiplier))
         else:
             self.events.append(self._turn_events[self.turn])
@@ -275,9 +273,9 @@ class Hand:
 
     def view(self, seat: int | None) -> SeatView:
         """What `seat` may see; None for a spectator."""
-        # SeatView(...) the quick way, its fields in order (a keyword call costs five times
-        # as much as the positional one, and a view is asked for on every action).
-        return _new_view(
+        # SeatView(...) the quick way (see _speedups), its fields in order: a call by keyword
+        # costs seven times as much as this one, and a view is asked for on every action.
+        return new_seat_view(
             seat,  # seat
             self.rules,  # rules
             self.players,  # players
@@ -333,20 +331,20 @@ class Hand:
 
     def _drop(self, action: Drop, _: int) -> None:
         seat = action.seat
-        self.events.append(make_event("drop", seat, count=self.hand_count(seat)))
+        self.events.append(new_event("drop", seat, count=self.hand_count(seat)))
         self._end(settle_drop(self.rules, seat, self.hands, self.stakes, self.multiplier))
 
     def _draw_stock(self, action: DrawStock, _: int) -> None:
         seat = action.seat
         if not self.stock:
-            self.events.append(make_event("stock_out", seat))
+            self.events.append(new_event("stock_out", seat))
             self._end(settle_stock_out(self.rules, self.hands, self.stakes, self.multiplier))
             return
         card = self.stock.pop()
         self.hands[seat].append(card)
         self._sizes[seat] += 1
         self.phase = _PLAY
-        self.events.append(make_event("draw_stock", seat, (card,), None, True))  # private
+        self.events.append(new_event("draw_stock", seat, (card,), None, True))  # private
 
     def _take_discard(self, action: TakeDiscard, _: int) -> None:
         seat = action.seat
@@ -355,20 +353,20 @@ class Hand:
         self._sizes[seat] += 1
         self.taken_discard = card
         self.phase = _PLAY
-        self.events.append(make_event("take_discard", seat, (card,)))
+        self.events.append(new_event("take_discard", seat, (card,)))
 
     def _spread(self, action: LaySpread, kind: SpreadKind) -> None:
         seat, cards = action.seat, action.cards
         hand = self.hands[seat]
         for card in cards:
-            del hand[index_of(hand, card)]
+            hand.remove(card)
         self._sizes[seat] -= len(cards)
         spread = Spread(
             self._next_spread, seat, kind, order_spread(cards, kind, self.rules.ace_high_runs)
         )
         self._next_spread += 1
         self.spreads = (*self.spreads, spread)
-        self.events.append(make_event("spread", seat, spread.cards, spread=spread.id))
+        self.events.append(new_event("spread", seat, spread.cards, spread=spread.id))
         self._after_laying(seat)
 
     def _hit(self, action: Hit, at: int) -> None:
@@ -384,12 +382,12 @@ class Hand:
         self.spreads = tuple(spreads)
         if spread.owner != seat and self.rules.hit_lock:
             self._lock(spread.owner, self.rules.hit_lock)
-        self.events.append(make_event("hit", seat, (card,), spread=spread_id))
+        self.events.append(new_event("hit", seat, (card,), spread=spread_id))
         self._after_laying(seat)
 
     def _after_laying(self, seat: int) -> None:
         if not self.hands[seat]:
-            self.events.append(make_event("tonk_out", seat))
+            self.events.append(new_event("tonk_out", seat))
             self._end(
                 settle_out(
                     self.rules, seat, self.players, self.stakes, self.multiplier, tonk_out=True
@@ -402,11 +400,11 @@ class Hand:
         del hand[at]
         self._sizes[seat] -= 1
         self.discards.append(card)
-        self.events.append(make_event("discard", seat, (card,)))
+        self.events.append(new_event("discard", seat, (card,)))
         if self.hit_locks[seat]:
             self._lock(seat, self.hit_locks[seat] - 1)
         if not hand:
-            self.events.append(make_event("out_on_discard", seat))
+            self.events.append(new_event("out_on_discard", seat))
             self._end(
                 settle_out(
                     self.rules, seat, self.players, self.stakes, self.multiplier, tonk_out=False
@@ -426,7 +424,7 @@ class Hand:
     def _end(self, settlement: Settlement) -> None:
         self.settlement = settlement
         self.phase = _ENDED
-        self.events.append(make_event("hand_end"))
+        self.events.append(new_event("hand_end"))
 
 
 #: How each kind of action changes the hand, once `check` has let it through, given what the
@@ -450,4 +448,4 @@ def _step_of(action: Action) -> Callable[[Hand, Any, Any], None]:
 def _turn_events_at(players: int) -> tuple[Event, ...]:
     """The event that it is a seat's turn, by seat: values, the same in every hand, so made
     once (one is recorded every turn)."""
-    return tuple(make_event("turn", seat) for seat in range(players))
+    return tuple(new_event("turn", seat) for seat in range(players))

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Protocol
 
-from ._fast import index_of, maker
 from .actions import Action, Discard, DrawStock, Drop, Hit, IllegalAction, LaySpread, TakeDiscard
 from .cards import Card, format_cards
 from .records import record
@@ -75,7 +74,6 @@ class LegalActions:
 
 
 NO_ACTIONS = LegalActions()
-_new_legal_actions = maker(LegalActions)  # asked for after every draw
 # The four possible answers at the start of a turn, built once (LegalActions is a frozen value).
 _START_ACTIONS = {
     (drop, take): LegalActions(drop=drop, draw_stock=True, take_discard=take)
@@ -148,7 +146,7 @@ def check(state: TurnState, hand: Sequence[Card], action: Action) -> int | Sprea
         )
     if isinstance(action, Discard):
         card = action.card
-        at = index_of(hand, card)
+        at = _index(hand, card)
         if at < 0:
             raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
         if state.taken_discard is not None:  # (most turns: spare the call)
@@ -161,6 +159,14 @@ def check(state: TurnState, hand: Sequence[Card], action: Action) -> int | Sprea
     raise TypeError(f"not an action: {action!r}")
 
 
+def _index(hand: Sequence[Card], card: Card) -> int:
+    """Where `card` is in `hand`, or -1."""
+    try:
+        return hand.index(card)
+    except ValueError:
+        return -1
+
+
 def _raise(refused: IllegalAction | None) -> None:
     if refused is not None:
         raise refused
@@ -171,7 +177,7 @@ def _check_spread(state: TurnState, hand: Sequence[Card], action: LaySpread) -> 
     cards = action.cards
     if len(set(cards)) != len(cards):
         raise IllegalAction("a card appears twice in that spread", "not_a_spread")
-    missing = [c for c in cards if index_of(hand, c) < 0]
+    missing = [c for c in cards if c not in hand]
     if missing:
         raise IllegalAction(f"you do not hold {format_cards(missing, False)}", "not_in_hand")
     kind = spread_kind(cards, rules)
@@ -191,7 +197,7 @@ def _check_spread(state: TurnState, hand: Sequence[Card], action: LaySpread) -> 
 def _check_hit(state: TurnState, hand: Sequence[Card], action: Hit) -> int:
     rules = state.rules
     card, spread_id = action.card, action.spread
-    at = index_of(hand, card)
+    at = _index(hand, card)
     if at < 0:
         raise IllegalAction(f"you do not hold {card.pretty()}", "not_in_hand")
     spreads = state.spreads
@@ -333,17 +339,7 @@ def legal_actions(
         discards = tuple(
             card for card in hand if refuse_discarding_with_taken(rules, hand, taken, card) is None
         )
-    # LegalActions(...) the quick way, in field order: drop, draw_stock, take_discard, spreads,
-    # hits, discards (most hands have neither a spread to lay nor a card to hit with: no call
-    # to make an empty tuple of them).
-    return _new_legal_actions(
-        False,
-        False,
-        False,
-        tuple(new_spreads) if new_spreads else (),
-        tuple(hits) if hits else (),
-        discards,
-    )
+    return LegalActions(spreads=tuple(new_spreads), hits=tuple(hits), discards=tuple(discards))
 
 
 # -- looking ahead: can the seat still finish its turn? ---------------------------------------

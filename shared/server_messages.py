@@ -9,7 +9,6 @@ from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from . import protocol as p
-from ._fast import maker
 from .actions import Event
 from .advice import Advice
 from .history import HandSummary, HistoryStep
@@ -144,12 +143,6 @@ class TableSummary:
             state=TableState(data["state"]),
             players=tuple(PlayerSummary.from_wire(player) for player in data["players"]),
         )
-
-
-#: `PlayerSummary(...)` and `TableSummary(...)` the quick way (see `_fast.maker`): a table's
-#: summary is built again after each change of it, for the lobby, with a dozen fields a seat.
-new_player_summary = maker(PlayerSummary)
-new_table_summary = maker(TableSummary)
 
 
 _SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("state", "players")]
@@ -308,7 +301,7 @@ class Cut(ServerMessage):
 @_message(p.UPDATE)
 class Update(ServerMessage):
     """A hand's events from the `start`-th on, and the view after them, as one seat sees them
-    (the server sends these as bytes put together per change: updates.py)."""
+    (the server encodes each seat's whole, the spectators' once per change)."""
 
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))

@@ -261,7 +261,8 @@ def test_a_view_mid_turn_round_trips_with_the_taken_discard() -> None:
 
 
 def test_a_view_is_a_frozen_seat_view_with_every_field_set() -> None:
-    # Hand.view builds it with _fast.maker: field by field, then made a SeatView.
+    # Hand.view builds it the quick way (shared/_speedups.py): field by field, then made a
+    # SeatView.
     hand = example_two_after_elmos_hit()
     for seat in (0, 1, 2, None):
         view = hand.view(seat)
@@ -272,7 +273,7 @@ def test_a_view_is_a_frozen_seat_view_with_every_field_set() -> None:
 
 
 def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set() -> None:
-    # The hand and Event.for_seat build events with _fast.maker too.
+    # The hand builds events the quick way too.
     hand = example_two_after_elmos_hit()
     hand.apply(DrawStock(0))
     for seat in (0, 1, None):
@@ -285,7 +286,6 @@ def test_events_and_their_hidden_copies_are_frozen_events_with_every_field_set()
 
 
 def test_legal_actions_after_a_draw_are_frozen_with_every_field_set() -> None:
-    # legal_actions builds its answer after a draw with _fast.maker too.
     hand = example_two_after_elmos_hit()
     hand.apply(DrawStock(0))
     legal = hand.view(0).legal()
