@@ -87,3 +87,23 @@ async def test_a_seat_whose_table_closed_meanwhile_is_said_in_a_players_words(
         await term.wait_for_all("playing as Tester", "closed since: its")  # (the notice wraps)
         assert "no open table" not in term.screen()
         assert SeatTokens(state).seats(f"127.0.0.1:{port}") == []  # forgotten
+
+
+async def test_a_waiting_tables_status_line_keeps_its_name_at_80x24(
+    tmp_path: Path, term: Term
+) -> None:
+    """The line at the top of a table waiting for players says which table it is: the rules and
+    the stake give way to the message first, the name stays."""
+    with tonk_server(tmp_path, "--bot-pause", "0") as port:
+        alice = await NetClient.connect(port, "Alice")
+        try:
+            await alice.create_table(name="Friday Night", seats=3)
+            client(term, tmp_path, port)
+            await term.wait_for("Friday Night")
+            term.keys("Enter")
+            screen = await term.wait_for("Waiting: 1 of 3 seats open.")
+            top = screen.splitlines()[0]
+            assert "The creator may start it sooner." in top
+            assert top.rstrip().endswith("Friday Night"), top
+        finally:
+            await alice.close()
