@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from clientkit import start_kitchen
+from clientkit import practice_command, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
@@ -107,3 +107,14 @@ async def test_a_waiting_tables_status_line_keeps_its_name_at_80x24(
             assert top.rstrip().endswith("Friday Night"), top
         finally:
             await alice.close()
+
+
+async def test_a_turns_log_line_fits_one_row_at_80x24(tmp_path: Path, term: Term) -> None:
+    """A turn's moves read in one row of the log at 80x24: a draw from the stock is "drew"
+    (the card unseen), the discard after it; your own draw names its card."""
+    term.start(practice_command(), {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "s")})
+    await term.wait_for("Your turn: d draw")
+    term.write("dx")  # draw the 8s, discard the card under the cursor (the 5s)
+    # (each found within one row of the screen)
+    screen = await term.wait_for_all("You drew 8♠, discarded 5♠", "Ada (bot) drew, discarded")
+    assert "│ Ada (bot) drew, discarded K♣ │" in screen
