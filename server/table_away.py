@@ -55,7 +55,7 @@ class TableAway(TableSeats):
                 raise RequestError.refused(exc) from None
             if vote.now:
                 log.info("table %d: %s's seat played for now", self.id, seat.name)
-                seat.disconnected_at = None
+                # (disconnected_at kept: their grace still runs, for a rematch offered meanwhile)
                 await self.set_away(absent, True)
             else:
                 seat.votes = set(vote.votes)

@@ -114,7 +114,8 @@ def without_paths(reason: str) -> str:
 class Seat(SeatRecord):
     """A seat as the server holds it: the session's record of it, the hash of its token, the
     connection of its player, and since when (loop time) that player has lost the link (None
-    while connected, or once away)."""
+    while connected, or once away; kept while the grace runs of a player the table voted to
+    play for now)."""
 
     token_hash: str | None = None
     conn: Connection | None = None
@@ -307,7 +308,7 @@ class TableCore:
         """Seconds until a disconnected player's seat is played for (before the start: given
         up); None for any other seat."""
         disconnected_at = seat.disconnected_at
-        if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN:
+        if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN or seat.away:
             return None
         return round(max(0.0, disconnected_at + self.server.config.grace - self.now), 1)
 

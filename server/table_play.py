@@ -272,13 +272,22 @@ class TablePlay(TableAway):
 
     def offer_rematch(self, reason: SessionEndReason) -> None:
         """The session is over: the same table again is offered to the people at it (one
-        who had left it is out; the bots stay). Kept on disk so that a restart of the server
-        during the wait loses nothing; the session's end itself is on disk already."""
-        wait = self.server.config.rematch_wait
+        who had left it, or lost the link and is past the grace period, is out; one played for
+        while the grace runs is awaited: they may come back; the bots stay). Kept on disk so
+        that a restart of the server during the wait loses nothing; the session's end itself
+        is on disk already."""
+        config = self.server.config
+        wait = config.rematch_wait
+
+        def gone(seat: Seat) -> bool:
+            lost = seat.disconnected_at
+            in_grace = lost is not None and self.now < lost + config.grace
+            return seat.kind == HUMAN and seat.conn is None and seat.away and not in_grace
+
         self.rematch = RematchOffer.offered(
             self.names(),
             [seat.kind == BOT for seat in self.seats],
-            [seat.kind == HUMAN and seat.conn is None and seat.away for seat in self.seats],
+            [gone(seat) for seat in self.seats],
             self.now + wait,
         )
         self.rematch_reason = reason
