@@ -545,7 +545,9 @@ async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() 
             screen.query_one(CentrePanel),
             screen.query_one(HandView),
         ]
-        assert len(widgets) == 9  # players, pile, spreads, ledger, log, status, keys
+        # players, pile, spreads, ledger, log, status, keys; the five places around the
+        # table (a large terminal's)
+        assert len(widgets) == 14
         for node in (app, screen, *widgets):
             real = node.refresh
 
