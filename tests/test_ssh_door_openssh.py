@@ -43,6 +43,7 @@ def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(
     ).stdout
     assert door.fingerprint in known
     assert "claimed by key" in door.server_log()
+    assert "Warning" not in door.server_log()  # (nothing for the host to worry about)
 
 
 def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
