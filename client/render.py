@@ -249,7 +249,7 @@ def move_phrase(
     if kind == "draw_stock":
         return Text("drew ").append_text(cards) if event.cards else Text("drew")
     if kind == "take_discard":
-        return Text("picked up ").append_text(cards)
+        return Text("took ").append_text(cards)
     if kind == "spread":
         return Text("spread ").append_text(cards)
     if kind == "hit":

@@ -118,3 +118,15 @@ async def test_a_turns_log_line_fits_one_row_at_80x24(tmp_path: Path, term: Term
     # (each found within one row of the screen)
     screen = await term.wait_for_all("You drew 8♠, discarded 5♠", "Ada (bot) drew, discarded")
     assert "│ Ada (bot) drew, discarded K♣ │" in screen
+
+
+async def test_a_card_taken_from_the_pile_is_said_in_one_row_at_80x24(
+    tmp_path: Path, term: Term
+) -> None:
+    term.start(practice_command(), {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "s")})
+    await term.wait_for("Your turn: d draw")
+    term.write("p")  # the up card, 9c
+    await term.wait_for("Your turn: x discard")
+    term.write("x")  # the card under the cursor (the 5s)
+    screen = await term.wait_for("You took 9♣, discarded")
+    assert "You took 9♣, discarded 5♠" in screen  # (found within one row)

@@ -80,7 +80,7 @@ def test_log_lines_say_what_happened_as_the_seat_saw_it() -> None:
         text = event_line(event, NAMES, 0, style, owner)
         return None if text is None else text.plain
 
-    assert line(Event("take_discard", 1, parse_cards("Qc"))) == "Goblin picked up Q♣"
+    assert line(Event("take_discard", 1, parse_cards("Qc"))) == "Goblin took Q♣"
     assert line(Event("hit", 2, parse_cards("8s"), spread=3)) == "Elmo hit 8♠ on your run"
     assert line(Event("drop", 0, count=9)) == "You dropped with 9"
     assert line(Event("draw_stock", 1, private=True)) == "Goblin drew"

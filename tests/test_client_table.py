@@ -99,7 +99,7 @@ async def test_a_timed_out_seat_is_shown_away_until_its_player_acts_or_is_back(
                 assert "Tester" in line and "(you)" in line and "away (any key)" in line
                 # The move the table made for us is logged as made for us, not as ours.
                 await wait_for(pilot, lambda: "Played for you: " in log_text(app), "the log")
-                assert "You drew" not in log_text(app) and "You picked up" not in log_text(app)
+                assert "You drew" not in log_text(app) and "You took" not in log_text(app)
                 assert "Alice" in players.line_text(1) and "away" not in players.line_text(1)
                 assert app.table_screen.check_action("back", ()) is True
 

@@ -129,7 +129,7 @@ async def test_back_from_a_new_process_says_what_happened_while_away(tmp_path: P
                 "While you were away: 1 turn", "Played for you: drew"
             )
             # The moves made for Tester read as made for them, not as their own.
-            assert "You drew" not in screen and "You picked up" not in screen
+            assert "You drew" not in screen and "You took" not in screen
         finally:
             tester.close()
             await bob.close()
