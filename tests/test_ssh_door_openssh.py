@@ -118,6 +118,7 @@ def test_a_guest_whose_ssh_dropped_comes_back_to_the_log_they_saw(
     try:
         back.wait_for(r"Your turn: x discard", timeout=30)
         back.wait_for(r"<cal> tea, anyone\?")
+        back.wait_for(r"Back at table cal's practice\.")
         assert back.text().count(f"You drew {drew}") == 1  # and not logged twice
     finally:
         back.kill()
