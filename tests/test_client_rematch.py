@@ -94,7 +94,7 @@ async def test_a_friend_played_for_meanwhile_is_awaited_by_the_rematch_not_left(
             ann.keys("k")  # 28 against Bob's 36: the one hand, and the session, end
             await ann.wait_for_all("Kitchen: the session is over", "r: rematch")
             ann.keys("r")
-            await ann.wait_for_all("You said yes; waiting for Bob", "Bob: not answered yet")
+            await ann.wait_for_all("You said yes; waiting for Bob", "Bob: away, not answered yet")
         finally:
             ann.close()
 
