@@ -101,10 +101,13 @@ async def test_a_waiting_tables_status_line_keeps_its_name_at_80x24(
             client(term, tmp_path, port)
             await term.wait_for("Friday Night")
             term.keys("Enter")
-            screen = await term.wait_for("Waiting: 1 of 3 seats open.")
-            top = screen.splitlines()[0]
-            assert "The creator may start it sooner." in top
-            assert top.rstrip().endswith("Friday Night"), top
+            await term.wait_until(
+                lambda s: (
+                    "Waiting: 1 of 3 seats open. The creator may start it sooner." in s
+                    and s.splitlines()[0].rstrip().endswith("Friday Night")
+                ),
+                "the waiting line with the table's name",
+            )
         finally:
             await alice.close()
 

@@ -18,6 +18,14 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
+def table_rows(screen: str) -> list[str]:
+    """The table's rows of a large screen: without the top line, nor the ledger and the log at
+    their right (an empty row for the top line, so that the rows keep their numbers)."""
+    lines = screen.splitlines()
+    right = lines[1].find("╭─ Ledger") if len(lines) > 1 else -1
+    return ["", *(row[:right] if right > 0 else row for row in lines[1:])]
+
+
 async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_the_pile(
     tmp_path: Path,
 ) -> None:
@@ -27,28 +35,36 @@ async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_t
         # A card of 7 columns and 5 rows.
         await term.wait_for_all("Your turn: d draw", "│5♠   │", "│  ♠  │", "│   5♠│", "9♣ up card")
         term.write("dx")  # draw the 8s, discard the card under the cursor (the 5s)
-        # The bot's turn, then ours: each last move is under its player's name.
+        # The bot's turn, then ours: each last move is under its player's name. The one other
+        # player sits across, above the stock: her name, her cards face down, her last move
+        # (the stacked deck: the bot plays so). You at the bottom of the table, above your
+        # hand.
+
+        def placed(screen: str) -> bool:
+            rows = table_rows(screen)
+            names = [n for n, row in enumerate(rows) if "Ada (bot)" in row]
+            stock = [n for n, row in enumerate(rows) if "Stock:" in row]
+            hand = [n for n, row in enumerate(rows) if "Your hand ·" in row]
+            if not names or not stock or not hand or names[0] + 2 >= len(rows):
+                return False
+            ada, hand_title = names[0], hand[0]
+            return (
+                ada < stock[0]
+                and "▒▒ ▒▒ ▒▒ ▒▒ ▒▒  5 cards" in rows[ada + 1]
+                and "drew, discarded K♣" in rows[ada + 2]
+                and "Tester (you)" in rows[hand_title - 3]
+                and "drew 8♠, discarded 5♠" in rows[hand_title - 2]
+            )
+
         screen = await term.wait_until(
             lambda s: (
                 "Your turn: d draw" in s
-                and "drew, discarded K♣" in s
-                and "drew 8♠, discarded 5♠" in s
                 and "Pile, newest first: K♣ Ada (bot) · 5♠ You · 9♣ up card" in s
+                and placed(s)
             ),
-            "the bot's turn done",
+            "the bot's turn done, each move under its player's name",
         )
-        rows = screen.splitlines()
         assert "Players" not in screen  # (they sit around the table instead)
-        # The one other player sits across: above the stock, her cards face down, her last
-        # move (the stacked deck: the bot plays so).
-        ada = next(n for n, row in enumerate(rows) if "Ada (bot)" in row)
-        stock = next(n for n, row in enumerate(rows) if "Stock:" in row)
-        assert ada < stock
-        assert "▒▒ ▒▒ ▒▒ ▒▒ ▒▒  5 cards" in rows[ada + 1]
-        assert "drew, discarded K♣" in rows[ada + 2]
-        # You at the bottom of the table, above your hand.
-        hand = next(n for n, row in enumerate(rows) if "Your hand ·" in row)
-        assert "Tester (you)" in rows[hand - 3] and "drew 8♠, discarded 5♠" in rows[hand - 2]
         # Made small, the table is drawn as at 80x24: small cards, no pile line.
         term.resize(80, 24)
         screen = await term.wait_gone("Pile, newest first")
@@ -68,12 +84,10 @@ async def test_three_others_sit_at_your_left_across_and_at_your_right_in_the_ord
             env(tmp_path),
         )
         screen = await term.wait_until(
-            lambda s: "Stock:" in s and s.count("▒▒  ") == 3,
+            lambda s: "Stock:" in s and s.count("▒▒  ") == 3 and "Tester (you)" in s,
             "the three others' cards face down",
         )
-        # The table's rows, without the top line, nor the ledger and the log at their right.
-        right = screen.splitlines()[1].index("╭─ Ledger")
-        rows = ["", *(row[:right] for row in screen.splitlines()[1:])]
+        rows = table_rows(screen)
 
         def where(text: str) -> tuple[int, int]:
             return next((n, row.index(text)) for n, row in enumerate(rows) if text in row)
@@ -122,15 +136,25 @@ async def test_a_spectator_on_a_large_terminal_reads_each_last_turn_under_the_na
             await term.wait_for("You are watching this table.")
             await bob.send({"type": p.DRAW_STOCK})
             await bob.send({"type": p.DISCARD, "card": "5s"})
-            screen = await term.wait_for("drew, discarded 5♠")
-            rows = screen.splitlines()
-            across = next(n for n, row in enumerate(rows) if "Bob" in row and "Ledger" not in row)
-            assert "5 cards" in rows[across + 1] and "drew, discarded 5♠" in rows[across + 2]
-            # Alice's side at the bottom, above the hand panel: she deals, and has not played.
-            at_bottom = next(n for n, row in enumerate(rows) if "Alice D" in row)
-            stock = next(n for n, row in enumerate(rows) if "Stock:" in row)
-            hand = next(n for n, row in enumerate(rows) if "You are watching" in row)
-            assert stock < at_bottom < hand and "5 cards" in rows[at_bottom + 1]
+            # Bob across, his move under his name; Alice's side at the bottom, above the hand
+            # panel: she deals, and has not played.
+
+            def placed(screen: str) -> bool:
+                rows = table_rows(screen)
+
+                def first(text: str) -> int:
+                    return next((n for n, row in enumerate(rows) if text in row), -1)
+
+                bob, alice = first("Bob"), first("Alice D")
+                stock, hand = first("Stock:"), first("You are watching")
+                return (
+                    0 < bob < stock < alice < hand
+                    and "5 cards" in rows[bob + 1]
+                    and "drew, discarded 5♠" in rows[bob + 2]
+                    and "5 cards" in rows[alice + 1]
+                )
+
+            screen = await term.wait_until(placed, "each player in their place")
             assert "each player's last turn" not in screen
             assert screen.count("drew, discarded 5♠") == 2  # under the name, the log
         finally:
