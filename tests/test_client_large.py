@@ -4,6 +4,7 @@ last discards with who threw them. 80x24 is drawn as before (the snapshots say s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from clientkit import practice_command, start_kitchen
@@ -50,7 +51,7 @@ async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_t
             ada, hand_title = names[0], hand[0]
             return (
                 ada < stock[0]
-                and "▒▒ ▒▒ ▒▒ ▒▒ ▒▒  5 cards" in rows[ada + 1]
+                and "▒ ▒ ▒ ▒ ▒  5 cards" in rows[ada + 1]
                 and "drew, discarded K♣" in rows[ada + 2]
                 and "Tester (you)" in rows[hand_title - 3]
                 and "drew 8♠, discarded 5♠" in rows[hand_title - 2]
@@ -80,11 +81,11 @@ async def test_three_others_sit_at_your_left_across_and_at_your_right_in_the_ord
     term = Term(160, 50)
     try:
         term.start(
-            [command_path("tonk-client"), "--name", "Tester", "--bots", "3", "--bot-pause", "0"],
+            [command_path("tonk-client"), "--name", "Tester", "--bots", "3", "--seed", "11"],
             env(tmp_path),
         )
         screen = await term.wait_until(
-            lambda s: "Stock:" in s and s.count("▒▒  ") == 3 and "Tester (you)" in s,
+            lambda s: "Stock:" in s and s.count("▒  ") == 3 and "Tester (you)" in s,
             "the three others' cards face down",
         )
         rows = table_rows(screen)
@@ -98,7 +99,7 @@ async def test_three_others_sit_at_your_left_across_and_at_your_right_in_the_ord
         assert where("Ada (bot)")[0] == stock_row and where("Ada (bot)")[1] < stock_column
         assert where("Bix (bot)")[0] < stock_row
         assert where("Cleo (bot)")[0] == stock_row and where("Cleo (bot)")[1] > stock_column
-        assert rows[stock_row + 1].count("cards") == 2
+        assert len(re.findall(r"\d cards?\b", rows[stock_row + 1])) == 2  # (six fit too)
         assert "(you)" in rows[where("Your hand")[0] - 2]
     finally:
         term.close()

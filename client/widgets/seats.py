@@ -42,8 +42,9 @@ def places(seats: Sequence[int], bottom: int | None) -> tuple[int | None, dict[s
 
 
 def card_backs(cards: int, ascii_only: bool = False) -> Text:
-    """`cards` face down (`▒▒ ▒▒ ▒▒`): what another player holds, to be seen at a glance."""
-    return Text(" ".join(["##" if ascii_only else "▒▒"] * cards), style="blue")
+    """`cards` face down (`▒ ▒ ▒`): what another player holds, to be seen at a glance (seven
+    and their count fit a place at the side)."""
+    return Text(" ".join(["#" if ascii_only else "▒"] * cards), style="blue")
 
 
 def seat_block(state: TableState, seat: int, ascii_only: bool = False) -> list[Text]:
