@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from tonk.shared import protocol as p
-from tonk.shared.actions import Event, action_message
+from tonk.shared.actions import Event
 from tonk.shared.bots import Bot, make_bot
+from tonk.shared.messages import action_request
 from tonk.shared.rules import HouseRules
 from tonk.shared.view import SeatView
 
@@ -413,7 +414,7 @@ class BotClient(asyncio.Protocol):
         assert self.view is not None
         view = self.views.read(self.view)
         action = self.bot.choose(view)
-        data = action_message(action)
+        data = action_request(action).to_wire()
         self.send(data)
         self.sent_at = time.monotonic()
 

@@ -6,8 +6,9 @@
 What it counts, each from the source as it is (nothing here is typed in by hand):
 
 - the lines of the largest files;
-- the classes one table is made of (the server's `Table` and every class it inherits from in
-  `tonk.server`) and the files they span;
+- the classes one table is made of (the server's `Table`, the parts it holds, and every class
+  they inherit from in `tonk.server`), the files they span, the fields of each part (what
+  each holds of the table's state) and the deepest inheritance among them;
 - the places a client message is declared: for each message type, the files of `shared/` and
   `server/` that name its type constant (`p.DISCARD`, `DISCARD:`) or its class;
 - the functions that turn a move from one form into another (`action_*`, `*_action`);
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import inspect
 import json
 import re
@@ -46,15 +48,55 @@ def largest(texts: dict[str, str], count: int = 5) -> list[tuple[str, int]]:
     return sorted(lines.items(), key=lambda item: -item[1])[:count]
 
 
-def table_classes() -> list[tuple[str, str]]:
-    """(class, file) for `Table` and each of its bases in tonk.server."""
-    from tonk.server.table import Table
+def _slots(cls: type) -> list[str]:
+    """The fields `cls` and its bases in tonk.server declare."""
+    return [
+        name
+        for base in cls.__mro__
+        if base.__module__.startswith("tonk.server")
+        for name in base.__dict__.get("__slots__", ())
+    ]
 
+
+def _ours(cls: type) -> list[type]:
+    """`cls` and its bases in tonk.server."""
+    return [base for base in cls.__mro__ if base.__module__.startswith("tonk.server")]
+
+
+def table_parts() -> dict[str, tuple[type, list[str]]]:
+    """`Table` and every part it holds (a field whose value holds the table back), each as
+    its class and its own fields (the parts, and a part's link back to the table, left out).
+    The table is built as the server builds one, outside a server: nothing asks it anything."""
+    from tonk.server.table import Table, TableConfig
+    from tonk.shared.rules import PRESETS
+
+    async def build() -> Table:
+        return Table(None, 1, "t", TableConfig(rules=PRESETS["classic"]), 0.0)  # type: ignore[arg-type]
+
+    table = asyncio.run(build())
+    fields = _slots(Table)
+    parts = {
+        name: getattr(table, name)
+        for name in fields
+        if getattr(getattr(table, name, None), "table", None) is table
+    }
+    out: dict[str, tuple[type, list[str]]] = {
+        "Table": (Table, [name for name in fields if name not in parts])
+    }
+    for name, part in parts.items():
+        out[name] = (type(part), [f for f in _slots(type(part)) if f != "table"])
+    return out
+
+
+def table_classes(parts: dict[str, tuple[type, list[str]]]) -> list[tuple[str, str, int]]:
+    """(class, file, depth) for `Table`, each part it holds, and each of their bases in
+    tonk.server (depth: how many classes of tonk.server the holder's inheritance chain has)."""
     out = []
-    for cls in Table.__mro__:
-        if cls.__module__.startswith("tonk.server"):
+    for holder, _ in parts.values():
+        chain = _ours(holder)
+        for cls in chain:
             path = Path(inspect.getsourcefile(cls) or "").resolve()
-            out.append((cls.__name__, str(path.relative_to(ROOT))))
+            out.append((cls.__name__, str(path.relative_to(ROOT)), len(chain)))
     return out
 
 
@@ -131,13 +173,19 @@ def untyped_maps(texts: dict[str, str]) -> dict[str, int]:
 
 def counts() -> dict[str, Any]:
     texts = sources()
-    tables = table_classes()
+    parts = table_parts()
+    tables = table_classes(parts)
     declared = message_declarations(texts)
     return {
         "modules": {folder: sum(p.startswith(folder) for p in texts) for folder in FOLDERS},
         "largest files": largest(texts),
         "table classes": tables,
-        "files one table spans": len({path for _, path in tables}),
+        "files one table spans": len({path for _, path, _ in tables}),
+        "table parts (class, fields)": {
+            name: (cls.__name__, fields) for name, (cls, fields) in parts.items()
+        },
+        "fields per table part": {name: len(fields) for name, (_, fields) in parts.items()},
+        "table inheritance depth": max(depth for _, _, depth in tables),
         "files naming a client message (median, most)": [
             statistics.median(declared.values()),
             max(declared.values()),
@@ -161,6 +209,10 @@ def main(argv: list[str]) -> int:
             print(f"{name}: {len(value)}")
             for item in value:
                 print("   ", " ".join(map(str, item)) if isinstance(item, tuple) else item)
+        elif isinstance(value, dict) and any(isinstance(v, tuple) for v in value.values()):
+            print(f"{name}: {len(value)}")
+            for key, (cls, fields) in value.items():
+                print(f"    {key}: {cls}, {len(fields)}: {', '.join(fields)}")
         elif isinstance(value, dict) and any(isinstance(v, list) for v in value.values()):
             for key, items in value.items():
                 print(f"{name}, {key}: {len(items)}")

@@ -22,13 +22,9 @@ from tonk.shared import protocol as p
 from .coaching import advice_text
 from .connection import Connection, Opener, TableRequest
 from .dialogs import (
-    ConfirmModal,
-    CreateTableScreen,
     EndOfHandModal,
     HandReplayScreen,
-    HelpScreen,
     HistoryScreen,
-    HitChooser,
     StandingsScreen,
 )
 from .dialogs.standings import MOVED
@@ -110,18 +106,7 @@ class TonkApp(KeyedApp):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
-    PASS_THROUGH: ClassVar[tuple[type[Screen[Any]], ...]] = (EndOfHandModal, HelpScreen)
     LATE_KEY = "The hand was over before {key}: not used."
-    KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = (
-        (ConfirmModal, "y answers yes, n or escape no"),
-        (HitChooser, "the spread's number, or arrows and enter, hits; escape cancels"),
-        (StandingsScreen, "r says yes to a rematch, n no, enter goes back, q quits"),
-        (HistoryScreen, "up/down and enter replay a hand, escape goes back"),
-        (HandReplayScreen, "left/right step through the hand, escape goes back"),
-        (NightsScreen, "t, w, m and a choose the nights, escape goes back, q quits"),
-        (ConnectingScreen, "q quits"),
-    )
-    FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = (CreateTableScreen,)
 
     # What the connection reports, flowing down to the screens that watch it.
     #: The server's tables, for the lobby.
@@ -314,7 +299,6 @@ class TonkApp(KeyedApp):
             self.notify("Connected again.", title="Connection")
 
     def on_link_lost(self, message: LinkLost) -> None:
-        self.move_answered()
         self.link_note = f"Connection lost: reconnecting (attempt {message.attempt})"
         if message.attempt == 1 or message.attempt % 10 == 0:
             self.notify(
@@ -333,10 +317,6 @@ class TonkApp(KeyedApp):
 
     def on_table_changed(self, message: TableChanged) -> None:
         state = message.report.state
-        # A move that ended the hand is answered by the end-of-hand window (the hand_end
-        # that follows): the keys after it find the window up (see KeyedApp._next_key).
-        if state.view is None or state.view.settlement is None:
-            self.table_moved(progress(state))
         # The end-of-hand window gets out of the way when the next hand is dealt.
         top = self.screen
         if isinstance(top, StandingsScreen) and str(top.table_id) != state.table_id:
@@ -353,7 +333,6 @@ class TonkApp(KeyedApp):
             self.switch_mode("table")
 
     def on_left_table(self, message: LeftTable) -> None:
-        self.move_answered()
         reason = message.report.reason
         if reason:
             self.notify(reason, severity="warning")
@@ -380,7 +359,6 @@ class TonkApp(KeyedApp):
             seat=ended.seat,
             spreads=ended.spreads,
         )
-        modal.keys_before = self.keys_arrived
         over = any(isinstance(screen, StandingsScreen) for screen in self.screen_stack)
         if self.current_mode == "table" and not over:
             # (Once the session is over its standings hold the last hand's result: no window
@@ -389,7 +367,6 @@ class TonkApp(KeyedApp):
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
             self.push_screen(modal)
-        self.move_answered()
 
     def on_session_ended(self, message: SessionEnded) -> None:
         """The final standings, over everything else at once (the last hand's result is on
@@ -411,7 +388,6 @@ class TonkApp(KeyedApp):
                 self.connection.leave()
 
         standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
-        standings.keys_before = self.keys_arrived
         self.push_screen(standings, done)
 
     def on_rematch_changed(self, message: RematchChanged) -> None:
@@ -462,7 +438,6 @@ class TonkApp(KeyedApp):
         self.notify(text, title="The coach", timeout=30)
 
     def on_server_refused(self, message: ServerRefused) -> None:
-        self.move_answered()
         refused = message.report
         if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
             self.screen.refused = refused.message
@@ -490,15 +465,10 @@ class TonkApp(KeyedApp):
             case m.Sit(table=table):
                 connection.sit(table)
             case request:
-                if connection.send(request) and isinstance(request, m.Action):
+                if connection.send(request) and isinstance(request, m.ActionRequest):
                     # The keys after a move wait for its answer (see KeyedApp).
                     state = self.table_state
-                    self.move_sent(progress(state) if state is not None else (0, 0))
-
-
-def progress(state: TableState) -> tuple[int, int]:
-    """How far the table has got: the hand, and the events of it seen."""
-    return state.hand_number, state.view.event_count if state.view is not None else 0
+                    self.move_sent(state.progress if state is not None else (0, 0))
 
 
 def practice_request(config: ClientConfig) -> TableRequest:

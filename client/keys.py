@@ -9,6 +9,11 @@ binding had run, so the second went where focus was before the first (into the t
 chat line the first opened), and a key a screen answers itself (a greyed-out one, explained)
 overtook the bindings of the keys before it: "123s" spread nothing, the s answered before 1, 2
 and 3 selected.
+
+Textual has no hook for that (its issue #6605): `KeyedApp.on_event` holds the keys and lets them
+into Textual's own dispatch one at a time. What else a key needs is declared where it belongs: a
+screen says how its keys are handled (`KEYS = ScreenKeys(...)`), and a message that answers a
+move is a `MoveAnswer`.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from collections import deque
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -67,6 +73,44 @@ def key_name(char: str) -> str:
     return next(iter(Binding.make_bindings([Binding(char, "")]))).key
 
 
+@dataclass(frozen=True)
+class ScreenKeys:
+    """How a screen's keys are handled, declared on the screen as `KEYS` (a screen that
+    declares none: `ScreenKeys()`)."""
+
+    #: What to press instead, said when a key means nothing on the screen.
+    hint: str = "? shows the keys"
+    #: A window that only shows something: a key it does not use closes it and goes on to the
+    #: screen under it.
+    passes_through: bool = False
+    #: A window that comes up over what a move ended (a hand's end, the session's): a key
+    #: typed before it came up was meant for what it now says is over, and is not used (over
+    #: a window that passes keys through, unless it is one of the window's own).
+    ends_earlier_keys: bool = False
+    #: Its widgets take keys of their own (a form): no "not a key here" on it.
+    form: bool = False
+
+
+def screen_keys(screen: Screen[Any]) -> ScreenKeys:
+    """What `screen` declares of its keys."""
+    declared = getattr(screen, "KEYS", None)
+    return declared if isinstance(declared, ScreenKeys) else ScreenKeys()
+
+
+#: How far the table had got (the hand, and the events of it seen) when a move was sent.
+Progress = tuple[int, int]
+
+
+class MoveAnswer(Message):
+    """A message that answers the move the keys wait on (or says that no answer will come):
+    the keys after the move go on. Every message of the server's that may answer a move is
+    one of these."""
+
+    def answers(self, sent: Progress) -> bool:
+        """Whether this answers a move sent when the table had got as far as `sent`."""
+        return True
+
+
 @dataclass
 class KeyDone(Message):
     """Posted after a key to where it went, and then twice more (`stage` 2 and 3): when it is
@@ -79,15 +123,8 @@ class KeyDone(Message):
 class KeyedApp(App[None]):
     """An App whose keys are handled one at a time, in the order they arrived."""
 
-    #: Windows that only show something: a key they do not use closes them and goes on to
-    #: the screen under them (unless it arrived before they were shown: `keys_before`).
-    PASS_THROUGH: ClassVar[tuple[type[Screen[Any]], ...]] = ()
-    #: What to press instead, said when a key means nothing on a screen of that kind.
-    KEY_HINTS: ClassVar[tuple[tuple[type[Screen[Any]], str], ...]] = ()
-    #: Said of such a key that arrived before the window was shown.
+    #: Said of a key typed before a window that `ends_earlier_keys` came up.
     LATE_KEY: ClassVar[str] = "{key} was typed before this window came up: not used."
-    #: Screens whose widgets take keys of their own (forms): no "not a key here" there.
-    FORMS: ClassVar[tuple[type[Screen[Any]], ...]] = ()
 
     def __init__(self) -> None:
         super().__init__()
@@ -97,8 +134,18 @@ class KeyedApp(App[None]):
         self._key_busy = False
         self._key_target: Widget | None = None
         self._key_timer: Timer | None = None
-        self._move_sent: tuple[int, int] | None = None  # how far the table was when sent
+        self._move_sent: Progress | None = None  # how far the table was when sent
         self._move_timer: Timer | None = None
+        # How many keys had arrived when each screen was first shown.
+        self._keys_before: WeakKeyDictionary[Screen[Any], int] = WeakKeyDictionary()
+
+    def on_mount(self) -> None:
+        """Each screen noted as it is first shown. (Textual runs every class's `on_mount`: a
+        subclass's own does not replace this one.)"""
+        self.screen_change_signal.subscribe(self, self._screen_shown, immediate=True)
+
+    def _screen_shown(self, screen: Screen[Any]) -> None:
+        self._keys_before.setdefault(screen, self.keys_arrived)
 
     def key_route(self) -> Widget:
         """Where a key's marker goes last: the screen that posts what the keys ask for."""
@@ -120,7 +167,7 @@ class KeyedApp(App[None]):
     def _paste_as_keys(self) -> bool:
         """A paste is typed key by key, except into a text field with nothing before it."""
         waiting = self._key_busy or self._move_sent is not None or bool(self._keys)
-        text_field = isinstance(self.focused, Input) or isinstance(self.screen, self.FORMS)
+        text_field = isinstance(self.focused, Input) or screen_keys(self.screen).form
         return waiting or not text_field
 
     def _paste_keys(self, text: str) -> None:
@@ -147,19 +194,16 @@ class KeyedApp(App[None]):
             return
         arrival, key = self._keys.popleft()
         top = self.screen
-        if not isinstance(top, self.PASS_THROUGH) and arrival <= getattr(top, "keys_before", 0):
-            # A screen that came up over everything (the final standings): a key typed
-            # before it was meant for what it now says is over, not for its own keys.
+        declared = screen_keys(top)
+        late = declared.ends_earlier_keys and arrival <= self._keys_before.get(top, 0)
+        own = key.key in top.active_bindings
+        if late and not (declared.passes_through and own):
+            # Held behind the move that brought the window up: it was meant for what the
+            # window now says is over, not for the window.
             self.notify(self.LATE_KEY.format(key=key.character or key.key))
             await self._next_key()
             return
-        if isinstance(top, self.PASS_THROUGH) and key.key not in top.active_bindings:
-            if arrival <= getattr(top, "keys_before", 0):
-                # Held behind the move that brought the window up: it was meant for what
-                # the window now says is over.
-                self.notify(self.LATE_KEY.format(key=key.character or key.key))
-                await self._next_key()
-                return
+        if declared.passes_through and not own:
             top.dismiss(None)  # out of the way: the key is for the screen under it
         self._key_target = self.focused or self.screen
         self._key_serial += 1
@@ -195,21 +239,20 @@ class KeyedApp(App[None]):
 
     # -- a move and its answer ---------------------------------------------------------------
 
-    def move_sent(self, progress: tuple[int, int]) -> None:
+    def move_sent(self, progress: Progress) -> None:
         """A move went to the server when the table had got as far as `progress`: the keys
-        after it wait until `move_answered()` (or MOVE_WAIT seconds)."""
+        after it wait until a `MoveAnswer` answers it (or MOVE_WAIT seconds)."""
         self._move_sent = progress
         if self._move_timer is not None:
             self._move_timer.stop()
-        self._move_timer = self.set_timer(MOVE_WAIT, self.move_answered)
+        self._move_timer = self.set_timer(MOVE_WAIT, self._move_answered)
 
-    def table_moved(self, progress: tuple[int, int]) -> None:
-        """The table has got as far as `progress`: past where it was when the move was sent,
-        that is the move's answer."""
-        if self._move_sent is not None and self._move_sent != progress:
-            self.move_answered()
+    @on(MoveAnswer)
+    def _answer_came(self, message: MoveAnswer) -> None:
+        if self._move_sent is not None and message.answers(self._move_sent):
+            self._move_answered()
 
-    def move_answered(self) -> None:
+    def _move_answered(self) -> None:
         """The server answered the move the keys were waiting on (or never will)."""
         if self._move_timer is not None:
             self._move_timer.stop()
@@ -225,16 +268,15 @@ class KeyedApp(App[None]):
         the named keys people press: enter, tab, the arrows...) that means nothing here says
         so (and what to press), never silently nothing."""
         screen = self.screen
+        declared = screen_keys(screen)
         if (
             not (event.is_printable or event.key in NAMED_KEYS)
             or event.key in screen.active_bindings
-            or isinstance(screen, self.FORMS)
+            or declared.form
             or isinstance(self.focused, Input)
         ):
             return
-        hint = next(
-            (h for kind, h in self.KEY_HINTS if isinstance(screen, kind)), "? shows the keys"
-        )
+        hint = declared.hint
         if event.key in NAMED_KEYS:
             self.notify(f"{NAMED_KEYS[event.key]} is not a key here: {hint}.")
             return

@@ -2,7 +2,8 @@
 connection, what the connection itself says of the link, and the requests screens post up.
 
 Dataclasses, as in posting; a state message can replace an older one of its kind still in the
-queue (toolong's `can_replace`), so a burst of updates draws only the newest.
+queue (toolong's `can_replace`), so a burst of updates draws only the newest. Those that may
+answer a move are `MoveAnswer`s (`keys.py`): the keys after a move wait for one.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from textual.message import Message
 from tonk.shared import messages as m
 
 from . import reports
+from .keys import MoveAnswer, Progress
 from .tablerequest import TableRequest
 
 R = TypeVar("R", bound=reports.Report)
@@ -38,8 +40,16 @@ class LobbyChanged(Reported[reports.LobbyChanged]):
         return isinstance(message, LobbyChanged)
 
 
-class TableChanged(Reported[reports.TableChanged]):
+class TableChanged(Reported[reports.TableChanged], MoveAnswer):
     """The table we sit at (or watch) changed."""
+
+    def answers(self, sent: Progress) -> bool:
+        """The table got past where it was when the move was sent, unless the move ended the
+        hand: the end-of-hand window (the `HandEnded` that follows) answers that one, so that
+        the keys after it find the window up."""
+        state = self.report.state
+        ended = state.view is not None and state.view.settlement is not None
+        return not ended and state.progress != sent
 
     def can_replace(self, message: Message) -> bool:
         return (
@@ -48,11 +58,11 @@ class TableChanged(Reported[reports.TableChanged]):
         )
 
 
-class LeftTable(Reported[reports.LeftTable]):
+class LeftTable(Reported[reports.LeftTable], MoveAnswer):
     """We are back in the lobby."""
 
 
-class HandEnded(Reported[reports.HandEnded]):
+class HandEnded(Reported[reports.HandEnded], MoveAnswer):
     """A hand was settled."""
 
 
@@ -64,7 +74,7 @@ class RematchChanged(Reported[reports.RematchChanged]):
     """Where the rematch offer stands."""
 
 
-class ServerRefused(Reported[reports.ServerRefused]):
+class ServerRefused(Reported[reports.ServerRefused], MoveAnswer):
     """The server refused a request."""
 
 
@@ -112,7 +122,7 @@ def wrapped(report: reports.Report) -> Message:
 
 
 @dataclass
-class LinkLost(Message):
+class LinkLost(MoveAnswer):
     """The connection dropped; the worker is retrying in `retry_in` seconds."""
 
     reason: str

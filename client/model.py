@@ -9,6 +9,7 @@ The connection around it only moves bytes and reconnects."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import get_args
 
 from rich.text import Text
 from tonk.shared import link as ln
@@ -67,9 +68,7 @@ MAX_REQUESTS = 256
 
 #: The messages that are moves in the hand: an event of our seat's that none of these asked
 #: for is a move the server made for us.
-MOVE_REQUESTS = frozenset(
-    cls.TYPE for cls in (m.DrawStock, m.TakeDiscard, m.Spread, m.Hit, m.Discard, m.Drop)
-)
+MOVE_REQUESTS = frozenset(cls.TYPE for cls in get_args(m.ActionRequest))
 
 # Fatal errors after which trying again is worthwhile (the server restarts, a hiccup).
 RETRYABLE = frozenset({p.SERVER_SHUTTING_DOWN, p.IDLE_TIMEOUT, p.RATE_LIMITED, p.HANDSHAKE_TIMEOUT})

@@ -119,6 +119,11 @@ class TableState:
     def hand_in_play(self) -> bool:
         return self.view is not None and self.view.settlement is None
 
+    @property
+    def progress(self) -> tuple[int, int]:
+        """How far the table has got: the hand, and the events of it seen."""
+        return self.hand_number, self.view.event_count if self.view is not None else 0
+
     def player(self, seat: int) -> PlayerInfo | None:
         return self.players[seat] if 0 <= seat < len(self.players) else None
 

@@ -27,7 +27,7 @@ log = logging.getLogger("tonk.server")
 async def open_rematch(host: RequestHost, old: Table, answer: Connection | None) -> Table:
     """Open `old`'s rematch (its offer has gone ahead); RequestError (storage_error) if it
     cannot be saved, with nothing changed. Called under `old`'s lock."""
-    offer = old.rematch
+    offer = old.rematch.offer
     assert offer is not None
     staying = offer.staying()
     # The dev options that fix the deals are the first session's: a rematch is dealt afresh.
@@ -54,31 +54,29 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
             seats.append(
                 Seat(name=seat.name, kind=seat.kind, strategy=seat.strategy, stake=seat.stake)
             )
-    creator = old.creator if old.creator in staying else None
+    creator = old.seats.creator if old.seats.creator in staying else None
     creator = staying.index(creator) if creator is not None else next(iter(tokens))
     ops: list[st.Op] = [
         st.insert_table(table_id, old.name, config.to_dict(), created, creator),
         st.update_table(table_id, rematch_of=old.id),
     ]
     ops.extend(st.put_seat(table_id, seat.saved(n)) for n, seat in enumerate(seats))
-    ops.append(old.rematch_op())  # gone ahead: no longer waited for after a restart
+    ops.append(old.rematch.op())  # gone ahead: no longer waited for after a restart
     try:
         await host.store.write(ops)
     except st.StoreError:
         raise RequestError(p.STORAGE_ERROR, "the server could not save the rematch") from None
     table = Table(host, table_id, old.name, config, created)
-    table.seats = seats
-    table.creator = creator
+    table.seats.replace(seats, creator)
     table.creator_address = old.creator_address
-    table.rematch_of = old.id
-    table.earlier = [*old.earlier, dict(old.ledger.balances)]
+    table.rematch.follow(old.rematch, dict(old.ledger.balances))
     log.info(
         "table %d: the rematch of table %d opens with %s",
         table_id,
         old.id,
         ", ".join(seat.name or "" for seat in seats),
     )
-    old.broadcast(old.rematch_status(table_id), answer)
+    old.broadcast(old.rematch.status(table_id), answer)
     for number, seat in enumerate(seats):
         conn = seat.conn
         if conn is None:
@@ -87,9 +85,9 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
         host.seating.put(conn, table, number)
         conn.send(Seated(table_id, number, tokens[number]))
         host.door_seat(conn, table_id, left=False)
-    for conn in list(old.spectators):
-        old.spectators.discard(conn)
-        table.spectators.add(conn)
+    for conn in list(old.seats.spectators):
+        old.seats.spectators.discard(conn)
+        table.seats.spectators.add(conn)
         host.seating.put(conn, table, None)
         conn.send(Watching(table_id))
     host.add_table(table)  # full: its loop starts the session at once

@@ -7,9 +7,10 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol, TypeVar, get_args
 
+from tonk.shared import link as ln
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.session import creators_stake
@@ -51,8 +52,29 @@ class RequestHost(TableHost, Protocol):
     def standings(self) -> StandingsReader: ...
 
 
+#: The handler of each request (the methods of Requests marked `@handles`): it answers its
+#: message, or refuses it with RequestError; what it gives is awaited.
+_HANDLERS: dict[type[m.ClientMessage], Callable[..., Awaitable[None]]] = {}
+
+_H = TypeVar("_H", bound=Callable[..., Awaitable[None]])
+
+
+def handles(*kinds: type[m.ClientMessage]) -> Callable[[_H], _H]:
+    """Mark a method of Requests the handler of the messages of `kinds` (one handler each)."""
+
+    def mark(handler: _H) -> _H:
+        for kind in kinds:
+            if kind in _HANDLERS:
+                raise TypeError(f"{kind.__name__} has two handlers")
+            _HANDLERS[kind] = handler
+        return handler
+
+    return mark
+
+
 class Requests:
-    """Every request of a welcomed connection but hello, ping, pong and bye."""
+    """Every request of a welcomed connection but hello, ping, pong and bye (the link's):
+    each message type has its handler, a method marked `@handles`."""
 
     def __init__(self, host: RequestHost) -> None:
         self.host = host
@@ -91,15 +113,15 @@ class Requests:
     async def handle(
         self, conn: Connection, message: m.ClientMessage, reply_to: int | None
     ) -> None:
-        """Answer `message` (its `id`: `reply_to`), or hand it to the table it is for; a
-        refusal (RequestError), or a failure, is answered with an error."""
+        """Answer `message` (its `id`: `reply_to`) with its handler (`@handles`), or hand it
+        to the table it is for; a refusal (RequestError), or a failure, is answered with an
+        error."""
         conn.request_id = reply_to
         try:
-            # An action is handed on from here: one coroutine fewer on every action.
-            if m.is_action(message):
-                await self._at_table(conn).act(conn, message)
-            else:
-                await self._request(conn, message)
+            handler = _HANDLERS.get(type(message))
+            if handler is None:  # pragma: no cover - the link answers every other type
+                raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
+            await handler(self, conn, message)
         except RequestError as exc:
             conn.error(exc.code, exc.message, reply_to=reply_to, detail=exc.detail)
         except Exception:
@@ -108,122 +130,158 @@ class Requests:
         finally:
             conn.request_id = None
 
-    async def _request(self, conn: Connection, message: m.ClientMessage) -> None:
-        """Answer every request but an action; RequestError if refused."""
-        # (hello again, ping, pong and bye are the link's: tonk.shared.link)
-        if isinstance(message, m.ListTables):
-            await self.host.lobby.pace(conn)
-            after = message.after or 0
-            limit = p.PAGE_SIZE if message.limit is None else message.limit
-            conn.send_frame(self.host.lobby.page(after, limit, conn.request_id))
-        elif isinstance(message, m.StandingsRequest):
-            await self._standings(conn, message)
-        elif isinstance(message, m.CreateTable):
-            self._in_lobby(conn)
-            self.host.require_storage()
-            await self._create_table(conn, message)
-        elif isinstance(message, m.Sit):
-            self._in_lobby(conn)
-            self.host.require_storage()
-            await self._table(message.table).sit(conn, given(message.seat), message.stake)
-        elif isinstance(message, m.Resume):
-            # Resuming the seat this connection holds sends the whole view again (a client
-            # that missed an update does this); the table checks the token is that seat's.
-            at = self.host.seating.table_of(conn)
-            if at is None or at.id != message.table or self.host.seating.seat_of(conn) is None:
-                self._in_lobby(conn)
-            await self._table(message.table, returning=True).resume(conn, message.token)
-        elif isinstance(message, m.Watch):
-            # Likewise watching again the table this connection watches.
-            at = self.host.seating.table_of(conn)
-            if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
-                self._in_lobby(conn)
-            await self._table(message.table).watch(conn)
-        elif isinstance(message, m.Leave):
-            table = self._at_table(conn)
-            seated = self.host.seating.seat_of(conn) is not None
-            await table.detach(conn, leaving=True)
-            if seated:
-                self.host.door_seat(conn, table.id, left=True)
-            conn.reply(m.Left(table.id))
-        elif isinstance(message, m.AddBot):
-            self.host.require_storage()
-            strategy = message.strategy or "easy"
-            seat = given(message.seat)
-            await self._at_table(conn).add_bot(conn, strategy, seat, message.stake)
-        elif isinstance(message, m.RemoveBot):
-            self.host.require_storage()
-            await self._at_table(conn).remove_bot(conn, message.seat)
-        elif isinstance(message, m.Start):
-            self.host.require_storage()
-            await self._at_table(conn).start(conn)
-        elif isinstance(message, m.Chat):
-            await self._at_table(conn).chat(conn, message.text)
-        elif isinstance(message, m.Back):
-            await self._at_table(conn).back(conn)
-        elif isinstance(message, m.History):
-            table = self._at(conn, message.table)
-            limit = p.HISTORY_PAGE if message.limit is None else message.limit
-            conn.send(
-                await history.history_page(
-                    self.history_readers,
-                    self.host.store.path,
-                    table.id,
-                    table.config.unit,
-                    message.before,
-                    limit,
-                    conn.request_id,
-                )
-            )
-        elif isinstance(message, m.HistoryHand):
-            table = self._at(conn, message.table)
-            # As the player seated here saw the hand, if they sat in it; a spectator (who
-            # could give any name) as a spectator saw it.
-            seated = self.host.seating.seat_of(conn) is not None
-            conn.send(
-                await history.history_hand(
-                    self.history_readers,
-                    self.host.store.path,
-                    table.id,
-                    message.hand,
-                    conn.name if seated else None,
-                    message.start or 0,
-                    conn.request_id,
-                )
-            )
-        elif isinstance(message, m.CoachRequest):
-            table = self._at(conn, message.table)
-            seat = self.host.seating.seat_of(conn)
-            conn.send(
-                await coach.answer(
-                    self.coach,
-                    self.history_readers,
-                    self.host.store.path,
-                    table,
-                    seat,
-                    conn.name,
-                    message,
-                    conn.request_id,
-                )
-            )
-        elif isinstance(message, m.Rematch):
-            self.host.require_storage()
-            await self._at_table(conn).answer_rematch(conn, message.answer)
-        elif isinstance(message, m.PlayForNow):
-            await self._at_table(conn).play_for_now(conn, message.seat)
-        elif isinstance(message, m.TakeBotSeat):
-            # From the lobby, or watching that same table.
-            at = self.host.seating.table_of(conn)
-            if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
-                self._in_lobby(conn)
-            self.host.require_storage()
-            await self._table(message.table).take_bot_seat(conn, message.seat)
-        elif isinstance(message, m.SeatToBot):
-            self.host.require_storage()
-            await self._at_table(conn).seat_to_bot(conn, message.seat)
-        else:  # pragma: no cover - the link answers every other type
-            raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
+    # -- the handlers: each answers its messages; RequestError if refused ---------------------
 
+    @handles(*get_args(m.ActionRequest))
+    def _action(self, conn: Connection, message: m.ActionRequest) -> Awaitable[None]:
+        # The table's coroutine, handed on: one coroutine fewer on every action.
+        return self._at_table(conn).act(conn, message)
+
+    @handles(m.ListTables)
+    async def _list_tables(self, conn: Connection, message: m.ListTables) -> None:
+        await self.host.lobby.pace(conn)
+        after = message.after or 0
+        limit = p.PAGE_SIZE if message.limit is None else message.limit
+        conn.send_frame(self.host.lobby.page(after, limit, conn.request_id))
+
+    @handles(m.CreateTable)
+    async def _create(self, conn: Connection, message: m.CreateTable) -> None:
+        self._in_lobby(conn)
+        self.host.require_storage()
+        await self._create_table(conn, message)
+
+    @handles(m.Sit)
+    async def _sit(self, conn: Connection, message: m.Sit) -> None:
+        self._in_lobby(conn)
+        self.host.require_storage()
+        await self._table(message.table).sit(conn, given(message.seat), message.stake)
+
+    @handles(m.Resume)
+    async def _resume(self, conn: Connection, message: m.Resume) -> None:
+        # Resuming the seat this connection holds sends the whole view again (a client that
+        # missed an update does this); the table checks the token is that seat's.
+        at = self.host.seating.table_of(conn)
+        if at is None or at.id != message.table or self.host.seating.seat_of(conn) is None:
+            self._in_lobby(conn)
+        await self._table(message.table, returning=True).resume(conn, message.token)
+
+    @handles(m.Watch)
+    async def _watch(self, conn: Connection, message: m.Watch) -> None:
+        # Likewise watching again the table this connection watches.
+        at = self.host.seating.table_of(conn)
+        if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
+            self._in_lobby(conn)
+        await self._table(message.table).watch(conn)
+
+    @handles(m.Leave)
+    async def _leave(self, conn: Connection, message: m.Leave) -> None:
+        table = self._at_table(conn)
+        seated = self.host.seating.seat_of(conn) is not None
+        await table.detach(conn, leaving=True)
+        if seated:
+            self.host.door_seat(conn, table.id, left=True)
+        conn.reply(m.Left(table.id))
+
+    @handles(m.AddBot)
+    async def _add_bot(self, conn: Connection, message: m.AddBot) -> None:
+        self.host.require_storage()
+        strategy = message.strategy or "easy"
+        seat = given(message.seat)
+        await self._at_table(conn).add_bot(conn, strategy, seat, message.stake)
+
+    @handles(m.RemoveBot)
+    async def _remove_bot(self, conn: Connection, message: m.RemoveBot) -> None:
+        self.host.require_storage()
+        await self._at_table(conn).remove_bot(conn, message.seat)
+
+    @handles(m.Start)
+    async def _start(self, conn: Connection, message: m.Start) -> None:
+        self.host.require_storage()
+        await self._at_table(conn).start(conn)
+
+    @handles(m.Chat)
+    async def _chat(self, conn: Connection, message: m.Chat) -> None:
+        await self._at_table(conn).chat(conn, message.text)
+
+    @handles(m.Back)
+    async def _back(self, conn: Connection, message: m.Back) -> None:
+        await self._at_table(conn).back(conn)
+
+    @handles(m.History)
+    async def _history(self, conn: Connection, message: m.History) -> None:
+        table = self._at(conn, message.table)
+        limit = p.HISTORY_PAGE if message.limit is None else message.limit
+        conn.send(
+            await history.history_page(
+                self.history_readers,
+                self.host.store.path,
+                table.id,
+                table.config.unit,
+                message.before,
+                limit,
+                conn.request_id,
+            )
+        )
+
+    @handles(m.HistoryHand)
+    async def _history_hand(self, conn: Connection, message: m.HistoryHand) -> None:
+        table = self._at(conn, message.table)
+        # As the player seated here saw the hand, if they sat in it; a spectator (who could
+        # give any name) as a spectator saw it.
+        seated = self.host.seating.seat_of(conn) is not None
+        conn.send(
+            await history.history_hand(
+                self.history_readers,
+                self.host.store.path,
+                table.id,
+                message.hand,
+                conn.name if seated else None,
+                message.start or 0,
+                conn.request_id,
+            )
+        )
+
+    @handles(m.CoachRequest)
+    async def _coach(self, conn: Connection, message: m.CoachRequest) -> None:
+        table = self._at(conn, message.table)
+        seat = self.host.seating.seat_of(conn)
+        conn.send(
+            await coach.answer(
+                self.coach,
+                self.history_readers,
+                self.host.store.path,
+                table,
+                seat,
+                conn.name,
+                message,
+                conn.request_id,
+            )
+        )
+
+    @handles(m.Rematch)
+    async def _rematch(self, conn: Connection, message: m.Rematch) -> None:
+        self.host.require_storage()
+        await self._at_table(conn).answer_rematch(conn, message.answer)
+
+    @handles(m.PlayForNow)
+    async def _play_for_now(self, conn: Connection, message: m.PlayForNow) -> None:
+        await self._at_table(conn).play_for_now(conn, message.seat)
+
+    @handles(m.TakeBotSeat)
+    async def _take_bot_seat(self, conn: Connection, message: m.TakeBotSeat) -> None:
+        # From the lobby, or watching that same table.
+        at = self.host.seating.table_of(conn)
+        if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
+            self._in_lobby(conn)
+        self.host.require_storage()
+        await self._table(message.table).take_bot_seat(conn, message.seat)
+
+    @handles(m.SeatToBot)
+    async def _seat_to_bot(self, conn: Connection, message: m.SeatToBot) -> None:
+        self.host.require_storage()
+        await self._at_table(conn).seat_to_bot(conn, message.seat)
+
+    @handles(m.StandingsRequest)
     async def _standings(self, conn: Connection, message: m.StandingsRequest) -> None:
         """The standings across nights, in the lobby or at a table (read off the loop)."""
         try:
@@ -278,3 +336,21 @@ class Requests:
             await table.sit(conn, 0, creators_stake(config.rules, message.stake))
         else:
             conn.reply(m.TableMessage(table.summary()))
+
+
+def _check_handlers() -> None:
+    """Every message a client may send has one handler: here, or the link's (TypeError)."""
+    kinds = set(m.CLIENT_TYPES.values())
+    unanswered = kinds - set(_HANDLERS) - ln.LINK_MESSAGES
+    twice = set(_HANDLERS) & ln.LINK_MESSAGES
+    unknown = set(_HANDLERS) - kinds
+    if unanswered or twice or unknown:
+        raise TypeError(
+            "requests: no handler for "
+            f"{sorted(k.__name__ for k in unanswered)}, two for "
+            f"{sorted(k.__name__ for k in twice)}, not a request: "
+            f"{sorted(k.__name__ for k in unknown)}"
+        )
+
+
+_check_handlers()

@@ -1,133 +1,243 @@
-"""A table's hands: a player's action, the bots' and the absent players' turns (a slow bot
-deciding off the event loop), each hand settled into the session, the deal, the session's end."""
+"""A table's play: its session and the hand in play, with the turn's clock; a player's action,
+the bots' and the absent players' turns (a slow bot deciding off the event loop), each hand
+settled into the session, the deal, the session's end."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 import time
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tonk.shared import messages as m
 from tonk.shared import protocol as p
 from tonk.shared.actions import (
     Action,
-    Discard,
-    DrawStock,
-    Drop,
-    Hit,
     IllegalAction,
-    LaySpread,
-    TakeDiscard,
     action_to_dict,
 )
 from tonk.shared.bots import Bot, fallback, make_bot
-from tonk.shared.cards import CardError, parse_card, parse_cards
-from tonk.shared.hand import Hand
-from tonk.shared.ledger import Payments
-from tonk.shared.messages import Combined, Cut, HandEnd, SessionEnd, SessionEndReason
-from tonk.shared.rematch import RematchOffer, combined_standings
-from tonk.shared.session import Settled, without_last_action
-from tonk.shared.settle_up import settle_up
-from tonk.shared.settlement import Settlement
-from tonk.shared.view import SeatView
+from tonk.shared.cards import parse_cards
+from tonk.shared.hand import Hand, HandRecord
+from tonk.shared.ledger import Ledger, LedgerEntry
+from tonk.shared.messages import Cut, HandEnd, SessionEndReason, Update
+from tonk.shared.session import Session, played_for_at, without_last_action
 from tonk.shared.words import plural
 
 from . import store as st
 from .connection import Connection
-from .table_away import TableAway
-from .table_core import BOT, FINISHED, HUMAN, PLAYING, RequestError, Seat
+from .table_core import (
+    BOT,
+    FINISHED,
+    HUMAN,
+    PLAYING,
+    Pending,
+    RequestError,
+    Settle,
+    ledger_message,
+)
+from .updates import UpdateFrames
+
+if TYPE_CHECKING:
+    from .table import Table
 
 log = logging.getLogger("tonk.server")
+_INF = float("inf")
 
 
-def action_of(message: m.Action, seat: int) -> Action:
-    """The action a client's message asks for, played in `seat`; IllegalAction (code
-    bad_action) if a card in it is not a card."""
-    try:
-        if isinstance(message, m.Discard):
-            return Discard(seat, parse_card(message.card))
-        if isinstance(message, m.DrawStock):
-            return DrawStock(seat)
-        if isinstance(message, m.TakeDiscard):
-            return TakeDiscard(seat)
-        if isinstance(message, m.Spread):
-            return LaySpread(seat, parse_cards(message.cards))
-        if isinstance(message, m.Hit):
-            return Hit(seat, parse_card(message.card), message.spread)
-        return Drop(seat)
-    except CardError as exc:
-        raise IllegalAction(f"malformed action: {exc}", "bad_action") from None
+class TablePlay:
+    """A table's session and its hand in play, with the turn's clock: actions applied to the
+    hand, saved, then told to everybody; the bots' and absent players' turns; the deal. Of the
+    other parts it asks the seats who sits where (and to count what was done for a player
+    away), the store to write, and the rematch to be offered once the session is over."""
 
+    __slots__ = (
+        "bots",
+        "hand",
+        "hand_settled",
+        "last_change",
+        "next_hand_at",
+        "session",
+        "table",
+        "told",
+        "turn_seat",
+        "turn_started",
+    )
 
-@dataclass(slots=True)
-class Settle:
-    """A hand's settlement, ready to be written and then applied."""
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        config = table.config
+        # The session's rules and its state between hands (the ledger, who dealt, the
+        # multiplier); its deserted_since and unseated_since are in loop time, its started in
+        # wall-clock time.
+        self.session = Session(
+            config.rules, config.stake, config.hands, config.minutes, config.dealer
+        )
+        self.hand: Hand | None = None
+        self.hand_settled = True
+        self.bots: dict[int, Bot] = {}
+        self.turn_started = 0.0
+        self.last_change = 0.0
+        self.next_hand_at: float | None = None
+        self.turn_seat: int | None = None
+        # (hand number, events) of the hand in play that everybody at the table has been sent:
+        # behind the hand while a change to it waits to be saved.
+        self.told: tuple[int, int] = (0, 0)
 
-    ops: list[st.Op]
-    settled: Settled
+    # -- the clock of the seat to act ---------------------------------------------------------
 
-    @property
-    def settlement(self) -> Settlement:
-        return self.settled.settlement
+    def due(self, number: int) -> float:
+        """When the seat to act, `number`, is played for if it does not act itself (the
+        session's rule: `played_for_at`)."""
+        table = self.table
+        seat = table.seats[number]
+        disconnected_at = seat.disconnected_at
+        config = table.config
+        return played_for_at(
+            seat,
+            seat.conn is not None,
+            disconnected_at,
+            last_change=self.last_change,
+            turn_started=self.turn_started,
+            bot_pause=config.bot_pause,
+            turn_timer=config.turn_timer,
+            # (the server's grace only read when it counts: a table built for a test of its
+            # messages has no server)
+            grace=0.0 if disconnected_at is None else table.server.config.grace,
+        )
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self.settled.names
+    def deadline(self) -> float | None:
+        """Seconds until the seat to act is played for (a person's turn timer or grace)."""
+        hand = self.hand
+        if hand is None or hand.ended:
+            return None
+        seat = self.table.seats[hand.turn]
+        if seat.kind != HUMAN or seat.away:
+            return None
+        due = self.due(hand.turn)
+        return None if due == _INF else round(max(0.0, due - self.table.now), 3)
 
-    @property
-    def payments(self) -> Payments:
-        return self.settled.payments
+    def back_in_turn(self, number: int) -> None:
+        """The player of seat `number` is back: if it is their turn, its clock starts again
+        (or a timer that ran out would make the seat away again at once and play the rest of
+        the turn for it)."""
+        hand = self.hand
+        if hand is not None and not hand.ended and hand.turn == number:
+            self.turn_started = self.table.now
 
-    @property
-    def session_over(self) -> str | None:
-        return self.settled.over
+    def seat_taken(self, number: int, name: str) -> None:
+        """A person, `name`, takes seat `number` from its bot: the bot goes, and the person
+        joins the ledger if the session is on."""
+        self.bots.pop(number, None)
+        if self.table.state == PLAYING:
+            self.session.ledger.join(name)
 
+    def unpaused(self, now: float, lost: float) -> None:
+        """Play carries on at loop time `now` after a pause of `lost` seconds: a fresh turn
+        clock; a table nobody sat at is not charged the pause."""
+        self.turn_started = self.last_change = now
+        session = self.session
+        if session.unseated_since is not None:
+            session.unseated_since += lost
 
-@dataclass(slots=True)
-class Pending:
-    """A slow bot's decision (`Bot.slow`), made in a worker thread while the event loop serves
-    everybody else, with the table's lock free: acted on only if the table is still where it
-    was when the bot was asked (`Table.still_due`)."""
+    def shift(self, lost: float) -> None:
+        """The server did not run for `lost` seconds: every deadline moves on by as much."""
+        self.turn_started += lost
+        self.last_change += lost
+        if self.next_hand_at is not None:
+            self.next_hand_at += lost
+        session = self.session
+        if session.unseated_since is not None:
+            session.unseated_since += lost
+        if session.deserted_since is not None:
+            session.deserted_since += lost
 
-    number: int  # the seat to act
-    seat: Seat
-    hand: Hand
-    events: int  # how many events the hand had when the bot was asked
-    bot: Bot  # the seat's bot then: never touched by the thread
-    thinker: Bot  # a copy of it that decides, and replaces it if the decision is acted on
-    view: SeatView
-    announce: bool  # the seat was just marked away: the table goes out after the move
+    def refresh_deadline(self) -> None:
+        """Everybody at the table is sent the running deadline again, in an `update` with no
+        events: the one they have is wrong once the server lost time or play was paused."""
+        hand = self.hand
+        table = self.table
+        if table.state != PLAYING or table.store.paused is not None or hand is None or hand.ended:
+            return
+        if self.told != (self.session.hand_number, len(hand.events)):
+            return  # a change waits to be saved: its own update, once it is, has the deadline
+        if self.deadline() is not None:
+            self.send_updates(len(hand.events))
 
+    # -- what everybody is told ---------------------------------------------------------------
 
-class TablePlay(TableAway):
-    """Actions applied to the hand in play, saved, then told to everybody."""
+    def update_message(self, seat: int | None, start: int, reply_to: int | None = None) -> Update:
+        hand = self.hand
+        assert hand is not None
+        events = tuple(hand.events_for(seat, start))
+        view = hand.view(seat)
+        return Update(
+            self.table.id, self.session.hand_number, start, events, view, self.deadline(), reply_to
+        )
 
-    __slots__ = ()
+    def send_updates(self, start: int, answer: Connection | None = None) -> None:
+        """Every connection at the table gets its `update_message(seat, start)`, each frame
+        put together from the parts all seats share, packed once (see updates.py); `answer`,
+        the connection whose action this is, gets its frame with the action's `reply_to`."""
+        hand = self.hand
+        assert hand is not None
+        seats = self.table.seats
+        number = self.session.hand_number
+        frames = UpdateFrames(self.table.id, number, hand, start, self.deadline())
+        self.told = (number, len(hand.events))
+        # (seats.connections() spelt out: no list built, on every action)
+        for number, seat in enumerate(seats):
+            conn = seat.conn
+            if conn is not None:
+                if conn is answer and conn.request_id is not None:
+                    conn.send_frame(frames.answer(number, conn.request_id))
+                else:
+                    conn.send_frame(frames.frame(number))
+        for conn in seats.spectators:
+            conn.send_frame(frames.frame(None))
 
-    async def act(self, conn: Connection, message: m.Action) -> None:
-        if self.paused is not None:  # at once: the lock may be held by a write that waits
-            self.refuse_paused()
-        async with self.lock:
-            number = self.seat_of(conn)
+    def send_ledger(self, conn: Connection) -> None:
+        """The ledger as far as a newcomer to the table is shown it."""
+        table = self.table
+        conn.send(ledger_message(table.id, self.session.ledger, table.server.config.ledger_hands))
+
+    # -- play -----------------------------------------------------------------------------------
+
+    def start(self, started: float) -> None:
+        """The session starts (at wall-clock time `started`) with the seats as they are now:
+        the bots take their seats, and the first hand is due at once."""
+        table = self.table
+        for number, seat in enumerate(table.seats):
+            if seat.kind == BOT:
+                assert seat.strategy is not None
+                self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))
+        self.session.start(table.seats.names(), started)
+        self.next_hand_at = table.now
+
+    async def act(self, conn: Connection, message: m.ActionRequest) -> None:
+        table = self.table
+        store = table.store
+        if store.paused is not None:  # at once: the lock may be held by a write that waits
+            store.refuse_paused()
+        async with table.lock:
+            seats = table.seats
+            number = seats.seat_of(conn)
             hand = self.hand
-            if self.state != PLAYING or hand is None or hand.ended:
+            if table.state != PLAYING or hand is None or hand.ended:
                 raise RequestError(p.NO_HAND, "no hand is being played at this table")
-            if self.paused is not None:
-                self.refuse_paused()
+            if store.paused is not None:
+                store.refuse_paused()
             try:
-                action = action_of(message, number)
+                action = m.action_of(message, number)
             except IllegalAction as exc:
                 raise RequestError(p.ILLEGAL_ACTION, exc.reason, exc.code) from None
-            if self.seats[number].away:  # (not awaited on every action: a coroutine each)
-                await self.welcome_back(number)
+            if seats[number].away:  # (not awaited on every action: a coroutine each)
+                await seats.welcome_back(number)
             try:
                 await self.apply(action, answer=conn)
             except IllegalAction as exc:
                 # The reason as this player sees it: "your run", "Ada's book of jacks".
-                reason = exc.text(self.names(), number)
+                reason = exc.text(seats.names(), number)
                 raise RequestError(p.ILLEGAL_ACTION, reason, exc.code) from None
 
     async def apply(self, action: Action, answer: Connection | None = None) -> None:
@@ -135,15 +245,16 @@ class TablePlay(TableAway):
         connection that asked for it, with its request's `reply_to`)."""
         hand = self.hand
         assert hand is not None
+        table = self.table
         start = len(hand.events)
         hand.apply(action)  # IllegalAction: nothing changed
         index = len(hand.actions) - 1
-        ops = [st.insert_action(self.id, self.session.hand_number, index, action_to_dict(action))]
+        ops = [st.insert_action(table.id, self.session.hand_number, index, action_to_dict(action))]
         settle = self.settle(hand) if hand.ended else None
         if settle is not None:
             ops.extend(settle.ops)
         try:
-            await self.write(ops)
+            await table.store.write(ops)
         except RequestError:
             self.hand = without_last_action(hand)
             raise
@@ -153,28 +264,29 @@ class TablePlay(TableAway):
         """The ended `hand`'s settlement as the session takes it, and its writes."""
         settlement = hand.settlement
         assert settlement is not None
+        table = self.table
         now = time.time()
-        settled = self.session.settle(settlement, self.names(), now)
+        names = table.seats.names()
+        settled = self.session.settle(settlement, names, now)
+        number = self.session.hand_number
         ops = st.settle_hand(
-            self.id,
-            self.hand_number,
+            table.id,
+            number,
             hand.record().to_dict(),
             settlement.to_dict(),
             now,
             list(settled.payments),
             settled.balances,
         )
-        kinds = [str(seat.kind) for seat in self.seats]
-        ops += st.count_hand(
-            self.id, self.hand_number, settled.names, kinds, self.config.unit, settlement
-        )
+        kinds = [str(seat.kind) for seat in table.seats]
+        ops += st.count_hand(table.id, number, settled.names, kinds, table.config.unit, settlement)
         columns: dict[str, Any] = {
             "hands_played": settled.played,
             "multiplier": settled.next_multiplier,
         }
         if settled.over:
             columns["state"] = FINISHED
-        ops.append(st.update_table(self.id, **columns))
+        ops.append(st.update_table(table.id, **columns))
         return Settle(ops, settled)
 
     def after_change(
@@ -183,7 +295,8 @@ class TablePlay(TableAway):
         """The hand changed (and the change is on disk): bots see it, everyone gets a view."""
         hand = self.hand
         assert hand is not None
-        now = self.now
+        table = self.table
+        now = table.now
         self.last_change = now
         if not hand.ended and hand.turn != self.turn_seat:
             self.turn_seat = hand.turn
@@ -194,173 +307,125 @@ class TablePlay(TableAway):
             try:
                 bot.observe(hand.events_for(number, start))
             except Exception:
-                log.exception("table %d: bot in seat %d failed to observe", self.id, number)
+                log.exception("table %d: bot in seat %d failed to observe", table.id, number)
         self.send_updates(start, answer)
         if settle is not None:
             self.apply_settlement(settle)
-        seat = None if hand.ended else self.seats[hand.turn]
+        seat = None if hand.ended else table.seats[hand.turn]
         if (
             seat is not None
             and seat.kind == HUMAN
             and seat.conn is not None
             and not seat.away
-            and not self.config.turn_timer
-            and self.paused is None
+            and not table.config.turn_timer
+            and table.store.paused is None
         ):
             # A connected player is to act, with no clock running: nothing falls due that
             # the table's loop does not already wait for (it is kicked by every disconnect,
             # resume and seat change), so it need not wake for every action.
             return
-        self.kick()
+        table.kick()
 
     def apply_settlement(self, settle: Settle) -> None:
-        self.session.settled(settle.settled, self.server.config.ledger_hands)
-        self.server.lobby.changed(self.id)  # the hands played and the balances
+        table = self.table
+        self.session.settled(settle.settled, table.server.config.ledger_hands)
+        table.server.lobby.changed(table.id)  # the hands played and the balances
         self.hand_settled = True
         self.turn_seat = None
         names = settle.names
+        number = self.session.hand_number
         winner = " and ".join(names[n] for n in settle.settlement.winners) or None
-        for seat in self.seats:
-            if seat.tally is not None:
-                seat.tally.hand_ended(self.hand_number, winner)
+        table.seats.hand_ended(number, winner)
         log.info(
             "table %d: hand %d ends (%s): %s",
-            self.id,
-            self.hand_number,
+            table.id,
+            number,
             settle.settlement.ending.value,
             ", ".join(f"{a} pays {b} {c}" for a, b, c in settle.payments) or "no payments",
         )
-        self.broadcast(
+        table.seats.broadcast(
             HandEnd(
-                self.id,
-                self.hand_number,
+                table.id,
+                number,
                 settle.settlement,
                 settle.names,
                 settle.payments,
-                dict(self.ledger.balances),
+                dict(self.session.ledger.balances),
             )
         )
         if settle.session_over:
-            self.state = FINISHED
-            log.info("table %d: session over after %s", self.id, plural(self.hands_played, "hand"))
+            table.state = FINISHED
+            log.info(
+                "table %d: session over after %s",
+                table.id,
+                plural(self.session.hands_played, "hand"),
+            )
             reason = SessionEndReason(settle.session_over)
-            self.offer_rematch(reason)
-            self.broadcast(self.session_end(reason))
-            self.broadcast_table()
+            table.rematch.offer_after(reason)
+            table.seats.broadcast(table.rematch.session_end(reason))
+            table.broadcast_table()
         else:
-            self.next_hand_at = self.now + self.server.config.next_hand_delay
-
-    def session_end(self, reason: SessionEndReason) -> SessionEnd:
-        """The final standings with their settling up, across the chain of rematches too, and
-        how long a rematch offer waits."""
-        balances = dict(self.ledger.balances)
-        combined = None
-        if self.earlier:
-            sessions = [*self.earlier, balances]
-            total = combined_standings(sessions)
-            combined = Combined(len(sessions), tuple(total), tuple(settle_up(dict(total))))
-        offer = self.rematch
-        return SessionEnd(
-            self.id,
-            self.hands_played,
-            tuple(self.ledger.standings()),
-            reason,
-            tuple(settle_up(balances)),
-            combined,
-            None if offer is None else offer.seconds_left(self.now),
-        )
-
-    def offer_rematch(self, reason: SessionEndReason) -> None:
-        """The session is over: the same table again is offered to the people at it (one
-        who had left it, or lost the link and is past the grace period, is out; one played for
-        while the grace runs is awaited: they may come back; the bots stay). Kept on disk so
-        that a restart of the server during the wait loses nothing; the session's end itself
-        is on disk already."""
-        config = self.server.config
-        wait = config.rematch_wait
-
-        def gone(seat: Seat) -> bool:
-            lost = seat.disconnected_at
-            in_grace = lost is not None and self.now < lost + config.grace
-            return seat.kind == HUMAN and seat.conn is None and seat.away and not in_grace
-
-        self.rematch = RematchOffer.offered(
-            self.names(),
-            [seat.kind == BOT for seat in self.seats],
-            [gone(seat) for seat in self.seats],
-            self.now + wait,
-        )
-        self.rematch_reason = reason
-        self.save_offer()
-        self.kick()  # the offer's wait runs in the table's loop
-
-    def save_offer(self) -> None:
-        """The offer written without waiting for it (a failure is logged)."""
-        self.server.store.write([self.rematch_op()]).add_done_callback(_log_failed_offer)
-
-    def rematch_op(self) -> st.Op:
-        """The offer as it stands, to keep (its deadline in wall-clock time)."""
-        offer = self.rematch
-        assert offer is not None
-        deadline = time.time() + (offer.deadline - self.now)
-        data = {**offer.to_dict(), "deadline": deadline, "reason": self.rematch_reason}
-        return st.put_rematch(self.id, data)
+            self.next_hand_at = table.now + table.server.config.next_hand_delay
 
     async def end_session(self, reason: SessionEndReason) -> None:
         """End the session between hands: the final standings to everybody still here, and
         the table leaves the lobby once nobody is at it."""
-        await self.write([st.update_table(self.id, state=FINISHED)])
-        self.state = FINISHED
+        table = self.table
+        await table.store.write([st.update_table(table.id, state=FINISHED)])
+        table.state = FINISHED
         log.info(
             "table %d: session over (%s) after %s",
-            self.id,
+            table.id,
             reason,
-            plural(self.hands_played, "hand"),
+            plural(self.session.hands_played, "hand"),
         )
-        self.broadcast(self.session_end(reason))
-        self.broadcast_table()
-        if not self.attached():
-            self.server.forget_table(self)
+        table.seats.broadcast(table.rematch.session_end(reason))
+        table.broadcast_table()
+        if not table.seats.attached():
+            table.server.forget_table(table)
 
     async def deal(self) -> None:
+        table = self.table
         session = self.session
-        players = len(self.seats)
-        deal = session.next_deal(players, lambda: self.rng("cut"))
+        seats = table.seats
+        players = len(seats)
+        deal = session.next_deal(players, lambda: table.rng("cut"))
         number, dealer, cut = deal.number, deal.dealer, deal.cut
-        deck = parse_cards(self.config.deck) if number == 1 and self.config.deck else None
+        config = table.config
+        deck = parse_cards(config.deck) if number == 1 and config.deck else None
         hand = Hand(
-            self.rules,
+            config.rules,
             players,
             dealer,
-            session.hand_stakes([seat.stake for seat in self.seats]),
+            session.hand_stakes([seat.stake for seat in seats]),
             deck=deck,
-            rng=self.rng(f"hand{number}"),
+            rng=table.rng(f"hand{number}"),
             multiplier=session.multiplier,
         )
-        names = self.names()
+        names = seats.names()
         ops = [
-            st.insert_hand(self.id, number, hand.record().to_dict(), names, time.time()),
-            st.update_table(self.id, dealer=dealer),
+            st.insert_hand(table.id, number, hand.record().to_dict(), names, time.time()),
+            st.update_table(table.id, dealer=dealer),
         ]
-        previous = (self.hand, self.hand_number)
-        self.hand, self.hand_number = hand, number
+        previous = (self.hand, session.hand_number)
+        self.hand, session.hand_number = hand, number
         settle = self.settle(hand) if hand.ended else None
         if settle is not None:
             ops.extend(settle.ops)
         try:
-            await self.write(ops)
+            await table.store.write(ops)
         except RequestError:
-            self.hand, self.hand_number = previous
+            self.hand, session.hand_number = previous
             raise
         session.dealt(deal)
-        self.server.lobby.changed(self.id)
+        table.server.lobby.changed(table.id)
         self.hand_settled = False
         self.next_hand_at = None
         self.turn_seat = None
         if cut is not None:
             rounds = tuple(tuple(None if c is None else str(c) for c in r) for r in cut.rounds)
-            self.broadcast(Cut(self.id, rounds, cut.dealer))
-        log.info("table %d: hand %d dealt by %s", self.id, number, names[dealer])
+            seats.broadcast(Cut(table.id, rounds, cut.dealer))
+        log.info("table %d: hand %d dealt by %s", table.id, number, names[dealer])
         self.after_change(0, settle)
 
     # -- bots and absent players ---------------------------------------------------------------
@@ -368,7 +433,8 @@ class TablePlay(TableAway):
     def bot_for(self, number: int) -> Bot:
         bot = self.bots.get(number)
         if bot is None:
-            bot = make_bot(self.server.config.autoplay_strategy, self.rng(f"auto{number}"))
+            table = self.table
+            bot = make_bot(table.server.config.autoplay_strategy, table.rng(f"auto{number}"))
             if self.hand is not None:
                 bot.observe(self.hand.events_for(number, 0))
             self.bots[number] = bot
@@ -386,12 +452,12 @@ class TablePlay(TableAway):
             # (a decision the table moved past is dropped), and its random numbers are drawn
             # only by decisions acted on, so play stays the same for the same seed.
             thinker = copy.deepcopy(bot)
-            seat = self.seats[number]
+            seat = self.table.seats[number]
             return Pending(number, seat, hand, len(hand.events), bot, thinker, view, announce)
         try:
             action = bot.choose(view)
         except Exception:
-            log.exception("table %d: bot in seat %d failed to choose", self.id, number)
+            log.exception("table %d: bot in seat %d failed to choose", self.table.id, number)
             action = fallback(number, hand.legal_actions(number))
         await self.play_for(number, hand, action)
         return None
@@ -402,18 +468,19 @@ class TablePlay(TableAway):
         if `still_due`; else drop it, and the table's loop asks again if the seat is still to
         be played for. Stopping the table cancels the wait at once; a decision already running
         finishes unheeded."""
+        table = self.table
         action: Action | None = None
         thinker = pending.thinker
         try:
-            action = await self.loop.run_in_executor(
-                self.server.thinking, thinker.choose, pending.view
+            action = await table.loop.run_in_executor(
+                table.server.thinking, thinker.choose, pending.view
             )
         except Exception:
-            log.exception("table %d: bot in seat %d failed to choose", self.id, pending.number)
-        async with self.lock:
+            log.exception("table %d: bot in seat %d failed to choose", table.id, pending.number)
+        async with table.lock:
             try:
                 if not self.still_due(pending):
-                    log.debug("table %d: seat %d's decision dropped", self.id, pending.number)
+                    log.debug("table %d: seat %d's decision dropped", table.id, pending.number)
                     return
                 self.bots[pending.number] = pending.thinker
                 if action is None:
@@ -421,23 +488,25 @@ class TablePlay(TableAway):
                 await self.play_for(pending.number, pending.hand, action)
             finally:
                 if pending.announce:
-                    self.broadcast_table()
+                    table.broadcast_table()
 
     def still_due(self, pending: Pending) -> bool:
         """Whether the table is where it was when `pending`'s bot was asked: playing, not
         paused, the same hand with as many events, the same seat to act, still played for."""
+        table = self.table
         hand = self.hand
         number = pending.number
         seat = pending.seat
+        seats = table.seats
         return (
-            self.state == PLAYING
-            and self.paused is None
+            table.state == PLAYING
+            and table.store.paused is None
             and hand is pending.hand
             and not hand.ended
             and hand.turn == number
             and len(hand.events) == pending.events
-            and number < len(self.seats)
-            and self.seats[number] is seat
+            and number < len(seats)
+            and seats[number] is seat
             and (seat.kind == BOT or seat.away)
             and self.bots.get(number) is pending.bot
         )
@@ -449,14 +518,46 @@ class TablePlay(TableAway):
         try:
             await self.apply(action)
         except IllegalAction as exc:
-            log.error("table %d: bot in seat %d chose %s: %s", self.id, number, action, exc.reason)
+            log.error(
+                "table %d: bot in seat %d chose %s: %s", self.table.id, number, action, exc.reason
+            )
             await self.apply(fallback(number, hand.legal_actions(number)))
-        tally = self.seats[number].tally
-        if tally is not None:
-            turn = sum(1 for event in hand.events[:start] if event.kind == "turn")
-            tally.played(self.hand_number, turn, range(start, len(hand.events)))
+        self.table.seats.played_for(number, self.session.hand_number, hand.events, start)
 
+    # -- after a restart ----------------------------------------------------------------------
 
-def _log_failed_offer(future: asyncio.Future[None]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        log.error("a rematch offer was not saved: %s", future.exception())
+    def restore(self, saved: st.SavedTable, playing: bool, now: float) -> None:
+        """The session, its ledger, the bots and the hand in play as the database has them
+        (the seats restored first)."""
+        table = self.table
+        session = self.session
+        session.started = saved.started
+        session.hands_played = saved.hands_played
+        session.dealer = saved.dealer
+        session.multiplier = saved.multiplier
+        session.ledger = Ledger(
+            balances=dict(saved.balances),
+            history=[
+                LedgerEntry(number, ending, tuple(payments))
+                for number, ending, payments in saved.history
+            ],
+        )
+        if playing:
+            for seat in table.seats:
+                if seat.name is not None:
+                    session.ledger.join(seat.name)
+            for number, seat in enumerate(table.seats):
+                if seat.kind == BOT:
+                    assert seat.strategy is not None
+                    self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))
+        if saved.hand is not None:
+            record = HandRecord.from_dict({**saved.hand.record, "actions": saved.hand.actions})
+            hand = record.replay()
+            self.hand = hand
+            session.hand_number = saved.hand.number
+            self.hand_settled = saved.hand.settlement is not None
+            for number, bot in self.bots.items():
+                bot.observe(hand.events_for(number, 0))
+            self.turn_seat = None if hand.ended else hand.turn
+            self.told = (session.hand_number, len(hand.events))  # (a newcomer is sent it all)
+        self.turn_started = self.last_change = now

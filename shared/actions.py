@@ -82,7 +82,9 @@ Action = Drop | DrawStock | TakeDiscard | LaySpread | Hit | Discard
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
-    """Plain data for records and the wire: `{"type": "hit", "seat": 2, "card": "8s", ...}`."""
+    """An action as it is stored (a hand's record, the database, the coach's advice):
+    `{"type": "hit", "seat": 2, "card": "8s", ...}`, a spread's cards a list. (A client asks
+    for one without its seat, as client_messages.action_request writes it.)"""
     data: dict[str, Any] = {"type": action.kind, "seat": action.seat}
     if isinstance(action, LaySpread):
         data["cards"] = [str(c) for c in action.cards]
@@ -94,19 +96,9 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     return data
 
 
-def action_message(action: Action) -> dict[str, Any]:
-    """The client message that asks for `action`: no seat (the server plays it for the
-    sender's), a spread's cards as one string like every list of cards on the wire."""
-    data = action_to_dict(action)
-    del data["seat"]
-    if isinstance(action, LaySpread):
-        data["cards"] = format_cards(action.cards)
-    return data
-
-
 def action_from_dict(data: dict[str, Any]) -> Action:
-    """Read an action back, from a record or the wire (a spread's cards a list of card texts
-    or one string); raise IllegalAction(code="bad_action") for anything malformed."""
+    """Read a stored action back (a spread's cards a list of card texts, or one string as on
+    the wire); raise IllegalAction(code="bad_action") for anything malformed."""
     try:
         kind = data["type"]
         seat = data["seat"]

@@ -1,15 +1,16 @@
-"""The messages a client sends, as typed values (PROTOCOL.md, "Client to server"), and
-`read_client`, which reads one from a decoded map."""
+"""The messages a client sends, as typed values (PROTOCOL.md, "Client to server"), each
+declared once, its fields with their ranges; the type table and the schemas made from them;
+and `read_client`, which validates and reads one from a decoded map."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeAlias, TypeGuard, get_args
+from typing import Any, TypeAlias
 
 from . import actions
 from . import protocol as p
-from .cards import format_cards
-from .wire import UNSET, ClientMessage, RuleValue, Unset, Wire
+from .cards import CardError, format_cards, parse_card, parse_cards
+from .wire import UNSET, ClientMessage, RuleValue, Unset, Wire, declared, field
 from .wire import message_type as _message
 
 # -- client to server ---------------------------------------------------------------------------
@@ -17,71 +18,63 @@ from .wire import message_type as _message
 
 @_message(p.HELLO)
 class Hello(ClientMessage):
-    version: int
-    name: str
-    client: str | None = None
+    version: int = field(p.integer(0, p.MAX_ID, code=p.VERSION_MISMATCH))
+    name: str = field(p.string(p.MAX_NAME_LEN, code=p.BAD_NAME))
+    client: str | None = field(p.string(64, code=p.BAD_MESSAGE), default=None)
     id: int | None = None
-    _omitted = frozenset({"client"})
 
 
 @_message(p.LIST_TABLES)
 class ListTables(ClientMessage):
-    after: int | None = None
-    limit: int | None = None
+    after: int | None = field(p.integer(0, p.MAX_ID), default=None)
+    limit: int | None = field(p.integer(1, p.PAGE_SIZE), default=None)
     id: int | None = None
-    _omitted = frozenset({"after", "limit"})
-
-
-@_message(p.STANDINGS)
-class StandingsRequest(ClientMessage):
-    """The standings across nights for a period (`tonight`, `week`, `month`, `all`; default
-    `tonight`)."""
-
-    period: str | None = None
-    id: int | None = None
-    _omitted = frozenset({"period"})
 
 
 @_message(p.CREATE_TABLE)
 class CreateTable(ClientMessage):
-    name: str
-    rules: Mapping[str, RuleValue] | None = None
-    stake: int | None = None
-    unit: str | None = None
-    seats: int | None = None
-    turn_timer: float | Unset | None = UNSET
-    hands: int | Unset | None = UNSET
-    minutes: float | Unset | None = UNSET
-    bot_pause: float | None = None
-    sit: bool | None = None
-    seed: int | None = None
-    deck: str | None = None
-    dealer: int | None = None
-    id: int | None = None
-    _omitted = frozenset(
-        {"rules", "stake", "unit", "seats", "bot_pause", "sit", "seed", "deck", "dealer"}
+    name: str = field(p.string(p.MAX_TABLE_NAME_LEN, code=p.BAD_TABLE))
+    rules: Mapping[str, RuleValue] | None = field(
+        p.Field("options", max_len=p.MAX_RULE_OPTIONS, code=p.BAD_RULES), default=None
     )
+    stake: int | None = field(p.integer(1, p.MAX_STAKE, code=p.BAD_TABLE), default=None)
+    unit: str | None = field(p.string(p.MAX_UNIT_LEN, code=p.BAD_TABLE), default=None)
+    seats: int | None = field(p.integer(2, 5, code=p.BAD_TABLE), default=None)
+    turn_timer: float | Unset | None = field(
+        p.number(0, 3600, nullable=True, code=p.BAD_TABLE), default=UNSET
+    )
+    hands: int | Unset | None = field(
+        p.integer(1, 100_000, nullable=True, code=p.BAD_TABLE), default=UNSET
+    )
+    minutes: float | Unset | None = field(
+        p.number(0, 100_000, nullable=True, code=p.BAD_TABLE), default=UNSET
+    )
+    bot_pause: float | None = field(p.number(0, 10, code=p.BAD_TABLE), default=None)
+    sit: bool | None = field(p.BOOL, default=None)
+    seed: int | None = field(p.integer(0, 2**63 - 1, code=p.BAD_TABLE), default=None)
+    deck: str | None = field(p.string(p.MAX_DECK_LEN, code=p.BAD_TABLE), default=None)
+    dealer: int | None = field(p.integer(0, 4, code=p.BAD_TABLE), default=None)
+    id: int | None = None
 
 
 @_message(p.SIT)
 class Sit(ClientMessage):
-    table: int
-    seat: int | Unset | None = UNSET
-    stake: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    seat: int | Unset | None = field(p.SEAT_RANGE, default=UNSET)
+    stake: int | None = field(p.STAKE_RANGE, default=None)
     id: int | None = None
-    _omitted = frozenset({"stake"})
 
 
 @_message(p.RESUME)
 class Resume(ClientMessage):
-    table: int
-    token: str
+    table: int = field(p.TABLE_RANGE)
+    token: str = field(p.string(p.MAX_TOKEN_LEN, code=p.BAD_TOKEN))
     id: int | None = None
 
 
 @_message(p.WATCH)
 class Watch(ClientMessage):
-    table: int
+    table: int = field(p.TABLE_RANGE)
     id: int | None = None
 
 
@@ -92,16 +85,15 @@ class Leave(ClientMessage):
 
 @_message(p.ADD_BOT)
 class AddBot(ClientMessage):
-    strategy: str | None = None
-    seat: int | Unset | None = UNSET
-    stake: int | None = None
+    strategy: str | None = field(p.string(16, code=p.BAD_BOT), default=None)
+    seat: int | Unset | None = field(p.SEAT_RANGE, default=UNSET)
+    stake: int | None = field(p.STAKE_RANGE, default=None)
     id: int | None = None
-    _omitted = frozenset({"strategy", "stake"})
 
 
 @_message(p.REMOVE_BOT)
 class RemoveBot(ClientMessage):
-    seat: int
+    seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
     id: int | None = None
 
 
@@ -112,7 +104,7 @@ class Start(ClientMessage):
 
 @_message(p.CHAT)
 class Chat(ClientMessage):
-    text: str
+    text: str = field(p.string(p.MAX_CHAT_LEN, code=p.BAD_CHAT))
     id: int | None = None
 
 
@@ -126,93 +118,74 @@ class History(ClientMessage):
     """A page of the history of the table the sender is at: its settled hands numbered
     below `before` (none: the newest), newest first, at most `limit`."""
 
-    table: int
-    before: int | None = None
-    limit: int | None = None
+    table: int = field(p.integer(1, p.MAX_ID, code=p.NOT_AT_TABLE))
+    before: int | None = field(p.integer(1, p.MAX_ID, code=p.NO_SUCH_HAND), default=None)
+    limit: int | None = field(p.integer(1, p.HISTORY_PAGE), default=None)
     id: int | None = None
-    _omitted = frozenset({"before", "limit"})
 
 
 @_message(p.HISTORY_HAND)
 class HistoryHand(ClientMessage):
     """One settled hand of that table, step by step from step `start`, as the sender saw it."""
 
-    table: int
-    hand: int
-    start: int | None = None
+    table: int = field(p.integer(1, p.MAX_ID, code=p.NOT_AT_TABLE))
+    hand: int = field(p.integer(1, p.MAX_ID, code=p.NO_SUCH_HAND))
+    start: int | None = field(p.integer(0, p.MAX_ID), key="from", default=None)
     id: int | None = None
-    _wire_names = {"start": "from"}  # noqa: RUF012
-    _omitted = frozenset({"start"})
-
-
-@_message(p.COACH)
-class CoachRequest(ClientMessage):
-    """The expert's view of one decision of the sender's: at step `step` of settled hand
-    `hand` (the step's view is the one the decision was made from), or, with no step, of
-    the decision the sender has to make now in the hand in play (a hint, at a practice table
-    only)."""
-
-    table: int
-    hand: int
-    step: int | None = None
-    id: int | None = None
-    _omitted = frozenset({"step"})
 
 
 @_message(p.REMATCH)
 class Rematch(ClientMessage):
     """Yes or no to playing the same table again, once its session is over."""
 
-    answer: bool
+    answer: bool = field(p.BOOL)
     id: int | None = None
 
 
 @_message(p.DROP)
-class Drop(ClientMessage):
+class DropRequest(ClientMessage):
     id: int | None = None
 
 
 @_message(p.DRAW_STOCK)
-class DrawStock(ClientMessage):
+class DrawStockRequest(ClientMessage):
     id: int | None = None
 
 
 @_message(p.TAKE_DISCARD)
-class TakeDiscard(ClientMessage):
+class TakeDiscardRequest(ClientMessage):
     id: int | None = None
 
 
 @_message(p.SPREAD)
-class Spread(ClientMessage):
-    cards: str
+class SpreadRequest(ClientMessage):
+    cards: str = field(p.Field("cards", max_len=p.MAX_SPREAD_CARDS))
     id: int | None = None
 
 
 @_message(p.HIT)
-class Hit(ClientMessage):
-    card: str
-    spread: int
+class HitRequest(ClientMessage):
+    card: str = field(p.CARD_RANGE)
+    spread: int = field(p.integer(0, p.MAX_ID))
     id: int | None = None
 
 
 @_message(p.DISCARD)
-class Discard(ClientMessage):
-    card: str
+class DiscardRequest(ClientMessage):
+    card: str = field(p.CARD_RANGE)
     id: int | None = None
 
 
 @_message(p.PING)
 class Ping(ClientMessage):
-    n: int | None = None
+    n: int | None = field(p.integer(0, 2**53), default=None)
     id: int | None = None
-    _omitted = frozenset({"n"})
 
 
 @_message(p.PONG)
 class Pong(ClientMessage):
-    n: int | None = None
+    n: int | None = field(p.integer(0, 2**53), default=None)
     id: int | None = None
-    _omitted = frozenset({"n"})
 
 
 @_message(p.BYE)
@@ -222,88 +195,126 @@ class Bye(ClientMessage):
 
 @_message(p.PLAY_FOR_NOW)
 class PlayForNow(ClientMessage):
-    seat: int
+    seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
     id: int | None = None
 
 
 @_message(p.TAKE_BOT_SEAT)
 class TakeBotSeat(ClientMessage):
-    table: int
-    seat: int
+    table: int = field(p.TABLE_RANGE)
+    seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
     id: int | None = None
 
 
 @_message(p.SEAT_TO_BOT)
 class SeatToBot(ClientMessage):
-    seat: int
+    seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
     id: int | None = None
 
 
-#: The client messages that are a core action (played for the sender's seat).
-Action: TypeAlias = Drop | DrawStock | TakeDiscard | Spread | Hit | Discard
+@_message(p.STANDINGS)
+class StandingsRequest(ClientMessage):
+    """The standings across nights for a period (`tonight`, `week`, `month`, `all`; default
+    `tonight`)."""
+
+    period: str | None = field(p.string(16), default=None)
+    id: int | None = None
 
 
-_ACTIONS: frozenset[type[ClientMessage]] = frozenset(get_args(Action))
+@_message(p.COACH)
+class CoachRequest(ClientMessage):
+    """The expert's view of one decision of the sender's: at step `step` of settled hand
+    `hand` (the step's view is the one the decision was made from), or, with no step, of
+    the decision the sender has to make now in the hand in play (a hint, at a practice table
+    only)."""
+
+    table: int = field(p.integer(1, p.MAX_ID, code=p.NOT_AT_TABLE))
+    hand: int = field(p.integer(1, p.MAX_ID, code=p.NO_SUCH_HAND))
+    step: int | None = field(p.integer(0, p.MAX_ID), default=None)
+    id: int | None = None
 
 
-def is_action(message: ClientMessage) -> TypeGuard[Action]:
-    """Whether `message` asks for a core action (a set lookup: quicker than isinstance with
-    the union, on every action a server reads)."""
-    return type(message) in _ACTIONS
+#: The client messages that ask for a core action (played for the sender's seat).
+ActionRequest: TypeAlias = (
+    DropRequest
+    | DrawStockRequest
+    | TakeDiscardRequest
+    | SpreadRequest
+    | HitRequest
+    | DiscardRequest
+)
 
 
-def action_request(action: actions.Action) -> Action:
-    """The message that asks for the core's `action`: no seat (the server plays it for the
-    sender's), its cards written as text here, once."""
+# -- a move across the wire: the core's action and the request for it, both ways, here only --
+
+
+def action_request(action: actions.Action) -> ActionRequest:
+    """The request for the core's `action`: no seat (the server plays it for the sender's),
+    its cards written as text."""
     match action:
         case actions.Discard(card=card):
-            return Discard(str(card))
+            return DiscardRequest(str(card))
         case actions.DrawStock():
-            return DrawStock()
+            return DrawStockRequest()
         case actions.TakeDiscard():
-            return TakeDiscard()
+            return TakeDiscardRequest()
         case actions.Drop():
-            return Drop()
+            return DropRequest()
         case actions.LaySpread(cards=cards):
-            return Spread(format_cards(cards))
+            return SpreadRequest(format_cards(cards))
         case actions.Hit(card=card, spread=spread):
-            return Hit(str(card), spread)
+            return HitRequest(str(card), spread)
 
 
-CLIENT_TYPES: dict[str, type[ClientMessage]] = {
-    cls.TYPE: cls
-    for cls in (
-        Hello,
-        ListTables,
-        CreateTable,
-        Sit,
-        Resume,
-        Watch,
-        Leave,
-        AddBot,
-        RemoveBot,
-        Start,
-        Chat,
-        Back,
-        History,
-        HistoryHand,
-        Rematch,
-        Drop,
-        DrawStock,
-        TakeDiscard,
-        Spread,
-        Hit,
-        Discard,
-        Ping,
-        Pong,
-        Bye,
-        PlayForNow,
-        TakeBotSeat,
-        SeatToBot,
-        StandingsRequest,
-        CoachRequest,
-    )
+def action_of(request: ActionRequest, seat: int) -> actions.Action:
+    """The core's action a request asks for, played in `seat`; IllegalAction (code
+    bad_action) if a card in it is not a card."""
+    try:
+        match request:
+            case DiscardRequest(card=card):
+                return actions.Discard(seat, parse_card(card))
+            case DrawStockRequest():
+                return actions.DrawStock(seat)
+            case TakeDiscardRequest():
+                return actions.TakeDiscard(seat)
+            case SpreadRequest(cards=cards):
+                return actions.LaySpread(seat, parse_cards(cards))
+            case HitRequest(card=card, spread=spread):
+                return actions.Hit(seat, parse_card(card), spread)
+            case DropRequest():
+                return actions.Drop(seat)
+    except CardError as exc:
+        raise actions.IllegalAction(f"malformed action: {exc}", "bad_action") from None
+
+
+#: Every message a client may send, by type (the registry: wire.declared).
+CLIENT_TYPES: dict[str, type[ClientMessage]] = declared(ClientMessage, __name__)
+#: Each one's fields with their ranges (besides "type" and the optional "id"), from its class.
+CLIENT_MESSAGES: dict[str, Mapping[str, p.Field]] = {
+    kind: cls._schema for kind, cls in CLIENT_TYPES.items()
 }
+
+
+def validate_client(data: Mapping[str, Any]) -> None:
+    """protocol.validate of a map a client sent, against CLIENT_MESSAGES."""
+    p.validate(data, CLIENT_MESSAGES, p.ID_RANGE)
+
+
+def ranges_table() -> str:
+    """Every client field with a range, as the Markdown table in PROTOCOL.md ("Ranges"):
+    message, field, range, and the error a value out of it gets."""
+    lines = ["| message | field | range | out of range |", "|---|---|---|---|"]
+    rows = [("(any)", "id", p.ID_RANGE)]
+    rows += [
+        (kind, name, spec)
+        for kind, fields in CLIENT_MESSAGES.items()
+        for name, spec in fields.items()
+        if spec.kind not in ("bool", "map", "list")
+    ]
+    for kind, name, spec in rows:
+        code = f"`{spec.code}`" + (" (fatal)" if kind == p.HELLO else "")
+        lines.append(f"| `{kind}` | `{name}` | {spec.allowed()} | {code} |")
+    return "\n".join(lines) + "\n"
 
 
 #: Each type's class, whose `_read` reads it (its `from_wire`, without the call through the
@@ -328,7 +339,7 @@ def read_client(data: Wire) -> ClientMessage:
     """The message of a decoded client map: ProtocolError if it is not one (fatal), and
     OutOfRangeMessage if its only fault is a value out of its range (protocol.validate)."""
     try:
-        p.validate_client(data)
+        validate_client(data)
     except p.OutOfRange as exc:
         raise OutOfRangeMessage(exc, data) from None
     message: ClientMessage = _READERS[data["type"]]._read(data)

@@ -13,8 +13,7 @@ from enum import Enum
 from typing import Protocol
 
 from ._fast import index_of, maker
-from .actions import Action, DrawStock, Drop, Hit, IllegalAction, LaySpread, TakeDiscard
-from .actions import Discard as DiscardAction
+from .actions import Action, Discard, DrawStock, Drop, Hit, IllegalAction, LaySpread, TakeDiscard
 from .cards import Card, format_cards
 from .records import record
 from .rules import HouseRules
@@ -71,7 +70,7 @@ class LegalActions:
             out.append(TakeDiscard(seat))
         out.extend(LaySpread(seat, cards) for cards in self.spreads)
         out.extend(Hit(seat, card, spread) for card, spread in self.hits)
-        out.extend(DiscardAction(seat, card) for card in self.discards)
+        out.extend(Discard(seat, card) for card in self.discards)
         return out
 
 
@@ -147,7 +146,7 @@ def check(state: TurnState, hand: Sequence[Card], action: Action) -> int | Sprea
         raise IllegalAction(
             "draw from the stock or take the top discard first (or drop)", "wrong_phase"
         )
-    if isinstance(action, DiscardAction):
+    if isinstance(action, Discard):
         card = action.card
         at = index_of(hand, card)
         if at < 0:

@@ -94,7 +94,7 @@ def version_mismatch(version: int) -> m.Error:
 
 #: The messages the server's link answers itself once the handshake is done; every other one
 #: is a request for the program.
-_LINK_MESSAGES = frozenset({m.Hello, m.Ping, m.Pong, m.Bye})
+LINK_MESSAGES = frozenset({m.Hello, m.Ping, m.Pong, m.Bye})
 
 
 class ServerLink:
@@ -126,7 +126,7 @@ class ServerLink:
 
     def receive(self, message: m.ClientMessage) -> list[ServerOutput]:
         """A message read from the client, of the right shape and in range."""
-        if self.state is _OPEN and type(message) not in _LINK_MESSAGES:
+        if self.state is _OPEN and type(message) not in LINK_MESSAGES:
             return [Request(message, message.id)]  # (the most frequent: first, in one test)
         if self.state is _CLOSED:
             return []

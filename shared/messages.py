@@ -1,188 +1,72 @@
 """Every message of the protocol as a typed value, each built (`to_wire`) and read
 (`from_wire`) in one place; PROTOCOL.md describes each. This module gathers them:
 
-- wire.py: the machinery, and the state words as str enums (`TableState`,
-  `SeatKind`, `SeatStatus`, `SessionEndReason`);
-- client_messages.py: what a client sends (`Hello`, `Sit`, ..., `Discard`), `read_client`;
+- wire.py: the machinery (a message's fields declared once, with their ranges: `field`; the
+  registry: `declared`), and the state words as str enums (`TableState`, `SeatKind`,
+  `SeatStatus`, `SessionEndReason`);
+- client_messages.py: what a client sends (`Hello`, `Sit`, ..., `Discard`), the type table
+  and the schemas made from them, `read_client`;
 - server_messages.py: what the server sends (`Welcome`, `Error`, `TableMessage`, `Update`,
   ...), the table map (`TableSummary`, `PlayerSummary`), `read_server`.
 
-`DEFAULT_PORT` is protocol.py's, with the framing. A program that reads frames:
-`read_server(decoder.next_message())` (or `read_client`) gives the message's value, after
-protocol.validate has checked its types and ranges.
+A message declared in one of those two modules is one of this module's without another word
+(and in its `__all__`, made from the registry). `DEFAULT_PORT` is protocol.py's, with the
+framing. A program that reads frames: `read_server(decoder.next_message())` (or
+`read_client`) gives the message's value, after validating its types and ranges.
 """
 
 from __future__ import annotations
 
+from . import client_messages as _client
 from . import protocol as p
-from .client_messages import (
-    CLIENT_TYPES,
-    Action,
-    AddBot,
-    Back,
-    Bye,
-    Chat,
-    CoachRequest,
-    CreateTable,
-    Discard,
-    DrawStock,
-    Drop,
-    Hello,
-    History,
-    HistoryHand,
-    Hit,
-    Leave,
-    ListTables,
-    OutOfRangeMessage,
-    Ping,
-    PlayForNow,
-    Pong,
-    Rematch,
-    RemoveBot,
-    Resume,
-    SeatToBot,
-    Sit,
-    Spread,
-    StandingsRequest,
-    Start,
-    TakeBotSeat,
-    TakeDiscard,
-    Watch,
-    action_request,
-    is_action,
-    read_client,
-)
-from .protocol import DEFAULT_PORT
-from .server_messages import (
-    SERVER_TYPES,
-    AwaySummary,
-    ChatLine,
-    CoachAdvice,
-    Combined,
-    Cut,
-    Error,
-    Goodbye,
-    HandEnd,
-    HistoryHandSteps,
-    HistoryPage,
-    LedgerMessage,
-    Left,
-    LobbyChanges,
-    PlayerSummary,
-    RematchStatus,
-    Seated,
-    ServerPing,
-    ServerPong,
-    SessionEnd,
-    Standings,
-    TableMessage,
-    Tables,
-    TableSummary,
-    Update,
-    Watching,
-    Welcome,
-    read_known,
-    read_server,
-)
-from .wire import (
-    SEAT_KINDS,
-    SEAT_STATUSES,
-    TABLE_STATES,
-    UNSET,
-    ClientMessage,
-    Message,
-    RuleValue,
-    SeatKind,
-    SeatStatus,
-    ServerMessage,
-    SessionEndReason,
-    TableState,
-    Unset,
-    Wire,
-)
+from . import server_messages as _server
+from .client_messages import *  # noqa: F403 (the messages: see __all__)
+from .protocol import DEFAULT_PORT as DEFAULT_PORT
+from .server_messages import *  # noqa: F403
+from .wire import *  # noqa: F403 (the machinery and the state words)
+from .wire import Message
 
-__all__ = [
-    "CLIENT_TYPES",
-    "DEFAULT_PORT",
-    "SEAT_KINDS",
-    "SEAT_STATUSES",
-    "SERVER_TYPES",
-    "TABLE_STATES",
-    "UNSET",
-    "Action",
-    "AddBot",
-    "AwaySummary",
-    "Back",
-    "Bye",
-    "Chat",
-    "ChatLine",
-    "ClientMessage",
-    "CoachAdvice",
-    "CoachRequest",
-    "Combined",
-    "CreateTable",
-    "Cut",
-    "Discard",
-    "DrawStock",
-    "Drop",
-    "Error",
-    "Goodbye",
-    "HandEnd",
-    "Hello",
-    "History",
-    "HistoryHand",
-    "HistoryHandSteps",
-    "HistoryPage",
-    "Hit",
-    "Leave",
-    "LedgerMessage",
-    "Left",
-    "ListTables",
-    "LobbyChanges",
-    "Message",
-    "OutOfRangeMessage",
-    "Ping",
-    "PlayForNow",
-    "PlayerSummary",
-    "Pong",
-    "Rematch",
-    "RematchStatus",
-    "RemoveBot",
-    "Resume",
-    "RuleValue",
-    "SeatKind",
-    "SeatStatus",
-    "SeatToBot",
-    "Seated",
-    "ServerMessage",
-    "ServerPing",
-    "ServerPong",
-    "SessionEnd",
-    "SessionEndReason",
-    "Sit",
-    "Spread",
-    "Standings",
-    "StandingsRequest",
-    "Start",
-    "TableMessage",
-    "TableState",
-    "TableSummary",
-    "Tables",
-    "TakeBotSeat",
-    "TakeDiscard",
-    "Unset",
-    "Update",
-    "Watch",
-    "Watching",
-    "Welcome",
-    "Wire",
-    "action_request",
-    "encode",
-    "is_action",
-    "read_client",
-    "read_known",
-    "read_server",
-]
+#: Every message class by its registry (client_messages.CLIENT_TYPES, server_messages.
+#: SERVER_TYPES), then the rest by hand: the values messages carry, the machinery, the readers.
+__all__ = sorted(
+    [
+        *(cls.__name__ for cls in _client.CLIENT_TYPES.values()),
+        *(cls.__name__ for cls in _server.SERVER_TYPES.values()),
+        "CLIENT_MESSAGES",
+        "CLIENT_TYPES",
+        "DEFAULT_PORT",
+        "SEAT_KINDS",
+        "SEAT_STATUSES",
+        "SERVER_MESSAGES",
+        "SERVER_TYPES",
+        "TABLE_STATES",
+        "UNSET",
+        "ActionRequest",
+        "ClientMessage",
+        "Combined",
+        "Message",
+        "OutOfRangeMessage",
+        "PlayerSummary",
+        "RuleValue",
+        "SeatKind",
+        "SeatStatus",
+        "ServerMessage",
+        "SessionEndReason",
+        "TableState",
+        "TableSummary",
+        "Unset",
+        "Wire",
+        "action_of",
+        "action_request",
+        "encode",
+        "ranges_table",
+        "read_client",
+        "read_known",
+        "read_server",
+        "validate_client",
+        "validate_server",
+    ]
+)
 
 
 def encode(message: Message, max_frame: int = p.MAX_SERVER_FRAME) -> bytes:

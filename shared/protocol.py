@@ -1,4 +1,5 @@
-"""The wire protocol, sans-I/O: frames, message names, error codes and a validator per message.
+"""The wire protocol, sans-I/O: frames, message names, error codes, the ranges of fields and the
+validator (each message declares its fields with their ranges on its class: messages.py).
 
 A frame is a 4-byte big-endian length N, then N bytes: one msgpack map with a "type" key.
 PROTOCOL.md is the full description; messages.py holds each message as a typed value.
@@ -84,9 +85,6 @@ TAKE_BOT_SEAT = "take_bot_seat"
 SEAT_TO_BOT = "seat_to_bot"
 STANDINGS = "standings"  # both ways: the request and its answer
 COACH = "coach"  # both ways: the question and the coach's answer
-
-#: The messages that are a core action, played for the sender's seat.
-ACTION_TYPES = frozenset({DROP, DRAW_STOCK, TAKE_DISCARD, SPREAD, HIT, DISCARD})
 
 # -- message types, server to client ---------------------------------------------------------
 WELCOME = "welcome"
@@ -339,236 +337,44 @@ def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
-def _s(max_len: int, required: bool = False, min_len: int = 0, code: str = BAD_VALUE) -> Field:
-    return Field("str", required, max_len=max_len, min_len=min_len, code=code)
+def string(max_len: int, min_len: int = 0, nullable: bool = False, code: str = BAD_VALUE) -> Field:
+    """A string's range: `min_len` to `max_len` characters."""
+    return Field("str", nullable=nullable, max_len=max_len, min_len=min_len, code=code)
 
 
-def _i(
-    low: int, high: int, required: bool = False, nullable: bool = False, code: str = BAD_VALUE
-) -> Field:
-    return Field("int", required, nullable, low=low, high=high, code=code)
+def integer(low: int, high: int, nullable: bool = False, code: str = BAD_VALUE) -> Field:
+    """A whole number's range: `low` to `high`."""
+    return Field("int", nullable=nullable, low=low, high=high, code=code)
 
 
-def _n(low: float, high: float, nullable: bool = False, code: str = BAD_VALUE) -> Field:
-    return Field("number", False, nullable, low=low, high=high, code=code)
+def number(low: float, high: float, nullable: bool = False, code: str = BAD_VALUE) -> Field:
+    """A number's range (whole or not): `low` to `high`."""
+    return Field("number", nullable=nullable, low=low, high=high, code=code)
 
 
 MAX_OPTION_LEN = 32
-_ID = _i(0, MAX_ID)
-_TABLE_ID = _i(1, MAX_ID, required=True, code=NO_SUCH_TABLE)
-_CARD = _s(MAX_CARD_LEN, required=True, min_len=2)
-_SEAT = _i(0, 4, nullable=True, code=NO_SUCH_SEAT)
-_SEAT_STAKE = _i(1, MAX_STAKE)
-
-#: Every message a client may send, with its fields (besides "type" and the optional "id").
-CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
-    HELLO: {
-        "version": _i(0, MAX_ID, required=True, code=VERSION_MISMATCH),
-        "name": _s(MAX_NAME_LEN, required=True, code=BAD_NAME),
-        "client": _s(64, code=BAD_MESSAGE),
-    },
-    LIST_TABLES: {"after": _i(0, MAX_ID), "limit": _i(1, PAGE_SIZE)},
-    CREATE_TABLE: {
-        "name": _s(MAX_TABLE_NAME_LEN, required=True, code=BAD_TABLE),
-        "rules": Field("options", max_len=MAX_RULE_OPTIONS, code=BAD_RULES),
-        "stake": _i(1, MAX_STAKE, code=BAD_TABLE),
-        "unit": _s(MAX_UNIT_LEN, code=BAD_TABLE),
-        "seats": _i(2, 5, code=BAD_TABLE),
-        "turn_timer": _n(0, 3600, nullable=True, code=BAD_TABLE),
-        "hands": _i(1, 100_000, nullable=True, code=BAD_TABLE),
-        "minutes": _n(0, 100_000, nullable=True, code=BAD_TABLE),
-        "bot_pause": _n(0, 10, code=BAD_TABLE),
-        "sit": Field("bool"),
-        "seed": _i(0, 2**63 - 1, code=BAD_TABLE),
-        "deck": _s(MAX_DECK_LEN, code=BAD_TABLE),
-        "dealer": _i(0, 4, code=BAD_TABLE),
-    },
-    SIT: {"table": _TABLE_ID, "seat": _SEAT, "stake": _SEAT_STAKE},
-    RESUME: {"table": _TABLE_ID, "token": _s(MAX_TOKEN_LEN, required=True, code=BAD_TOKEN)},
-    WATCH: {"table": _TABLE_ID},
-    LEAVE: {},
-    ADD_BOT: {"strategy": _s(16, code=BAD_BOT), "seat": _SEAT, "stake": _SEAT_STAKE},
-    REMOVE_BOT: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
-    START: {},
-    CHAT: {"text": _s(MAX_CHAT_LEN, required=True, code=BAD_CHAT)},
-    BACK: {},
-    HISTORY: {
-        "table": _i(1, MAX_ID, required=True, code=NOT_AT_TABLE),
-        "before": _i(1, MAX_ID, code=NO_SUCH_HAND),
-        "limit": _i(1, HISTORY_PAGE),
-    },
-    HISTORY_HAND: {
-        "table": _i(1, MAX_ID, required=True, code=NOT_AT_TABLE),
-        "hand": _i(1, MAX_ID, required=True, code=NO_SUCH_HAND),
-        "from": _i(0, MAX_ID),
-    },
-    REMATCH: {"answer": Field("bool", True)},
-    DROP: {},
-    DRAW_STOCK: {},
-    TAKE_DISCARD: {},
-    SPREAD: {"cards": Field("cards", True, max_len=MAX_SPREAD_CARDS)},
-    HIT: {"card": _CARD, "spread": _i(0, MAX_ID, required=True)},
-    DISCARD: {"card": _CARD},
-    PING: {"n": _i(0, 2**53)},
-    PONG: {"n": _i(0, 2**53)},
-    BYE: {},
-    PLAY_FOR_NOW: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
-    TAKE_BOT_SEAT: {"table": _TABLE_ID, "seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
-    SEAT_TO_BOT: {"seat": _i(0, 4, required=True, code=NO_SUCH_SEAT)},
-    STANDINGS: {"period": _s(16)},
-    COACH: {
-        "table": _i(1, MAX_ID, required=True, code=NOT_AT_TABLE),
-        "hand": _i(1, MAX_ID, required=True, code=NO_SUCH_HAND),
-        "step": _i(0, MAX_ID),
-    },
-}
-
-#: The top-level fields of every message the server sends (nested maps are described in
-#: PROTOCOL.md; the tests check every frame the server sends against this).
-SERVER_MESSAGES: dict[str, dict[str, Field]] = {
-    WELCOME: {
-        "version": _i(0, MAX_ID, required=True),
-        "server": _s(64, required=True),
-        "name": _s(MAX_NAME_LEN, required=True),
-        "limits": Field("map", True),
-        "dev": Field("bool", True),
-        "reply_to": _ID,
-    },
-    ERROR: {
-        "code": _s(64, required=True),
-        "message": _s(4096, required=True),
-        "fatal": Field("bool", True),
-        "detail": _s(64),
-        "reply_to": _ID,
-        "version": _i(0, MAX_ID),
-    },
-    TABLES: {
-        "tables": Field("list", True),
-        "after": _i(0, MAX_ID, required=True),
-        "more": Field("bool", True),
-        "total": _i(0, MAX_ID, required=True),
-        "reply_to": _ID,
-    },
-    LOBBY: {"tables": Field("list", True), "removed": Field("list", True)},
-    TABLE: {"table": Field("map", True), "reply_to": _ID},
-    SEATED: {
-        "table": _TABLE_ID,
-        "seat": _i(0, 4, required=True),
-        "token": _s(MAX_TOKEN_LEN, required=True),
-        "reply_to": _ID,
-    },
-    WATCHING: {"table": _TABLE_ID, "reply_to": _ID},
-    LEFT: {"table": _TABLE_ID, "reply_to": _ID},
-    CUT: {
-        "table": _TABLE_ID,
-        "rounds": Field("list", True),
-        "dealer": _i(0, 4, required=True),
-    },
-    UPDATE: {
-        "table": _TABLE_ID,
-        "hand": _i(1, MAX_ID, required=True),
-        "from": _i(0, MAX_ID, required=True),
-        "events": Field("list", True),
-        "view": Field("map", True),
-        "deadline": _n(0, math.inf, nullable=True),
-        "reply_to": _ID,
-    },
-    HAND_END: {
-        "table": _TABLE_ID,
-        "hand": _i(1, MAX_ID, required=True),
-        "settlement": Field("map", True),
-        "names": Field("list", True),
-        "payments": Field("list", True),
-        "balances": Field("map", True),
-    },
-    SESSION_END: {
-        "table": _TABLE_ID,
-        "hands": _i(0, MAX_ID, required=True),
-        "standings": Field("list", True),
-        "reason": _s(64, required=True),
-        "settle_up": Field("list", True),
-        "combined": Field("map", False, nullable=True),
-        "rematch": _n(0, math.inf, nullable=True),
-    },
-    REMATCH_STATUS: {
-        "table": _TABLE_ID,
-        "seats": Field("list", True),
-        "outcome": _s(16, required=True),
-        "seconds": _n(0, math.inf, nullable=True),
-        "next": _i(1, MAX_ID, nullable=True),
-        "reply_to": _ID,
-    },
-    LEDGER: {
-        "table": _TABLE_ID,
-        "names": Field("list", True),
-        "hands": Field("list", True),
-        "balances": Field("map", True),
-    },
-    HISTORY: {
-        "table": _TABLE_ID,
-        "hands": Field("list", True),
-        "total": _i(0, MAX_ID, required=True),
-        "more": Field("bool", True),
-        "unit": _s(MAX_UNIT_LEN, required=True),
-        "balances": Field("map", True),
-        "settle_up": Field("list", True),
-        "reply_to": _ID,
-    },
-    HISTORY_HAND: {
-        "table": _TABLE_ID,
-        "hand": _i(1, MAX_ID, required=True),
-        "seat": _i(0, 4, required=True, nullable=True),
-        "names": Field("list", True),
-        "rules": Field("map", True),
-        "steps": Field("list", True),
-        "from": _i(0, MAX_ID, required=True),
-        "total": _i(1, MAX_ID, required=True),
-        "reply_to": _ID,
-    },
-    CHAT: {
-        "table": _TABLE_ID,
-        "name": _s(MAX_NAME_LEN, required=True),
-        "seat": _i(0, 4, nullable=True),
-        "text": _s(MAX_CHAT_LEN, required=True),
-        "reply_to": _ID,
-    },
-    PING: {"n": _i(0, 2**53)},
-    PONG: {"n": _i(0, 2**53), "reply_to": _ID},
-    GOODBYE: {"reason": _s(64, required=True), "message": _s(4096, required=True)},
-    AWAY_SUMMARY: {
-        "table": _TABLE_ID,
-        "turns": _i(0, MAX_ID, required=True),
-        "hands": Field("list", True),
-        "net": _i(-(2**53), 2**53, required=True),
-        "hand": _i(0, MAX_ID, required=True),
-        "played_for": Field("list", True),
-    },
-    STANDINGS: {
-        "period": _s(16, required=True),
-        "tonight": _s(10, required=True),
-        "since": Field("str", True, True, max_len=10),
-        "zone": _s(64, required=True),
-        "unit": Field("str", True, True, max_len=MAX_UNIT_LEN),
-        "people": Field("list", True),
-        "bots": Field("list", True),
-        "more": Field("bool", True),
-        "reply_to": _ID,
-    },
-    COACH: {
-        "table": _TABLE_ID,
-        "hand": _i(1, MAX_ID, required=True),
-        "step": _i(0, MAX_ID, required=True, nullable=True),
-        "advice": Field("map", True),
-        "reply_to": _ID,
-    },
-}
+# The ranges several messages share, and the kinds that have none. (A message declares its
+# fields with their ranges on its class: client_messages.py, server_messages.py.)
+ID_RANGE = integer(0, MAX_ID)
+TABLE_RANGE = integer(1, MAX_ID, code=NO_SUCH_TABLE)
+CARD_RANGE = string(MAX_CARD_LEN, min_len=2)
+SEAT_RANGE = integer(0, 4, nullable=True, code=NO_SUCH_SEAT)
+STAKE_RANGE = integer(1, MAX_STAKE)
+BOOL = Field("bool")
+MAP = Field("map")
+LIST = Field("list")
 
 
-def validate(message: Mapping[str, Any], schema: Mapping[str, dict[str, Field]]) -> None:
+def validate(
+    message: Mapping[str, Any],
+    schema: Mapping[str, Mapping[str, Field]],
+    ids: Field | None = None,
+) -> None:
     """Raise ProtocolError unless `message` is a known message of `schema` with exactly its
-    fields (unknown field names are refused), every field of the right type, and every value
-    in its range. A message whose only fault is a value out of range raises OutOfRange (its
-    code is the field's, not fatal) for the first such field."""
+    fields (unknown field names are refused; `ids`: the range of an `id` every message may
+    carry), every field of the right type, and every value in its range. A message whose
+    only fault is a value out of range raises OutOfRange (its code is the field's, not
+    fatal) for the first such field."""
     kind = message.get("type")
     if not isinstance(kind, str):
         raise ProtocolError(BAD_MESSAGE, 'a message must have a string "type"')
@@ -579,7 +385,9 @@ def validate(message: Mapping[str, Any], schema: Mapping[str, dict[str, Field]])
     for name, value in message.items():
         if name == "type":
             continue
-        spec = _ID if name == "id" and schema is CLIENT_MESSAGES else fields.get(name)
+        spec = fields.get(name)
+        if spec is None and name == "id":
+            spec = ids
         if spec is None:
             raise ProtocolError(BAD_MESSAGE, f"{kind}: unknown field {name[:40]!r}")
         problem = _type_problem(spec, value)
@@ -596,14 +404,6 @@ def validate(message: Mapping[str, Any], schema: Mapping[str, dict[str, Field]])
             raise ProtocolError(BAD_MESSAGE, f"{kind}: missing field {name!r}")
     if out_of_range is not None:
         raise out_of_range
-
-
-def validate_client(message: Mapping[str, Any]) -> None:
-    validate(message, CLIENT_MESSAGES)
-
-
-def validate_server(message: Mapping[str, Any]) -> None:
-    validate(message, SERVER_MESSAGES)
 
 
 def valid_id(message: Mapping[str, Any]) -> int | None:
@@ -699,23 +499,6 @@ def _in_range(spec: Field, value: Any) -> bool:
                 return False
         return True
     return True
-
-
-def ranges_table() -> str:
-    """Every client field with a range, as the Markdown table in PROTOCOL.md ("Ranges"):
-    message, field, range, and the error a value out of it gets."""
-    lines = ["| message | field | range | out of range |", "|---|---|---|---|"]
-    rows = [("(any)", "id", _ID)]
-    rows += [
-        (kind, name, spec)
-        for kind, fields in CLIENT_MESSAGES.items()
-        for name, spec in fields.items()
-        if spec.kind not in ("bool", "map", "list")
-    ]
-    for kind, name, spec in rows:
-        code = f"`{spec.code}`" + (" (fatal)" if kind == HELLO else "")
-        lines.append(f"| `{kind}` | `{name}` | {spec.allowed()} | {code} |")
-    return "\n".join(lines) + "\n"
 
 
 def is_printable_text(text: str) -> bool:

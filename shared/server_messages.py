@@ -3,9 +3,10 @@ table map they carry, and `read_server`, which reads one from a decoded map."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from . import protocol as p
 from ._fast import maker
@@ -25,6 +26,8 @@ from .wire import (
     SessionEndReason,
     TableState,
     Wire,
+    declared,
+    field,
 )
 from .wire import message_type as _message
 
@@ -157,25 +160,24 @@ _SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("
 
 @_message(p.WELCOME)
 class Welcome(ServerMessage):
-    version: int
-    server: str
-    name: str
-    limits: Mapping[str, int | float]
-    dev: bool
-    reply_to: int | None = None
+    version: int = field(p.integer(0, p.MAX_ID))
+    server: str = field(p.string(64))
+    name: str = field(p.string(p.MAX_NAME_LEN))
+    limits: Mapping[str, int | float] = field(p.MAP)
+    dev: bool = field(p.BOOL)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
 @_message(p.ERROR)
 class Error(ServerMessage):
     """An error; `fatal` ones close the connection and never carry `reply_to`."""
 
-    code: str
-    message: str
-    fatal: bool
-    detail: str | None = None
-    reply_to: int | None = None
-    version: int | None = None  # version_mismatch: the server's
-    _omitted = frozenset({"detail", "version"})
+    code: str = field(p.string(64))
+    message: str = field(p.string(4096))
+    fatal: bool = field(p.BOOL)
+    detail: str | None = field(p.string(64), default=None)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+    version: int | None = field(p.integer(0, p.MAX_ID), default=None)  # version_mismatch's
 
     @classmethod
     def of(
@@ -210,11 +212,11 @@ class Error(ServerMessage):
 class Tables(ServerMessage):
     """A page of the lobby's list (the server packs it from summaries packed once: lobby.py)."""
 
-    tables: tuple[TableSummary, ...]
-    after: int
-    more: bool
-    total: int
-    reply_to: int | None = None
+    tables: tuple[TableSummary, ...] = field(p.LIST)
+    after: int = field(p.integer(0, p.MAX_ID))
+    more: bool = field(p.BOOL)
+    total: int = field(p.integer(0, p.MAX_ID))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {"type": p.TABLES, "after": self.after, "more": self.more}
@@ -234,8 +236,8 @@ class Tables(ServerMessage):
 class LobbyChanges(ServerMessage):
     """The tables changed since the last `lobby` message, and the ids of those gone."""
 
-    tables: tuple[TableSummary, ...]
-    removed: tuple[int, ...]
+    tables: tuple[TableSummary, ...] = field(p.LIST)
+    removed: tuple[int, ...] = field(p.LIST)
 
     def to_wire(self) -> Wire:
         return {
@@ -252,8 +254,8 @@ class LobbyChanges(ServerMessage):
 
 @_message(p.TABLE)
 class TableMessage(ServerMessage):
-    table: TableSummary
-    reply_to: int | None = None
+    table: TableSummary = field(p.MAP)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {"type": p.TABLE, "table": self.table.to_wire()}
@@ -268,31 +270,31 @@ class TableMessage(ServerMessage):
 
 @_message(p.SEATED)
 class Seated(ServerMessage):
-    table: int
-    seat: int
-    token: str
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    seat: int = field(p.integer(0, 4))
+    token: str = field(p.string(p.MAX_TOKEN_LEN))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
 @_message(p.WATCHING)
 class Watching(ServerMessage):
-    table: int
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
 @_message(p.LEFT)
 class Left(ServerMessage):
-    table: int
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
 @_message(p.CUT)
 class Cut(ServerMessage):
     """The cut for the first dealer: each round's card by seat (None: not cutting)."""
 
-    table: int
-    rounds: tuple[tuple[str | None, ...], ...]
-    dealer: int
+    table: int = field(p.TABLE_RANGE)
+    rounds: tuple[tuple[str | None, ...], ...] = field(p.LIST)
+    dealer: int = field(p.integer(0, 4))
 
     def to_wire(self) -> Wire:
         rounds = [list(cards) for cards in self.rounds]
@@ -308,13 +310,13 @@ class Update(ServerMessage):
     """A hand's events from the `start`-th on, and the view after them, as one seat sees them
     (the server sends these as bytes put together per change: updates.py)."""
 
-    table: int
-    hand: int
-    start: int
-    events: tuple[Event, ...]
-    view: SeatView
-    deadline: float | None
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    start: int = field(p.integer(0, p.MAX_ID), key="from")
+    events: tuple[Event, ...] = field(p.LIST)
+    view: SeatView = field(p.MAP)
+    deadline: float | None = field(p.number(0, math.inf, nullable=True), required=False)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {
@@ -347,12 +349,12 @@ class Update(ServerMessage):
 
 @_message(p.HAND_END)
 class HandEnd(ServerMessage):
-    table: int
-    hand: int
-    settlement: Settlement
-    names: tuple[str, ...]
-    payments: tuple[tuple[str, str, int], ...]  # payer, payee, amount
-    balances: Mapping[str, int]
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    settlement: Settlement = field(p.MAP)
+    names: tuple[str, ...] = field(p.LIST)
+    payments: tuple[tuple[str, str, int], ...] = field(p.LIST)  # payer, payee, amount
+    balances: Mapping[str, int] = field(p.MAP)
 
     def to_wire(self) -> Wire:
         return {
@@ -417,13 +419,16 @@ def _transfers(data: list[list[object]]) -> tuple[Transfer, ...]:
 
 @_message(p.SESSION_END)
 class SessionEnd(ServerMessage):
-    table: int
-    hands: int
-    standings: tuple[tuple[str, int], ...]  # most ahead first
-    reason: SessionEndReason
-    settle_up: tuple[Transfer, ...] = ()  # the fewest payments that square this session
-    combined: Combined | None = None  # across a chain of rematches (None: the first session)
-    rematch: float | None = None  # seconds a rematch offer waits (None: none offered)
+    table: int = field(p.TABLE_RANGE)
+    hands: int = field(p.integer(0, p.MAX_ID))
+    standings: tuple[tuple[str, int], ...] = field(p.LIST)  # most ahead first
+    reason: SessionEndReason = field(p.string(64))
+    # The fewest payments that square this session (always sent).
+    settle_up: tuple[Transfer, ...] = field(p.LIST, default=(), required=True)
+    # Across a chain of rematches (None: the first session).
+    combined: Combined | None = field(p.Field("map", nullable=True), default=None)
+    # Seconds a rematch offer waits (None: none offered).
+    rematch: float | None = field(p.number(0, math.inf, nullable=True), default=None)
 
     def to_wire(self) -> Wire:
         return {
@@ -458,12 +463,12 @@ class RematchStatus(ServerMessage):
     (`yes`, `no`, `awaited`, `left`, `late`, `bot`), the outcome (`waiting`, `started`,
     `off`), the seconds still waited, and the new table once started."""
 
-    table: int
-    seats: tuple[tuple[str, str], ...]
-    outcome: str
-    seconds: float | None = None
-    next: int | None = None
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    seats: tuple[tuple[str, str], ...] = field(p.LIST)
+    outcome: str = field(p.string(16))
+    seconds: float | None = field(p.number(0, math.inf, nullable=True), default=None)
+    next: int | None = field(p.integer(1, p.MAX_ID, nullable=True), default=None)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {
@@ -495,10 +500,10 @@ class LedgerMessage(ServerMessage):
     """The ledger's newest settled hands (each its number and every player's net, in the
     order of `names`) and the balances now."""
 
-    table: int
-    names: tuple[str, ...]
-    hands: tuple[tuple[int, tuple[int, ...]], ...]
-    balances: Mapping[str, int]
+    table: int = field(p.TABLE_RANGE)
+    names: tuple[str, ...] = field(p.LIST)
+    hands: tuple[tuple[int, tuple[int, ...]], ...] = field(p.LIST)
+    balances: Mapping[str, int] = field(p.MAP)
 
     def to_wire(self) -> Wire:
         return {
@@ -521,14 +526,14 @@ class HistoryPage(ServerMessage):
     older ones beyond this page; and the session's ledger now: each name's balance in the
     table's `unit`, and the fewest payments that would settle it up."""
 
-    table: int
-    hands: tuple[HandSummary, ...]
-    total: int
-    more: bool
-    unit: str
-    balances: Mapping[str, int]
-    settle_up: tuple[tuple[str, str, int], ...]  # payer, payee, amount
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    hands: tuple[HandSummary, ...] = field(p.LIST)
+    total: int = field(p.integer(0, p.MAX_ID))
+    more: bool = field(p.BOOL)
+    unit: str = field(p.string(p.MAX_UNIT_LEN))
+    balances: Mapping[str, int] = field(p.MAP)
+    settle_up: tuple[tuple[str, str, int], ...] = field(p.LIST)  # payer, payee, amount
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {
@@ -565,15 +570,15 @@ class HistoryHandSteps(ServerMessage):
     as `seat` saw them (None: as a spectator did); `names` in seat order, and the table's
     `rules`, which each step's view leaves out."""
 
-    table: int
-    hand: int
-    seat: int | None
-    names: tuple[str, ...]
-    rules: HouseRules
-    steps: tuple[HistoryStep, ...]
-    start: int
-    total: int
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    seat: int | None = field(p.integer(0, 4, nullable=True))
+    names: tuple[str, ...] = field(p.LIST)
+    rules: HouseRules = field(p.MAP)
+    steps: tuple[HistoryStep, ...] = field(p.LIST)
+    start: int = field(p.integer(0, p.MAX_ID), key="from")
+    total: int = field(p.integer(1, p.MAX_ID))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {
@@ -611,11 +616,30 @@ class HistoryHandSteps(ServerMessage):
 class ChatLine(ServerMessage):
     """A chat line; `seat` None: a spectator's."""
 
-    table: int
-    name: str
-    seat: int | None
-    text: str
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    name: str = field(p.string(p.MAX_NAME_LEN))
+    seat: int | None = field(p.integer(0, 4, nullable=True), required=False)
+    text: str = field(p.string(p.MAX_CHAT_LEN))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.PING)
+class ServerPing(ServerMessage):
+    n: int | None = field(p.integer(0, 2**53), default=None)
+
+
+@_message(p.PONG)
+class ServerPong(ServerMessage):
+    n: int | None = field(p.integer(0, 2**53), default=None)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.GOODBYE)
+class Goodbye(ServerMessage):
+    """The server is stopping: `reason` a code (server_shutting_down), `message` words."""
+
+    reason: str = field(p.string(64))
+    message: str = field(p.string(4096))
 
 
 @_message(p.AWAY_SUMMARY)
@@ -625,12 +649,12 @@ class AwaySummary(ServerMessage):
     their net since, and the events of hand `hand` (the one in play) that were moves made for
     them."""
 
-    table: int
-    turns: int
-    hands: tuple[tuple[int, str | None], ...]
-    net: int
-    hand: int
-    played_for: tuple[int, ...]
+    table: int = field(p.TABLE_RANGE)
+    turns: int = field(p.integer(0, p.MAX_ID))
+    hands: tuple[tuple[int, str | None], ...] = field(p.LIST)
+    net: int = field(p.integer(-(2**53), 2**53))
+    hand: int = field(p.integer(0, p.MAX_ID))
+    played_for: tuple[int, ...] = field(p.LIST)
 
     def to_wire(self) -> Wire:
         return {
@@ -653,27 +677,6 @@ class AwaySummary(ServerMessage):
             data["hand"],
             tuple(data["played_for"]),
         )
-
-
-@_message(p.PING)
-class ServerPing(ServerMessage):
-    n: int | None = None
-    _omitted = frozenset({"n"})
-
-
-@_message(p.PONG)
-class ServerPong(ServerMessage):
-    n: int | None = None
-    reply_to: int | None = None
-    _omitted = frozenset({"n"})
-
-
-@_message(p.GOODBYE)
-class Goodbye(ServerMessage):
-    """The server is stopping: `reason` a code (server_shutting_down), `message` words."""
-
-    reason: str
-    message: str
 
 
 def _standing_to_wire(row: Standing) -> Wire:
@@ -727,15 +730,15 @@ class Standings(ServerMessage):
     nights (`since` None: all time), `zone` the server's time zone, `unit` the one most hands
     were played for (None: no hands); people and bots apart, each ranked."""
 
-    period: str
-    tonight: str
-    since: str | None
-    zone: str
-    unit: str | None
-    people: tuple[Standing, ...]
-    bots: tuple[Standing, ...]
-    more: bool
-    reply_to: int | None = None
+    period: str = field(p.string(16))
+    tonight: str = field(p.string(10))
+    since: str | None = field(p.string(10, nullable=True))
+    zone: str = field(p.string(64))
+    unit: str | None = field(p.string(p.MAX_UNIT_LEN, nullable=True))
+    people: tuple[Standing, ...] = field(p.LIST)
+    bots: tuple[Standing, ...] = field(p.LIST)
+    more: bool = field(p.BOOL)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {
@@ -773,11 +776,11 @@ class CoachAdvice(ServerMessage):
     """The coach's answer: the expert's view of the decision at step `step` of hand `hand`
     (None: the decision to make now, in the hand in play)."""
 
-    table: int
-    hand: int
-    step: int | None
-    advice: Advice
-    reply_to: int | None = None
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    step: int | None = field(p.integer(0, p.MAX_ID, nullable=True))
+    advice: Advice = field(p.MAP)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
         out: Wire = {
@@ -802,34 +805,18 @@ class CoachAdvice(ServerMessage):
         )
 
 
-SERVER_TYPES: dict[str, type[ServerMessage]] = {
-    cls.TYPE: cls
-    for cls in (
-        Welcome,
-        Error,
-        Tables,
-        LobbyChanges,
-        TableMessage,
-        Seated,
-        Watching,
-        Left,
-        Cut,
-        Update,
-        HandEnd,
-        SessionEnd,
-        RematchStatus,
-        LedgerMessage,
-        HistoryPage,
-        HistoryHandSteps,
-        ChatLine,
-        AwaySummary,
-        ServerPing,
-        ServerPong,
-        Goodbye,
-        Standings,
-        CoachAdvice,
-    )
+#: Every message the server sends, by type (the registry: wire.declared).
+SERVER_TYPES: dict[str, type[ServerMessage]] = declared(ServerMessage, __name__)
+#: Each one's top-level fields with their ranges, from its class (nested maps are described in
+#: PROTOCOL.md; the tests check every frame the server sends against this).
+SERVER_MESSAGES: dict[str, Mapping[str, p.Field]] = {
+    kind: cls._schema for kind, cls in SERVER_TYPES.items()
 }
+
+
+def validate_server(data: Mapping[str, Any]) -> None:
+    """protocol.validate of a map the server sent, against SERVER_MESSAGES."""
+    p.validate(data, SERVER_MESSAGES)
 
 
 #: Reads a view's rules: a client that knows a table's rules already gives its reading (the
@@ -841,7 +828,7 @@ def read_server(data: Wire, read_rules: RulesReader | None = None) -> ServerMess
     """The message of a decoded server map: ProtocolError if it is not one, whether its own
     fields or a map inside it (a table, a view, an event) are wrong. `read_rules` reads an
     update's view's rules (default: HouseRules.from_dict)."""
-    p.validate_server(data)
+    validate_server(data)
     kind = data["type"]
     try:
         if kind == p.UPDATE:
@@ -861,7 +848,7 @@ def read_known(data: Wire, read_rules: RulesReader | None = None) -> ServerMessa
         return read_server(data, read_rules)
     except p.ProtocolError as exc:
         kind = data.get("type")
-        fields = p.SERVER_MESSAGES.get(kind) if isinstance(kind, str) else None
+        fields = SERVER_MESSAGES.get(kind) if isinstance(kind, str) else None
         if exc.code == p.UNKNOWN_TYPE:
             return None
         if fields is None or all(name == "type" or name in fields for name in data):

@@ -1,16 +1,18 @@
 """The machinery of the typed messages (messages.py): a message class declares its fields
-once, in wire order, and is built (`to_wire`) and read (`from_wire`) from that declaration; and
-the words of the wire that are states, as str enums whose members are the wire's strings (a map
-built with them packs to the same bytes).
+once, in wire order, each with its range (`field`), and is built (`to_wire`), read
+(`from_wire`) and validated (its `_schema`) from that declaration; the registry of the classes
+declared (`declared`); and the words of the wire that are states, as str enums whose members
+are the wire's strings (a map built with them packs to the same bytes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import Enum, StrEnum
-from typing import Any, ClassVar, Self, TypeAlias, TypeVar, dataclass_transform
+from typing import Any, ClassVar, Self, TypeAlias, TypeVar, dataclass_transform, overload
 
 from . import records
+from .protocol import Field
 
 #: A value of a decoded msgpack map (what `protocol.decode_payload` gives).
 Wire: TypeAlias = dict[str, Any]
@@ -75,22 +77,28 @@ UNSET = Unset.UNSET
 
 class Message:
     """A message. A subclass declared with `@message_type` is a frozen value whose fields are
-    its annotated attributes, in wire order; `_wire_names` renames a field on the wire (`start`
-    is `from`), `_omitted` names the fields left out when None (an optional field); UNSET is
-    always left out. `reply_to` (server to client) and `id` (client to server) go last.
+    its annotated attributes, in wire order, each declared with its range (`field`); a field
+    whose default is None is optional (left out when None), and UNSET is always left out.
+    `reply_to` (server to client) and `id` (client to server) go last.
 
     A message class is a record (records.py: a frozen slots value made without `dataclasses`,
     for a client's start-up), its reader written in the same `exec` as its `__init__`."""
 
     __slots__ = ()
     TYPE: ClassVar[str]
+    # What follows is set by @message_type, from the fields declared.
+    # A field's name on the wire where it is not the attribute's (`start` is `from`).
     _wire_names: ClassVar[Mapping[str, str]] = {}
+    # The fields left out when None.
     _omitted: ClassVar[frozenset[str]] = frozenset()
-    # The field names in declaration order: set by @message_type.
+    # The field names in declaration order.
     _names: ClassVar[tuple[str, ...]] = ()
-    # (attribute, wire key, left out when None), in wire order: set by @message_type.
+    # (attribute, wire key, left out when None), in wire order.
     _fields: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
-    # The class's reader of a validated map (see `_reader_source`): set by @message_type.
+    # Each field's range by its wire name, in declaration order: what protocol.validate
+    # checks a map of this type against.
+    _schema: ClassVar[Mapping[str, Field]] = {}
+    # The class's reader of a validated map (see `_reader_source`).
     _read: ClassVar[Callable[[Wire], Any]]
 
     def to_wire(self) -> Wire:
@@ -113,12 +121,72 @@ class Message:
 
 
 _T = TypeVar("_T", bound="Message")
+_V = TypeVar("_V")
 
 
-@dataclass_transform(frozen_default=True)
+class _Required(Enum):
+    REQUIRED = "required"
+
+
+class _Declared:
+    """A field's declaration (what `field` gives), read by @message_type."""
+
+    __slots__ = ("default", "key", "range", "required")
+
+    def __init__(
+        self, range: Field, default: object, key: str | None, required: bool | None
+    ) -> None:
+        self.range = range
+        self.default = default
+        self.key = key
+        self.required = required
+
+
+@overload
+def field(range: Field, *, key: str | None = None, required: bool | None = None) -> Any: ...
+
+
+@overload
+def field(
+    range: Field, *, default: _V, key: str | None = None, required: bool | None = None
+) -> _V: ...
+
+
+def field(
+    range: Field,
+    *,
+    default: object = _Required.REQUIRED,
+    key: str | None = None,
+    required: bool | None = None,
+) -> Any:
+    """A message's field: its range (protocol.Field: `p.integer(0, 4)`), its `default` if it
+    has one, its `key` on the wire if not its name. A field without a default must be in
+    every message of its type; `required` says otherwise where the wire does (a field the
+    server always sends, read as optional)."""
+    return _Declared(range, default, key, required)
+
+
+#: Every message class declared, in the order declared (see `declared`).
+_DECLARED: list[type[Message]] = []
+
+
+def declared(side: type[_T], module: str) -> dict[str, type[_T]]:
+    """The message classes declared in `module` that derive from `side` (ClientMessage or
+    ServerMessage), by type, in the order declared: the registry the type tables, the schemas
+    and the handlers are made from. TypeError if two have the same type."""
+    found: dict[str, type[_T]] = {}
+    for cls in _DECLARED:
+        if cls.__module__ == module and issubclass(cls, side):
+            if cls.TYPE in found:
+                raise TypeError(f"{cls.__name__} and {found[cls.TYPE].__name__}: {cls.TYPE!r}")
+            found[cls.TYPE] = cls
+    return found
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def message_type(kind: str) -> Callable[[type[_T]], type[_T]]:
-    """Declare a message class: its type, and its fields (its annotated attributes, with their
-    defaults) in the order written; see `Message`."""
+    """Declare a message class: its type, and its fields (its annotated attributes, each with
+    its range and default: `field`) in the order written; see `Message`."""
 
     def declare(cls: type[_T]) -> type[_T]:
         return _declare(cls, kind)
@@ -126,14 +194,41 @@ def message_type(kind: str) -> Callable[[type[_T]], type[_T]]:
     return declare
 
 
+_LAST = ("reply_to", "id")
+
+
 def _declare(cls: type[_T], kind: str) -> type[_T]:
+    fields: dict[str, _Declared] = {}
+    for name, value in list(vars(cls).items()):
+        if isinstance(value, _Declared):
+            fields[name] = value
+            if value.default is _Required.REQUIRED:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, value.default)
     made = records.build(cls, _reader_source, ("_read",), TYPE=kind)
-    last = ("reply_to", "id")
     names = made._names
-    ordered = [n for n in names if n not in last] + [n for n in last if n in names]
-    made._fields = tuple(
-        (n, made._wire_names.get(n, n), n in made._omitted or n in last) for n in ordered
+    defaults = records.record_defaults(made)
+    # (a client's `id`: every request's, its range protocol.ID_RANGE, given to the validator)
+    requests = issubclass(cls, ClientMessage)
+    undeclared = [n for n in names if n not in fields and not (n == "id" and requests)]
+    if undeclared:
+        raise TypeError(f"{cls.__name__}: no range declared for {', '.join(undeclared)}")
+    made._wire_names = {n: f.key for n, f in fields.items() if f.key is not None}
+    made._omitted = frozenset(
+        n for n in names if n not in _LAST and n in defaults and defaults[n] is None
     )
+    made._schema = {
+        made._wire_names.get(n, n): records.replaced(
+            f.range, required=n not in defaults if f.required is None else f.required
+        )
+        for n, f in fields.items()
+    }
+    ordered = [n for n in names if n not in _LAST] + [n for n in _LAST if n in names]
+    made._fields = tuple(
+        (n, made._wire_names.get(n, n), n in made._omitted or n in _LAST) for n in ordered
+    )
+    _DECLARED.append(made)
     return made
 
 
@@ -150,9 +245,6 @@ def _reader_source(
         key = cls._wire_names.get(name, name)
         args.append(f"data.get({key!r}, d{n})" if name in defaults else f"data[{key!r}]")
     return f"def _read(data):\n    return cls({', '.join(args)})\n", {}
-
-
-_REPLY = frozenset({"reply_to"})
 
 
 class ServerMessage(Message):

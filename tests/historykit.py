@@ -13,9 +13,10 @@ from typing import Any
 from netclient import NetClient
 from rulekit import random_action
 from tonk.shared import protocol as p
-from tonk.shared.actions import Action, action_message
+from tonk.shared.actions import Action
 from tonk.shared.cards import format_cards, parse_card, parse_cards, shuffled_deck, stacked_deck
 from tonk.shared.hand import Hand
+from tonk.shared.messages import action_request
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending
 
@@ -117,7 +118,7 @@ async def play_hand(
     for client in players:
         await client.expect(p.UPDATE)  # the deal
     for action in hand.actions:
-        await answer(players[action.seat], action_message(action))
+        await answer(players[action.seat], action_request(action).to_wire())
     for client in (*players, spec):
         ended = await client.expect(p.HAND_END, lambda m: m["hand"] == 1)
         assert ended["settlement"]["ending"] == hand.ending.value

@@ -18,7 +18,7 @@ from typing import Any
 
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_message
+from tonk.shared.messages import action_request
 from tonk.shared.view import SeatView
 
 TIMEOUT = 10.0
@@ -219,7 +219,7 @@ class NetClient:
             choice = next((a for a in actions if a.kind == "draw_stock"), None)
         if choice is None:
             choice = next(a for a in actions if a.kind != "drop")
-        data = action_message(choice)
+        data = action_request(choice).to_wire()
         self.view_fresh = False
         await self.send(data)
         return True

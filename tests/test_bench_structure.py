@@ -22,9 +22,17 @@ def test_the_structure_counts_point_at_what_they_count() -> None:
     found = json.loads(run.stdout)
     tables = found["table classes"]
     assert tables[0][0] == "Table"
-    assert found["files one table spans"] == len({path for _, path in tables})
-    for name, path in tables:
+    assert found["files one table spans"] == len({path for _, path, _ in tables})
+    for name, path, depth in tables:
         assert f"class {name}" in (ROOT / path).read_text()
+        assert 1 <= depth <= found["table inheritance depth"]
+    parts = found["table parts (class, fields)"]
+    assert {name for name, _, _ in tables} >= {name for name, _ in parts.values()}
+    for part, (name, fields) in parts.items():
+        assert found["fields per table part"][part] == len(fields)
+        path = next(path for held, path, _ in tables if held == name)
+        for field in fields:  # each assigned in its class's file
+            assert f"self.{field}" in (ROOT / path).read_text(), (part, field)
     for place in found["run-time code"]["exec/compile"]:
         path, line = place.rsplit(":", 1)
         text = (ROOT / path).read_text().splitlines()[int(line) - 1]

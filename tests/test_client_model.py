@@ -159,7 +159,7 @@ def test_nothing_is_sent_while_the_link_is_down() -> None:
     model = connected()
     model.take_outgoing()
     model.link_lost()
-    assert not model.send(m.DrawStock())
+    assert not model.send(m.DrawStockRequest())
     assert model.take_outgoing() == []
 
 
@@ -265,7 +265,7 @@ def test_our_move_made_by_the_server_is_said_as_played_for_us() -> None:
         give(model, update(hand, 0))
         start = hand.view(0).event_count
         if asked:
-            assert model.send(m.DrawStock())
+            assert model.send(m.DrawStockRequest())
         hand.apply(DrawStock(0))  # when not asked for: the turn timer ran out
         give(model, update(hand, start))
         assert last_state(model).log[-1].text.plain == said
@@ -347,7 +347,7 @@ def test_a_refused_move_is_logged_and_said() -> None:
     model = seated_at_a_table(hand)
     give(model, update(hand, 0))
     model.take_reports()
-    model.send(m.Discard("Ks"))
+    model.send(m.DiscardRequest("Ks"))
     give(model, m.Error.of(p.ILLEGAL_ACTION, "you must draw first", reply_to=1))
     posted = model.take_reports()
     assert isinstance(posted[-1], ServerRefused) and posted[-1].message == "you must draw first"

@@ -16,6 +16,7 @@ from tonk.shared.advice import Advice
 from tonk.shared.cards import parse_cards
 from tonk.shared.coach import advise_record
 from tonk.shared.hand import HandRecord
+from tonk.shared.messages import validate_server
 from tonk.shared.rules import PRESETS
 
 
@@ -32,7 +33,7 @@ async def test_a_settled_hand_is_coached_for_the_player_who_made_each_decision(t
         step = next(i for i, action in enumerate(hand.actions) if action.seat == 1)
         asked = {"type": p.COACH, "table": table, "hand": 1, "step": step}
         got = await ask(ben, asked)
-        assert got["type"] == p.COACH and p.validate_server(got) is None, got
+        assert got["type"] == p.COACH and validate_server(got) is None, got
         assert (got["table"], got["hand"], got["step"]) == (table, 1, step)
         # Another player's decision, a spectator, a hand not played: refused, nothing closed.
         message = await refused(ann, asked, p.BAD_VALUE)

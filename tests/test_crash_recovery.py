@@ -205,7 +205,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
     async with server_process(db, port=port) as server:
         worker = asyncio.create_task(client.run())
         await wait_until(my_turn, "Tess's first turn")
-        assert client.send(m.DrawStock())
+        assert client.send(m.DrawStockRequest())
         await wait_until(
             lambda: (
                 client.model.table is not None
@@ -229,7 +229,7 @@ async def test_the_real_client_reconnects_by_itself_after_a_crash(tmp_path: Path
         )
         assert before is not None and my_turn()
         discard = max(before.hand, key=lambda c: c.value)
-        assert client.send(m.Discard(str(discard)))
+        assert client.send(m.DiscardRequest(str(discard)))
         await wait_until(
             lambda: (
                 client.model.table is not None

@@ -26,10 +26,10 @@ async def test_two_guests_press_r_and_are_seated_at_the_rematch(tmp_path: Path) 
             process.stdin.write(b"r")
         loop = asyncio.get_running_loop()
         end = loop.time() + 20
-        while not any(t.rematch_of == first for t in server.tables.values()):
+        while not any(t.rematch.of == first for t in server.tables.values()):
             assert loop.time() < end, "no rematch was opened"
             await asyncio.sleep(0.05)
-        rematch = next(t for t in server.tables.values() if t.rematch_of == first)
+        rematch = next(t for t in server.tables.values() if t.rematch.of == first)
         while not all(seat.conn is not None for seat in rematch.seats):
             assert loop.time() < end, "the guests were not seated at the rematch"
             await asyncio.sleep(0.05)

@@ -15,7 +15,7 @@ from historykit import DEALER, ask, play_hand, scripted
 from netclient import NetClient, start_server
 from tonk.server import history
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_message
+from tonk.shared.messages import action_request, validate_server
 from tonk.shared.settle_up import settle_up
 
 
@@ -69,7 +69,7 @@ async def test_the_list_is_every_hand_as_the_database_holds_it_with_the_settle_u
     async with start_server(tmp_path) as server:
         ann, table = await session(server, hands=6, unit="pennies")
         page = await ask(ann, {"type": p.HISTORY, "table": table})
-    assert page["type"] == p.HISTORY and p.validate_server(page) is None
+    assert page["type"] == p.HISTORY and validate_server(page) is None
     rows, balances = stored(tmp_path / "tonk.db", table)
     assert (page["total"], page["more"], page["unit"]) == (6, False, "pennies")
     assert [h["number"] for h in page["hands"]] == [6, 5, 4, 3, 2, 1]  # newest first
@@ -118,7 +118,7 @@ async def test_a_hands_steps_are_paged_by_from(tmp_path):
         total = whole["total"]
         assert total == len(hand.actions) + 1 and len(whole["steps"]) == total
         assert whole["from"] == 0 and whole["names"] == ["Ann", "Ben", "Cy"]
-        assert whole["seat"] == 0 and p.validate_server(whole) is None
+        assert whole["seat"] == 0 and validate_server(whole) is None
         later = await ask(ann, {"type": p.HISTORY_HAND, "table": table, "hand": 1, "from": 3})
         assert later["from"] == 3 and later["steps"] == whole["steps"][3:]
         assert len(p.encode(whole)) < p.MAX_SERVER_FRAME // 4
@@ -169,7 +169,7 @@ async def test_the_refusals_are_clear_and_close_nothing(tmp_path):
         playing = await refused(ann, nothing, p.NO_SUCH_HAND)
         assert "still being played" in playing
         for action in hand.actions:
-            got = await ask(players[action.seat], action_message(action))
+            got = await ask(players[action.seat], action_request(action).to_wire())
             assert got["type"] == p.UPDATE
         await ann.expect(p.HAND_END)
         assert (await ask(ann, nothing))["type"] == p.HISTORY_HAND
@@ -205,7 +205,7 @@ async def test_a_history_read_holds_up_no_table(tmp_path, monkeypatch):
         await ben.send({"type": p.HISTORY, "table": table, "id": 5})
         first = hand.actions[0]
         assert first.seat == 0
-        moved = await ask(ann, action_message(first))
+        moved = await ask(ann, action_request(first).to_wire())
         assert moved["type"] == p.UPDATE  # answered while Ben's read is still held
         release.set()
         page = await ben.expect(p.HISTORY)

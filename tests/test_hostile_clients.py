@@ -26,6 +26,7 @@ from reliakit import (
     wait_until,
 )
 from tonk.shared import protocol as p
+from tonk.shared.messages import validate_server
 
 #: What a broken stream may be told: the framing and shape errors, all fatal.
 STREAM_ERRORS = {
@@ -553,7 +554,7 @@ async def test_a_lobby_too_big_for_one_frame_is_listed_whole_in_pages(tmp_path):
         after = 0
         while True:
             listed = await lobby.request({"type": "list_tables", "after": after}, p.TABLES)
-            p.validate_server(listed)
+            validate_server(listed)
             assert listed["total"] == makers * each
             assert len(p.encode(listed)) <= p.MAX_SERVER_FRAME + p.HEADER_SIZE
             ids += [t["id"] for t in listed["tables"]]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from netclient import NetClient, start_server
 from test_server_leaks import Truth
-from tonk.server.table import Table
+from tonk.server.table_play import TablePlay
 from tonk.shared import protocol as p
 from tonk.shared.hand import Hand, HandRecord
 
@@ -141,20 +141,20 @@ async def test_a_thousand_hands_and_no_frame_carries_a_card_its_connection_may_n
     assert stats["cards"] > stats["updates"] // 3  # the seated player's own cards were there
 
 
-def stock_card_to_spectators(table: Table, seat: int | None, message: dict[str, Any]) -> None:
-    hand = table.hand
+def stock_card_to_spectators(play: TablePlay, seat: int | None, message: dict[str, Any]) -> None:
+    hand = play.hand
     if seat is None and hand is not None and hand.stock and not hand.ended:
         message["view"]["hand"] = str(hand.stock[-1])  # the next card off the stock
 
 
-def unfiltered_events(table: Table, seat: int | None, message: dict[str, Any]) -> None:
-    hand = table.hand
+def unfiltered_events(play: TablePlay, seat: int | None, message: dict[str, Any]) -> None:
+    hand = play.hand
     if hand is not None:
         message["events"] = [e.to_dict() for e in hand.events[message["from"] :]]
 
 
-def covered_discard_shown(table: Table, seat: int | None, message: dict[str, Any]) -> None:
-    hand = table.hand
+def covered_discard_shown(play: TablePlay, seat: int | None, message: dict[str, Any]) -> None:
+    hand = play.hand
     if hand is not None and len(hand.discards) > 1 and not hand.ended:
         message["view"]["discard_top"] = str(hand.discards[-2])
 
@@ -168,23 +168,23 @@ def covered_discard_shown(table: Table, seat: int | None, message: dict[str, Any
     ],
 )
 async def test_the_check_finds_a_leak_planted_in_the_server(tmp_path, monkeypatch, plant, said):
-    real = Table.update_message
+    real = TablePlay.update_message
 
     def leaky(
-        self: Table, seat: int | None, start: int, reply_to: int | None = None
+        self: TablePlay, seat: int | None, start: int, reply_to: int | None = None
     ) -> dict[str, Any]:
         message = real(self, seat, start, reply_to).to_wire()
         plant(self, seat, message)
         return message
 
-    def leaky_updates(self: Table, start: int, answer: Any = None) -> None:
+    def leaky_updates(self: TablePlay, start: int, answer: Any = None) -> None:
         # (the updates after each change are put together from packed parts, not from
         # update_message: planted in the frames sent, as a faulty server would send them)
-        for conn, seat in self.connections():
+        for conn, seat in self.table.seats.connections():
             conn.send_frame(p.encode(leaky(self, seat, start)))
 
-    monkeypatch.setattr(Table, "update_message", leaky)
-    monkeypatch.setattr(Table, "send_updates", leaky_updates)
+    monkeypatch.setattr(TablePlay, "update_message", leaky)
+    monkeypatch.setattr(TablePlay, "send_updates", leaky_updates)
     problems, stats = await play_and_check(tmp_path, tables=2, hands=3)
     assert stats["hands"] == 6
     assert problems, "the planted leak went unnoticed"

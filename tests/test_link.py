@@ -193,10 +193,10 @@ def test_requests_go_to_the_program_with_their_id_as_reply_to() -> None:
     pair = Pair()
     pair.connect()
     pair.to_server(m.Sit(7, id=3))
-    pair.to_server(m.Discard("10s"))
+    pair.to_server(m.DiscardRequest("10s"))
     assert [(r.message, r.reply_to) for r in pair.requests] == [
         (m.Sit(7, id=3), 3),
-        (m.Discard("10s"), None),
+        (m.DiscardRequest("10s"), None),
     ]
 
 

@@ -25,6 +25,7 @@ from netclient import NetClient, start_server
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
+from tonk.shared.messages import CLIENT_MESSAGES, SERVER_MESSAGES, ranges_table, validate_server
 from tonk.shared.rules import OPTIONS, PRESETS
 
 DOC = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
@@ -71,8 +72,8 @@ _ids = itertools.count(1)
 
 
 def test_the_document_was_read_and_agrees_with_the_code():
-    assert set(CLIENT_TYPES) == set(p.CLIENT_MESSAGES)
-    assert set(SERVER_TYPES) == set(p.SERVER_MESSAGES)
+    assert set(CLIENT_TYPES) == set(CLIENT_MESSAGES)
+    assert set(SERVER_TYPES) == set(SERVER_MESSAGES)
     assert {p.INTERNAL_ERROR, p.STORAGE_ERROR} == CANNOT_CAUSE
     assert {"hand_over", "empty_pile"} == CANNOT_DETAILS
     codes = {v for k, v in vars(p).items() if k.isupper() and isinstance(v, str) and "_" in v}
@@ -82,7 +83,7 @@ def test_the_document_was_read_and_agrees_with_the_code():
     assert set(FATAL_TABLE) >= p.FATAL_CODES and not set(not_fatal) & p.FATAL_CODES
     assert f"# The tonk protocol, version {V}\n" in DOC
     # Every range is written in the document, as the schema has it.
-    assert p.ranges_table() in DOC
+    assert ranges_table() in DOC
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -154,7 +155,7 @@ def all_valid(*clients: NetClient) -> None:
     """Every frame each client got is a message of the schema, and answers each request once."""
     for client in clients:
         for message in client.received:
-            p.validate_server(message)
+            validate_server(message)
         replies = [m["reply_to"] for m in client.received if "reply_to" in m]
         assert len(replies) == len(set(replies)), replies
 
@@ -953,7 +954,7 @@ async def test_every_range_at_its_edge_is_taken_and_past_it_refused_without_clos
     async with start_server(tmp_path, limit_changes=changes) as server:
         lobby = await hello(server, "Lobby")
         checked = 0
-        for kind, fields in p.CLIENT_MESSAGES.items():
+        for kind, fields in CLIENT_MESSAGES.items():
             if kind == p.HELLO:
                 continue
             for name, spec in fields.items():

@@ -26,6 +26,7 @@ from netclient import test_config as make_config
 from tonk.server.app import TonkServer
 from tonk.shared import protocol as p
 from tonk.shared.cards import DECK, CardError, parse_card
+from tonk.shared.messages import CLIENT_MESSAGES, SERVER_MESSAGES, validate_client, validate_server
 
 CARDS = [str(card) for card in DECK]
 
@@ -121,8 +122,8 @@ def messages(schema: dict[str, dict[str, p.Field]], client: bool) -> hs.SearchSt
     return hs.one_of(options)
 
 
-CLIENT = messages(p.CLIENT_MESSAGES, client=True)
-SERVER = messages(p.SERVER_MESSAGES, client=False)
+CLIENT = messages(CLIENT_MESSAGES, client=True)
+SERVER = messages(SERVER_MESSAGES, client=False)
 
 
 # -- properties ------------------------------------------------------------------------------
@@ -131,7 +132,7 @@ SERVER = messages(p.SERVER_MESSAGES, client=False)
 @settings(max_examples=300, deadline=None)
 @given(CLIENT)
 def test_every_valid_client_message_validates_and_round_trips(message):
-    p.validate_client(message)
+    validate_client(message)
     data = p.encode(message, p.MAX_CLIENT_FRAME)
     decoder = p.FrameDecoder(p.MAX_CLIENT_FRAME)
     decoder.feed(data)
@@ -142,7 +143,7 @@ def test_every_valid_client_message_validates_and_round_trips(message):
 @settings(max_examples=200, deadline=None)
 @given(SERVER)
 def test_every_valid_server_message_validates_and_round_trips(message):
-    p.validate_server(message)
+    validate_server(message)
     assert p.decode_payload(p.encode(message)[p.HEADER_SIZE :]) == message
 
 
@@ -162,7 +163,7 @@ _WRONG = {
 @given(CLIENT, hs.data())
 def test_a_valid_message_with_one_field_broken_is_refused(message, data):
     kind = message["type"]
-    fields = p.CLIENT_MESSAGES[kind]
+    fields = CLIENT_MESSAGES[kind]
     breakable = [n for n, spec in fields.items() if spec.kind in _WRONG]
     how = data.draw(hs.sampled_from(["unknown field", "missing", "wrong type"]))
     broken = dict(message)
@@ -180,10 +181,10 @@ def test_a_valid_message_with_one_field_broken_is_refused(message, data):
         broken[name] = wrong
     else:
         broken["type"] = data.draw(hs.text(max_size=20).filter(lambda t: t not in fields))
-        if broken["type"] in p.CLIENT_MESSAGES:
+        if broken["type"] in CLIENT_MESSAGES:
             return
     with pytest.raises(p.ProtocolError) as caught:
-        p.validate_client(broken)
+        validate_client(broken)
     assert caught.value.code in VALIDATOR_CODES
 
 
@@ -241,7 +242,7 @@ _anything = hs.recursive(
 @given(
     hs.one_of(
         _anything,
-        hs.fixed_dictionaries({"type": hs.sampled_from(sorted(p.CLIENT_MESSAGES))}).flatmap(
+        hs.fixed_dictionaries({"type": hs.sampled_from(sorted(CLIENT_MESSAGES))}).flatmap(
             lambda head: hs.dictionaries(hs.text(max_size=10), _anything, max_size=4).map(
                 lambda rest: {**rest, **head}
             )
@@ -262,7 +263,7 @@ def test_any_msgpack_value_is_refused_only_with_a_documented_error(value):
     # Whatever decodes is the map that was sent (NaN is not equal to itself: by its text then).
     assert decoded == [value] or repr(decoded) == repr([value])
     try:
-        p.validate_client(value)
+        validate_client(value)
     except p.OutOfRange as exc:
         assert exc.code in DOCUMENTED and exc.field in value
     except p.ProtocolError as exc:
@@ -277,7 +278,7 @@ def test_arbitrary_chunks_are_refused_only_with_a_documented_error_and_bounded(c
         for chunk in chunks:
             decoder.feed(chunk)
             for message in decoder.messages():
-                p.validate_client(message)
+                validate_client(message)
             # What it keeps is at most one unfinished frame: never more than the limit.
             assert decoder.buffered < p.HEADER_SIZE + 1024
     except p.OutOfRange as exc:
@@ -300,7 +301,7 @@ def peak_decoding(payload: bytes) -> int:
         with contextlib.suppress(p.ProtocolError):
             decoder.feed(len(payload).to_bytes(4, "big") + payload)
             for message in decoder.messages():
-                p.validate_client(message)
+                validate_client(message)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -423,7 +424,7 @@ def test_a_live_server_answers_any_valid_message_with_a_documented_answer(live, 
         answers = client.until(p.TABLES)
         errors = [m for m in answers if m["type"] == p.ERROR]
         for error in errors:
-            p.validate_server(error)
+            validate_server(error)
             assert error["code"] in DOCUMENTED and error["code"] != p.INTERNAL_ERROR, error
         if client.closed:  # closed only after a fatal error (a second hello), or a bye
             fatal = [e for e in errors if e["fatal"]]

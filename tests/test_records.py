@@ -8,9 +8,10 @@ import dataclasses
 import pickle
 
 import pytest
+from tonk.shared import protocol as p
 from tonk.shared._fast import maker
 from tonk.shared.records import record, record_defaults, record_fields, replaced
-from tonk.shared.wire import ClientMessage, message_type
+from tonk.shared.wire import ClientMessage, field, message_type
 
 
 @record
@@ -98,7 +99,7 @@ def test_a_records_functions_are_written_by_whichever_is_used_first() -> None:
 def test_a_stand_in_kept_from_before_the_functions_were_written_still_works() -> None:
     @message_type("kept")
     class Kept(ClientMessage):
-        card: str
+        card: str = field(p.CARD_RANGE)
         id: int | None = None
 
     read = Kept._read  # taken before anything was written

@@ -448,7 +448,7 @@ async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
         server.store.write = real_write  # type: ignore[method-assign]
         # A write that fails alone (its own fault, not the storage's) refuses that request and
         # no other: the table is not paused, and the same action goes through next time.
-        assert table.paused is None
+        assert table.store.paused is None
         await alice.send({"type": "draw_stock"})
         after = await alice.expect(p.UPDATE)
         assert after["from"] == before["view"]["event_count"]

@@ -15,6 +15,7 @@ from tonk.server.connection import Connection
 from tonk.server.lobby import lobby_frames
 from tonk.server.table import Table
 from tonk.shared import protocol as p
+from tonk.shared.messages import validate_server
 
 
 def by_id(message: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -37,7 +38,7 @@ async def test_arriving_in_the_lobby_sends_the_list_and_then_every_change(tmp_pa
         await alice.request({"type": "create_table", "name": "Old", "seats": 3}, p.SEATED)
         watcher = await NetClient.connect(server.port, "Watcher")
         first = await watcher.recv()
-        p.validate_server(first)
+        validate_server(first)
         assert first["type"] == p.TABLES and "reply_to" not in first
         assert (first["after"], first["more"], first["total"]) == (0, False, 1)
         [old] = first["tables"]
@@ -50,7 +51,7 @@ async def test_arriving_in_the_lobby_sends_the_list_and_then_every_change(tmp_pa
         )
         new_id = seated["table"]
         change = await lobby_until(watcher, lambda m: new_id in by_id(m), "the new table")
-        p.validate_server(change)
+        validate_server(change)
         assert by_id(change)[new_id]["taken"] == 1 and change["removed"] == []
         # A seat taken; the table full, so it starts.
         carol = await NetClient.connect(server.port, "Carol")
@@ -184,7 +185,7 @@ async def test_the_list_is_paged_and_every_page_answers_its_request(tmp_path: Pa
             page = await reader.request(
                 {"type": "list_tables", "after": after, "id": 100 + len(names)}, p.TABLES
             )
-            p.validate_server(page)
+            validate_server(page)
             assert page["reply_to"] == 100 + len(names) and page["after"] == after
             names += [t["name"] for t in page["tables"]]
             if not page["more"]:
@@ -234,7 +235,7 @@ async def test_asking_for_the_list_costs_nothing_per_table(
             change = await lobby_until(
                 asker, lambda m: any(t["name"] == "Late" for t in m["tables"]), "Late"
             )
-            p.validate_server(change)
+            validate_server(change)
         assert len(built) == 2
         for client in (maker, *askers):
             await client.close()
@@ -269,7 +270,7 @@ def test_changes_that_do_not_fit_in_one_frame_go_in_several() -> None:
         decoder.feed(frame)
     messages = list(decoder.messages())
     for message in messages:
-        p.validate_server(message)
+        validate_server(message)
     assert sum(len(m["tables"]) for m in messages) == 500
     assert [m["removed"] for m in messages] == [[7, 8], [], []]
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from netclient import NetClient, start_server
 from test_server_play import TWO_SEAT_DECK, two_players
-from tonk.server.table import Table
+from tonk.server.table_play import TablePlay
 from tonk.shared import protocol as p
 from tonk.shared.expert import ExpertBot
 
@@ -102,15 +102,15 @@ async def test_a_decision_the_table_moved_past_is_dropped_with_no_move_made(
 ):
     verdicts: list[bool] = []
     judged = asyncio.Event()
-    still_due = Table.still_due
+    still_due = TablePlay.still_due
 
-    def spy(self: Table, pending: Any) -> bool:
+    def spy(self: TablePlay, pending: Any) -> bool:
         verdict = still_due(self, pending)
         verdicts.append(verdict)
         judged.set()
         return verdict
 
-    monkeypatch.setattr(Table, "still_due", spy)
+    monkeypatch.setattr(TablePlay, "still_due", spy)
     async with start_server(tmp_path, grace=0.2, autoplay_strategy="expert") as server:
         alice, bob, table = await two_players(server, deck=TWO_SEAT_DECK)
         await bob.expect(p.UPDATE)

@@ -8,6 +8,7 @@ import asyncio
 from netclient import NetClient, cards_in, start_server
 from tonk.shared import protocol as p
 from tonk.shared.cards import DECK
+from tonk.shared.messages import validate_server
 
 # A deck for two seats, dealer seat 0: seat 1 is dealt first.
 # Seat 1 (Bob): 2s 3s 4s 9h Kd; seat 0 (Alice): 5c 6c 7d 8h 10d; up card Qc; stock 5h first.
@@ -59,7 +60,7 @@ async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(tm
         assert second["view"]["dealer"] == 1
         for client in (alice, bob):
             for message in client.received:
-                p.validate_server(message)
+                validate_server(message)
         await alice.close()
         await bob.close()
 

@@ -16,6 +16,7 @@ from netclient import NetClient, start_server
 from tonk.server.table import ledger_message
 from tonk.shared import protocol as p
 from tonk.shared.ledger import Ledger, LedgerEntry
+from tonk.shared.messages import validate_server
 
 
 def nets_of(hand_end: dict[str, Any]) -> dict[str, int]:
@@ -28,7 +29,7 @@ def nets_of(hand_end: dict[str, Any]) -> dict[str, int]:
 
 def check_ledger(ledger: dict[str, Any], ends: list[dict[str, Any]]) -> None:
     """`ledger` holds exactly the hands of `ends` (hand_end messages), in order."""
-    p.validate_server(ledger)
+    validate_server(ledger)
     names = ledger["names"]
     assert [number for number, _ in ledger["hands"]] == [end["hand"] for end in ends]
     for (_, nets), end in zip(ledger["hands"], ends, strict=True):
@@ -71,7 +72,7 @@ def test_the_ledger_message_holds_the_newest_hands_only() -> None:
             ledger.balances[name] = ledger.balances.get(name, 0) + amount
     ledger.join("Cy")  # sat down but never paid or was paid
     message = ledger_message(4, ledger).to_wire()
-    p.validate_server(message)
+    validate_server(message)
     assert len(message["hands"]) == p.LEDGER_HANDS == 200
     assert [number for number, _ in message["hands"]] == list(range(51, 251))
     assert message["names"] == ["Bo", "Ann", "Cy"]

@@ -5,41 +5,50 @@ reading the message's map back (`action_from_dict`) gives."""
 from __future__ import annotations
 
 import pytest
-from tonk.server.table import action_of
 from tonk.shared import messages as m
 from tonk.shared.actions import IllegalAction, action_from_dict
 
-MESSAGES: list[m.Action] = [
-    m.Drop(),
-    m.DrawStock(id=3),
-    m.TakeDiscard(),
-    m.Spread("10s Js Qs"),
-    m.Spread("As 2s 3s 4s"),
-    m.Hit("Ks", 2),
-    m.Discard("10s", id=9),
-    m.Discard("Ah"),
+MESSAGES: list[m.ActionRequest] = [
+    m.DropRequest(),
+    m.DrawStockRequest(id=3),
+    m.TakeDiscardRequest(),
+    m.SpreadRequest("10s Js Qs"),
+    m.SpreadRequest("As 2s 3s 4s"),
+    m.HitRequest("Ks", 2),
+    m.DiscardRequest("10s", id=9),
+    m.DiscardRequest("Ah"),
 ]
 
 
-def old_way(message: m.Action, seat: int) -> object:
+def old_way(message: m.ActionRequest, seat: int) -> object:
     data = {k: v for k, v in message.to_wire().items() if k != "id"}
     return action_from_dict({**data, "seat": seat})
 
 
 @pytest.mark.parametrize("message", MESSAGES, ids=lambda message: message.TYPE)
 @pytest.mark.parametrize("seat", [0, 3])
-def test_an_action_message_is_the_action_for_the_senders_seat(message: m.Action, seat: int) -> None:
-    action = action_of(message, seat)
+def test_an_action_message_is_the_action_for_the_senders_seat(
+    message: m.ActionRequest, seat: int
+) -> None:
+    action = m.action_of(message, seat)
     assert action == old_way(message, seat)
     assert action.seat == seat
 
 
 @pytest.mark.parametrize(
-    "message", [m.Discard("1x"), m.Hit("Zz", 0), m.Spread("10s Js Q"), m.Discard("")]
+    "message",
+    [
+        m.DiscardRequest("1x"),
+        m.HitRequest("Zz", 0),
+        m.SpreadRequest("10s Js Q"),
+        m.DiscardRequest(""),
+    ],
 )
-def test_a_card_that_is_not_a_card_is_refused_as_a_malformed_action(message: m.Action) -> None:
+def test_a_card_that_is_not_a_card_is_refused_as_a_malformed_action(
+    message: m.ActionRequest,
+) -> None:
     with pytest.raises(IllegalAction) as new:
-        action_of(message, 1)
+        m.action_of(message, 1)
     with pytest.raises(IllegalAction) as old:
         old_way(message, 1)
     assert new.value.code == old.value.code == "bad_action"

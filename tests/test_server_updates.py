@@ -1,5 +1,5 @@
 """The update frames a table sends after a change, put together from pieces packed once per
-change, are byte for byte the frames of `Table.update_message` encoded whole: for every seat
+change, are byte for byte the frames of `TablePlay.update_message` encoded whole: for every seat
 and for a spectator, after every action of many bot hands under every preset."""
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ def table_for(rules: HouseRules, players: int, turn_timer: float | None) -> Tabl
 def assert_frames_match(table: Table, start: int) -> None:
     hand = table.hand
     assert hand is not None
-    frames = UpdateFrames(table.id, table.hand_number, hand, start, table.deadline())
+    frames = UpdateFrames(table.id, table.hand_number, hand, start, table.play.deadline())
     for seat in [None, *range(hand.players)]:
-        expected = m.encode(table.update_message(seat, start))
+        expected = m.encode(table.play.update_message(seat, start))
         assert frames.frame(seat) == expected, (seat, start, p.decode_payload(expected[4:]))
         if seat is not None:  # the frame that answers the seat's own action
-            answer = m.encode(table.update_message(seat, start, reply_to=2**31 - 1))
+            answer = m.encode(table.play.update_message(seat, start, reply_to=2**31 - 1))
             assert frames.answer(seat, 2**31 - 1) == answer
 
 
@@ -52,7 +52,7 @@ async def test_update_frames_are_the_update_messages_encoded(preset: str) -> Non
         # A turn timer gives each view a deadline (a float); without one it is nil.
         table = table_for(rules, players, turn_timer=30.0 if number % 2 else None)
         hand = Hand(rules, players, number % players, (number,) * players, rng=rng)
-        table.hand, table.hand_number = hand, number
+        table.play.hand, table.play.session.hand_number = hand, number
         bots = [make_bot("easy", random.Random(rng.getrandbits(32))) for _ in range(players)]
         assert_frames_match(table, 0)
         while not hand.ended:
@@ -71,7 +71,7 @@ async def test_a_private_draw_is_hidden_in_every_frame_but_the_drawers() -> None
     rules = PRESETS["classic"]
     table = table_for(rules, 3, None)
     hand = Hand(rules, 3, 0, (1, 1, 1), rng=random.Random(5))
-    table.hand, table.hand_number = hand, 1
+    table.play.hand, table.play.session.hand_number = hand, 1
     seat = hand.turn
     start = len(hand.events)
     drawn = hand.stock[-1]
@@ -111,7 +111,7 @@ async def test_update_frames_follow_the_views_fields_in_whatever_order_it_gives_
     rules = PRESETS["speno"]
     table = table_for(rules, 3, 30.0)
     hand = Hand(rules, 3, 1, (1, 1, 1), rng=random.Random(8))
-    table.hand, table.hand_number = hand, 1
+    table.play.hand, table.play.session.hand_number = hand, 1
     bots = [make_bot("easy", random.Random(n)) for n in range(3)]
     assert_frames_match(table, 0)
     while not hand.ended:

@@ -21,6 +21,7 @@ from tonk.server.standings import StandingsReader, connect_read_only, read_stand
 from tonk.server.store_schema import NIGHT_TOTALS_SCHEMA, SCHEMA
 from tonk.shared import protocol as p
 from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
+from tonk.shared.messages import validate_server
 from tonk.shared.settlement import Ending
 from tonk.shared.standings import HandCount, Period, Standing, hand_counts
 
@@ -360,7 +361,7 @@ async def test_standings_through_a_server_after_each_ending(tmp_path: Path) -> N
         # Asked from the lobby by somebody who never played.
         carol = await NetClient.connect(server.port, "Carol")
         answer = await carol.request({"type": p.STANDINGS, "period": "all"}, p.STANDINGS)
-        p.validate_server(answer)
+        validate_server(answer)
         people = {row["name"]: row for row in answer["people"]}
         assert set(people) == {"Alice", "Bob"}
         assert [row["name"] for row in answer["bots"]] == [bot_name]

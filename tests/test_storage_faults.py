@@ -41,7 +41,7 @@ from reliakit import (
 )
 from termkit import loopback_args
 from tonk.shared import protocol as p
-from tonk.shared.actions import action_message
+from tonk.shared.messages import action_request
 
 Client = TypeVar("Client", bound=NetClient)
 
@@ -86,7 +86,7 @@ def an_action(client: NetClient) -> dict[str, Any]:
     actions = view.legal().actions(view.turn)
     choice = next((a for a in actions if a.kind == "draw_stock"), None)
     choice = choice or next(a for a in actions if a.kind != "drop")
-    return action_message(choice)
+    return action_request(choice).to_wire()
 
 
 def paused_states(client: NetClient) -> list[str | None]:

@@ -127,32 +127,44 @@ def test_a_friend_plays_a_hand_in_the_browser_by_taps_and_comes_back(tmp_path: P
         while not re.search(r"Seats, bots\s+2\s+▼\s+1\s+▼", browser.screen()):
             assert time.monotonic() < end, browser.screen()
             time.sleep(0.1)
+        # (A tap that comes while the form is laid out again, as its note comes, is lost, as
+        # the key bar's first one above can be: once more while the form is still up.)
         browser.tap_text("Create", after=row)
-        browser.wait_for("Your hand", timeout=30)
+        try:
+            browser.wait_for("Your hand", timeout=10)
+        except AssertionError:
+            if "Create a table" in browser.screen():
+                browser.tap_text("Create", after=row)
+            browser.wait_for("Your hand", timeout=30)
 
-        # A hand by taps: draw from the key bar, tap a card, discard from the key bar.
-        end = time.monotonic() + 240
+        # A hand by taps: draw from the key bar, tap a card, discard from the key bar. (The
+        # deal is not chosen: a hand can end before Ada's discard, by a deal tonk or the bot
+        # going out; then the next hand is played, a few at most.)
         tapped_a_card = False
-        while True:
-            shown = browser.screen()
-            if "back to the table" in shown:
+        for _hand in range(5):
+            end = time.monotonic() + 240
+            while True:
+                shown = browser.screen()
+                if "back to the table" in shown:
+                    break
+                assert time.monotonic() < end, f"the hand never ended:\n{shown}"
+                if "Your turn" in shown and "d draw" in shown:
+                    browser.tap_text("Draw", after=20)
+                    browser.wait_for_any("x discard", "back to the table")
+                elif "Your turn" in shown and "x discard" in shown:
+                    column, row = browser.find_number_row()
+                    browser.tap(column, row)  # the first card: the cursor goes to it
+                    browser.wait_for_cursor_on(1)
+                    tapped_a_card = True
+                    browser.tap_text("Discard", after=20)
+                    browser.wait_gone("x discard")
+                else:
+                    time.sleep(0.2)
+            browser.tap(40, 12)  # a tap anywhere closes the end of the hand
+            browser.wait_gone("back to the table")
+            if tapped_a_card:
                 break
-            assert time.monotonic() < end, f"the hand never ended:\n{shown}"
-            if "Your turn" in shown and "d draw" in shown:
-                browser.tap_text("Draw", after=20)
-                browser.wait_for_any("x discard", "back to the table")
-            elif "Your turn" in shown and "x discard" in shown:
-                column, row = browser.find_number_row()
-                browser.tap(column, row)  # the first card: the cursor goes to it
-                browser.wait_for_cursor_on(1)
-                tapped_a_card = True
-                browser.tap_text("Discard", after=20)
-                browser.wait_gone("x discard")
-            else:
-                time.sleep(0.2)
         assert tapped_a_card
-        browser.tap(40, 12)  # a tap anywhere closes the end of the hand
-        browser.wait_gone("back to the table")
 
         # A reload is a dropped link and a new session: back in the seat, not the lobby.
         browser.driver.refresh()

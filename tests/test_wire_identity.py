@@ -74,15 +74,15 @@ def old_summary(table: Table) -> dict[str, Any]:
         "taken": taken,
         "free": len(table.seats) - taken,
         "state": str(table.state),
-        "spectators": len(table.spectators),
+        "spectators": len(table.seats.spectators),
         "turn_timer": config.turn_timer,
         "hands": config.hands,
         "minutes": config.minutes,
         "bot_pause": config.bot_pause,
         "hands_played": table.hands_played,
-        "creator": table.creator,
-        "dealer": table.dealer,
-        "paused": table.paused,
+        "creator": table.seats.creator,
+        "dealer": table.play.session.dealer,
+        "paused": table.store.paused,
         "players": [
             {
                 "seat": number,
@@ -111,7 +111,7 @@ def old_update(
         "from": start,
         "events": [event.to_dict() for event in hand.events_for(seat, start)],
         "view": hand.view(seat).to_dict(),
-        "deadline": table.deadline(),
+        "deadline": table.play.deadline(),
     }
     if reply_to is not None:
         message["reply_to"] = reply_to
@@ -606,12 +606,12 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.HISTORY_HAND, "table": 3, "hand": 2, "from": 5}, m.HistoryHand(3, 2, 5)),
     ({"type": p.REMATCH, "answer": True}, m.Rematch(True)),
     ({"type": p.REMATCH, "answer": False, "id": 4}, m.Rematch(False, id=4)),
-    ({"type": p.DROP}, m.Drop()),
-    ({"type": p.DRAW_STOCK, "id": 3}, m.DrawStock(id=3)),
-    ({"type": p.TAKE_DISCARD}, m.TakeDiscard()),
-    ({"type": p.SPREAD, "cards": "10s Js Qs"}, m.Spread("10s Js Qs")),
-    ({"type": p.HIT, "card": "Ks", "spread": 2}, m.Hit("Ks", 2)),
-    ({"type": p.DISCARD, "card": "10s", "id": 9}, m.Discard("10s", id=9)),
+    ({"type": p.DROP}, m.DropRequest()),
+    ({"type": p.DRAW_STOCK, "id": 3}, m.DrawStockRequest(id=3)),
+    ({"type": p.TAKE_DISCARD}, m.TakeDiscardRequest()),
+    ({"type": p.SPREAD, "cards": "10s Js Qs"}, m.SpreadRequest("10s Js Qs")),
+    ({"type": p.HIT, "card": "Ks", "spread": 2}, m.HitRequest("Ks", 2)),
+    ({"type": p.DISCARD, "card": "10s", "id": 9}, m.DiscardRequest("10s", id=9)),
     ({"type": p.PING, "n": 1}, m.Ping(1)),
     ({"type": p.PONG}, m.Pong()),
     ({"type": p.PONG, "n": 4}, m.Pong(4)),
@@ -629,10 +629,10 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
 def test_every_message_kind_has_a_case_both_ways() -> None:
     # table, update and ledger: from a table, below.
     kinds = {old["type"] for old, _ in SERVER_CASES} | {p.TABLE, p.UPDATE, p.LEDGER}
-    assert kinds == set(p.SERVER_MESSAGES)
-    assert {old["type"] for old, _ in CLIENT_CASES} == set(p.CLIENT_MESSAGES)
-    assert set(m.CLIENT_TYPES) == set(p.CLIENT_MESSAGES)
-    assert set(m.SERVER_TYPES) == set(p.SERVER_MESSAGES)
+    assert kinds == set(m.SERVER_MESSAGES)
+    assert {old["type"] for old, _ in CLIENT_CASES} == set(m.CLIENT_MESSAGES)
+    assert set(m.CLIENT_TYPES) == set(m.CLIENT_MESSAGES)
+    assert set(m.SERVER_TYPES) == set(m.SERVER_MESSAGES)
 
 
 @pytest.mark.parametrize(("old", "new"), SERVER_CASES + CLIENT_CASES)
@@ -673,25 +673,25 @@ async def test_table_update_and_ledger_messages_pack_as_before(preset: str) -> N
     for number in range(1, 5):
         players = 2 + number % (PRESETS[preset].players - 1)
         table = table_for(preset, players, 30.0 if number % 2 else None)
-        table.creator = 0
-        table.session.dealer, table.session.hands_played = 1, number
+        table.seats.creator = 0
+        table.play.session.dealer, table.play.session.hands_played = 1, number
         table.seats[1].away = number % 2 == 0
-        table.paused = "the disk is full" if number == 3 else None
+        table.store.paused = "the disk is full" if number == 3 else None
         hand = Hand(PRESETS[preset], players, number % players, (number,) * players, rng=rng)
-        table.hand, table.hand_number = hand, number
+        table.play.hand, table.play.session.hand_number = hand, number
         bots = [make_bot("easy", random.Random(rng.getrandbits(32))) for _ in range(players)]
         while not hand.ended:
             start = len(hand.events)
             hand.apply(bots[hand.turn].choose(hand.view(hand.turn)))
             for seat in [None, *range(players)]:
-                assert m.encode(table.update_message(seat, start)) == p.encode(
+                assert m.encode(table.play.update_message(seat, start)) == p.encode(
                     old_update(table, seat, start)
                 )
-                assert m.encode(table.update_message(seat, 0, 5)) == p.encode(
+                assert m.encode(table.play.update_message(seat, 0, 5)) == p.encode(
                     old_update(table, seat, 0, 5)
                 )
         assert hand.settlement is not None
-        table.ledger.record(hand.settlement, table.names()[:players])
+        table.ledger.record(hand.settlement, table.seats.names()[:players])
         assert m.encode(m.TableMessage(table.summary())) == p.encode(
             {"type": p.TABLE, "table": old_summary(table)}
         )
@@ -709,8 +709,8 @@ async def test_table_update_and_ledger_messages_pack_as_before(preset: str) -> N
 async def test_an_update_reads_back_to_its_events_and_view() -> None:
     table = table_for("classic", 3, None)
     hand = Hand(PRESETS["classic"], 3, 0, (1, 1, 1), rng=random.Random(3))
-    table.hand, table.hand_number = hand, 1
-    update = m.read_server(p.decode_payload(m.encode(table.update_message(1, 0))[4:]))
+    table.play.hand, table.play.session.hand_number = hand, 1
+    update = m.read_server(p.decode_payload(m.encode(table.play.update_message(1, 0))[4:]))
     assert isinstance(update, m.Update)
     assert update.view == hand.view(1)
     assert update.events == tuple(Event.from_dict(e.to_dict()) for e in hand.events_for(1, 0))

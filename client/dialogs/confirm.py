@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from ..keys import ScreenKeys
 from ..widgets import TooSmall
 
 
@@ -39,6 +40,7 @@ class TapHint(Label):
 class ConfirmModal(ModalScreen[bool]):
     """A yes/no question: y or enter says yes, n or escape says no."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(hint="y answers yes, n or escape no")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

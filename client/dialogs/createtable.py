@@ -15,6 +15,7 @@ from tonk.shared import messages as m
 from tonk.shared.bots import BOT_STRATEGIES
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
 
+from ..keys import ScreenKeys
 from ..tablerequest import TableRequest
 from ..widgets import TooSmall
 from .help import HelpScreen
@@ -72,6 +73,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
     their strategy, turn timer, and how the session ends. Dismisses with the request (the
     create_table message, and the bots for the client to seat), or None."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(form=True)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "submit", "Create"),

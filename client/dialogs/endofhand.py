@@ -17,6 +17,7 @@ from tonk.shared import messages as m
 from tonk.shared.settlement import Settlement
 from tonk.shared.spreads import Spread
 
+from ..keys import ScreenKeys
 from ..messages import Request
 from ..render import (
     CardStyle,
@@ -33,6 +34,7 @@ from ..widgets import TooSmall
 class EndOfHandModal(ModalScreen[None]):
     """Every revealed hand and its count, who won how, and who paid whom."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(passes_through=True, ends_earlier_keys=True)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,escape,space", "close", "Continue"),
         Binding("l", "history", "History"),
@@ -60,7 +62,6 @@ class EndOfHandModal(ModalScreen[None]):
         self.unit = unit
         self.card_style = style
         self.balances = list(balances)
-        self.keys_before = 0  # how many keys had arrived when it was shown (the App says)
 
     def compose(self) -> ComposeResult:
         s = self.settlement

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 from tonk.shared import messages as m
 
+from ..keys import ScreenKeys
 from ..messages import Request
 from ..render import CardStyle
 from ..replay import board, step_logs, step_title
@@ -26,6 +27,9 @@ KEYS_LINE = "left/right: step back/on  home/end: deal/end  c: coach  escape: bac
 class HandReplayScreen(ModalScreen[None]):
     """A hand of the history, one step at a time: the deal, then each move."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="left/right step through the hand, escape goes back"
+    )
     # (priority: the log's scroll would take the arrows, home and end for itself)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h,comma", "step(-1)", "Back a step", priority=True),

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, Option
 
+from ..keys import ScreenKeys
 from ..tablekeys import KEYS_HELP
 from ..widgets import TooSmall
 
@@ -52,6 +53,7 @@ class HelpScreen(ModalScreen[None]):
     """The keys, the table's rules as the core describes them, and the house-rule options.
     With `at_options`, it opens at the options (the create-table form's f1)."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(passes_through=True)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,enter", "close", "Close")
     ]

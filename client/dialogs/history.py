@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from tonk.shared import messages as m
 from tonk.shared.history import HandSummary
 
+from ..keys import ScreenKeys
 from ..messages import Request
 from ..replay import hand_entry, ledger_foot
 from ..reports import HistoryListed
@@ -29,6 +30,9 @@ class HistoryScreen(ModalScreen[None]):
     """The session's hands; enter on one replays it, enter on the last line asks for older
     hands (the server sends a page at a time)."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="up/down and enter replay a hand, escape goes back"
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,l,q", "close", "Back to the table"),
     ]

@@ -16,6 +16,7 @@ from textual.widgets import Label, Static
 from tonk.shared.cards import Card
 from tonk.shared.spreads import Spread
 
+from ..keys import ScreenKeys
 from ..render import (
     CardStyle,
     cards_text,
@@ -27,6 +28,9 @@ from ..widgets import TooSmall
 class HitChooser(ModalScreen[int | None]):
     """Choose the spread to hit a card onto: its number, or up/down and enter."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="the spread's number, or arrows and enter, hits; escape cancels"
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "choose(-1)", "Cancel"),
         Binding("up,left", "move(-1)", "Up", show=False),

@@ -17,6 +17,7 @@ from tonk.shared import messages as m
 from tonk.shared.settle_up import settle_up_text
 from tonk.shared.words import amount_text, plural
 
+from ..keys import ScreenKeys
 from ..messages import Request
 from ..reports import RematchChanged, SessionEnded
 from ..state import TableState
@@ -29,6 +30,9 @@ MOVED = "moved"
 class StandingsScreen(Screen[str | None]):
     """The end of a session: the final standings and the rematch offer."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="r says yes to a rematch, n no, enter goes back, q quits", ends_earlier_keys=True
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rematch(True)", "Rematch"),
         Binding("n", "rematch(False)", "No rematch"),
@@ -53,7 +57,6 @@ class StandingsScreen(Screen[str | None]):
             time.monotonic() + ended.rematch if offered and ended.rematch is not None else None
         )
         self._offered = offered
-        self.keys_before = 0  # how many keys had arrived when it was shown (the App says)
 
     def compose(self) -> ComposeResult:
         ended = self.ended

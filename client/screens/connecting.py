@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..keys import ScreenKeys
 from ..widgets import (
     TooSmall,
 )
@@ -17,6 +18,7 @@ from ..widgets import (
 class ConnectingScreen(Screen[None]):
     """Shown while the first connection is made (and the practice server started)."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(hint="q quits")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.quit", "Quit")]
 
     def __init__(self, text: str) -> None:

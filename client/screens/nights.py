@@ -17,6 +17,7 @@ from tonk.shared import messages as m
 from tonk.shared.standings import PERIOD_TITLES, PERIODS, Period
 from tonk.shared.standings_text import Kind, standings_lines
 
+from ..keys import ScreenKeys
 from ..messages import Request
 from ..widgets import TooSmall
 
@@ -41,6 +42,9 @@ def standings_text(answer: m.Standings) -> Text:
 class NightsScreen(Screen[None]):
     """The standings across nights, asked of the server for one period at a time."""
 
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="t, w, m and a choose the nights, escape goes back, q quits"
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "period('tonight')", "Tonight"),
         Binding("w", "period('week')", "7 days"),
