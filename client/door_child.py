@@ -7,7 +7,8 @@ traceback goes to the server's log, never to the player's terminal. `--watch TAB
 door's television page, watching that table.
 
     python -m tonk.client.door_child --link FD --seats FD --errors FD --relink FD --name NAME
-        [--server HOST] [--port PORT] [--bots N --table-name NAME] [--join TABLE] [--ascii]
+        [--server HOST] [--port PORT] [--logs DIR] [--bots N --table-name NAME] [--join TABLE]
+        [--ascii]
         [--no-bell] [--web [--watch TABLE]]
 """
 
@@ -45,13 +46,28 @@ CRASHED = os.EX_SOFTWARE
 LEAVE_SCREEN = "\x1b[?1049l\x1b[?25h"
 
 
+class DoorLogs(LogStore):
+    """The door's players' table logs, in the folder the door names (the server's own, private
+    to its user): a seat's log is found by its player's name (claimed by their key) and the
+    table, as the door keeps their seats: the door hands a seat a new token each session, and
+    the guest may come in by any of the server's addresses."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, server: str, name: str, table: int, token: str) -> Path:
+        return super()._path("door", name, table, "")
+
+
 class HeldSeats(SeatTokens):
     """The seats the door found for this player, in memory: the server itself keeps which
-    tables a player sat at through the door, so nothing here is written anywhere."""
+    tables a player sat at through the door, so no seat is written here; their logs are kept
+    where the door says (`logs`; None: nowhere, the session keeps its log while it lasts)."""
 
-    def __init__(self, records: list[SeatRecord]) -> None:
+    def __init__(self, records: list[SeatRecord], logs: Path | None = None) -> None:
         super().__init__()
         self.records = {r.table: r for r in records}
+        self.logs = logs
 
     def seats(self, server: str, name: str | None = None) -> list[SeatRecord]:
         return [r for r in self.records.values() if name is None or r.name == name]
@@ -68,7 +84,7 @@ class HeldSeats(SeatTokens):
         self.records.pop(table, None)
 
     def log_store(self) -> LogStore | None:
-        return None  # nothing written: the door's session keeps its log while it lasts
+        return None if self.logs is None else DoorLogs(self.logs)
 
 
 def read_seats(fd: int, name: str) -> list[SeatRecord]:
@@ -141,7 +157,7 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
     if args.port:  # the door's: what the player typed, for any line that names the server
         config.port = args.port
     config.opener = opener
-    config.tokens = HeldSeats(read_seats(args.seats, args.name))
+    config.tokens = HeldSeats(read_seats(args.seats, args.name), args.logs)
     if args.bots:
         practice = ClientConfig(name=args.name, bots=args.bots)
         practice.table_name = args.table_name
@@ -226,6 +242,7 @@ def main(
     parser.add_argument("--name", required=True)
     parser.add_argument("--server", default="tonk-server")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--logs", type=Path, default=None)
     parser.add_argument("--bots", type=int, default=0)
     parser.add_argument("--table-name", default="practice")
     parser.add_argument("--join", default=None)

@@ -53,7 +53,7 @@ class LogStore:
             "lines": [{"text": line.text.markup, "chat": line.chat} for line in log.lines],
         }
         with contextlib.suppress(OSError):
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".log-")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:

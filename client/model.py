@@ -549,7 +549,8 @@ class ClientModel:
         table.rules = self._read_rules(info.rules)
         table.ledger.seated(info.players)
         if old is None:
-            self.log.add(Text(f"At table {info.name}."))
+            # (A log kept from before, restored: the player is back, and the line says so.)
+            self.log.add(Text(f"{'Back at' if self.log.lines else 'At'} table {info.name}."))
         joined, self._join_line = self._join_line, None
         self._joining_table = None
         if old is None and joined is not None:

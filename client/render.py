@@ -247,9 +247,9 @@ def move_phrase(
     if kind == "drop":
         return Text(f"dropped with {event.count}", style="bold")
     if kind == "draw_stock":
-        return Text("drew ").append_text(cards) if event.cards else Text("drew a card")
+        return Text("drew ").append_text(cards) if event.cards else Text("drew")
     if kind == "take_discard":
-        return Text("took ").append_text(cards).append(" from the pile")
+        return Text("took ").append_text(cards)
     if kind == "spread":
         return Text("spread ").append_text(cards)
     if kind == "hit":

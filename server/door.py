@@ -59,6 +59,12 @@ def default_host_key_path(db_path: Path) -> Path:
     return db_path.with_name(f"{db_path.stem}_ssh_host_ed25519_key")
 
 
+def door_logs_path(db_path: Path) -> Path:
+    """Where door sessions keep their players' table logs: beside the database, a folder only
+    the server's own user may read (a log holds what one seat saw: its hands)."""
+    return db_path.with_name(f"{db_path.stem}_door_logs")
+
+
 def load_host_key(path: Path) -> asyncssh.SSHKey:
     """The door's host key: read it, or make an ed25519 key there if there is no file yet.
     Raises ValueError with a reason when the file is there but not a usable key."""
@@ -114,6 +120,11 @@ class DoorServing:
     async def close_template(self) -> None:
         if self._own_template:
             await self.template.close()
+
+    @property
+    def logs(self) -> Path:
+        """Where the sessions' apps keep their players' table logs (`door_logs_path`)."""
+        return door_logs_path(self.server.config.db_path)
 
     def write(self, ops: list[st.Op]) -> None:
         written = self.server.store.write(ops)

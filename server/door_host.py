@@ -4,6 +4,7 @@ narrow interfaces, so that the session does not import the door (door.py imports
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, Protocol
 
 import asyncssh
@@ -51,6 +52,9 @@ class Door(Protocol):
 
     @property
     def template(self) -> SessionTemplate: ...
+
+    @property
+    def logs(self) -> Path: ...
 
     def open_table(self, table_id: int) -> Any: ...
 

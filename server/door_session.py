@@ -271,6 +271,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
                 self._label(),
                 "--port",
                 str(self.door.port),
+                "--logs",
+                str(self.door.logs),
             ]
             if bots:
                 args += ["--bots", str(bots), "--table-name", practice_table_name(self.name)]

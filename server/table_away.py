@@ -75,7 +75,7 @@ class TableAway:
                 raise RequestError.refused(exc) from None
             if vote.now:
                 log.info("table %d: %s's seat played for now", table.id, seat.name)
-                seat.disconnected_at = None
+                # (disconnected_at kept: their grace still runs, for a rematch offered meanwhile)
                 await seats.set_away(absent, True)
             else:
                 seat.votes = set(vote.votes)

@@ -94,7 +94,8 @@ def without_paths(reason: str) -> str:
 class Seat(SeatRecord):
     """A seat as the server holds it: the session's record of it, the hash of its token, the
     connection of its player, and since when (loop time) that player has lost the link (None
-    while connected, or once away)."""
+    while connected, or once away; kept while the grace runs of a player the table voted to
+    play for now)."""
 
     token_hash: str | None = None
     conn: Connection | None = None

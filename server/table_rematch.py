@@ -18,7 +18,7 @@ from tonk.shared.settle_up import settle_up
 
 from . import store as st
 from .connection import Connection
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError, Seat
 
 if TYPE_CHECKING:
     from .table import Table
@@ -73,15 +73,24 @@ class TableRematch:
 
     def offer_after(self, reason: SessionEndReason) -> None:
         """The session is over: the same table again is offered to the people at it (one
-        who had left it is out; the bots stay). Kept on disk so that a restart of the server
-        during the wait loses nothing; the session's end itself is on disk already."""
+        who had left it, or lost the link and is past the grace period, is out; one played for
+        while the grace runs is awaited: they may come back; the bots stay). Kept on disk so
+        that a restart of the server during the wait loses nothing; the session's end itself
+        is on disk already."""
         table = self.table
         seats = table.seats
-        wait = table.server.config.rematch_wait
+        config = table.server.config
+        wait = config.rematch_wait
+
+        def gone(seat: Seat) -> bool:
+            lost = seat.disconnected_at
+            in_grace = lost is not None and table.now < lost + config.grace
+            return seat.kind == HUMAN and seat.conn is None and seat.away and not in_grace
+
         self.offer = RematchOffer.offered(
             seats.names(),
             [seat.kind == BOT for seat in seats],
-            [seat.kind == HUMAN and seat.conn is None and seat.away for seat in seats],
+            [gone(seat) for seat in seats],
             table.now + wait,
         )
         self.reason = reason

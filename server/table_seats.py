@@ -122,7 +122,7 @@ class TableSeats:
         """Seconds until a disconnected player's seat is played for (before the start: given
         up); None for any other seat."""
         disconnected_at = seat.disconnected_at
-        if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN:
+        if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN or seat.away:
             return None
         table = self.table
         return round(max(0.0, disconnected_at + table.server.config.grace - table.now), 1)

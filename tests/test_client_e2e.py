@@ -68,7 +68,7 @@ async def kitchen_hand(term: Term, alice: NetClient) -> None:
     await alice.expect("update", lambda m: m["view"]["phase"] == "play")
     await alice.send({"type": "discard", "card": "Kc"})
 
-    await term.wait_for("Alice drew a card, discarded")
+    await term.wait_for("Alice drew, discarded")
     await term.wait_for("Your turn: d draw")
     term.keys("k")
     await term.wait_for("Drop with 9?")

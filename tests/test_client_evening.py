@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from clientkit import start_kitchen
+from clientkit import practice_command, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
@@ -87,3 +87,49 @@ async def test_a_seat_whose_table_closed_meanwhile_is_said_in_a_players_words(
         await term.wait_for_all("playing as Tester", "closed since: its")  # (the notice wraps)
         assert "no open table" not in term.screen()
         assert SeatTokens(state).seats(f"127.0.0.1:{port}") == []  # forgotten
+
+
+async def test_a_waiting_tables_status_line_keeps_its_name_at_80x24(
+    tmp_path: Path, term: Term
+) -> None:
+    """The line at the top of a table waiting for players says which table it is: the rules and
+    the stake give way to the message first, the name stays."""
+    with tonk_server(tmp_path, "--bot-pause", "0") as port:
+        alice = await NetClient.connect(port, "Alice")
+        try:
+            await alice.create_table(name="Friday Night", seats=3)
+            client(term, tmp_path, port)
+            await term.wait_for("Friday Night")
+            term.keys("Enter")
+            await term.wait_until(
+                lambda s: (
+                    "Waiting: 1 of 3 seats open. The creator may start it sooner." in s
+                    and s.splitlines()[0].rstrip().endswith("Friday Night")
+                ),
+                "the waiting line with the table's name",
+            )
+        finally:
+            await alice.close()
+
+
+async def test_a_turns_log_line_fits_one_row_at_80x24(tmp_path: Path, term: Term) -> None:
+    """A turn's moves read in one row of the log at 80x24: a draw from the stock is "drew"
+    (the card unseen), the discard after it; your own draw names its card."""
+    term.start(practice_command(), {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "s")})
+    await term.wait_for("Your turn: d draw")
+    term.write("dx")  # draw the 8s, discard the card under the cursor (the 5s)
+    # (each found within one row of the screen)
+    screen = await term.wait_for_all("You drew 8♠, discarded 5♠", "Ada (bot) drew, discarded")
+    assert "│ Ada (bot) drew, discarded K♣ │" in screen
+
+
+async def test_a_card_taken_from_the_pile_is_said_in_one_row_at_80x24(
+    tmp_path: Path, term: Term
+) -> None:
+    term.start(practice_command(), {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "s")})
+    await term.wait_for("Your turn: d draw")
+    term.write("p")  # the up card, 9c
+    await term.wait_for("Your turn: x discard")
+    term.write("x")  # the card under the cursor (the 5s)
+    screen = await term.wait_for("You took 9♣, discarded")
+    assert "You took 9♣, discarded 5♠" in screen  # (found within one row)

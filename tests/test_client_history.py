@@ -54,7 +54,7 @@ async def play_and_look_back(term: Term, port: int) -> None:
             "Step 8 of 8: the hand is over",
             "You dropped with 9 and won.",
             "Alice: Q♦ J♥ 2♣ 3♦ 4♣ (count 29)",  # what the drop revealed
-            "Alice drew a card, discarded K♣",
+            "Alice drew, discarded K♣",
             "Alice pays You 1 chip.",
         )
         assert "Discard: K♣ (2 under it)" in end

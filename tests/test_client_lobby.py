@@ -185,7 +185,7 @@ async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Pat
             )
             assert seated_strategies(app) == [None, "expert", "expert"]
             table = server.tables[int(table_state(app).table_id)]  # type: ignore[union-attr]
-            assert sorted(bot.strategy for bot in table.bots.values()) == ["expert", "expert"]
+            assert sorted(bot.strategy for bot in table.play.bots.values()) == ["expert", "expert"]
 
 
 async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from clientkit import deck_text
-from netclient import one_hand_table
+from netclient import NetClient, one_hand_table
 from ptyterm import Term
 from termkit import command_path, tonk_server
+from test_server_play import TWO_SEAT_DECK
 from tonk.client.cli import build_parser, config_from_args
 
 
@@ -66,6 +67,36 @@ async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
         finally:
             for term in terms:
                 term.close()
+
+
+async def test_a_friend_played_for_meanwhile_is_awaited_by_the_rematch_not_left(
+    tmp_path: Path,
+) -> None:
+    """Bob's link dropped and Ann had his seat played for at once (f): his grace still runs
+    at the session's end, so the rematch waits for his answer."""
+    with tonk_server(tmp_path, "--grace", "120", "--bot-pause", "0") as port:
+        bob = await NetClient.connect(port, "Bob")
+        await bob.create_table(name="Kitchen", seats=2, deck=TWO_SEAT_DECK, dealer=0, hands=1)
+        ann = Term(80, 24)
+        try:
+            command = [command_path("tonk-client"), f"127.0.0.1:{port}", "--no-confirm-drop"]
+            ann.start(
+                [*command, "--name", "Ann"],
+                {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "Ann")},
+            )
+            await ann.wait_for("Kitchen")
+            ann.keys("Enter")
+            await ann.wait_for("Your turn: d draw")
+            await bob.close()
+            await ann.wait_for("Bob lost the connection")
+            ann.keys("f")
+            await ann.wait_for("away, played for")
+            ann.keys("k")  # 28 against Bob's 36: the one hand, and the session, end
+            await ann.wait_for_all("Kitchen: the session is over", "r: rematch")
+            ann.keys("r")
+            await ann.wait_for_all("You said yes; waiting for Bob", "Bob: away, not answered yet")
+        finally:
+            ann.close()
 
 
 async def test_the_practice_table_offers_a_rematch_against_the_same_bots(tmp_path: Path) -> None:

@@ -80,10 +80,10 @@ def test_log_lines_say_what_happened_as_the_seat_saw_it() -> None:
         text = event_line(event, NAMES, 0, style, owner)
         return None if text is None else text.plain
 
-    assert line(Event("take_discard", 1, parse_cards("Qc"))) == "Goblin took Q♣ from the pile"
+    assert line(Event("take_discard", 1, parse_cards("Qc"))) == "Goblin took Q♣"
     assert line(Event("hit", 2, parse_cards("8s"), spread=3)) == "Elmo hit 8♠ on your run"
     assert line(Event("drop", 0, count=9)) == "You dropped with 9"
-    assert line(Event("draw_stock", 1, private=True)) == "Goblin drew a card"
+    assert line(Event("draw_stock", 1, private=True)) == "Goblin drew"
     assert line(Event("draw_stock", 0, parse_cards("6s"), private=True)) == "You drew 6♠"
     assert line(Event("deal", 1, private=True)) is None
     assert line(Event("turn", 1)) is None

@@ -463,15 +463,13 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
             status = app.table_screen.query_one(StatusBar)
             await wait_for(pilot, lambda: "seats open" in status.message, "the waiting line")
             assert status.message == (
-                "Waiting for players: 2 of 3 seats open. g starts once another player sits."
+                "Waiting: 2 of 3 seats open. g starts once another player sits."
             )
             alice = await NetClient.connect(server.port, "Alice")
             table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
             await alice.request({"type": "sit", "table": table_id}, "seated")
             await wait_for(pilot, lambda: "1 of 3" in status.message, "Alice seated")
-            assert status.message == (
-                "Waiting for players: 1 of 3 seats open. g: start now with 2 players."
-            )
+            assert status.message == ("Waiting: 1 of 3 seats open. g: start now with 2 players.")
             await pilot.press("g")
             await wait_for(pilot, lambda: table_state(app).playing, "the game started")  # type: ignore[union-attr]
             await alice.close()
@@ -547,7 +545,9 @@ async def test_a_new_table_state_is_drawn_without_repainting_the_whole_screen() 
             screen.query_one(CentrePanel),
             screen.query_one(HandView),
         ]
-        assert len(widgets) == 9  # players, pile, spreads, ledger, log, status, keys
+        # players, pile, spreads, ledger, log, status, keys; the five places around the
+        # table (a large terminal's)
+        assert len(widgets) == 14
         for node in (app, screen, *widgets):
             real = node.refresh
 

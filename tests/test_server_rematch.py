@@ -189,6 +189,46 @@ async def test_a_lost_link_is_still_awaited_and_its_seat_taken_back_answers(tmp_
         assert (await bob.expect(p.SEATED))["table"] == started["next"]
 
 
+async def test_a_friend_played_for_while_the_grace_runs_is_awaited_and_answers_once_back(
+    tmp_path,
+):
+    """Bob lost the link and the table's creator had his seat played for at once: at the
+    session's end his grace still runs, so he is awaited (not 'left'), and answers when back."""
+    async with start_server(tmp_path, grace=120.0) as server:
+        alice, bob, table = await friday(server)
+        token = bob.token
+        await bob.close()
+        await alice.expect(p.TABLE, status_is(2, "disconnected"))
+        now = await alice.request({"type": "play_for_now", "seat": 2}, p.TABLE)
+        assert status_is(2, "away")(now)
+        await play_out(alice)
+        offer = await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        assert dict(offer["seats"]) == {"Alice": "yes", "Bob": "awaited", "Ada (bot)": "bot"}
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": "resume", "table": table, "token": token}, p.SEATED)
+        await bob.expect(p.SESSION_END)
+        offer = await bob.expect(p.REMATCH_STATUS)
+        assert dict(offer["seats"])["Bob"] == "awaited"
+        await bob.send({"type": "rematch", "answer": True})
+        started = await alice.expect(p.REMATCH_STATUS, lambda m: m["outcome"] == "started")
+        assert dict(started["seats"]) == {"Alice": "yes", "Bob": "yes", "Ada (bot)": "bot"}
+        assert (await bob.expect(p.SEATED))["table"] == started["next"]
+
+
+async def test_a_friend_played_for_past_the_grace_is_left_out_of_the_rematch(tmp_path):
+    async with start_server(tmp_path, grace=0.5) as server:
+        alice, bob, _ = await friday(server)
+        await bob.close()
+        await alice.expect(p.TABLE, status_is(2, "away"))
+        await play_out(alice)
+        offer = await alice.request({"type": "rematch", "answer": True}, p.REMATCH_STATUS)
+        assert dict(offer["seats"])["Bob"] == "left"
+
+
+def status_is(seat, status):
+    return lambda m: m["table"]["players"][seat]["status"] == status
+
+
 async def test_a_restart_during_the_wait_loses_no_answer(tmp_path):
     async with start_server(tmp_path) as server:
         alice, bob, table = await friday(server)

@@ -43,6 +43,7 @@ def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(
     ).stdout
     assert door.fingerprint in known
     assert "claimed by key" in door.server_log()
+    assert "Warning" not in door.server_log()  # (nothing for the host to worry about)
 
 
 def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
@@ -94,6 +95,37 @@ def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
         back.wait_for(r"bea discards|to play", timeout=15)
     finally:
         back.kill()
+
+
+def test_a_guest_whose_ssh_dropped_comes_back_to_the_log_they_saw(
+    door: DoorServer, tmp_path: Path
+) -> None:
+    """The server keeps no chat, and the door holds seats in memory: the guest's log is kept
+    by the door's sessions in a folder of the server's own, private to its user."""
+    key = make_key(tmp_path, "cal_key")
+    term = SSHTerminal(door.port, key, "cal", "practice", cols=80, rows=24)
+    try:
+        term.wait_for(r"Your turn: d draw", timeout=60)
+        term.press(b"c")
+        term.pump(0.5)
+        term.press(b"tea, anyone?\r")
+        term.wait_for(r"<cal> tea, anyone\?")
+        term.press(b"d")
+        drew = term.wait_for(r"You drew (\S+)").group(1)
+    finally:
+        term.kill()  # the connection drops
+    back = SSHTerminal(door.port, key, "cal", cols=80, rows=24)
+    try:
+        back.wait_for(r"Your turn: x discard", timeout=30)
+        back.wait_for(r"<cal> tea, anyone\?")
+        back.wait_for(r"Back at table cal's practice\.")
+        assert back.text().count(f"You drew {drew}") == 1  # and not logged twice
+    finally:
+        back.kill()
+    logs = tmp_path / "door_door_logs"
+    assert logs.stat().st_mode & 0o777 == 0o700
+    kept = list(logs.glob("*.json"))
+    assert len(kept) == 1 and kept[0].stat().st_mode & 0o777 == 0o600
 
 
 def _free_port() -> int:

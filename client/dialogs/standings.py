@@ -20,6 +20,7 @@ from tonk.shared.words import amount_text, plural
 from ..keys import ScreenKeys
 from ..messages import Request
 from ..reports import RematchChanged, SessionEnded
+from ..state import TableState
 from ..widgets import TooSmall
 
 #: What the screen's result says: the player moved on to the rematch (nothing more to do).
@@ -51,6 +52,7 @@ class StandingsScreen(Screen[str | None]):
         self.unit = ended.unit
         offered = ended.rematch is not None and ended.seated
         self.rematch: RematchChanged | None = None
+        self.away: frozenset[str] = frozenset()  # the players not here now (the table says)
         self._until: float | None = (
             time.monotonic() + ended.rematch if offered and ended.rematch is not None else None
         )
@@ -76,6 +78,16 @@ class StandingsScreen(Screen[str | None]):
     def on_mount(self) -> None:
         if self._until is not None:
             self.set_interval(1.0, self._tick)
+        self.watch(self.app, "table_state", self._table_changed)
+
+    def _table_changed(self, state: TableState | None) -> None:
+        """Who is not here now (lost the link, or away): an answer they still owe says so."""
+        if state is None or state.table_id != str(self.table_id):
+            return
+        away = frozenset(p.name for p in state.players if p.away or not p.connected)
+        if away != self.away:
+            self.away = away
+            self._refresh()
 
     def _table(self) -> Table:
         ended = self.ended
@@ -155,6 +167,7 @@ class StandingsScreen(Screen[str | None]):
             return Text(f"The rematch is called off: {why}.", style="bold")
         parts = [
             f"{name}{' (you)' if name == self.me and self._offered else ''}: "
+            f"{'away, ' if answer == 'awaited' and name in self.away else ''}"
             f"{_ANSWER_WORDS.get(answer, answer)}"
             for name, answer in status.seats
         ]

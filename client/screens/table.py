@@ -33,6 +33,7 @@ from ..widgets import (
     PlayersPanel,
     Status,
     StatusBar,
+    TableArea,
     TooSmall,
     hand_title,
     turn_message,
@@ -104,9 +105,9 @@ class TableScreen(Screen[None]):
                 with Vertical(id="players-box", classes="box") as box:
                     box.border_title = "Players"
                     yield PlayersPanel(self.card_style.ascii, id="players")
-                centre = CentrePanel(self.card_style, id="centre", classes="box")
-                centre.border_title = "Table"
-                yield centre
+                area = TableArea(self.card_style, id="table-area", classes="box")
+                area.border_title = "Table"
+                yield area
                 with Vertical(id="hand-box", classes="box") as box:
                     box.border_title = "Your hand"
                     yield HandView(self.card_style, id="hand")
@@ -127,15 +128,15 @@ class TableScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
-        """A large terminal (LARGE and up) has room for more: bigger cards, each player's last
-        move beside their name, the last discards with who threw them."""
+        """A large terminal (LARGE and up) has room for more: bigger cards, the players around
+        the table (each with their last move), the last discards with who threw them."""
         width, height = event.size
         large = width >= LARGE[0] and height >= LARGE[1]
         if large == self.has_class("-large"):
             return
         self.set_class(large, "-large")
         self.query_one(HandView).big = large
-        self.query_one(PlayersPanel).moves = large
+        self.query_one(TableArea).around = large
         self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
         if self.state is not None:
             self._show_state(self.state)
@@ -157,7 +158,7 @@ class TableScreen(Screen[None]):
         self.state = state
         self._follow_turn(state)
         self.query_one(PlayersPanel).state = state
-        self.query_one(CentrePanel).state = state
+        self.query_one(TableArea).state = state
         hand = self.query_one(HandView)
         view = state.view
         my_turn = view is not None and state.seat is not None and view.my_turn
@@ -238,6 +239,7 @@ class TableScreen(Screen[None]):
             self._status()
         if any(player.played_for_at is not None for player in state.players):
             self.query_one(PlayersPanel).state = state
+            self.query_one(TableArea).state = state
         self._ring_if_waiting(state)
 
     def _ring_if_waiting(self, state: TableState) -> None:

@@ -3,6 +3,7 @@ none of them decides anything about the game."""
 
 from .keybar import KeyBar, KeyEntry
 from .lines import LineWidget, changed_to
+from .seats import TableArea
 from .sidebar import LedgerPanel, LogPanel
 from .status import Status, StatusBar, turn_message, waiting_message
 from .table import CentrePanel, HandView, PlayersPanel, hand_title, player_lines
@@ -19,6 +20,7 @@ __all__ = [
     "PlayersPanel",
     "Status",
     "StatusBar",
+    "TableArea",
     "TooSmall",
     "changed_to",
     "hand_title",

@@ -24,6 +24,12 @@ class Status:
     message: str = ""
 
 
+#: The order in which the right part's pieces (the table's name, rules, stake, hand number
+#: and the stakes' multiple) give way to the message: the rules and stake first, the name kept
+#: longer (a waiting table is known by it).
+_GIVING_WAY = (1, 2, 0, 3, 4)
+
+
 class StatusBar(LineWidget):
     """The top line: whose turn it is (and what you may do) on the left; the table, its
     rules, stake and hand number on the right."""
@@ -57,13 +63,16 @@ class StatusBar(LineWidget):
         if width <= 0:
             self.set_lines([left])
             return
-        # The turn matters more than the table: the table's name, rules and stake give way
-        # first when the message needs the room.
+        # The turn matters more than the table: the rules and the stake give way first when
+        # the message needs the room, then the table's name, the hand and the stakes' multiple.
         parts = list(self._parts)
         right = Text(" · ".join(parts))
-        while parts and left.cell_len + 2 + right.cell_len > width:
-            parts.pop(0)
-            right = Text(" · ".join(parts))
+        for drop in (index for index in _GIVING_WAY if index < len(parts)):
+            if left.cell_len + 2 + right.cell_len <= width:
+                break
+            parts[drop] = ""
+            right = Text(" · ".join(part for part in parts if part))
+        parts = [part for part in parts if part]
         room = width - (right.cell_len + 2 if parts else 0)
         left.truncate(room, overflow="ellipsis", pad=True)
         self.set_lines([left + Text("  ") + right if parts else left])
@@ -128,11 +137,11 @@ def waiting_message(state: TableState) -> str:
     """A table waiting for its players: how many seats are open, and how it starts."""
     seated = len(state.players)
     free = max(0, state.seats - seated)
-    line = f"Waiting for players: {free} of {plural(state.seats, 'seat')} open."
+    line = f"Waiting: {free} of {plural(state.seats, 'seat')} open."
     if state.seat is None:
         return line
     if state.creator:
         if seated >= 2:
             return f"{line} g: start now with {seated} players."
         return f"{line} g starts once another player sits."
-    return f"{line} The table's creator may start it sooner."
+    return f"{line} The creator may start it sooner."

@@ -1,9 +1,10 @@
-"""The table itself: the players, the stock, discard and spreads, and your hand."""
+"""The table itself: the players, the stock, discard and spreads, and your hand (on a large
+terminal the players are drawn around the table instead: seats.py)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -43,16 +44,10 @@ class PlayersPanel(LineWidget):
     def __init__(self, ascii_only: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self.ascii_only = ascii_only
-        self.moves = False  # each player's last move beside the name (a large terminal)
 
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
-            lines = player_lines(
-                state,
-                self.ascii_only,
-                width=self.size.width,
-                moves=state.last_moves if self.moves else None,
-            )
+            lines = player_lines(state, self.ascii_only, width=self.size.width)
             self.set_lines(lines or [Text("Nobody is seated yet.")])
 
     def refit(self) -> None:
@@ -67,35 +62,11 @@ def player_lines(
     ascii_only: bool = False,
     now: float | None = None,
     width: int = 0,
-    moves: Mapping[int, Text] | None = None,
 ) -> list[Text]:
-    """One line a seat; with `moves`, each player's last move of the hand after the rest."""
-    view = state.view
+    """One line a seat."""
     # Your own name, as in the ledger and the chat, marked as you.
     names = state.names(me_as_you=False)
-    rows: list[tuple[PlayerInfo, bool, Text]] = []
-    for player in state.players:
-        seat = player.seat
-        to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
-        rest = Text()
-        if view is not None and seat < view.players:
-            rest.append(" D" if view.dealer == seat else "  ")
-            cards = view.card_counts[seat]
-            rest.append(f" {cards} card{'s' if cards != 1 else ''}")
-            if view.hit_locks[seat]:
-                rest.append(" hit-locked", style="italic")
-        if seat == state.seat:
-            rest.append(" (you)", style="dim")
-        if player.bot:
-            rest.append(" bot", style="dim")
-        if not player.connected:
-            rest.append(" disconnected", style="bold red")
-        elif player.away and seat == state.seat:
-            rest.append(" away", style="bold")
-            rest.append(" (any key)", style="dim")
-        elif player.away:
-            rest.append(" away, played for", style="bold")
-        rows.append((player, to_play, rest))
+    rows = [(player, *seat_marks(state, player)) for player in state.players]
     # The names in one column, as wide as the longest where the panel has room beside the
     # longest of the rest: a long name is cut with an ellipsis only where it must be.
     beside = max((len(rest.plain) for _, _, rest in rows), default=0)
@@ -106,14 +77,39 @@ def player_lines(
         name = fit_name(names[player.seat], column, ascii_only)
         line.append(name, style="bold" if to_play else "")
         line.append_text(rest)
-        move = moves.get(player.seat) if moves is not None else None
-        if move is not None:
-            line.append(" " * (beside - len(rest.plain) + 2))
-            line.append_text(move)
         lines.append(line)
         if not player.connected and player.played_for_at is not None:
             lines.extend(waiting_lines(state, player, now, width))
     return lines
+
+
+def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tuple[bool, Text]:
+    """Whether the seat is to play, and what stands beside its name: in the players' list
+    (`listed`), the dealer's `D`, the cards held and `bot` in columns; marks for hit-locked,
+    you, a player who lost the link or is away."""
+    view = state.view
+    seat = player.seat
+    to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
+    rest = Text()
+    if view is not None and seat < view.players:
+        if listed:
+            rest.append(" D" if view.dealer == seat else "  ")
+            cards = view.card_counts[seat]
+            rest.append(f" {cards} card{'s' if cards != 1 else ''}")
+        if view.hit_locks[seat]:
+            rest.append(" hit-locked", style="italic")
+    if seat == state.seat:
+        rest.append(" (you)", style="dim")
+    if player.bot and listed:
+        rest.append(" bot", style="dim")
+    if not player.connected:
+        rest.append(" disconnected", style="bold red")
+    elif player.away and seat == state.seat:
+        rest.append(" away", style="bold")
+        rest.append(" (any key)", style="dim")
+    elif player.away:
+        rest.append(" away, played for", style="bold")
+    return to_play, rest
 
 
 def name_column(names: Sequence[str], room: int) -> int:
@@ -232,7 +228,7 @@ class CentrePanel(Vertical):
         self.pile_shown = 0  # how many discards are listed with who threw them (0: none)
 
     def compose(self) -> ComposeResult:
-        yield LineWidget(id="pile")
+        yield LineWidget(wrap=True, id="pile")
         yield SpreadsPanel(self.card_style, id="spreads")
 
     def watch_state(self, state: TableState | None) -> None:
