@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/structure.py            # a table of counts
     .venv/bin/python bench/structure.py --json     # the same as JSON
+    .venv/bin/python bench/structure.py --at 6da6638   # the parts' reach in that commit too
 
 What it counts, each from the source as it is (nothing here is typed in by hand):
 
@@ -9,6 +10,10 @@ What it counts, each from the source as it is (nothing here is typed in by hand)
 - the classes one table is made of (the server's `Table`, the parts it holds, and every class
   they inherit from in `tonk.server`), the files they span, the fields of each part (what
   each holds of the table's state) and the deepest inheritance among them;
+- for each part of a table, the names it reaches of each other part (`self.table.play.hand`,
+  `seats = self.seats` then `seats.names()`: the play's `hand`, the seats' `names`) and of the
+  table itself (`self.table.now`), read from the part's file; `--at COMMIT` counts these in
+  the code of that commit (`git show`), for a before-and-after;
 - the places a client message is declared: for each message type, the files of `shared/` and
   `server/` that name its type constant (`p.DISCARD`, `DISCARD:`) or its class;
 - the functions that turn a move from one form into another (`action_*`, `*_action`);
@@ -26,6 +31,7 @@ import inspect
 import json
 import re
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -65,7 +71,8 @@ def _ours(cls: type) -> list[type]:
 
 def table_parts() -> dict[str, tuple[type, list[str]]]:
     """`Table` and every part it holds (a field whose value holds the table back), each as
-    its class and its own fields (the parts, and a part's link back to the table, left out).
+    its class and its own fields (the parts, a part's link back to the table and the other
+    parts it is given, left out).
     The table is built as the server builds one, outside a server: nothing asks it anything."""
     from tonk.server.table import Table, TableConfig
     from tonk.shared.rules import PRESETS
@@ -83,9 +90,208 @@ def table_parts() -> dict[str, tuple[type, list[str]]]:
     out: dict[str, tuple[type, list[str]]] = {
         "Table": (Table, [name for name in fields if name not in parts])
     }
+    held = {id(part) for part in parts.values()}
     for name, part in parts.items():
-        out[name] = (type(part), [f for f in _slots(type(part)) if f != "table"])
+        out[name] = (
+            type(part),
+            [f for f in _slots(type(part)) if f != "table" and id(getattr(part, f)) not in held],
+        )
     return out
+
+
+def _part_modules(table_source: str) -> dict[str, str]:
+    """Each part `Table` holds, by its field's name, and the module of its class: read from
+    table.py's text (`self.seats = TableSeats(...)` and `from .table_seats import TableSeats`)."""
+    modules = {
+        alias.name: node.module
+        for node in ast.walk(ast.parse(table_source))
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 1
+        for alias in node.names
+    }
+    out = {}
+    for node in ast.walk(ast.parse(table_source)):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id in modules
+            and node.value.func.id.startswith("Table")
+        ):
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    out[target.attr] = f"server/{modules[node.value.func.id]}.py"
+    return out
+
+
+def _reach(source: str, parts: set[str], own: str) -> dict[str, list[str]]:
+    """The names a part's module reaches of each other part and of the table ("table"): an
+    attribute of `self.table.<part>`, `table.<part>` (with `table = self.table`) or
+    `self.<part>`, or of a local name set to one of those; and `self.table.<name>`."""
+    reached: dict[str, set[str]] = {}
+
+    def held(node: ast.expr, aliases: dict[str, str]) -> str | None:
+        """Which part (or "table") `node` is, if it is one."""
+        if isinstance(node, ast.Name):
+            return aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                if node.attr == "table":
+                    return "table"
+                return node.attr if node.attr in parts and node.attr != own else None
+            if held(node.value, aliases) == "table" and node.attr in parts:
+                return None if node.attr == own else node.attr
+        return None
+
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        aliases: dict[str, str] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                which = held(node.value, aliases)
+                if isinstance(target, ast.Name) and which is not None:
+                    aliases[target.id] = which
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Attribute):
+                if isinstance(node, ast.Subscript | ast.For | ast.comprehension):
+                    # a part read as a sequence: `seats[n]`, `for seat in seats`
+                    seq = node.value if isinstance(node, ast.Subscript) else node.iter
+                    which = held(seq, aliases)
+                    if which is not None and which != "table":
+                        reached.setdefault(which, set()).add("[]")
+                continue
+            which = held(node.value, aliases)
+            if which is None or (which == "table" and node.attr in parts):
+                continue
+            if node.attr == own and which == "table":
+                continue
+            reached.setdefault(which, set()).add(node.attr)
+    return {which: sorted(names) for which, names in sorted(reached.items())}
+
+
+def part_reach(texts: dict[str, str]) -> dict[str, dict[str, list[str]]]:
+    """For each part of a table: the names it reaches of each other part and of the table."""
+    modules = _part_modules(texts["server/table.py"])
+    parts = set(modules)
+    return {part: _reach(texts[path], parts, part) for part, path in modules.items()}
+
+
+def _classes(texts: dict[str, str]) -> dict[str, ast.ClassDef]:
+    """Every class of the table's modules, by name."""
+    return {
+        node.name: node
+        for path, text in texts.items()
+        if path.startswith("server/table")
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def _offered(name: str, classes: dict[str, ast.ClassDef]) -> set[str]:
+    """The names class `name` offers whoever holds one: its public methods and fields (a
+    sequence's dunders as "[]"), and those of its bases among `classes`."""
+    node = classes.get(name)
+    if node is None:
+        return set()
+    names: set[str] = set()
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            if item.name in ("__getitem__", "__iter__", "__len__", "__setitem__"):
+                names.add("[]")
+            elif not item.name.startswith("_"):
+                names.add(item.name)
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.add(item.target.id)
+        elif isinstance(item, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__slots__" for t in item.targets
+        ):
+            names.update(
+                e.value
+                for e in ast.walk(item.value)
+                if isinstance(e, ast.Constant)
+                and isinstance(e.value, str)
+                and not e.value.startswith("_")
+            )
+    for base in node.bases:
+        if isinstance(base, ast.Name):
+            names |= _offered(base.id, classes)
+    return names
+
+
+def part_given(texts: dict[str, str]) -> dict[str, tuple[list[str], int]]:
+    """For each part of a table: the types its constructor is given, and how many names it
+    can reach through them, each counted once as its owner's (`table.now`, `seats.names`):
+    what each type offers, and through a part held there, that part's names and its own
+    table's (as its constructor types it)."""
+    modules = _part_modules(texts["server/table.py"])
+    classes = _classes(texts)
+    part_class = {
+        part: next(
+            n.name
+            for n in ast.walk(ast.parse(texts[path]))
+            if isinstance(n, ast.ClassDef) and n.name.startswith("Table")
+        )
+        for part, path in modules.items()
+    }
+
+    def given(cls: str) -> list[str]:
+        init = next(
+            item
+            for item in classes[cls].body
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__"
+        )
+        return [
+            ast.unparse(arg.annotation).strip("'\"")
+            for arg in init.args.args[1:]
+            if arg.annotation is not None and ast.unparse(arg.annotation).strip("'\"") in classes
+        ]
+
+    label = {cls: part for part, cls in part_class.items()}
+    out: dict[str, tuple[list[str], int]] = {}
+    for part, cls in part_class.items():
+        reached: set[str] = set()
+        seen: set[str] = set()
+        todo = given(cls)
+        while todo:
+            kind = todo.pop()
+            if kind in seen:
+                continue
+            seen.add(kind)
+            owner = label.get(kind, "table")
+            for name in _offered(kind, classes):
+                if name in part_class:
+                    todo.append(part_class[name])
+                elif name == "table" and kind in label:
+                    todo.append(given(kind)[0])  # (a part's first argument: its table)
+                else:
+                    reached.add(f"{owner}.{name}")
+        out[part] = (given(cls), len(reached))
+    return out
+
+
+def sources_at(commit: str) -> dict[str, str]:
+    """The table's modules as they are in `commit`."""
+    names = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-tree", "--name-only", commit, "server/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return {
+        path: subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for path in names
+        if path.startswith("server/table") and path.endswith(".py")
+    }
 
 
 def table_classes(parts: dict[str, tuple[type, list[str]]]) -> list[tuple[str, str, int]]:
@@ -171,7 +377,7 @@ def untyped_maps(texts: dict[str, str]) -> dict[str, int]:
     }
 
 
-def counts() -> dict[str, Any]:
+def counts(at: str | None = None) -> dict[str, Any]:
     texts = sources()
     parts = table_parts()
     tables = table_classes(parts)
@@ -185,6 +391,8 @@ def counts() -> dict[str, Any]:
             name: (cls.__name__, fields) for name, (cls, fields) in parts.items()
         },
         "fields per table part": {name: len(fields) for name, (_, fields) in parts.items()},
+        "names each table part reaches, of the others": part_reach(texts),
+        "types each table part is given, names reachable": part_given(texts),
         "table inheritance depth": max(depth for _, _, depth in tables),
         "files naming a client message (median, most)": [
             statistics.median(declared.values()),
@@ -193,19 +401,37 @@ def counts() -> dict[str, Any]:
         "move translators": move_translators(texts),
         "run-time code": run_time_code(texts),
         "dict[str, Any] by folder": untyped_maps(texts),
-    }
+    } | (
+        {}
+        if at is None
+        else {
+            f"names each table part reaches, of the others, at {at}": part_reach(sources_at(at)),
+            f"types each table part is given, names reachable, at {at}": part_given(sources_at(at)),
+        }
+    )
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.add_argument(
+        "--at", metavar="COMMIT", help="also count the parts' reach in the code of COMMIT"
+    )
     args = parser.parse_args(argv)
-    found = counts()
+    found = counts(args.at)
     if args.json:
         print(json.dumps(found, indent=2))
         return 0
     for name, value in found.items():
-        if isinstance(value, list) and value and isinstance(value[0], tuple | str):
+        if name.startswith("names each table part reaches"):
+            print(f"{name}:")
+            for part, reached in value.items():
+                print(f"    {part}:", "; ".join(f"{o} {', '.join(n)}" for o, n in reached.items()))
+        elif name.startswith("types each table part is given"):
+            print(f"{name}:")
+            for part, (kinds, count) in value.items():
+                print(f"    {part}: {', '.join(kinds)}: {count}")
+        elif isinstance(value, list) and value and isinstance(value[0], tuple | str):
             print(f"{name}: {len(value)}")
             for item in value:
                 print("   ", " ".join(map(str, item)) if isinstance(item, tuple) else item)

@@ -129,11 +129,13 @@ class Table:
         # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
         # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.
         self.loop = asyncio.get_running_loop()
-        self.seats = TableSeats(self, config.seats, config.stake)
+        # Each part is given the parts it calls; the seats, given first to the others, ask
+        # theirs through the table (see `TableSeats`).
         self.store = TableStore(self)
-        self.play = TablePlay(self)
-        self.away = TableAway(self)
-        self.rematch = TableRematch(self)
+        self.seats = TableSeats(self, self.store, config.seats, config.stake)
+        self.rematch = TableRematch(self, self.seats, self.store)
+        self.play = TablePlay(self, self.seats, self.store, self.rematch)
+        self.away = TableAway(self, self.seats, self.store, self.play)
 
     # -- what it is -----------------------------------------------------------------------------
 
@@ -244,6 +246,26 @@ class Table:
     def attached(self) -> bool:
         return self.seats.attached()
 
+    # -- what the seats ask of the parts given them (`SeatsFrame`) ------------------------------
+
+    def send_ledger(self, conn: Connection) -> None:
+        self.play.send_ledger(conn)
+
+    def send_hand(self, conn: Connection, seat: int | None) -> None:
+        self.play.send_hand(conn, seat)
+
+    def back_in_turn(self, number: int) -> None:
+        self.play.back_in_turn(number)
+
+    def start_play(self, started: float) -> None:
+        self.play.start(started)
+
+    def forget_claims(self, conn: Connection) -> None:
+        self.away.forget(conn)
+
+    def returned(self, conn: Connection) -> None:
+        self.rematch.returned(conn)
+
     # -- the requests made of it, each answered by the part that owns what it changes ----------
 
     async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
@@ -332,13 +354,17 @@ class Table:
         self.seats.restore(saved, playing, now)
         self.play.restore(saved, playing, now)
 
+    def forget(self) -> None:
+        """The table leaves the server's tables (over, and nobody is at it)."""
+        self.server.forget_table(self)
+
     def closed(self, why: str) -> None:
         """The table is closed (already so in the database): it leaves the lobby."""
         self.state = CLOSED
         log.info("table %d closed: %s", self.id, why)
         spectators = list(self.seats.spectators)
         self.seats.spectators.clear()
-        self.server.forget_table(self)
+        self.forget()
         for conn in spectators:
             self.server.seating.clear(conn)
             conn.send(Left(self.id))

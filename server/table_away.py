@@ -15,10 +15,12 @@ from tonk.shared.session import SessionError, bot_name, check_name_free, play_fo
 
 from . import store as st
 from .connection import Connection
-from .table_core import BOT, HUMAN, PLAYING, WAITING, RequestError, Seat
+from .table_core import BOT, HUMAN, PLAYING, WAITING, RequestError, Seat, TableFrame
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table_play import TablePlay
+    from .table_seats import TableSeats
+    from .table_store import TableStore
 
 log = logging.getLogger("tonk.server")
 
@@ -28,10 +30,15 @@ class TableAway:
     asked for during a hand. Of the other parts it asks the seats to change, the store to
     write, and the play to let a bot's seat go and to send a newcomer the hand."""
 
-    __slots__ = ("claims", "table")
+    __slots__ = ("claims", "play", "seats", "store", "table")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(
+        self, table: TableFrame, seats: TableSeats, store: TableStore, play: TablePlay
+    ) -> None:
         self.table = table
+        self.seats = seats
+        self.store = store
+        self.play = play
         # Seats of bots that people asked for during a hand, taken as it ends: seat -> connection.
         self.claims: dict[int, Connection] = {}
 
@@ -41,20 +48,20 @@ class TableAway:
             del self.claims[claimed]
 
     def _seat_number(self, seat: int) -> int:
-        seats = self.table.seats
+        seats = self.seats
         if not 0 <= seat < len(seats):
             raise RequestError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(seats) - 1}")
         return seat
 
     def _between_hands(self) -> bool:
-        hand = self.table.play.hand
+        hand = self.play.hand
         return hand is None or hand.ended
 
     async def play_for_now(self, conn: Connection, absent: int) -> None:
         """Seat `absent`, whose player lost the link, is played for now (`waiting.play_for_now`
         says who may); answered by the `table` everybody gets."""
         table = self.table
-        seats = table.seats
+        seats = self.seats
         async with table.lock:
             asker = seats.seat_of(conn)
             if table.state != PLAYING:
@@ -88,7 +95,7 @@ class TableAway:
         `seated` follows at the hand's end). The bot's balance stays with the bot's name; the
         player plays on from their own (0, or what they had if they sat here before)."""
         table = self.table
-        seats = table.seats
+        seats = self.seats
         async with table.lock:
             if table.state not in (WAITING, PLAYING):
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
@@ -117,7 +124,7 @@ class TableAway:
     async def seat_claims(self) -> None:
         """Between hands: the bots' seats asked for during the hand are taken."""
         table = self.table
-        seats = table.seats
+        seats = self.seats
         for number, conn in list(self.claims.items()):
             if conn.table is table and conn.seat is None and seats[number].kind == BOT:
                 try:
@@ -131,8 +138,8 @@ class TableAway:
 
     async def _take_seat(self, number: int, conn: Connection) -> None:
         table = self.table
-        seats = table.seats
-        play = table.play
+        seats = self.seats
+        play = self.play
         old = seats[number]
         assert conn.name is not None
         token = secrets.token_urlsafe(18)
@@ -143,7 +150,7 @@ class TableAway:
             stake=old.stake,
             conn=conn,
         )
-        await table.store.write([st.put_seat(table.id, new.saved(number))])
+        await self.store.write([st.put_seat(table.id, new.saved(number))])
         seats[number] = new
         play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
@@ -153,8 +160,7 @@ class TableAway:
         log.info("table %d: %s takes %s's seat %d", table.id, conn.name, old.name, number)
         table.broadcast_table()
         play.send_ledger(conn)
-        if play.hand is not None:
-            conn.send(play.update_message(number, 0))
+        play.send_hand(conn, number)
         table.kick()
 
     async def seat_to_bot(self, conn: Connection, number: int) -> None:
@@ -162,7 +168,7 @@ class TableAway:
         player's balance stays under their name, their token no longer holds the seat, and a
         connection of theirs still here watches from now on."""
         table = self.table
-        seats = table.seats
+        seats = self.seats
         async with table.lock:
             seats.require_creator(conn)
             if table.state != PLAYING:
@@ -183,7 +189,7 @@ class TableAway:
                 )
             strategy = table.server.config.autoplay_strategy
             new = Seat(name=bot_name(seats.names()), kind=BOT, strategy=strategy, stake=seat.stake)
-            await table.store.write([st.put_seat(table.id, new.saved(number))])
+            await self.store.write([st.put_seat(table.id, new.saved(number))])
             seats[number] = new
             if seat.token_hash is not None and seat.name is not None:
                 seats.given_to_bots[seat.token_hash] = seat.name
@@ -193,8 +199,7 @@ class TableAway:
                 table.server.seating.put(gone, table, None)
                 gone.send(Watching(table.id))
                 table.server.door_seat(gone, table.id, left=True)
-                if table.play.hand is not None:
-                    gone.send(table.play.update_message(None, 0))
+                self.play.send_hand(gone, None)
             log.info("table %d: %s's seat %d goes to %s", table.id, seat.name, number, new.name)
             table.broadcast_table(answer=conn)
             table.kick()

@@ -1,19 +1,21 @@
 """The values a table is made of: its configuration (`TableConfig`), a seat (`Seat`), a request
 refused (`RequestError`), a hand's settlement on its way to the disk (`Settle`), a slow bot's
 decision on its way (`Pending`), and the ledger as a newcomer is shown it. The table itself and
-the parts it holds are in table.py and the table_* modules beside it."""
+the parts it holds are in table.py and the table_* modules beside it; what a part asks of the
+table that holds it (`TableFrame`) is here too."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tonk.shared import protocol as p
 from tonk.shared.bots import Bot
 from tonk.shared.hand import Hand
 from tonk.shared.ledger import Ledger, Payments
-from tonk.shared.messages import LedgerMessage, SeatKind, SeatStatus, TableState
+from tonk.shared.messages import LedgerMessage, SeatKind, SeatStatus, ServerMessage, TableState
 from tonk.shared.rules import HouseRules
 from tonk.shared.session import SeatRecord, SessionError, Settled, seat_status
 from tonk.shared.settlement import Settlement
@@ -23,9 +25,51 @@ from tonk.shared.waiting import AwayTally
 from . import store as st
 from .connection import Connection
 
+if TYPE_CHECKING:
+    import random
+
+    from .host import TableHost
+
 WAITING, PLAYING, FINISHED, CLOSED = TableState
 HUMAN, BOT, EMPTY = SeatKind
 _INF = float("inf")
+
+
+class TableFrame(Protocol):
+    """What every part of a table asks of the table that holds it: what the table is (its id,
+    configuration, state, lock, clock, seeded generators and host), waking its loop, telling
+    everybody at it, and leaving the server's tables. Nothing of the other parts: a part is
+    given those it calls, in its constructor."""
+
+    state: TableState
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def config(self) -> TableConfig: ...
+
+    @property
+    def lock(self) -> asyncio.Lock: ...
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+
+    @property
+    def server(self) -> TableHost: ...
+
+    @property
+    def now(self) -> float: ...
+
+    def rng(self, label: str) -> random.Random: ...
+
+    def kick(self) -> None: ...
+
+    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
+
+    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+
+    def forget(self) -> None: ...
 
 
 class RequestError(Exception):

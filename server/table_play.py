@@ -34,11 +34,14 @@ from .table_core import (
     Pending,
     RequestError,
     Settle,
+    TableFrame,
     ledger_message,
 )
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table_rematch import TableRematch
+    from .table_seats import TableSeats
+    from .table_store import TableStore
 
 log = logging.getLogger("tonk.server")
 _INF = float("inf")
@@ -56,15 +59,23 @@ class TablePlay:
         "hand_settled",
         "last_change",
         "next_hand_at",
+        "rematch",
+        "seats",
         "session",
+        "store",
         "table",
         "told",
         "turn_seat",
         "turn_started",
     )
 
-    def __init__(self, table: Table) -> None:
+    def __init__(
+        self, table: TableFrame, seats: TableSeats, store: TableStore, rematch: TableRematch
+    ) -> None:
         self.table = table
+        self.seats = seats
+        self.store = store
+        self.rematch = rematch
         config = table.config
         # The session's rules and its state between hands (the ledger, who dealt, the
         # multiplier); its deserted_since and unseated_since are in loop time, its started in
@@ -89,7 +100,7 @@ class TablePlay:
         """When the seat to act, `number`, is played for if it does not act itself (the
         session's rule: `played_for_at`)."""
         table = self.table
-        seat = table.seats[number]
+        seat = self.seats[number]
         disconnected_at = seat.disconnected_at
         config = table.config
         return played_for_at(
@@ -110,7 +121,7 @@ class TablePlay:
         hand = self.hand
         if hand is None or hand.ended:
             return None
-        seat = self.table.seats[hand.turn]
+        seat = self.seats[hand.turn]
         if seat.kind != HUMAN or seat.away:
             return None
         due = self.due(hand.turn)
@@ -156,7 +167,7 @@ class TablePlay:
         events: the one they have is wrong once the server lost time or play was paused."""
         hand = self.hand
         table = self.table
-        if table.state != PLAYING or table.store.paused is not None or hand is None or hand.ended:
+        if table.state != PLAYING or self.store.paused is not None or hand is None or hand.ended:
             return
         if self.told != (self.session.hand_number, len(hand.events)):
             return  # a change waits to be saved: its own update, once it is, has the deadline
@@ -184,7 +195,7 @@ class TablePlay:
         its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
-        seats = self.table.seats
+        seats = self.seats
         deadline = self.deadline()  # (one for every seat's frame)
         self.told = (self.session.hand_number, len(hand.events))
         for number, seat in enumerate(seats):
@@ -197,6 +208,11 @@ class TablePlay:
             for conn in seats.spectators:
                 conn.send_frame(frame)
 
+    def send_hand(self, conn: Connection, seat: int | None) -> None:
+        """A newcomer to the table in `seat` (None: watching) is sent the hand in play, if any."""
+        if self.hand is not None:
+            conn.send(self.update_message(seat, 0))
+
     def send_ledger(self, conn: Connection) -> None:
         """The ledger as far as a newcomer to the table is shown it."""
         table = self.table
@@ -208,20 +224,20 @@ class TablePlay:
         """The session starts (at wall-clock time `started`) with the seats as they are now:
         the bots take their seats, and the first hand is due at once."""
         table = self.table
-        for number, seat in enumerate(table.seats):
+        for number, seat in enumerate(self.seats):
             if seat.kind == BOT:
                 assert seat.strategy is not None
                 self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))
-        self.session.start(table.seats.names(), started)
+        self.session.start(self.seats.names(), started)
         self.next_hand_at = table.now
 
     async def act(self, conn: Connection, message: m.ActionRequest) -> None:
         table = self.table
-        store = table.store
+        store = self.store
         if store.paused is not None:  # at once: the lock may be held by a write that waits
             store.refuse_paused()
         async with table.lock:
-            seats = table.seats
+            seats = self.seats
             number = seats.seat_of(conn)
             hand = self.hand
             if table.state != PLAYING or hand is None or hand.ended:
@@ -255,7 +271,7 @@ class TablePlay:
         if settle is not None:
             ops.extend(settle.ops)
         try:
-            await table.store.write(ops)
+            await self.store.write(ops)
         except RequestError:
             self.hand = without_last_action(hand)
             raise
@@ -267,7 +283,7 @@ class TablePlay:
         assert settlement is not None
         table = self.table
         now = time.time()
-        names = table.seats.names()
+        names = self.seats.names()
         settled = self.session.settle(settlement, names, now)
         number = self.session.hand_number
         ops = st.settle_hand(
@@ -279,7 +295,7 @@ class TablePlay:
             list(settled.payments),
             settled.balances,
         )
-        kinds = [str(seat.kind) for seat in table.seats]
+        kinds = [str(seat.kind) for seat in self.seats]
         ops += st.count_hand(table.id, number, settled.names, kinds, table.config.unit, settlement)
         columns: dict[str, Any] = {
             "hands_played": settled.played,
@@ -312,14 +328,14 @@ class TablePlay:
         self.send_updates(start, answer)
         if settle is not None:
             self.apply_settlement(settle)
-        seat = None if hand.ended else table.seats[hand.turn]
+        seat = None if hand.ended else self.seats[hand.turn]
         if (
             seat is not None
             and seat.kind == HUMAN
             and seat.conn is not None
             and not seat.away
             and not table.config.turn_timer
-            and table.store.paused is None
+            and self.store.paused is None
         ):
             # A connected player is to act, with no clock running: nothing falls due that
             # the table's loop does not already wait for (it is kicked by every disconnect,
@@ -336,7 +352,7 @@ class TablePlay:
         names = settle.names
         number = self.session.hand_number
         winner = " and ".join(names[n] for n in settle.settlement.winners) or None
-        table.seats.hand_ended(number, winner)
+        self.seats.hand_ended(number, winner)
         log.info(
             "table %d: hand %d ends (%s): %s",
             table.id,
@@ -344,7 +360,7 @@ class TablePlay:
             settle.settlement.ending.value,
             ", ".join(f"{a} pays {b} {c}" for a, b, c in settle.payments) or "no payments",
         )
-        table.seats.broadcast(
+        self.seats.broadcast(
             HandEnd(
                 table.id,
                 number,
@@ -362,8 +378,8 @@ class TablePlay:
                 plural(self.session.hands_played, "hand"),
             )
             reason = SessionEndReason(settle.session_over)
-            table.rematch.offer_after(reason)
-            table.seats.broadcast(table.rematch.session_end(reason))
+            self.rematch.offer_after(reason)
+            self.seats.broadcast(self.rematch.session_end(reason))
             table.broadcast_table()
         else:
             self.next_hand_at = table.now + table.server.config.next_hand_delay
@@ -372,7 +388,7 @@ class TablePlay:
         """End the session between hands: the final standings to everybody still here, and
         the table leaves the lobby once nobody is at it."""
         table = self.table
-        await table.store.write([st.update_table(table.id, state=FINISHED)])
+        await self.store.write([st.update_table(table.id, state=FINISHED)])
         table.state = FINISHED
         log.info(
             "table %d: session over (%s) after %s",
@@ -380,15 +396,15 @@ class TablePlay:
             reason,
             plural(self.session.hands_played, "hand"),
         )
-        table.seats.broadcast(table.rematch.session_end(reason))
+        self.seats.broadcast(self.rematch.session_end(reason))
         table.broadcast_table()
-        if not table.seats.attached():
-            table.server.forget_table(table)
+        if not self.seats.attached():
+            table.forget()
 
     async def deal(self) -> None:
         table = self.table
         session = self.session
-        seats = table.seats
+        seats = self.seats
         players = len(seats)
         deal = session.next_deal(players, lambda: table.rng("cut"))
         number, dealer, cut = deal.number, deal.dealer, deal.cut
@@ -414,7 +430,7 @@ class TablePlay:
         if settle is not None:
             ops.extend(settle.ops)
         try:
-            await table.store.write(ops)
+            await self.store.write(ops)
         except RequestError:
             self.hand, session.hand_number = previous
             raise
@@ -453,7 +469,7 @@ class TablePlay:
             # (a decision the table moved past is dropped), and its random numbers are drawn
             # only by decisions acted on, so play stays the same for the same seed.
             thinker = copy.deepcopy(bot)
-            seat = self.table.seats[number]
+            seat = self.seats[number]
             return Pending(number, seat, hand, len(hand.events), bot, thinker, view, announce)
         try:
             action = bot.choose(view)
@@ -498,10 +514,10 @@ class TablePlay:
         hand = self.hand
         number = pending.number
         seat = pending.seat
-        seats = table.seats
+        seats = self.seats
         return (
             table.state == PLAYING
-            and table.store.paused is None
+            and self.store.paused is None
             and hand is pending.hand
             and not hand.ended
             and hand.turn == number
@@ -523,7 +539,7 @@ class TablePlay:
                 "table %d: bot in seat %d chose %s: %s", self.table.id, number, action, exc.reason
             )
             await self.apply(fallback(number, hand.legal_actions(number)))
-        self.table.seats.played_for(number, self.session.hand_number, hand.events, start)
+        self.seats.played_for(number, self.session.hand_number, hand.events, start)
 
     # -- after a restart ----------------------------------------------------------------------
 
@@ -544,10 +560,10 @@ class TablePlay:
             ],
         )
         if playing:
-            for seat in table.seats:
+            for seat in self.seats:
                 if seat.name is not None:
                     session.ledger.join(seat.name)
-            for number, seat in enumerate(table.seats):
+            for number, seat in enumerate(self.seats):
                 if seat.kind == BOT:
                     assert seat.strategy is not None
                     self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))

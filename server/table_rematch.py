@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tonk.shared import protocol as p
 from tonk.shared.messages import Combined, RematchStatus, SessionEnd, SessionEndReason
@@ -18,12 +18,26 @@ from tonk.shared.settle_up import settle_up
 
 from . import store as st
 from .connection import Connection
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError, Seat
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError, Seat, TableFrame
 
 if TYPE_CHECKING:
-    from .table import Table
+    from tonk.shared.ledger import Ledger
+
+    from .table_seats import TableSeats
+    from .table_store import TableStore
 
 log = logging.getLogger("tonk.server")
+
+
+class RematchFrame(TableFrame, Protocol):
+    """What the rematch asks of its table beyond any part's: the session's ledger and the
+    hands it played (the play's, which asks the rematch to be offered)."""
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def hands_played(self) -> int: ...
 
 
 class TableRematch:
@@ -31,10 +45,12 @@ class TableRematch:
     chain of rematches the table is part of. Of the other parts it asks the seats who is in
     the offer and who is here, and the store to write."""
 
-    __slots__ = ("earlier", "of", "offer", "reason", "table")
+    __slots__ = ("earlier", "of", "offer", "reason", "seats", "store", "table")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: RematchFrame, seats: TableSeats, store: TableStore) -> None:
         self.table = table
+        self.seats = seats
+        self.store = store
         # Once the session is over: the offer of a rematch (deadline in loop time), if one was
         # made, and why the session ended.
         self.offer: RematchOffer | None = None
@@ -78,7 +94,7 @@ class TableRematch:
         that a restart of the server during the wait loses nothing; the session's end itself
         is on disk already."""
         table = self.table
-        seats = table.seats
+        seats = self.seats
         config = table.server.config
         wait = config.rematch_wait
 
@@ -123,7 +139,7 @@ class TableRematch:
     async def answer(self, conn: Connection, yes: bool) -> None:
         table = self.table
         async with table.lock:
-            number = table.seats.seat_of(conn)  # a spectator has no answer to give
+            number = self.seats.seat_of(conn)  # a spectator has no answer to give
             offer = self.offer
             if table.state != FINISHED or offer is None:
                 why = (
@@ -140,7 +156,7 @@ class TableRematch:
             log.info(
                 "table %d: %s says %s to a rematch",
                 table.id,
-                table.seats[number].name,
+                self.seats[number].name,
                 "yes" if yes else "no",
             )
             try:
@@ -191,7 +207,7 @@ class TableRematch:
         """The seats of people in the rematch who are not connected now."""
         offer = self.offer
         assert offer is not None
-        seats = self.table.seats
+        seats = self.seats
         return [n for n in offer.staying() if seats[n].kind == HUMAN and seats[n].conn is None]
 
     async def changed(self, answer: Connection | None = None, saved: bool = False) -> None:
@@ -219,14 +235,14 @@ class TableRematch:
             else:
                 return
         if saved:
-            await table.store.write([self.op()])
+            await self.store.write([self.op()])
         else:
             self.save_offer()
-        table.seats.broadcast(self.status(), answer)
+        self.seats.broadcast(self.status(), answer)
         if offer.outcome is Outcome.OFF:
             log.info("table %d: the rematch is called off: %s", table.id, why_off(offer.answers))
-            if not table.seats.attached():
-                table.server.forget_table(table)  # (restored after a restart, nobody came back)
+            if not self.seats.attached():
+                table.forget()  # (restored after a restart, nobody came back)
             return
         table.kick()
 

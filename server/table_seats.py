@@ -10,7 +10,7 @@ import logging
 import secrets
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Protocol, overload
 
 from tonk.shared import protocol as p
 from tonk.shared.actions import Event
@@ -22,6 +22,7 @@ from tonk.shared.messages import (
     Seated,
     ServerMessage,
     TableMessage,
+    TableSummary,
     Watching,
 )
 from tonk.shared.session import (
@@ -38,24 +39,74 @@ from tonk.shared.waiting import AwayTally
 
 from . import store as st
 from .connection import Connection, encode_message
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, PLAYING, WAITING, RequestError, Seat
+from .table_core import (
+    BOT,
+    CLOSED,
+    FINISHED,
+    HUMAN,
+    PLAYING,
+    WAITING,
+    RequestError,
+    Seat,
+    TableFrame,
+)
 
 if TYPE_CHECKING:
-    from .table import Table
+    from tonk.shared.ledger import Ledger
+
+    from .config import Limits
+    from .table_store import TableStore
 
 log = logging.getLogger("tonk.server")
 
 
+class SeatsFrame(TableFrame, Protocol):
+    """What the seats ask of their table beyond any part's: its summary, whether a seat may
+    be taken back, its closing, its limits; and of the parts given the seats in their own
+    constructors (so asked through the table): the play's ledger, hand number, start, a turn's
+    clock and what a newcomer is sent of the hand, the away part's claims, and the rematch's
+    word to one back."""
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def hand_number(self) -> int: ...
+
+    def summary(self) -> TableSummary: ...
+
+    def returnable(self) -> bool: ...
+
+    def closed(self, why: str) -> None: ...
+
+    def send_ledger(self, conn: Connection) -> None: ...
+
+    def send_hand(self, conn: Connection, seat: int | None) -> None: ...
+
+    def back_in_turn(self, number: int) -> None: ...
+
+    def start_play(self, started: float) -> None: ...
+
+    def forget_claims(self, conn: Connection) -> None: ...
+
+    def returned(self, conn: Connection) -> None: ...
+
+
 class TableSeats:
     """A table's seats (read as a sequence of `Seat`), its spectators and its creator, and the
-    requests that seat, unseat and watch. Of the other parts it asks the store to write, the
-    play what a newcomer is sent, the away part to forget a claim, the rematch to tell one back
-    what comes after the session."""
+    requests that seat, unseat and watch. Of the other parts it asks the store to write (given
+    it), and through its table (`SeatsFrame`: the others are given the seats) the play what a
+    newcomer is sent, the away part to forget a claim, the rematch to tell one back what comes
+    after the session."""
 
-    __slots__ = ("_seats", "creator", "given_to_bots", "spectators", "table")
+    __slots__ = ("_seats", "creator", "given_to_bots", "spectators", "store", "table")
 
-    def __init__(self, table: Table, count: int, stake: int) -> None:
+    def __init__(self, table: SeatsFrame, store: TableStore, count: int, stake: int) -> None:
         self.table = table
+        self.store = store
         self._seats = [Seat(stake=stake) for _ in range(count)]
         self.spectators: set[Connection] = set()
         self.creator: int | None = None
@@ -203,13 +254,13 @@ class TableSeats:
             self.begin_absence(number)
         table = self.table
         ops = [st.set_away(table.id, number, away)]
-        if table.store.paused is not None:
+        if self.store.paused is not None:
             # Queued behind the writes that wait for the storage, not waited for: the mark
             # reaches the disk when they do, and who comes back is not kept waiting.
             table.server.store.write(ops).add_done_callback(_ignore_result)
             return
         with contextlib.suppress(RequestError):
-            await table.store.write(ops)
+            await self.store.write(ops)
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -241,7 +292,7 @@ class TableSeats:
             if creator is None:
                 creator = number
                 ops.append(st.update_table(table.id, creator=creator))
-            await table.store.write(ops)
+            await self.store.write(ops)
             self._seats[number] = new
             self.creator = creator
             table.server.seating.put(conn, table, number)
@@ -290,11 +341,10 @@ class TableSeats:
             table.server.door_seat(conn, table.id, left=False)
             log.info("table %d: %s resumes seat %d", table.id, seat.name, number)
             table.broadcast_table()
-            table.play.send_ledger(conn)
+            table.send_ledger(conn)
             self.tell_away(number)
-            if table.play.hand is not None:
-                conn.send(table.play.update_message(number, 0))
-            table.rematch.returned(conn)
+            table.send_hand(conn, number)
+            table.returned(conn)
             table.kick()
 
     def door_token(self, name: str) -> str | None:
@@ -321,9 +371,8 @@ class TableSeats:
         self.spectators.add(conn)
         table.server.seating.put(conn, table, None)
         conn.send(Watching(table.id))
-        table.play.send_ledger(conn)
-        if table.play.hand is not None:
-            conn.send(table.play.update_message(None, 0))
+        table.send_ledger(conn)
+        table.send_hand(conn, None)
 
     async def watch(self, conn: Connection) -> None:
         table = self.table
@@ -334,9 +383,8 @@ class TableSeats:
             table.server.seating.put(conn, table, None)
             conn.reply(Watching(table.id))
             table.broadcast_table()
-            table.play.send_ledger(conn)
-            if table.play.hand is not None:
-                conn.send(table.play.update_message(None, 0))
+            table.send_ledger(conn)
+            table.send_hand(conn, None)
             table.kick()
 
     async def detach(self, conn: Connection, *, leaving: bool) -> None:
@@ -345,7 +393,7 @@ class TableSeats:
         async with table.lock:
             number = conn.seat
             table.server.seating.clear(conn)
-            table.away.forget(conn)
+            table.forget_claims(conn)
             if number is None:
                 self.spectators.discard(conn)
             elif 0 <= number < len(self._seats) and self._seats[number].conn is conn:
@@ -370,7 +418,7 @@ class TableSeats:
                 table.broadcast_table()
             table.kick()
             if table.state == FINISHED and not self.attached():
-                table.server.forget_table(table)
+                table.forget()
 
     async def free_seat(self, number: int) -> None:
         """A waiting table's seat is given up: its player left, or was gone past the grace."""
@@ -384,7 +432,7 @@ class TableSeats:
         humans = [n for n, s in enumerate(self._seats) if n != number and s.kind == HUMAN]
         if not humans:
             ops.append(st.update_table(table.id, state=CLOSED))
-        await table.store.write(ops)
+        await self.store.write(ops)
         self._seats[number] = Seat(stake=table.config.stake)
         self.creator = creator
         if not humans:
@@ -404,7 +452,7 @@ class TableSeats:
             number = self.pick_seat(seat)
             name = bot_name(self.names())
             new = Seat(name=name, kind=BOT, strategy=strategy, stake=self.check_stake(stake))
-            await table.store.write([st.put_seat(table.id, new.saved(number))])
+            await self.store.write([st.put_seat(table.id, new.saved(number))])
             self._seats[number] = new
             log.info("table %d: %s bot %s in seat %d", table.id, strategy, name, number)
             table.broadcast_table(answer=conn)
@@ -419,7 +467,7 @@ class TableSeats:
                 raise RequestError(p.NO_SUCH_SEAT, f"no seat {seat} at this table")
             if self._seats[seat].kind != BOT:
                 raise RequestError(p.BAD_BOT, f"seat {seat} is not a bot")
-            await table.store.write([st.delete_seat(table.id, seat)])
+            await self.store.write([st.delete_seat(table.id, seat)])
             self._seats[seat] = Seat(stake=table.config.stake)
             table.broadcast_table(answer=conn)
 
@@ -442,12 +490,12 @@ class TableSeats:
         ops: list[st.Op] = [st.delete_seats(table.id)]
         ops.extend(st.put_seat(table.id, seat.saved(n)) for n, seat in enumerate(taken))
         ops.append(st.update_table(table.id, state=PLAYING, started=started, creator=creator))
-        await table.store.write(ops)
+        await self.store.write(ops)
         self._seats = taken
         for number, seat in enumerate(taken):
             if seat.conn is not None:
                 table.server.seating.put(seat.conn, table, number)
-        table.play.start(started)
+        table.start_play(started)
         self.creator = creator
         table.state = PLAYING
         log.info("table %d: session starts with %s", table.id, ", ".join(self.names()))
@@ -482,7 +530,7 @@ class TableSeats:
         await self.set_away(number, False)
         self.tell_away(number)
         table = self.table
-        table.play.back_in_turn(number)
+        table.back_in_turn(number)
         table.broadcast_table(answer)
         table.kick()
 

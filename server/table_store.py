@@ -5,27 +5,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tonk.shared import protocol as p
 from tonk.shared.messages import Error
 
 from . import store as st
-from .table_core import CLOSED, FINISHED, RequestError, without_paths
-
-if TYPE_CHECKING:
-    from .table import Table
+from .table_core import CLOSED, FINISHED, RequestError, TableFrame, without_paths
 
 log = logging.getLogger("tonk.server")
 
 
 class TableStore:
-    """Writing a table's changes, and the pause through storage faults. Of the other parts it
-    asks only the seats, to tell everybody at the table of a pause."""
+    """Writing a table's changes, and the pause through storage faults. It asks nothing of the
+    other parts: of the table (`TableFrame`), its host's store, and to tell everybody at it of
+    a pause."""
 
     __slots__ = ("paused", "paused_at", "table")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableFrame) -> None:
         self.table = table
         self.paused: str | None = None  # why play is paused: the storage cannot be written
         self.paused_at = 0.0  # loop time the pause started
@@ -59,7 +56,7 @@ class TableStore:
         self.paused = reason
         self.paused_at = table.now
         log.debug("table %d: paused: the game cannot be saved (%s)", table.id, reason)
-        table.seats.broadcast(
+        table.broadcast(
             Error.of(
                 p.STORAGE_ERROR,
                 f"the server cannot save the game ({reason}): play is paused until it can; "

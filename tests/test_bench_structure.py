@@ -33,6 +33,19 @@ def test_the_structure_counts_point_at_what_they_count() -> None:
         path = next(path for held, path, _ in tables if held == name)
         for field in fields:  # each assigned in its class's file
             assert f"self.{field}" in (ROOT / path).read_text(), (part, field)
+    for part, reached in found["names each table part reaches, of the others"].items():
+        for owner, names in reached.items():  # each a name the other part offers
+            if owner == "table":
+                continue
+            held = next(path for held, path, _ in tables if held == parts[owner][0])
+            text = (ROOT / held).read_text()
+            for name in names:
+                declared = (f"def {name}(", f"self.{name} =", f"self.{name}: ")
+                assert name == "[]" or any(d in text for d in declared), (part, owner, name)
+    for part, (kinds, reachable) in found[
+        "types each table part is given, names reachable"
+    ].items():
+        assert part in parts and kinds and reachable > 0
     for place in found["run-time code"]["exec/compile"]:
         path, line = place.rsplit(":", 1)
         text = (ROOT / path).read_text().splitlines()[int(line) - 1]
