@@ -47,7 +47,9 @@ class ExpertBot(SharpBot):
     PLAYOUT_LIMIT = 400  # actions before a playout is called even (a hand ends long before)
     KEPT_DRAW = 0.75  # the chance that a draw let a player swap a high card for a lower one
     HEADS_UP_DROP_WORTH = 0.9  # sharp's drop bar (DROP_WORTH) at two players: see drop_bar
+    THREE_DROP_WORTH = 0.9  # ... at three (at four and more, sharp's own)
     PLAYOUT_DROP_WORTH = 0.6  # a playout seat's drop bar (see `playout_drops`)
+    THREE_PLAYOUT_DROP_WORTH = 0.8  # ... at three players (see drop_bar)
     # Opponent hand estimation (see `likelihood`): the chance a sampled hand is kept for each
     # top discard its player passed over that would have made a spread with it, and for each
     # card it threw that would have; 1: not read.
@@ -86,12 +88,17 @@ class ExpertBot(SharpBot):
     # -- deciding -------------------------------------------------------------------------------
 
     def drop_bar(self, view: SeatView) -> float:
-        """Heads-up, a drop must be worth more than `sharp` asks: against players who play as
-        people do (bench/panel.py), the expert won more with this bar, on deals and opponents
-        held back from the tuning, and stayed ahead of `sharp` head to head (BENCHMARKS.md,
-        "Bots against the panel"). With three or more players the same bar lost ground to
-        `sharp` head to head, so there it is `sharp`'s."""
-        return self.HEADS_UP_DROP_WORTH if view.players == 2 else self.DROP_WORTH
+        """At two and three players a drop must be worth more than `sharp` asks: against
+        players who play as people do (bench/panel.py), the expert won more with this bar, on
+        deals and opponents held back from the tuning, and stayed ahead of `sharp` head to
+        head (BENCHMARKS.md, "Bots against the panel"; at three players only with the
+        playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
+        did better than `sharp`'s, so there it is `sharp`'s."""
+        if view.players == 2:
+            return self.HEADS_UP_DROP_WORTH
+        if view.players == 3:
+            return self.THREE_DROP_WORTH
+        return self.DROP_WORTH
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         sharp = super().start_turn(view, legal)
@@ -156,6 +163,9 @@ class ExpertBot(SharpBot):
         deals in turn: a drop settled on the deal, anything else played out to the hand's end."""
         seat = view.turn
         rules = view.rules
+        playout_bar = (
+            self.THREE_PLAYOUT_DROP_WORTH if view.players == 3 else self.PLAYOUT_DROP_WORTH
+        )
         for hands, stock, pile in self.deals(view, deals):
             nets: list[int] = []
             for option in options:
@@ -165,7 +175,7 @@ class ExpertBot(SharpBot):
                 else:
                     hand = Hand.position(view, hands, stock, pile)
                     hand.apply(option)
-                    nets.append(play_out(hand, seat, self.PLAYOUT_LIMIT, self.PLAYOUT_DROP_WORTH))
+                    nets.append(play_out(hand, seat, self.PLAYOUT_LIMIT, playout_bar))
             yield nets
 
     def deals(self, view: SeatView, count: int) -> Iterator[Deal]:
