@@ -531,6 +531,33 @@ def test_expert_passes_some_drops_sharp_would_make_at_two_and_three_players(
     assert any(sharp and not expert for sharp, expert in found)
 
 
+class ExpertNoPlayoutDropsAtThree(ExpertBot):
+    THREE_PLAYOUT_DROP_WORTH = 2.0  # (no drop is worth more than a won one)
+
+
+@pytest.mark.parametrize(("players", "changes"), [(3, True), (4, False)])
+def test_expert_playouts_drop_by_the_three_player_bar_at_three_players_only(
+    players: int, changes: bool
+) -> None:
+    """At three players the seats of the expert's playouts drop by THREE_PLAYOUT_DROP_WORTH,
+    at four by PLAYOUT_DROP_WORTH: an expert whose three-player playouts never drop plays
+    going on out to other ends at three players, and to the same ends at four."""
+    rng = random.Random(24)
+    differed = 0
+    for number in range(4):
+        hand = first_turn(PRESETS["classic"], players, shuffled_deck(rng))
+        if hand.ended:
+            continue
+        seat = hand.turn
+        found = []
+        for expert in (ExpertBot, ExpertNoPlayoutDropsAtThree):
+            bot = expert(random.Random(number))
+            bot.observe(hand.events_for(seat))
+            found.append(list(bot.outcomes(hand.view(seat), [DrawStock(seat)], 20)))
+        differed += found[0] != found[1]
+    assert (differed > 0) == changes
+
+
 def test_expert_deals_other_hands_about_what_they_count() -> None:
     """Players keep their low cards, so the expert deals a player who has drawn the lowest of
     more cards than it holds; but not every draw lets a player throw a higher card than it
