@@ -47,6 +47,9 @@ class ExpertBot(SharpBot):
     PLAYOUT_LIMIT = 400  # actions before a playout is called even (a hand ends long before)
     KEPT_DRAW = 0.75  # the chance that a draw let a player swap a high card for a lower one
     HEADS_UP_DROP_WORTH = 0.9  # sharp's drop bar (DROP_WORTH) at two players: see drop_bar
+    THREE_DROP_WORTH = 0.9  # ... at three (at four and more, sharp's own)
+    PLAYOUT_DROP_WORTH = 0.6  # a playout seat's drop bar (see `playout_drops`)
+    THREE_PLAYOUT_DROP_WORTH = 0.8  # ... at three players (see drop_bar)
     # Opponent hand estimation (see `likelihood`): the chance a sampled hand is kept for each
     # top discard its player passed over that would have made a spread with it, and for each
     # card it threw that would have; 1: not read.
@@ -85,12 +88,17 @@ class ExpertBot(SharpBot):
     # -- deciding -------------------------------------------------------------------------------
 
     def drop_bar(self, view: SeatView) -> float:
-        """Heads-up, a drop must be worth more than `sharp` asks: against players who play as
-        people do (bench/panel.py), the expert won more with this bar, on deals and opponents
-        held back from the tuning, and stayed ahead of `sharp` head to head (BENCHMARKS.md,
-        "Bots against the panel"). With three or more players the same bar lost ground to
-        `sharp` head to head, so there it is `sharp`'s."""
-        return self.HEADS_UP_DROP_WORTH if view.players == 2 else self.DROP_WORTH
+        """At two and three players a drop must be worth more than `sharp` asks: against
+        players who play as people do (bench/panel.py), the expert won more with this bar, on
+        deals and opponents held back from the tuning, and stayed ahead of `sharp` head to
+        head (BENCHMARKS.md, "Bots against the panel"; at three players only with the
+        playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
+        did better than `sharp`'s, so there it is `sharp`'s."""
+        if view.players == 2:
+            return self.HEADS_UP_DROP_WORTH
+        if view.players == 3:
+            return self.THREE_DROP_WORTH
+        return self.DROP_WORTH
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         sharp = super().start_turn(view, legal)
@@ -155,6 +163,9 @@ class ExpertBot(SharpBot):
         deals in turn: a drop settled on the deal, anything else played out to the hand's end."""
         seat = view.turn
         rules = view.rules
+        playout_bar = (
+            self.THREE_PLAYOUT_DROP_WORTH if view.players == 3 else self.PLAYOUT_DROP_WORTH
+        )
         for hands, stock, pile in self.deals(view, deals):
             nets: list[int] = []
             for option in options:
@@ -164,7 +175,7 @@ class ExpertBot(SharpBot):
                 else:
                     hand = Hand.position(view, hands, stock, pile)
                     hand.apply(option)
-                    nets.append(play_out(hand, seat, self.PLAYOUT_LIMIT))
+                    nets.append(play_out(hand, seat, self.PLAYOUT_LIMIT, playout_bar))
             yield nets
 
     def deals(self, view: SeatView, count: int) -> Iterator[Deal]:
@@ -257,26 +268,27 @@ def ahead(these: Sequence[int], those: Sequence[int], by: float) -> bool:
     return mean > by * sqrt(variance / n)
 
 
-def play_out(hand: Hand, seat: int, limit: int) -> int:
-    """Play `hand` to its end with every seat on the quick policy; what `seat` nets."""
+def play_out(hand: Hand, seat: int, limit: int, drop_worth: float) -> int:
+    """Play `hand` to its end with every seat on the quick policy (dropping at `drop_worth`);
+    what `seat` nets."""
     for _ in range(limit):
         settlement = hand.settlement
         if settlement is not None:
             return settlement.net(hand.players)[seat]
-        hand.apply(playout_action(hand))
+        hand.apply(playout_action(hand, drop_worth))
     return 0
 
 
-def playout_action(hand: Hand) -> Action:
+def playout_action(hand: Hand, drop_worth: float) -> Action:
     """The quick policy a playout plays for the seat to act, from that seat's cards and what
-    is on the table: drop when the count is likely the lowest and the drop worth its risk by
-    the rules' payments; take the top discard when it makes a spread or a hit; lay the biggest
-    spread or hit; throw the highest card."""
+    is on the table: drop when the count is likely the lowest and the drop worth `drop_worth`
+    of a won drop by the rules' payments (`playout_drops`); take the top discard when it makes
+    a spread or a hit; lay the biggest spread or hit; throw the highest card."""
     seat = hand.turn
     cards = hand.hands[seat]
     rules = hand.rules
     if hand.phase is _START:
-        if not hand.hit_locks[seat] and playout_drops(hand, seat, count(cards)):
+        if not hand.hit_locks[seat] and playout_drops(hand, seat, count(cards), drop_worth):
             return Drop(seat)
         top = hand.discards[-1] if hand.discards else None
         if (
@@ -294,13 +306,10 @@ def playout_action(hand: Hand) -> Action:
     return fallback(seat, legal)
 
 
-#: A playout seat drops when its drop is worth at least this share of a won drop.
-PLAYOUT_DROP_WORTH = 0.6
-
-
-def playout_drops(hand: Hand, seat: int, mine: int) -> bool:
+def playout_drops(hand: Hand, seat: int, mine: int, drop_worth: float) -> bool:
     """Whether a playout seat drops at `mine`: the chance that each other hand, as so many
-    cards from the deck, counts more, against what a caught drop costs at this table."""
+    cards from the deck, counts more, against what a caught drop costs at this table, is
+    worth at least `drop_worth` of a won drop."""
     if mine > 25:
         return False
     chance = 1.0
@@ -309,7 +318,7 @@ def playout_drops(hand: Hand, seat: int, mine: int) -> bool:
             chance *= above(len(cards), mine)
     others = hand.players - 1
     worth = chance - (1 - chance) * hand.rules.caught_pays / others
-    return worth >= PLAYOUT_DROP_WORTH
+    return worth >= drop_worth
 
 
 @functools.cache

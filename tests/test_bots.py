@@ -505,13 +505,14 @@ def expert_and_sharp_drops(
     return found
 
 
-@pytest.mark.parametrize(("preset", "players"), [("pagat", 3), ("classic", 4)])
+@pytest.mark.parametrize(("preset", "players"), [("pagat", 4), ("classic", 4)])
 def test_expert_drops_whenever_sharp_would_and_sometimes_when_it_would_not(
     preset: str, players: int
 ) -> None:
-    """The expert's search weighs going on by playouts of a quick policy that plays below
-    sharp, so it never talks itself out of a drop sharp would make; where sharp goes on, it
-    puts a drop to the search and sometimes finds it worth more."""
+    """At four players the expert's drop bar is sharp's, and its search weighs going on by
+    playouts of a quick policy that plays below sharp, so it never talks itself out of a drop
+    sharp would make; where sharp goes on, it puts a drop to the search and sometimes finds
+    it worth more."""
     found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
     sharp_drops = sum(sharp for sharp, _ in found)
     assert sharp_drops >= 20
@@ -519,12 +520,42 @@ def test_expert_drops_whenever_sharp_would_and_sometimes_when_it_would_not(
     assert any(expert for sharp, expert in found if not sharp)
 
 
-def test_expert_heads_up_passes_some_drops_sharp_would_make() -> None:
-    """Heads-up the expert asks more of a drop than sharp does (its drop bar), so some of the
-    drops sharp makes it does not; with more players it makes every one (above)."""
-    found = expert_and_sharp_drops(PRESETS["classic"], 2, 40, 13)
+@pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3)])
+def test_expert_passes_some_drops_sharp_would_make_at_two_and_three_players(
+    preset: str, players: int
+) -> None:
+    """At two and three players the expert asks more of a drop than sharp does (its drop
+    bar), so some of the drops sharp makes it does not; at four it makes every one (above)."""
+    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
     assert sum(sharp for sharp, _ in found) >= 20
     assert any(sharp and not expert for sharp, expert in found)
+
+
+class ExpertNoPlayoutDropsAtThree(ExpertBot):
+    THREE_PLAYOUT_DROP_WORTH = 2.0  # (no drop is worth more than a won one)
+
+
+@pytest.mark.parametrize(("players", "changes"), [(3, True), (4, False)])
+def test_expert_playouts_drop_by_the_three_player_bar_at_three_players_only(
+    players: int, changes: bool
+) -> None:
+    """At three players the seats of the expert's playouts drop by THREE_PLAYOUT_DROP_WORTH,
+    at four by PLAYOUT_DROP_WORTH: an expert whose three-player playouts never drop plays
+    going on out to other ends at three players, and to the same ends at four."""
+    rng = random.Random(24)
+    differed = 0
+    for number in range(4):
+        hand = first_turn(PRESETS["classic"], players, shuffled_deck(rng))
+        if hand.ended:
+            continue
+        seat = hand.turn
+        found = []
+        for expert in (ExpertBot, ExpertNoPlayoutDropsAtThree):
+            bot = expert(random.Random(number))
+            bot.observe(hand.events_for(seat))
+            found.append(list(bot.outcomes(hand.view(seat), [DrawStock(seat)], 20)))
+        differed += found[0] != found[1]
+    assert (differed > 0) == changes
 
 
 def test_expert_deals_other_hands_about_what_they_count() -> None:
