@@ -7,12 +7,13 @@ are the wire's strings (a map built with them packs to the same bytes).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, Self, TypeAlias, TypeVar, dataclass_transform, overload
 
 from . import records
-from .protocol import Field
+from .protocol import ID_RANGE, Field
 
 #: A value of a decoded msgpack map (what `protocol.decode_payload` gives).
 Wire: TypeAlias = dict[str, Any]
@@ -79,7 +80,8 @@ class Message:
     """A message. A subclass declared with `@message_type` is a frozen value whose fields are
     its annotated attributes, in wire order, each declared with its range (`field`); a field
     whose default is None is optional (left out when None), and UNSET is always left out.
-    `reply_to` (server to client) and `id` (client to server) go last.
+    A server message's `reply_to` is declared last (but for `error`'s `version`); a client
+    message's `id` is declared once, on ClientMessage, and goes last.
 
     A message class is a record (records.py: a frozen slots value made without `dataclasses`,
     for a client's start-up), its reader written in the same `exec` as its `__init__`."""
@@ -100,6 +102,8 @@ class Message:
     # Each field's range by its wire name, in declaration order: what protocol.validate
     # checks a map of this type against.
     _schema: ClassVar[Mapping[str, Field]] = {}
+    # The fields every message of a side has, declared on the side's class (`message_base`).
+    _inherited: ClassVar[Mapping[str, _Declared]] = {}
     # The class's reader of a validated map (see `_reader_source`).
     _read: ClassVar[Callable[[Wire], Any]]
 
@@ -193,7 +197,7 @@ def nullable(codec: Codec) -> Codec:
 class _Declared:
     """A field's declaration (what `field` gives), read by @message_type."""
 
-    __slots__ = ("codec", "default", "key", "omit", "range", "required")
+    __slots__ = ("codec", "default", "key", "kw_only", "omit", "range", "required")
 
     def __init__(
         self,
@@ -203,6 +207,7 @@ class _Declared:
         required: bool | None,
         codec: Codec | None,
         omit: bool | None,
+        kw_only: bool,
     ) -> None:
         self.range = range
         self.default = default
@@ -210,6 +215,7 @@ class _Declared:
         self.required = required
         self.codec = codec
         self.omit = omit
+        self.kw_only = kw_only
 
 
 @overload
@@ -220,6 +226,7 @@ def field(
     required: bool | None = None,
     codec: Codec | None = None,
     omit: bool | None = None,
+    kw_only: bool = False,
 ) -> Any: ...
 
 
@@ -232,6 +239,7 @@ def field(
     required: bool | None = None,
     codec: Codec | None = None,
     omit: bool | None = None,
+    kw_only: bool = False,
 ) -> _V: ...
 
 
@@ -243,14 +251,16 @@ def field(
     required: bool | None = None,
     codec: Codec | None = None,
     omit: bool | None = None,
+    kw_only: bool = False,
 ) -> Any:
     """A message's field: its range (protocol.Field: `p.integer(0, 4)`), its `default` if it
     has one, its `key` on the wire if not its name, its `codec` if its value is not on the
     wire as it is (a tuple, a nested value). A field without a default must be in every
     message of its type; `required` says otherwise where the wire does (a field the server
     always sends, read as optional). A field whose default is None is left out when None;
-    `omit=False` sends it as nil all the same."""
-    return _Declared(range, default, key, required, codec, omit)
+    `omit=False` sends it as nil all the same. `kw_only`: given by name only (a field every
+    message of a side has, declared on the side's class, which comes after a message's own)."""
+    return _Declared(range, default, key, required, codec, omit, kw_only)
 
 
 #: Every message class declared, in the order declared (see `declared`).
@@ -281,12 +291,26 @@ def message_type(kind: str) -> Callable[[type[_T]], type[_T]]:
     return declare
 
 
-# A request's `id` goes last; a server message's `reply_to` is where it is declared (last,
-# but for `error`'s `version`).
-_LAST = ("id",)
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def message_base(cls: type[_T]) -> type[_T]:
+    """Declare the fields every message of a side has (ClientMessage's `id`), on the side's
+    class: each message class declared gets them after its own, in wire order too. They are
+    left out of each type's `_schema`: protocol.validate checks them on every map, of a type
+    it knows or not."""
+    cls._inherited = {n: f for n, f in vars(cls).items() if isinstance(f, _Declared)}
+    for name in cls._inherited:
+        delattr(cls, name)
+    return cls
 
 
 def _declare(cls: type[_T], kind: str) -> type[_T]:
+    own = inspect.get_annotations(cls)
+    inherited = {n: f for n, f in cls._inherited.items() if n not in own}
+    if inherited:  # (after the class's own fields, as the class's own)
+        written = {n: a for c in cls.__mro__[:0:-1] for n, a in inspect.get_annotations(c).items()}
+        cls.__annotations__ = {**own, **{n: written[n] for n in inherited}}
+        for name, declared_field in inherited.items():
+            setattr(cls, name, declared_field)
     fields: dict[str, _Declared] = {}
     for name, value in list(vars(cls).items()):
         if isinstance(value, _Declared):
@@ -295,34 +319,28 @@ def _declare(cls: type[_T], kind: str) -> type[_T]:
                 delattr(cls, name)
             else:
                 setattr(cls, name, value.default)
+    for name, base_field in cls._inherited.items():
+        fields.setdefault(name, base_field)  # (declared again on the class: its default kept)
     made = records.build(cls, _reader_source, ("_read",), TYPE=kind)
     names = made._names
     defaults = records.record_defaults(made)
-    # (a client's `id`: every request's, its range protocol.ID_RANGE, given to the validator)
-    requests = issubclass(cls, ClientMessage)
-    undeclared = [n for n in names if n not in fields and not (n == "id" and requests)]
+    undeclared = [n for n in names if n not in fields]
     if undeclared:
         raise TypeError(f"{cls.__name__}: no range declared for {', '.join(undeclared)}")
     made._wire_names = {n: f.key for n, f in fields.items() if f.key is not None}
     made._codecs = {n: f.codec for n, f in fields.items() if f.codec is not None}
     made._omitted = frozenset(
-        n
-        for n in names
-        if n not in _LAST
-        and n in defaults
-        and defaults[n] is None
-        and (n not in fields or fields[n].omit is not False)
+        n for n in names if n in defaults and defaults[n] is None and fields[n].omit is not False
     )
     made._schema = {
         made._wire_names.get(n, n): records.replaced(
             f.range, required=n not in defaults if f.required is None else f.required
         )
         for n, f in fields.items()
+        if n not in cls._inherited
     }
-    ordered = [n for n in names if n not in _LAST] + [n for n in _LAST if n in names]
     made._fields = tuple(
-        (n, made._wire_names.get(n, n), n in made._omitted or n in _LAST, _encoder(fields, n))
-        for n in ordered
+        (n, made._wire_names.get(n, n), n in made._omitted, _encoder(fields, n)) for n in names
     )
     _DECLARED.append(made)
     return made
@@ -366,8 +384,10 @@ class ServerMessage(Message):
         return self.replaced(reply_to=reply_to)
 
 
+@message_base
 class ClientMessage(Message):
-    """A message a client sends; `id` is optional on every one."""
+    """A message a client sends; `id` is optional on every one (its range, ID_RANGE, is
+    protocol.validate's to check on any map)."""
 
     __slots__ = ()
-    id: int | None
+    id: int | None = field(ID_RANGE, default=None, kw_only=True)
