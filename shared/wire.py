@@ -84,7 +84,8 @@ class Message:
     message's `id` is declared once, on ClientMessage, and goes last.
 
     A message class is a record (records.py: a frozen slots value made without `dataclasses`,
-    for a client's start-up), its reader written in the same `exec` as its `__init__`."""
+    for a client's start-up), its reader and its `to_wire` written in the same `exec` as its
+    `__init__`."""
 
     __slots__ = ()
     TYPE: ClassVar[str]
