@@ -19,7 +19,11 @@ What it counts, each from the source as it is (nothing here is typed in by hand)
 - the functions that turn a move from one form into another (`action_*`, `*_action`);
 - code written at run time (`exec(`, `compile(`) and classes swapped at run time
   (`__class__ =`);
-- the untyped wire maps (`dict[str, Any]`) in each folder.
+- the untyped wire maps (`dict[str, Any]`) in each folder;
+- in the message modules (`shared/*_messages.py`): the `to_wire`/`from_wire` methods written
+  by hand, on message classes and on the values they carry, the field names spelt a second
+  time in them (a string in a method that is one of its class's fields or wire keys), and the
+  message classes that declare `id` themselves.
 """
 
 from __future__ import annotations
@@ -377,6 +381,52 @@ def untyped_maps(texts: dict[str, str]) -> dict[str, int]:
     }
 
 
+#: The modules the messages are declared in.
+MESSAGE_MODULES = ("shared/client_messages.py", "shared/server_messages.py")
+
+
+def _is_message(node: ast.ClassDef) -> bool:
+    """Declared with `@message_type(...)` (imported here as `_message`)."""
+    return any(
+        isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and "message" in d.func.id
+        for d in node.decorator_list
+    )
+
+
+def hand_written_wire(texts: dict[str, str]) -> dict[str, Any]:
+    """The `to_wire`/`from_wire` methods written by hand in the message modules, on message
+    classes and on the values they carry, the field names they spell again, and the message
+    classes that declare `id` themselves."""
+    out: dict[str, Any] = {"messages": [], "values": [], "keys spelt twice": 0, "own id": 0}
+    for path in MESSAGE_MODULES:
+        for node in ast.walk(ast.parse(texts[path])):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            names = set()
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    names.add(item.target.id)
+                    if item.target.id == "id" and _is_message(node):
+                        out["own id"] += 1
+            keys = {
+                kw.value.value
+                for item in ast.walk(node)
+                if isinstance(item, ast.Call)
+                for kw in item.keywords
+                if kw.arg == "key" and isinstance(kw.value, ast.Constant)
+            }
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name in ("to_wire", "from_wire"):
+                    kind = "messages" if _is_message(node) else "values"
+                    out[kind].append(f"{node.name}.{item.name}")
+                    out["keys spelt twice"] += sum(
+                        1
+                        for c in ast.walk(item)
+                        if isinstance(c, ast.Constant) and c.value in names | keys
+                    )
+    return out
+
+
 def counts(at: str | None = None) -> dict[str, Any]:
     texts = sources()
     parts = table_parts()
@@ -401,6 +451,16 @@ def counts(at: str | None = None) -> dict[str, Any]:
         "move translators": move_translators(texts),
         "run-time code": run_time_code(texts),
         "dict[str, Any] by folder": untyped_maps(texts),
+        **{
+            name: wire[kind]
+            for wire in [hand_written_wire(texts)]
+            for name, kind in (
+                ("message to_wire/from_wire by hand", "messages"),
+                ("their values' to_wire/from_wire by hand", "values"),
+                ("field names spelt again in them", "keys spelt twice"),
+                ("message classes declaring id", "own id"),
+            )
+        },
     } | (
         {}
         if at is None

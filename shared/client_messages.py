@@ -21,14 +21,12 @@ class Hello(ClientMessage):
     version: int = field(p.integer(0, p.MAX_ID, code=p.VERSION_MISMATCH))
     name: str = field(p.string(p.MAX_NAME_LEN, code=p.BAD_NAME))
     client: str | None = field(p.string(64, code=p.BAD_MESSAGE), default=None)
-    id: int | None = None
 
 
 @_message(p.LIST_TABLES)
 class ListTables(ClientMessage):
     after: int | None = field(p.integer(0, p.MAX_ID), default=None)
     limit: int | None = field(p.integer(1, p.PAGE_SIZE), default=None)
-    id: int | None = None
 
 
 @_message(p.CREATE_TABLE)
@@ -54,7 +52,6 @@ class CreateTable(ClientMessage):
     seed: int | None = field(p.integer(0, 2**63 - 1, code=p.BAD_TABLE), default=None)
     deck: str | None = field(p.string(p.MAX_DECK_LEN, code=p.BAD_TABLE), default=None)
     dealer: int | None = field(p.integer(0, 4, code=p.BAD_TABLE), default=None)
-    id: int | None = None
 
 
 @_message(p.SIT)
@@ -62,25 +59,22 @@ class Sit(ClientMessage):
     table: int = field(p.TABLE_RANGE)
     seat: int | Unset | None = field(p.SEAT_RANGE, default=UNSET)
     stake: int | None = field(p.STAKE_RANGE, default=None)
-    id: int | None = None
 
 
 @_message(p.RESUME)
 class Resume(ClientMessage):
     table: int = field(p.TABLE_RANGE)
     token: str = field(p.string(p.MAX_TOKEN_LEN, code=p.BAD_TOKEN))
-    id: int | None = None
 
 
 @_message(p.WATCH)
 class Watch(ClientMessage):
     table: int = field(p.TABLE_RANGE)
-    id: int | None = None
 
 
 @_message(p.LEAVE)
 class Leave(ClientMessage):
-    id: int | None = None
+    """Back to the lobby from the sender's table."""
 
 
 @_message(p.ADD_BOT)
@@ -88,29 +82,26 @@ class AddBot(ClientMessage):
     strategy: str | None = field(p.string(16, code=p.BAD_BOT), default=None)
     seat: int | Unset | None = field(p.SEAT_RANGE, default=UNSET)
     stake: int | None = field(p.STAKE_RANGE, default=None)
-    id: int | None = None
 
 
 @_message(p.REMOVE_BOT)
 class RemoveBot(ClientMessage):
     seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
-    id: int | None = None
 
 
 @_message(p.START)
 class Start(ClientMessage):
-    id: int | None = None
+    """Start the session at the sender's table (its creator, two seats taken or more)."""
 
 
 @_message(p.CHAT)
 class Chat(ClientMessage):
     text: str = field(p.string(p.MAX_CHAT_LEN, code=p.BAD_CHAT))
-    id: int | None = None
 
 
 @_message(p.BACK)
 class Back(ClientMessage):
-    id: int | None = None
+    """An `away` player is back: its seat is no longer played for it."""
 
 
 @_message(p.HISTORY)
@@ -121,7 +112,6 @@ class History(ClientMessage):
     table: int = field(p.integer(1, p.MAX_ID, code=p.NOT_AT_TABLE))
     before: int | None = field(p.integer(1, p.MAX_ID, code=p.NO_SUCH_HAND), default=None)
     limit: int | None = field(p.integer(1, p.HISTORY_PAGE), default=None)
-    id: int | None = None
 
 
 @_message(p.HISTORY_HAND)
@@ -131,7 +121,6 @@ class HistoryHand(ClientMessage):
     table: int = field(p.integer(1, p.MAX_ID, code=p.NOT_AT_TABLE))
     hand: int = field(p.integer(1, p.MAX_ID, code=p.NO_SUCH_HAND))
     start: int | None = field(p.integer(0, p.MAX_ID), key="from", default=None)
-    id: int | None = None
 
 
 @_message(p.REMATCH)
@@ -139,77 +128,68 @@ class Rematch(ClientMessage):
     """Yes or no to playing the same table again, once its session is over."""
 
     answer: bool = field(p.BOOL)
-    id: int | None = None
 
 
 @_message(p.DROP)
 class DropRequest(ClientMessage):
-    id: int | None = None
+    """Drop: the sender lays its hand down, claiming the lowest count."""
 
 
 @_message(p.DRAW_STOCK)
 class DrawStockRequest(ClientMessage):
-    id: int | None = None
+    """Draw the stock's top card."""
 
 
 @_message(p.TAKE_DISCARD)
 class TakeDiscardRequest(ClientMessage):
-    id: int | None = None
+    """Take the discard pile's top card."""
 
 
 @_message(p.SPREAD)
 class SpreadRequest(ClientMessage):
     cards: str = field(p.Field("cards", max_len=p.MAX_SPREAD_CARDS))
-    id: int | None = None
 
 
 @_message(p.HIT)
 class HitRequest(ClientMessage):
     card: str = field(p.CARD_RANGE)
     spread: int = field(p.integer(0, p.MAX_ID))
-    id: int | None = None
 
 
 @_message(p.DISCARD)
 class DiscardRequest(ClientMessage):
     card: str = field(p.CARD_RANGE)
-    id: int | None = None
 
 
 @_message(p.PING)
 class Ping(ClientMessage):
     n: int | None = field(p.integer(0, 2**53), default=None)
-    id: int | None = None
 
 
 @_message(p.PONG)
 class Pong(ClientMessage):
     n: int | None = field(p.integer(0, 2**53), default=None)
-    id: int | None = None
 
 
 @_message(p.BYE)
 class Bye(ClientMessage):
-    id: int | None = None
+    """The client is leaving; the server closes the connection."""
 
 
 @_message(p.PLAY_FOR_NOW)
 class PlayForNow(ClientMessage):
     seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
-    id: int | None = None
 
 
 @_message(p.TAKE_BOT_SEAT)
 class TakeBotSeat(ClientMessage):
     table: int = field(p.TABLE_RANGE)
     seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
-    id: int | None = None
 
 
 @_message(p.SEAT_TO_BOT)
 class SeatToBot(ClientMessage):
     seat: int = field(p.integer(0, 4, code=p.NO_SUCH_SEAT))
-    id: int | None = None
 
 
 @_message(p.STANDINGS)
@@ -218,7 +198,6 @@ class StandingsRequest(ClientMessage):
     `tonight`)."""
 
     period: str | None = field(p.string(16), default=None)
-    id: int | None = None
 
 
 @_message(p.COACH)
@@ -231,7 +210,6 @@ class CoachRequest(ClientMessage):
     table: int = field(p.integer(1, p.MAX_ID, code=p.NOT_AT_TABLE))
     hand: int = field(p.integer(1, p.MAX_ID, code=p.NO_SUCH_HAND))
     step: int | None = field(p.integer(0, p.MAX_ID), default=None)
-    id: int | None = None
 
 
 #: The client messages that ask for a core action (played for the sender's seat).

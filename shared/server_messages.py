@@ -18,6 +18,9 @@ from .settlement import Settlement
 from .standings import Standing, UnitNet
 from .view import SeatView
 from .wire import (
+    MAPPING,
+    TUPLE,
+    Codec,
     RuleValue,
     SeatKind,
     SeatStatus,
@@ -27,6 +30,9 @@ from .wire import (
     Wire,
     declared,
     field,
+    nullable,
+    rows,
+    tuple_of,
 )
 from .wire import message_type as _message
 
@@ -112,6 +118,8 @@ class TableSummary:
     changes: Mapping[str, RuleValue] = _NO_CHANGES
 
     def to_wire(self) -> Wire:
+        # Written out, as before: made from the fields' names (`record_fields`) it was not
+        # measured to cost nothing on the server's paths (BENCHMARKS.md, issue 23).
         return {
             "id": self.id,
             "name": self.name,
@@ -146,6 +154,8 @@ class TableSummary:
 
 
 _SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("state", "players")]
+_SUMMARY = Codec(TableSummary.to_wire, TableSummary.from_wire)
+_SUMMARIES = tuple_of(_SUMMARY)
 
 
 # -- server to client ---------------------------------------------------------------------------
@@ -188,30 +198,20 @@ class Error(ServerMessage):
         is_fatal = code in p.FATAL_CODES if fatal is None else fatal
         return cls(code, message, is_fatal, detail, None if is_fatal else reply_to, version)
 
-    def to_wire(self) -> Wire:
-        # The server's own order: `version` after `reply_to`.
-        out: Wire = {"type": p.ERROR, "code": self.code, "message": self.message}
-        out["fatal"] = self.fatal
-        if self.detail is not None:
-            out["detail"] = self.detail
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        if self.version is not None:
-            out["version"] = self.version
-        return out
-
 
 @_message(p.TABLES)
 class Tables(ServerMessage):
     """A page of the lobby's list (the server packs it from summaries packed once: lobby.py)."""
 
-    tables: tuple[TableSummary, ...] = field(p.LIST)
+    tables: tuple[TableSummary, ...] = field(p.LIST, codec=_SUMMARIES)
     after: int = field(p.integer(0, p.MAX_ID))
     more: bool = field(p.BOOL)
     total: int = field(p.integer(0, p.MAX_ID))
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
     def to_wire(self) -> Wire:
+        # Written out: on the wire `tables` comes after `total`, while every caller builds a
+        # page as (tables, after, more, total), and a declaration has one order for both.
         out: Wire = {"type": p.TABLES, "after": self.after, "more": self.more}
         out["total"] = self.total
         out["tables"] = [table.to_wire() for table in self.tables]
@@ -219,46 +219,19 @@ class Tables(ServerMessage):
             out["reply_to"] = self.reply_to
         return out
 
-    @classmethod
-    def from_wire(cls, data: Wire) -> Tables:
-        tables = tuple(TableSummary.from_wire(t) for t in data["tables"])
-        return cls(tables, data["after"], data["more"], data["total"], data.get("reply_to"))
-
 
 @_message(p.LOBBY)
 class LobbyChanges(ServerMessage):
     """The tables changed since the last `lobby` message, and the ids of those gone."""
 
-    tables: tuple[TableSummary, ...] = field(p.LIST)
-    removed: tuple[int, ...] = field(p.LIST)
-
-    def to_wire(self) -> Wire:
-        return {
-            "type": p.LOBBY,
-            "tables": [table.to_wire() for table in self.tables],
-            "removed": list(self.removed),
-        }
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> LobbyChanges:
-        tables = tuple(TableSummary.from_wire(t) for t in data["tables"])
-        return cls(tables, tuple(data["removed"]))
+    tables: tuple[TableSummary, ...] = field(p.LIST, codec=_SUMMARIES)
+    removed: tuple[int, ...] = field(p.LIST, codec=TUPLE)
 
 
 @_message(p.TABLE)
 class TableMessage(ServerMessage):
-    table: TableSummary = field(p.MAP)
+    table: TableSummary = field(p.MAP, codec=_SUMMARY)
     reply_to: int | None = field(p.ID_RANGE, default=None)
-
-    def to_wire(self) -> Wire:
-        out: Wire = {"type": p.TABLE, "table": self.table.to_wire()}
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> TableMessage:
-        return cls(TableSummary.from_wire(data["table"]), data.get("reply_to"))
 
 
 @_message(p.SEATED)
@@ -286,16 +259,8 @@ class Cut(ServerMessage):
     """The cut for the first dealer: each round's card by seat (None: not cutting)."""
 
     table: int = field(p.TABLE_RANGE)
-    rounds: tuple[tuple[str | None, ...], ...] = field(p.LIST)
+    rounds: tuple[tuple[str | None, ...], ...] = field(p.LIST, codec=tuple_of(TUPLE))
     dealer: int = field(p.integer(0, 4))
-
-    def to_wire(self) -> Wire:
-        rounds = [list(cards) for cards in self.rounds]
-        return {"type": p.CUT, "table": self.table, "rounds": rounds, "dealer": self.dealer}
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> Cut:
-        return cls(data["table"], tuple(tuple(r) for r in data["rounds"]), data["dealer"])
 
 
 @_message(p.UPDATE)
@@ -306,35 +271,24 @@ class Update(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     start: int = field(p.integer(0, p.MAX_ID), key="from")
-    events: tuple[Event, ...] = field(p.LIST)
-    view: SeatView = field(p.MAP)
+    events: tuple[Event, ...] = field(p.LIST, codec=tuple_of(Codec(Event.to_dict, Event.from_dict)))
+    view: SeatView = field(p.MAP, codec=Codec(SeatView.to_dict, SeatView.from_dict))
     deadline: float | None = field(p.number(0, math.inf, nullable=True), required=False)
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "type": p.UPDATE,
-            "table": self.table,
-            "hand": self.hand,
-            "from": self.start,
-            "events": [event.to_dict() for event in self.events],
-            "view": self.view.to_dict(),
-            "deadline": self.deadline,
-        }
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
-
     @classmethod
     def from_wire(cls, data: Wire, read_rules: RulesReader | None = None) -> Update:
+        # Written out: the view's rules are read by the client's reader (one reading per
+        # table), which the declaration's reader has no way to be given.
+        if read_rules is None:
+            return cls._read(data)  # type: ignore[no-any-return]
         view = data["view"]
-        rules = None if read_rules is None else read_rules(view["rules"])
         return cls(
             data["table"],
             data["hand"],
             data["from"],
             tuple(Event.from_dict(event) for event in data["events"]),
-            SeatView.from_dict(view, rules),
+            SeatView.from_dict(view, read_rules(view["rules"])),
             data["deadline"],
             data.get("reply_to"),
         )
@@ -344,32 +298,12 @@ class Update(ServerMessage):
 class HandEnd(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
-    settlement: Settlement = field(p.MAP)
-    names: tuple[str, ...] = field(p.LIST)
-    payments: tuple[tuple[str, str, int], ...] = field(p.LIST)  # payer, payee, amount
-    balances: Mapping[str, int] = field(p.MAP)
-
-    def to_wire(self) -> Wire:
-        return {
-            "type": p.HAND_END,
-            "table": self.table,
-            "hand": self.hand,
-            "settlement": self.settlement.to_dict(),
-            "names": list(self.names),
-            "payments": [list(payment) for payment in self.payments],
-            "balances": dict(self.balances),
-        }
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> HandEnd:
-        return cls(
-            data["table"],
-            data["hand"],
-            Settlement.from_dict(data["settlement"]),
-            tuple(data["names"]),
-            tuple((payer, payee, amount) for payer, payee, amount in data["payments"]),
-            dict(data["balances"]),
-        )
+    settlement: Settlement = field(p.MAP, codec=Codec(Settlement.to_dict, Settlement.from_dict))
+    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    payments: tuple[tuple[str, str, int], ...] = field(
+        p.LIST, codec=rows(3)
+    )  # payer, payee, amount
+    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
 
 
 #: One payment that squares a ledger: (payer, payee, amount), by name.
@@ -410,44 +344,32 @@ def _transfers(data: list[list[object]]) -> tuple[Transfer, ...]:
     return tuple(out)
 
 
+_TRANSFERS = Codec(rows(3).encode, _transfers)
+
+
 @_message(p.SESSION_END)
 class SessionEnd(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hands: int = field(p.integer(0, p.MAX_ID))
-    standings: tuple[tuple[str, int], ...] = field(p.LIST)  # most ahead first
-    reason: SessionEndReason = field(p.string(64))
+    standings: tuple[tuple[str, int], ...] = field(p.LIST, codec=rows(2))  # most ahead first
+    reason: SessionEndReason = field(p.string(64), codec=Codec(None, SessionEndReason))
     # The fewest payments that square this session (always sent).
-    settle_up: tuple[Transfer, ...] = field(p.LIST, default=(), required=True)
+    settle_up: tuple[Transfer, ...] = field(p.LIST, default=(), required=True, codec=_TRANSFERS)
     # Across a chain of rematches (None: the first session).
-    combined: Combined | None = field(p.Field("map", nullable=True), default=None)
+    combined: Combined | None = field(
+        p.Field("map", nullable=True),
+        default=None,
+        omit=False,
+        codec=nullable(Codec(Combined.to_wire, Combined.from_wire)),
+    )
     # Seconds a rematch offer waits (None: none offered).
-    rematch: float | None = field(p.number(0, math.inf, nullable=True), default=None)
+    rematch: float | None = field(p.number(0, math.inf, nullable=True), default=None, omit=False)
 
-    def to_wire(self) -> Wire:
-        return {
-            "type": p.SESSION_END,
-            "table": self.table,
-            "hands": self.hands,
-            "standings": [list(standing) for standing in self.standings],
-            "reason": self.reason,
-            "settle_up": [list(transfer) for transfer in self.settle_up],
-            "combined": None if self.combined is None else self.combined.to_wire(),
-            "rematch": self.rematch,
-        }
 
-    @classmethod
-    def from_wire(cls, data: Wire) -> SessionEnd:
-        standings = tuple((name, balance) for name, balance in data["standings"])
-        combined = data.get("combined")
-        return cls(
-            data["table"],
-            data["hands"],
-            standings,
-            SessionEndReason(data["reason"]),
-            _transfers(data["settle_up"]),
-            None if combined is None else Combined.from_wire(combined),
-            data.get("rematch"),
-        )
+#: A rematch's seats: (name, answer) each, the answer read as text.
+_SEAT_ANSWERS = Codec(
+    rows(2).encode, lambda data: tuple((str(name), str(answer)) for name, answer in data)
+)
 
 
 @_message(p.REMATCH_STATUS)
@@ -457,35 +379,18 @@ class RematchStatus(ServerMessage):
     `off`), the seconds still waited, and the new table once started."""
 
     table: int = field(p.TABLE_RANGE)
-    seats: tuple[tuple[str, str], ...] = field(p.LIST)
+    seats: tuple[tuple[str, str], ...] = field(p.LIST, codec=_SEAT_ANSWERS)
     outcome: str = field(p.string(16))
-    seconds: float | None = field(p.number(0, math.inf, nullable=True), default=None)
-    next: int | None = field(p.integer(1, p.MAX_ID, nullable=True), default=None)
+    seconds: float | None = field(p.number(0, math.inf, nullable=True), default=None, omit=False)
+    next: int | None = field(p.integer(1, p.MAX_ID, nullable=True), default=None, omit=False)
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "type": p.REMATCH_STATUS,
-            "table": self.table,
-            "seats": [list(seat) for seat in self.seats],
-            "outcome": self.outcome,
-            "seconds": self.seconds,
-            "next": self.next,
-        }
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
 
-    @classmethod
-    def from_wire(cls, data: Wire) -> RematchStatus:
-        return cls(
-            data["table"],
-            tuple((str(name), str(answer)) for name, answer in data["seats"]),
-            data["outcome"],
-            data.get("seconds"),
-            data.get("next"),
-            data.get("reply_to"),
-        )
+#: The ledger's hands: (number, each player's net) each.
+_NETS = Codec(
+    lambda hands: [[number, list(nets)] for number, nets in hands],
+    lambda data: tuple((number, tuple(nets)) for number, nets in data),
+)
 
 
 @_message(p.LEDGER)
@@ -494,23 +399,9 @@ class LedgerMessage(ServerMessage):
     order of `names`) and the balances now."""
 
     table: int = field(p.TABLE_RANGE)
-    names: tuple[str, ...] = field(p.LIST)
-    hands: tuple[tuple[int, tuple[int, ...]], ...] = field(p.LIST)
-    balances: Mapping[str, int] = field(p.MAP)
-
-    def to_wire(self) -> Wire:
-        return {
-            "type": p.LEDGER,
-            "table": self.table,
-            "names": list(self.names),
-            "hands": [[number, list(nets)] for number, nets in self.hands],
-            "balances": dict(self.balances),
-        }
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> LedgerMessage:
-        hands = tuple((number, tuple(nets)) for number, nets in data["hands"])
-        return cls(data["table"], tuple(data["names"]), hands, dict(data["balances"]))
+    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    hands: tuple[tuple[int, tuple[int, ...]], ...] = field(p.LIST, codec=_NETS)
+    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
 
 
 @_message(p.HISTORY)
@@ -520,41 +411,17 @@ class HistoryPage(ServerMessage):
     table's `unit`, and the fewest payments that would settle it up."""
 
     table: int = field(p.TABLE_RANGE)
-    hands: tuple[HandSummary, ...] = field(p.LIST)
+    hands: tuple[HandSummary, ...] = field(
+        p.LIST, codec=tuple_of(Codec(HandSummary.to_wire, HandSummary.from_wire))
+    )
     total: int = field(p.integer(0, p.MAX_ID))
     more: bool = field(p.BOOL)
     unit: str = field(p.string(p.MAX_UNIT_LEN))
-    balances: Mapping[str, int] = field(p.MAP)
-    settle_up: tuple[tuple[str, str, int], ...] = field(p.LIST)  # payer, payee, amount
+    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+    settle_up: tuple[tuple[str, str, int], ...] = field(
+        p.LIST, codec=rows(3)
+    )  # payer, payee, amount
     reply_to: int | None = field(p.ID_RANGE, default=None)
-
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "type": p.HISTORY,
-            "table": self.table,
-            "hands": [hand.to_wire() for hand in self.hands],
-            "total": self.total,
-            "more": self.more,
-            "unit": self.unit,
-            "balances": dict(self.balances),
-            "settle_up": [list(transfer) for transfer in self.settle_up],
-        }
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> HistoryPage:
-        return cls(
-            data["table"],
-            tuple(HandSummary.from_wire(hand) for hand in data["hands"]),
-            data["total"],
-            data["more"],
-            data["unit"],
-            dict(data["balances"]),
-            tuple((payer, payee, amount) for payer, payee, amount in data["settle_up"]),
-            data.get("reply_to"),
-        )
 
 
 @_message(p.HISTORY_HAND)
@@ -566,31 +433,18 @@ class HistoryHandSteps(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     seat: int | None = field(p.integer(0, 4, nullable=True))
-    names: tuple[str, ...] = field(p.LIST)
-    rules: HouseRules = field(p.MAP)
-    steps: tuple[HistoryStep, ...] = field(p.LIST)
+    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    rules: HouseRules = field(p.MAP, codec=Codec(HouseRules.to_wire, HouseRules.from_dict))
+    # Each step is read with the rules read above: see from_wire.
+    steps: tuple[HistoryStep, ...] = field(p.LIST, codec=tuple_of(Codec(HistoryStep.to_wire, None)))
     start: int = field(p.integer(0, p.MAX_ID), key="from")
     total: int = field(p.integer(1, p.MAX_ID))
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "type": p.HISTORY_HAND,
-            "table": self.table,
-            "hand": self.hand,
-            "seat": self.seat,
-            "names": list(self.names),
-            "rules": self.rules.to_wire(),
-            "steps": [step.to_wire() for step in self.steps],
-            "from": self.start,
-            "total": self.total,
-        }
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
-
     @classmethod
     def from_wire(cls, data: Wire) -> HistoryHandSteps:
+        # Written out: each step is read with the hand's rules, another field of the message,
+        # and a field's codec reads its own value alone.
         rules = HouseRules.from_dict(data["rules"])
         return cls(
             data["table"],
@@ -644,32 +498,10 @@ class AwaySummary(ServerMessage):
 
     table: int = field(p.TABLE_RANGE)
     turns: int = field(p.integer(0, p.MAX_ID))
-    hands: tuple[tuple[int, str | None], ...] = field(p.LIST)
+    hands: tuple[tuple[int, str | None], ...] = field(p.LIST, codec=rows(2))
     net: int = field(p.integer(-(2**53), 2**53))
     hand: int = field(p.integer(0, p.MAX_ID))
-    played_for: tuple[int, ...] = field(p.LIST)
-
-    def to_wire(self) -> Wire:
-        return {
-            "type": p.AWAY_SUMMARY,
-            "table": self.table,
-            "turns": self.turns,
-            "hands": [[number, winner] for number, winner in self.hands],
-            "net": self.net,
-            "hand": self.hand,
-            "played_for": list(self.played_for),
-        }
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> AwaySummary:
-        return cls(
-            data["table"],
-            data["turns"],
-            tuple((number, winner) for number, winner in data["hands"]),
-            data["net"],
-            data["hand"],
-            tuple(data["played_for"]),
-        )
+    played_for: tuple[int, ...] = field(p.LIST, codec=TUPLE)
 
 
 def _standing_to_wire(row: Standing) -> Wire:
@@ -717,6 +549,9 @@ def _standing_from_wire(data: Wire) -> Standing:
     )
 
 
+_STANDINGS = tuple_of(Codec(_standing_to_wire, _standing_from_wire))
+
+
 @_message(p.STANDINGS)
 class Standings(ServerMessage):
     """The standings across nights for a period: `tonight` and `since` are ISO dates of
@@ -728,40 +563,10 @@ class Standings(ServerMessage):
     since: str | None = field(p.string(10, nullable=True))
     zone: str = field(p.string(64))
     unit: str | None = field(p.string(p.MAX_UNIT_LEN, nullable=True))
-    people: tuple[Standing, ...] = field(p.LIST)
-    bots: tuple[Standing, ...] = field(p.LIST)
+    people: tuple[Standing, ...] = field(p.LIST, codec=_STANDINGS)
+    bots: tuple[Standing, ...] = field(p.LIST, codec=_STANDINGS)
     more: bool = field(p.BOOL)
     reply_to: int | None = field(p.ID_RANGE, default=None)
-
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "type": p.STANDINGS,
-            "period": self.period,
-            "tonight": self.tonight,
-            "since": self.since,
-            "zone": self.zone,
-            "unit": self.unit,
-            "people": [_standing_to_wire(row) for row in self.people],
-            "bots": [_standing_to_wire(row) for row in self.bots],
-            "more": self.more,
-        }
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> Standings:
-        return cls(
-            data["period"],
-            data["tonight"],
-            data["since"],
-            data["zone"],
-            data["unit"],
-            tuple(_standing_from_wire(row) for row in data["people"]),
-            tuple(_standing_from_wire(row) for row in data["bots"]),
-            data["more"],
-            data.get("reply_to"),
-        )
 
 
 @_message(p.COACH)
@@ -772,30 +577,8 @@ class CoachAdvice(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     step: int | None = field(p.integer(0, p.MAX_ID, nullable=True))
-    advice: Advice = field(p.MAP)
+    advice: Advice = field(p.MAP, codec=Codec(Advice.to_wire, Advice.from_wire))
     reply_to: int | None = field(p.ID_RANGE, default=None)
-
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "type": p.COACH,
-            "table": self.table,
-            "hand": self.hand,
-            "step": self.step,
-            "advice": self.advice.to_wire(),
-        }
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        return out
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> CoachAdvice:
-        return cls(
-            data["table"],
-            data["hand"],
-            data["step"],
-            Advice.from_wire(data["advice"]),
-            data.get("reply_to"),
-        )
 
 
 #: Every message the server sends, by type (the registry: wire.declared).

@@ -59,3 +59,16 @@ def test_the_structure_counts_point_at_what_they_count() -> None:
         assert (ROOT / path).read_text().count("\n") == lines
     median, most = found["files naming a client message (median, most)"]
     assert 1 <= median <= most
+    modules = [
+        (ROOT / "shared" / f"{side}_messages.py").read_text() for side in ("client", "server")
+    ]
+    for kind in ("message to_wire/from_wire by hand", "their values' to_wire/from_wire by hand"):
+        for place in found[kind]:
+            name, method = place.split(".")
+            text = next(
+                text for text in modules if f"\nclass {name}(" in text or f"\nclass {name}:" in text
+            )
+            after = text.split(f"\nclass {name}", 1)[1].split("\nclass ", 1)[0]
+            assert f"def {method}(" in after, place
+    assert found["field names spelt again in them"] >= 0
+    assert found["message classes declaring id"] == 0

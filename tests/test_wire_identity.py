@@ -22,6 +22,7 @@ from tonk.shared.ledger import Ledger
 from tonk.shared.rules import PRESETS
 from tonk.shared.settlement import Ending, Payment, Settlement
 from tonk.shared.standings import Standing, UnitNet
+from tonk.shared.wire import Message
 
 # -- the old way: the maps as they were built, copied from the code they replaced ---------------
 
@@ -638,6 +639,18 @@ def test_every_message_kind_has_a_case_both_ways() -> None:
 @pytest.mark.parametrize(("old", "new"), SERVER_CASES + CLIENT_CASES)
 def test_a_typed_message_packs_to_the_old_maps_bytes(old: dict[str, Any], new: m.Message) -> None:
     assert m.encode(new) == p.encode(old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [case for case in SERVER_CASES + CLIENT_CASES if not isinstance(case[1], m.Tables)],
+)
+def test_a_message_writes_what_the_loop_over_its_declared_fields_writes(
+    old: dict[str, Any], new: m.Message
+) -> None:
+    """A message's to_wire is written out from its declaration (tables write their own: their
+    wire order is not their fields'); Message.to_wire, a loop over the fields, is what it does."""
+    assert p.encode(Message.to_wire(new)) == p.encode(new.to_wire()) == p.encode(old)
 
 
 @pytest.mark.parametrize(("old", "new"), SERVER_CASES)
