@@ -84,8 +84,8 @@ class Message:
     message's `id` is declared once, on ClientMessage, and goes last.
 
     A message class is a record (records.py: a frozen slots value made without `dataclasses`,
-    for a client's start-up), its reader and its `to_wire` written in the same `exec` as its
-    `__init__`."""
+    for a client's start-up), its reader written in the same `exec` as its `__init__`; its
+    `to_wire` is `Message.to_wire`, a loop over the declared fields."""
 
     __slots__ = ()
     TYPE: ClassVar[str]
@@ -109,7 +109,6 @@ class Message:
     _read: ClassVar[Callable[[Wire], Any]]
 
     def to_wire(self) -> Wire:
-        # (What each declared class's own `to_wire`, written out by `_writer_source`, does.)
         out: Wire = {"type": self.TYPE}
         for attr, key, omitted, encode in self._fields:
             value = getattr(self, attr)
@@ -323,9 +322,7 @@ def _declare(cls: type[_T], kind: str) -> type[_T]:
                 setattr(cls, name, value.default)
     for name, base_field in cls._inherited.items():
         fields.setdefault(name, base_field)  # (declared again on the class: its default kept)
-    # (a class that writes its own `to_wire` keeps it)
-    functions = ("_read",) if "to_wire" in vars(cls) else ("_read", "to_wire")
-    made = records.build(cls, _reader_source, functions, TYPE=kind)
+    made = records.build(cls, _reader_source, ("_read",), TYPE=kind)
     names = made._names
     defaults = records.record_defaults(made)
     undeclared = [n for n in names if n not in fields]
@@ -364,7 +361,7 @@ def _reader_source(
     through its codec's decoder if it has one (`c1(data["rounds"])`). Four times quicker than
     reading the fields in a loop, and every message a server reads goes through one."""
     args = []
-    decoders: dict[str, Callable[[Any], Any]] = {}
+    decoders: dict[str, Any] = {}
     for n, name in enumerate(names):
         key = cls._wire_names.get(name, name)
         read = f"data.get({key!r}, d{n})" if name in defaults else f"data[{key!r}]"
@@ -373,33 +370,7 @@ def _reader_source(
             decoders[f"c{n}"] = codec.decode
             read = f"c{n}({read})"
         args.append(read)
-    source = f"def _read(data):\n    return cls({', '.join(args)})\n"
-    writer, encoders = _writer_source(cls)
-    return source + writer, {**decoders, **encoders, "UNSET": UNSET}
-
-
-def _writer_source(cls: type[Message]) -> tuple[str, dict[str, Callable[[Any], Any]]]:
-    """`cls`'s `to_wire` written out from its declaration, as `_read` is: what
-    `Message.to_wire` does, field by field (an update is written for every seat on every
-    move)."""
-    lines = ["def to_wire(self):", f"    out = {{'type': {cls.TYPE!r}}}"]
-    encoders = {}
-    defaults = records.record_defaults(cls)
-    for n, (attr, key, omitted, encode) in enumerate(cls._fields):
-        value = f"self.{attr}"
-        if encode is not None:
-            encoders[f"e{n}"] = encode
-            value = f"e{n}({value})"
-        skip = [f"self.{attr} is None"] if omitted else []
-        if defaults.get(attr, None) is UNSET:
-            skip.append(f"self.{attr} is UNSET")
-        if skip:
-            lines.append(f"    if not ({' or '.join(skip)}):")
-            lines.append(f"        out[{key!r}] = {value}")
-        else:
-            lines.append(f"    out[{key!r}] = {value}")
-    lines.append("    return out")
-    return "\n".join(lines) + "\n", encoders
+    return f"def _read(data):\n    return cls({', '.join(args)})\n", decoders
 
 
 class ServerMessage(Message):

@@ -648,8 +648,8 @@ def test_a_typed_message_packs_to_the_old_maps_bytes(old: dict[str, Any], new: m
 def test_a_message_writes_what_the_loop_over_its_declared_fields_writes(
     old: dict[str, Any], new: m.Message
 ) -> None:
-    """A message's to_wire is written out from its declaration (tables write their own: their
-    wire order is not their fields'); Message.to_wire, a loop over the fields, is what it does."""
+    """A message's to_wire is Message.to_wire, a loop over its declared fields (tables write
+    their own: their wire order is not their fields'), and it writes what the server wrote."""
     assert p.encode(Message.to_wire(new)) == p.encode(new.to_wire()) == p.encode(old)
 
 
