@@ -13,6 +13,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tonk.shared.protocol import DEFAULT_PORT
 from tonk.shared.rematch import REMATCH_WAIT
@@ -20,12 +21,14 @@ from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_op
 
 from . import audit, invite, names, ports, standings
 from .app import Limits, ServerConfig, TonkServer
-from .door import DoorConfig, SSHDoor
-from .door_template import SessionTemplate
 from .helptext import HelpFormatter, add_db_option
 from .paths import default_db_path
 from .store import DatabaseRefused
-from .web_door import WebConfig, WebDoor
+
+if TYPE_CHECKING:  # (imported where a door is asked for: a server without one starts sooner)
+    from .door import DoorConfig, SSHDoor
+    from .door_template import SessionTemplate
+    from .web_door import WebConfig, WebDoor
 
 #: The levels of --log-level.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -301,6 +304,8 @@ async def run(
     door_config: DoorConfig | None = None,
     web_config: WebConfig | None = None,
 ) -> None:
+    if door_config or web_config:
+        from .door_template import SessionTemplate
     tune_garbage_collector()
     # The doors' sessions are forked from one template, started first: before the server has
     # a thread (it is a fresh interpreter, so none would be in it anyway).
@@ -333,6 +338,8 @@ async def serve(
     print(f"tonk-server listening on {config.host}:{server.port}", flush=True)
     door: SSHDoor | None = None
     if door_config is not None:
+        from .door import SSHDoor
+
         try:
             door = SSHDoor(server, door_config, template=template)
             await open_door(door, "--ssh-port", door_config.host, door_config.port)
@@ -345,6 +352,8 @@ async def serve(
         )
     web: WebDoor | None = None
     if web_config is not None:
+        from .web_door import WebDoor
+
         try:
             web = WebDoor(server, web_config, template)
             await open_door(web, "--web-port", web_config.host, web_config.port)
@@ -423,6 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not 0 <= args.ssh_port <= 65535:
             print("tonk-server: --ssh-port takes 0 to 65535", file=sys.stderr)
             return 2
+        from .door import DoorConfig
+
         door_config = DoorConfig(
             host=config.host,
             port=args.ssh_port,
@@ -434,6 +445,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not 0 <= args.web_port <= 65535:
             print("tonk-server: --web-port takes 0 to 65535", file=sys.stderr)
             return 2
+        from .web_door import WebConfig
+
         web_config = WebConfig(host=config.host, port=args.web_port)
     try:
         asyncio.run(run(config, door_config, web_config))

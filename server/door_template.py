@@ -307,11 +307,16 @@ class SessionTemplate:
         if self._restart is not None:
             self._restart.cancel()
             self._restart = None
-        process, control = self.process, self.control
+        process, control, ready = self.process, self.control, self.ready
         self.process, self.control, self.ready = None, None, False
         self._ready.clear()
         if control is not None:
             control.close()  # its end of the socket ends: it exits
+        if process is not None and not ready:
+            # Still importing the app (a second or more), so no session was forked from it:
+            # nothing to finish, and it would read its socket's end only once imported.
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
         if process is not None:
             try:
                 async with asyncio.timeout(STOP_WAIT):

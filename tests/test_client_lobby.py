@@ -259,7 +259,8 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             await pilot.press("question_mark")
             await screen_shown(pilot, HelpScreen, "the help")
             assert not any("House-rule options" in line for line in screen_lines(app))
-            # The help scrolls down to every option, each named on a line of its own.
+            # The help scrolls down a page at a time (no line skipped) to every option, each named
+            # on a line of its own.
             body = app.screen.query_one("#help-body", VerticalScroll)
             seen: set[str] = set()
             for _ in range(300):
@@ -270,7 +271,7 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
                 )
                 if body.scroll_y >= body.max_scroll_y:
                     break
-                await pilot.press("down")
+                await pilot.press("pagedown")
                 await pilot.pause()
             assert set(OPTIONS) <= seen
             await pilot.press("escape")

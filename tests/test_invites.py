@@ -228,8 +228,9 @@ async def test_table_of_a_name_nobody_gave_says_so_and_shows_the_lobby(tmp_path:
         term = client(tmp_path, port, "Bob", "Fryday")
         try:
             await term.wait_for_all("No such table", "Fryday", "playing as Bob", "Friday ")
-            term.keys("Enter")  # the lobby works: sit at Friday
-            await term.wait_for("At table Friday")
+            term.keys("Enter")  # the lobby works: sit at Friday (Ann's, of 3 seats)
+            # (The log's "At table Friday." is under the notice until it goes, 10 s later.)
+            await term.wait_for_all("Bob (you)", "Ann", "1 of 3 seats open")
         finally:
             term.close()
             await ann.close()
