@@ -28,14 +28,14 @@ from pathlib import Path
 
 from bench_core import machine, ms, percentile, pin_to_one_core, write_section
 from panel import parse_bot
-from tonk.shared.actions import Action
-from tonk.shared.bots import Bot, SharpBot
-from tonk.shared.cards import Card, shuffled_deck
-from tonk.shared.expert import ExpertBot
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS, HouseRules
-from tonk.shared.sim import play_hand
-from tonk.shared.view import Phase, SeatView
+from tonk.shared.bots.bots import Bot, SharpBot
+from tonk.shared.bots.expert import ExpertBot
+from tonk.shared.game.actions import Action
+from tonk.shared.game.cards import Card, shuffled_deck
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.game.view import Phase, SeatView
+from tonk.shared.sim.play import play_hand
 
 HEADING = "## Bots"
 TABLES = [(preset, players) for preset in PRESETS for players in (2, 3, 4)]

@@ -23,12 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import loadkit as lk
-from tonk.shared.actions import Action
-from tonk.shared.bots import SharpBot, make_bot
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
-from tonk.shared.sim import play_hand, simulate
-from tonk.shared.view import SeatView
+from tonk.shared.bots.bots import SharpBot, make_bot
+from tonk.shared.game.actions import Action
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.view import SeatView
+from tonk.shared.sim.play import play_hand, simulate
 
 HEADING = "## Game core"
 

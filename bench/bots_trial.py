@@ -1,8 +1,8 @@
 """Paired trial of versions of `expert` against `sharp`: each version is a copy of
-shared/expert.py, changed, and every deal is played by each version from the same deck, dealer
+shared/bots/expert.py, changed, and every deal is played by each version from the same deck, dealer
 and bots' seeds, so that the versions' difference is measured, not drowned in the deals' luck.
 
-    python bench/bots_trial.py pagat:3 600 1414 shared/expert.py /tmp/changed_expert.py
+    python bench/bots_trial.py pagat:3 600 1414 shared/bots/expert.py /tmp/changed_expert.py
 
 As in bench_bots.py, each deal is played twice with the bots' seats swapped; a deal's edge is
 the expert seats' mean net per hand less the sharp seats', over its two plays. Printed for each
@@ -21,13 +21,13 @@ from pathlib import Path
 from types import ModuleType
 
 from bench_bots import interval, swapped_deal
-from tonk.shared.bots import SharpBot
-from tonk.shared.cards import shuffled_deck
-from tonk.shared.rules import PRESETS
+from tonk.shared.bots.bots import SharpBot
+from tonk.shared.game.cards import shuffled_deck
+from tonk.shared.game.rules import PRESETS
 
 
 def load_version(path: Path) -> type[SharpBot]:
-    """The ExpertBot class of a copy of shared/expert.py (its relative imports read as
+    """The ExpertBot class of a copy of shared/bots/expert.py (its relative imports read as
     imports from tonk.shared)."""
     source = path.read_text().replace("from .", "from tonk.shared.")
     module = ModuleType(path.stem)
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("table", help="preset:players, e.g. pagat:3")
     parser.add_argument("deals", type=int)
     parser.add_argument("seed", type=int)
-    parser.add_argument("versions", nargs="+", type=Path, help="copies of shared/expert.py")
+    parser.add_argument("versions", nargs="+", type=Path, help="copies of shared/bots/expert.py")
     args = parser.parse_args(argv)
     preset, players_text = args.table.split(":")
     players = int(players_text)

@@ -1,4 +1,4 @@
-"""How long the coach takes to answer: the CPU time of one answer (tonk.shared.coach's
+"""How long the coach takes to answer: the CPU time of one answer (tonk.shared.bots.coach's
 `advise_record`, the hand played again to the decision included) for every decision of one
 seat in hands `sharp` bots play, by table size.
 
@@ -17,11 +17,11 @@ import time
 from collections.abc import Sequence
 
 from bench_core import machine, ms, percentile
-from tonk.shared.bots import make_bot
-from tonk.shared.cards import shuffled_deck
-from tonk.shared.coach import advise_record
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.rules import PRESETS, HouseRules
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.bots.coach import advise_record
+from tonk.shared.game.cards import shuffled_deck
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.rules import PRESETS, HouseRules
 
 
 def sharp_hand(rules: HouseRules, players: int, rng: random.Random) -> HandRecord:

@@ -27,7 +27,7 @@ import tracemalloc
 from pathlib import Path
 
 from loadkit import machine, raise_nofile, rss_kib, start_server, write_section
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 ADDRESS_SHARE = 60  # connections from one loopback address (the default limit is 64)
 

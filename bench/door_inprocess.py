@@ -20,11 +20,11 @@ from textual.geometry import Size
 from textual.message import Message
 from tonk.client import app as client_app
 from tonk.client.app import ClientConfig, TonkApp, practice_request
-from tonk.client.door_child import HeldSeats, read_seats
-from tonk.client.render import CardStyle
+from tonk.client.door.door_child import HeldSeats, read_seats
+from tonk.client.text.render import CardStyle
 from tonk.client.tokens import SeatTokens
-from tonk.server.door_request import DoorCommand, TerminalInfo
-from tonk.server.door_session import DoorSession
+from tonk.server.doors.door_request import DoorCommand, TerminalInfo
+from tonk.server.doors.door_session import DoorSession
 
 #: Seconds the input parser waits after a lone ESC before taking it as the escape key.
 ESCAPE_WAIT = 0.1

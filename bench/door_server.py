@@ -15,8 +15,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tonk.server import cli
-from tonk.server.door import SSHDoor
+from tonk.server.commands import cli
+from tonk.server.doors.door import SSHDoor
 
 
 def main() -> int:

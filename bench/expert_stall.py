@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from netclient import NetClient, start_server
-from tonk.shared import protocol as p
-from tonk.shared.expert import ExpertBot
+from tonk.shared.bots.expert import ExpertBot
+from tonk.shared.wire import protocol as p
 
 
 async def measure(slow: bool, tables: int, seconds: float) -> tuple[list[float], int]:

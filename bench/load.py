@@ -19,7 +19,7 @@ default 20 a second. Every action is still written to SQLite (WAL, synchronous=F
 anybody is told of it.
 
 The clients run in `--procs` generator processes (one asyncio loop each); every seat is an
-`easy` bot (tonk.shared.bots) choosing from the view it receives. Reported:
+`easy` bot (tonk.shared.bots.bots) choosing from the view it receives. Reported:
 
 - actions per second (answered actions, counted by the time they were sent, inside the window);
 - latency: from writing an action to the arrival of the acting connection's next `update`;

@@ -18,7 +18,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import loadkit as lk
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 PACE = (0.5, 1.5)
 SETUP_CONCURRENCY = 25  # tables being set up at once in one generator process

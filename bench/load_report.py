@@ -186,7 +186,7 @@ def section(report: dict[str, Any], command: str) -> str:
         "a server without a limit is run without it); flat out also `--next-hand-delay 0` and "
         "`--limit messages_per_second=100000 --limit burst=100000` (a seat acting the moment "
         "its turn comes may send more than the default 20 a second). Every seat is an `easy` "
-        "bot (`tonk.shared.bots`) in a generator process, choosing from the views it is sent; "
+        "bot (`tonk.shared.bots.bots`) in a generator process, choosing from the views it is sent; "
         "latency is from writing an action to the arrival of that connection's next `update`; "
         "memory per table is the server's VmRSS with every table seated and playing, less its "
         "VmRSS before the first connection, over the tables.",

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tonk.shared import protocol as p
-from tonk.shared.actions import Event
-from tonk.shared.bots import Bot, make_bot
-from tonk.shared.messages import action_request
-from tonk.shared.rules import HouseRules
-from tonk.shared.view import SeatView
+from tonk.shared.bots.bots import Bot, make_bot
+from tonk.shared.game.actions import Event
+from tonk.shared.game.rules import HouseRules
+from tonk.shared.game.view import SeatView
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import action_request
 
 # -- the machine and the process limits -------------------------------------------------------
 

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load_driver
 import loadkit as lk
 from tonk.server.app import ServerConfig
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 HONEST_PACE = (0.01, 0.01)
 TABLES_HEAD = b"\xa4type\xa6tables"
@@ -463,7 +463,7 @@ ANALYSIS = """\
 summary and packed the whole list on every request, in the event loop: about 4.5 ms at 300
 tables and 9 ms at 600 (issue 10's figures); connections that each stayed under every limit (24
 from one address asking 15 times a second at 300 tables) froze every table for 6 s. Now each
-table's summary is packed once per change (`server/lobby.py`), a page is at most 100 packed
+table's summary is packed once per change (`server/tables/lobby.py`), a page is at most 100 packed
 summaries joined (found by bisecting the ids; the same page is kept until a summary changes),
 and the changes of each `lobby_interval` are packed into one message written alike to every
 connection in the lobby: the server's work grows with the changes and the connections, not with

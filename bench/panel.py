@@ -39,12 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_core import machine, write_section
 from panel_players import HELD_OUT, PANEL, TUNING
-from tonk.shared.bots import BOT_STRATEGIES, Bot, make_bot
-from tonk.shared.cards import shuffled_deck
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
-from tonk.shared.settlement import Ending
-from tonk.shared.sim import play_hand
+from tonk.shared.bots.bots import BOT_STRATEGIES, Bot, make_bot
+from tonk.shared.game.cards import shuffled_deck
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.settlement import Ending
+from tonk.shared.sim.play import play_hand
 from tonk.shared.stats import Mean
 
 HEADING = "## Bots against the panel: the figures"

@@ -13,12 +13,12 @@ import random
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from tonk.shared.actions import Action, Discard, DrawStock, Drop, Event, TakeDiscard
-from tonk.shared.bots import Bot, make_bot
-from tonk.shared.cards import RANK_VALUE, Card, count
-from tonk.shared.seatbots import SeatBot, card_uses, fallback, richest_lay
-from tonk.shared.sharp import best_lay
-from tonk.shared.view import LegalActions, Phase, SeatView
+from tonk.shared.bots.bots import Bot, make_bot
+from tonk.shared.bots.seatbots import SeatBot, card_uses, fallback, richest_lay
+from tonk.shared.bots.sharp import best_lay
+from tonk.shared.game.actions import Action, Discard, DrawStock, Drop, Event, TakeDiscard
+from tonk.shared.game.cards import RANK_VALUE, Card, count
+from tonk.shared.game.view import LegalActions, Phase, SeatView
 
 
 def pairs_with(card: Card, hand: Sequence[Card]) -> bool:

@@ -16,7 +16,7 @@ if len(sys.argv) < 2 or not (Path(sys.argv[1]) / "tonk" / "server").is_dir():
 tree = str(Path(sys.argv.pop(1)).resolve())
 sys.path.insert(0, tree)
 
-from tonk.server import cli  # noqa: E402
+from tonk.server.commands import cli  # noqa: E402
 
 if not str(Path(cli.__file__).resolve()).startswith(tree):
     sys.exit(f"tonk.server was imported from {cli.__file__}, not from {tree}")

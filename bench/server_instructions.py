@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import loadkit as lk
 from load_driver import server_limits
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 
 class CountingClient(lk.BotClient):

@@ -51,8 +51,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import loadkit as lk
-from tonk.server import audit
-from tonk.shared import protocol as p
+from tonk.server.commands import audit
+from tonk.shared.wire import protocol as p
 
 #: The memory bound: RSS at the end <= RSS at the start + this slack + this much per hand.
 MEMORY_SLACK_MIB = 16.0

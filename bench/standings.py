@@ -36,18 +36,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tonk.server import store as st
-from tonk.server.standings import standings_at
-from tonk.server.table_core import TableConfig
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.bots import make_bot
-from tonk.shared.hand import Hand
-from tonk.shared.ledger import Ledger
-from tonk.shared.rules import PRESETS
-from tonk.shared.sim import play_hand
-from tonk.shared.standings import Period
-from tonk.shared.view import SeatView
+from tonk.server.store import store as st
+from tonk.server.store.standings import standings_at
+from tonk.server.tables.table_core import TableConfig
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.ledger import Ledger
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.standings import Period
+from tonk.shared.game.view import SeatView
+from tonk.shared.sim.play import play_hand
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 HEADING = "## Standings across nights"
 PEOPLE = [f"Player {n:02d}" for n in range(24)]

@@ -78,8 +78,8 @@ def table_parts() -> dict[str, tuple[type, list[str]]]:
     its class and its own fields (the parts, a part's link back to the table and the other
     parts it is given, left out).
     The table is built as the server builds one, outside a server: nothing asks it anything."""
-    from tonk.server.table import Table, TableConfig
-    from tonk.shared.rules import PRESETS
+    from tonk.server.tables.table import Table, TableConfig
+    from tonk.shared.game.rules import PRESETS
 
     async def build() -> Table:
         return Table(None, 1, "t", TableConfig(rules=PRESETS["classic"]), 0.0)  # type: ignore[arg-type]
@@ -103,7 +103,21 @@ def table_parts() -> dict[str, tuple[type, list[str]]]:
     return out
 
 
-def _part_modules(table_source: str) -> dict[str, str]:
+def _is_table_module(path: str) -> bool:
+    """One of a table's modules (server/tables/table*.py; server/table*.py before the
+    sub-packages)."""
+    folder, _, name = path.rpartition("/")
+    return (
+        folder in ("server", "server/tables") and name.startswith("table") and name.endswith(".py")
+    )
+
+
+def _table_path(texts: dict[str, str]) -> str:
+    """Where table.py is in `texts`: server/tables/table.py, or server/table.py before."""
+    return "server/tables/table.py" if "server/tables/table.py" in texts else "server/table.py"
+
+
+def _part_modules(table_source: str, folder: str = "server/tables") -> dict[str, str]:
     """Each part `Table` holds, by its field's name, and the module of its class: read from
     table.py's text (`self.seats = TableSeats(...)` and `from .table_seats import TableSeats`)."""
     modules = {
@@ -127,7 +141,7 @@ def _part_modules(table_source: str) -> dict[str, str]:
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
                 ):
-                    out[target.attr] = f"server/{modules[node.value.func.id]}.py"
+                    out[target.attr] = f"{folder}/{modules[node.value.func.id]}.py"
     return out
 
 
@@ -180,7 +194,8 @@ def _reach(source: str, parts: set[str], own: str) -> dict[str, list[str]]:
 
 def part_reach(texts: dict[str, str]) -> dict[str, dict[str, list[str]]]:
     """For each part of a table: the names it reaches of each other part and of the table."""
-    modules = _part_modules(texts["server/table.py"])
+    table_path = _table_path(texts)
+    modules = _part_modules(texts[table_path], table_path.rpartition("/")[0])
     parts = set(modules)
     return {part: _reach(texts[path], parts, part) for part, path in modules.items()}
 
@@ -190,7 +205,7 @@ def _classes(texts: dict[str, str]) -> dict[str, ast.ClassDef]:
     return {
         node.name: node
         for path, text in texts.items()
-        if path.startswith("server/table")
+        if _is_table_module(path)
         for node in ast.walk(ast.parse(text))
         if isinstance(node, ast.ClassDef)
     }
@@ -232,7 +247,8 @@ def part_given(texts: dict[str, str]) -> dict[str, tuple[list[str], int]]:
     can reach through them, each counted once as its owner's (`table.now`, `seats.names`):
     what each type offers, and through a part held there, that part's names and its own
     table's (as its constructor types it)."""
-    modules = _part_modules(texts["server/table.py"])
+    table_path = _table_path(texts)
+    modules = _part_modules(texts[table_path], table_path.rpartition("/")[0])
     classes = _classes(texts)
     part_class = {
         part: next(
@@ -281,7 +297,7 @@ def part_given(texts: dict[str, str]) -> dict[str, tuple[list[str], int]]:
 def sources_at(commit: str) -> dict[str, str]:
     """The table's modules as they are in `commit`."""
     names = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-tree", "--name-only", commit, "server/"],
+        ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", commit, "server/"],
         capture_output=True,
         text=True,
         check=True,
@@ -294,7 +310,7 @@ def sources_at(commit: str) -> dict[str, str]:
             check=True,
         ).stdout
         for path in names
-        if path.startswith("server/table") and path.endswith(".py")
+        if _is_table_module(path)
     }
 
 
@@ -312,8 +328,8 @@ def table_classes(parts: dict[str, tuple[type, list[str]]]) -> list[tuple[str, s
 
 def message_declarations(texts: dict[str, str]) -> dict[str, int]:
     """For each client message type: the files of shared/ and server/ that name it."""
-    from tonk.shared import protocol as p
-    from tonk.shared.client_messages import CLIENT_TYPES
+    from tonk.shared.wire import protocol as p
+    from tonk.shared.wire.client_messages import CLIENT_TYPES
 
     constants = {
         value: name for name, value in vars(p).items() if name.isupper() and isinstance(value, str)
@@ -382,7 +398,7 @@ def untyped_maps(texts: dict[str, str]) -> dict[str, int]:
 
 
 #: The modules the messages are declared in.
-MESSAGE_MODULES = ("shared/client_messages.py", "shared/server_messages.py")
+MESSAGE_MODULES = ("shared/wire/client_messages.py", "shared/wire/server_messages.py")
 
 
 def _is_message(node: ast.ClassDef) -> bool:

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import loadkit as lk
 from netclient import NetClient
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 ADDRESS_SHARE = 60  # connections from one loopback address (the default limit is 64)
 MOMENTS = (2.0, 10.0, 20.0, 50.0)  # seconds after the silent connections are all open

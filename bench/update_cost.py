@@ -16,10 +16,10 @@ import random
 import statistics
 import time
 
-from tonk.server.table import Table, TableConfig
-from tonk.shared.bots import make_bot
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
+from tonk.server.tables.table import Table, TableConfig
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
 
 REPLY_TO = 12345
 

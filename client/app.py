@@ -16,17 +16,11 @@ from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
-from .coaching import advice_text
 from .connection import Connection, Opener, TableRequest
-from .dialogs import (
-    EndOfHandModal,
-    HandReplayScreen,
-    HistoryScreen,
-    StandingsScreen,
-)
+from .dialogs import EndOfHandModal, HandReplayScreen, HistoryScreen, StandingsScreen
 from .dialogs.standings import MOVED
 from .keys import KeyedApp
 from .messages import (
@@ -47,11 +41,12 @@ from .messages import (
     StandingsArrived,
     TableChanged,
 )
+from .model.state import TableInfo, TableState
 from .practice import PracticeServer, start_practice_server
-from .render import CardStyle
 from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
-from .state import TableInfo, TableState
 from .terminal import AsciiOnly, NoColour
+from .text.coaching import advice_text
+from .text.render import CardStyle
 from .tokens import SeatTokens
 from .widgets import TooSmall
 

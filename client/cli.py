@@ -10,12 +10,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.protocol import DEFAULT_PORT
-from tonk.shared.rules import PRESETS
+from tonk.shared.bots.bots import BOT_STRATEGIES
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.wire.protocol import DEFAULT_PORT
 
 from .app import ClientConfig, TonkApp
-from .render import CardStyle
+from .text.render import CardStyle
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -13,12 +13,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.message import Message
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 from .messages import ConnectFailed, LinkLost, wrapped
-from .model import ClientModel, Fatal, LinkDown, TableRequest
-from .render import CardStyle
+from .model.model import ClientModel, Fatal, LinkDown, TableRequest
+from .text.render import CardStyle
 from .tokens import SeatTokens
 
 __all__ = ["Connection", "Opener", "TableRequest", "describe_os_error"]

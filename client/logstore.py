@@ -17,7 +17,7 @@ from rich.errors import MarkupError
 from rich.text import Text
 from tonk.shared.records import record
 
-from .state import LogLine
+from .model.state import LogLine
 
 #: A kept log not written to for this long is deleted (its table is long over).
 KEEP_DAYS = 14

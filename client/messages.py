@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from textual.message import Message
-from tonk.shared import messages as m
+from tonk.shared.wire import messages as m
 
-from . import reports
 from .keys import MoveAnswer, Progress
+from .model import reports
 from .tablerequest import TableRequest
 
 R = TypeVar("R", bound=reports.Report)

@@ -3,8 +3,8 @@ seat at it once we sit (the practice table's, or the lobby form's)."""
 
 from __future__ import annotations
 
-from tonk.shared import messages as m
 from tonk.shared.records import record
+from tonk.shared.wire import messages as m
 
 
 @record

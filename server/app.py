@@ -13,27 +13,27 @@ import logging
 import socket
 import time
 
-from tonk.shared import link as ln
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.words import plural
+from tonk.shared.bots.bots import BOT_STRATEGIES
+from tonk.shared.game.words import plural
+from tonk.shared.wire import link as ln
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
-from . import ports
-from . import store as st
 from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, listen_backlog
 from .connection import Connection
-from .door_names import DoorNames
-from .door_starts import AppStarts
-from .host import HostedTable
-from .lobby import Lobby
-from .paths import default_db_path
-from .rematch import open_rematch
+from .doors.door_names import DoorNames
+from .doors.door_starts import AppStarts
 from .requests import Requests
-from .seating import Seating
-from .standings import StandingsReader
-from .table import RequestError, Table, TableConfig
-from .timekeeping import CLOCK_TICK, LostTime, check_deadlines, housekeeping_tick
+from .store import ports
+from .store import store as st
+from .store.paths import default_db_path
+from .store.standings import StandingsReader
+from .tables.host import HostedTable
+from .tables.lobby import Lobby
+from .tables.rematch import open_rematch
+from .tables.seating import Seating
+from .tables.table import RequestError, Table, TableConfig
+from .tables.timekeeping import CLOCK_TICK, LostTime, check_deadlines, housekeeping_tick
 
 # (The configuration is config.py's; its names are here too, where the server is.)
 __all__ = [

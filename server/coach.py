@@ -1,5 +1,5 @@
 """The coach's questions (`coach`), answered off every table's event loop: each is worked out
-in a process of the coach's own (tonk.shared.coach; a practice table's embedded server: in a
+in a process of the coach's own (tonk.shared.bots.coach; a practice table's embedded server: in a
 thread), at most as many at once as the host allows (`tonk-server --coach N`; 0 turns the
 coach off), more refused until one is done. A settled hand is read from the database (in a
 thread, on a read-only connection); a hint on the hand in play is given only where no other
@@ -14,17 +14,17 @@ import random
 from pathlib import Path
 from typing import Any
 
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.advice import Advice
-from tonk.shared.coach import NotADecision, advise_record
-from tonk.shared.hand import HandRecord
-from tonk.shared.history import seat_in
-from tonk.shared.wire import SeatKind
+from tonk.shared.bots.coach import NotADecision, advise_record
+from tonk.shared.game.hand import HandRecord
+from tonk.shared.game.history import seat_in
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.advice import Advice
+from tonk.shared.wire.wire import SeatKind
 
-from . import history
-from .table import Table
-from .table_core import RequestError
+from .store import history
+from .tables.table import Table
+from .tables.table_core import RequestError
 
 
 def _advise(record: dict[str, Any], seat: int, at: int | None, seed: str) -> dict[str, Any]:

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from tonk.shared import protocol as p
-from tonk.shared.rematch import REMATCH_WAIT
-from tonk.shared.rules import PRESETS, HouseRules
+from tonk.shared.game.rematch import REMATCH_WAIT
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.wire import protocol as p
 
-from .paths import default_db_path
+from .store.paths import default_db_path
 
 #: The listening socket's queue is never shorter than this (asyncio's default is 100)...
 MIN_BACKLOG = 128

@@ -14,11 +14,11 @@ import sys
 import termios
 from collections import deque
 
-from tonk.shared import protocol
-from tonk.shared.link import ServerLink
-from tonk.shared.messages import Error, ServerMessage
+from tonk.shared.wire import protocol
+from tonk.shared.wire.link import ServerLink
+from tonk.shared.wire.messages import Error, ServerMessage
 
-from .seating import Places
+from .tables.seating import Places
 
 log = logging.getLogger("tonk.server")
 
@@ -112,7 +112,7 @@ class Connection:
         self.name: str | None = None
         # The name the SSH door proved with a key (a connection it opened), else None.
         self.door_name: str | None = None
-        self.link = link  # the handshake and heartbeats (tonk.shared.link)
+        self.link = link  # the handshake and heartbeats (tonk.shared.wire.link)
         self._places = places
         self.request_id: int | None = None  # the "id" of the request being handled
         self.busy = False  # a request of it is being handled (nothing more is read meanwhile)

@@ -1,5 +1,5 @@
 """The requests of a connection in the lobby or at a table (after the handshake, which is
-tonk.shared.link's): answered here, or handed to the table they are for."""
+tonk.shared.wire.link's): answered here, or handed to the table they are for."""
 
 from __future__ import annotations
 
@@ -10,20 +10,21 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol, TypeVar, get_args
 
-from tonk.shared import link as ln
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.session import creators_stake
+from tonk.shared.game.session import creators_stake
+from tonk.shared.wire import link as ln
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
-from . import coach, history
-from . import store as st
+from . import coach
 from .connection import Connection
-from .host import TableHost
-from .lobby import Lobby
-from .seating import Seating
-from .standings import BadPeriod, StandingsReader, period_of
-from .table import CLOSED, FINISHED, RequestError, Table
-from .table_options import given, table_config
+from .store import history
+from .store import store as st
+from .store.standings import BadPeriod, StandingsReader, period_of
+from .tables.host import TableHost
+from .tables.lobby import Lobby
+from .tables.seating import Seating
+from .tables.table import CLOSED, FINISHED, RequestError, Table
+from .tables.table_options import given, table_config
 
 log = logging.getLogger("tonk.server")
 

@@ -34,13 +34,13 @@ import functools
 import random
 from typing import Any
 
-from .actions import Event
-from .cards import DECK, Card
-from .legality import Phase
-from .rules import HouseRules
-from .settlement import Settlement
-from .spreads import Spread
-from .view import SeatView
+from .game.actions import Event
+from .game.cards import DECK, Card
+from .game.legality import Phase
+from .game.rules import HouseRules
+from .game.settlement import Settlement
+from .game.spreads import Spread
+from .game.view import SeatView
 
 
 def _writable(frozen: type[Any]) -> type[Any]:

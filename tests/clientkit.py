@@ -14,11 +14,11 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.connection import TableRequest
-from tonk.client.render import CardStyle
+from tonk.client.model.state import TableState
 from tonk.client.screens import LobbyScreen
-from tonk.client.state import TableState
-from tonk.shared import messages as m
-from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
+from tonk.client.text.render import CardStyle
+from tonk.shared.game.cards import format_cards, parse_card, parse_cards, stacked_deck
+from tonk.shared.wire import messages as m
 
 if TYPE_CHECKING:
     from netclient import NetClient

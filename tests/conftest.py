@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from ptyterm import Term
 from sshkit import DoorServer, require_tool
-from tonk.server.store import Store
+from tonk.server.store.store import Store
 
 
 @pytest.fixture

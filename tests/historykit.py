@@ -12,13 +12,19 @@ from typing import Any
 
 from netclient import NetClient
 from rulekit import random_action
-from tonk.shared import protocol as p
-from tonk.shared.actions import Action
-from tonk.shared.cards import format_cards, parse_card, parse_cards, shuffled_deck, stacked_deck
-from tonk.shared.hand import Hand
-from tonk.shared.messages import action_request
-from tonk.shared.rules import PRESETS
-from tonk.shared.settlement import Ending
+from tonk.shared.game.actions import Action
+from tonk.shared.game.cards import (
+    format_cards,
+    parse_card,
+    parse_cards,
+    shuffled_deck,
+    stacked_deck,
+)
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.settlement import Ending
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import action_request
 
 PLAYERS = 3
 DEALER = 2  # seat 0 plays first

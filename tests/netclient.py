@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from tonk.server.app import Limits, ServerConfig, TonkServer
-from tonk.shared import protocol as p
-from tonk.shared.messages import action_request
-from tonk.shared.view import SeatView
+from tonk.shared.game.view import SeatView
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import action_request
 
 TIMEOUT = 10.0
 #: The answers that carry the `reply_to` of the request they answer.

@@ -17,9 +17,9 @@ from typing import Any
 
 from netclient import NetClient, ServerClosed
 from termkit import loopback_args
-from tonk.server import audit
 from tonk.server.app import TonkServer
-from tonk.shared import protocol as p
+from tonk.server.commands import audit
+from tonk.shared.wire import protocol as p
 
 
 def frame(payload: bytes) -> bytes:

@@ -8,12 +8,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import Any
 
-from tonk.shared.actions import Action, Discard, DrawStock, Drop, TakeDiscard
-from tonk.shared.cards import Card, parse_card, parse_cards, stacked_deck
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS, HouseRules
-from tonk.shared.settlement import Settlement
-from tonk.shared.view import Phase
+from tonk.shared.game.actions import Action, Discard, DrawStock, Drop, TakeDiscard
+from tonk.shared.game.cards import Card, parse_card, parse_cards, stacked_deck
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.game.settlement import Settlement
+from tonk.shared.game.view import Phase
 
 
 def cards(text: str) -> tuple[Card, ...]:

@@ -9,8 +9,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tonk.server import store as st
-from tonk.shared.settlement import Ending, Payment, Settlement
+from tonk.server.store import store as st
+from tonk.shared.game.settlement import Ending, Payment, Settlement
 
 #: A seat: (name, kind).
 Seat = tuple[str, str]

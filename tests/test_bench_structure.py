@@ -60,7 +60,8 @@ def test_the_structure_counts_point_at_what_they_count() -> None:
     median, most = found["files naming a client message (median, most)"]
     assert 1 <= median <= most
     modules = [
-        (ROOT / "shared" / f"{side}_messages.py").read_text() for side in ("client", "server")
+        (ROOT / "shared" / "wire" / f"{side}_messages.py").read_text()
+        for side in ("client", "server")
     ]
     for kind in ("message to_wire/from_wire by hand", "their values' to_wire/from_wire by hand"):
         for place in found[kind]:

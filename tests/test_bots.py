@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 from rulekit import deal
-from tonk.shared.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from tonk.shared.bots import BOT_STRATEGIES, BotError, ExpertBot, SharpBot, make_bot
-from tonk.shared.cards import Card, count, parse_card, parse_cards, shuffled_deck
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS, HouseRules
-from tonk.shared.settlement import Ending
-from tonk.shared.sharp import best_lay
-from tonk.shared.sim import play_hand, simulate
-from tonk.shared.spreads import Spread, SpreadKind
-from tonk.shared.view import Phase, SeatView
+from tonk.shared.bots.bots import BOT_STRATEGIES, BotError, ExpertBot, SharpBot, make_bot
+from tonk.shared.bots.sharp import best_lay
+from tonk.shared.game.actions import Action, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
+from tonk.shared.game.cards import Card, count, parse_card, parse_cards, shuffled_deck
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.game.settlement import Ending
+from tonk.shared.game.spreads import Spread, SpreadKind
+from tonk.shared.game.view import Phase, SeatView
+from tonk.shared.sim.play import play_hand, simulate
 
 OPTIONS: list[dict[str, Any]] = [
     {},

@@ -6,7 +6,7 @@ import random
 
 import pytest
 from tonk.shared import _speedups
-from tonk.shared.cards import (
+from tonk.shared.game.cards import (
     DECK,
     Card,
     CardError,

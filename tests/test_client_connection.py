@@ -31,7 +31,7 @@ from tonk.client.connection import describe_os_error
 from tonk.client.practice import start_practice_server
 from tonk.client.screens import TableScreen
 from tonk.client.tokens import SeatRecord, SeatTokens
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 
 async def test_a_dropped_link_reconnects_and_resumes_the_seat(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from sshkit import DoorServer, SSHTerminal, make_key
 from termkit import command_path, tonk_server
 from test_client_e2e import client_env, kitchen_hand, leave_and_quit
 from tonk.client.dialogs import HandReplayScreen, HistoryScreen
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 
 async def play_and_look_back(term: Term, port: int) -> None:

@@ -22,7 +22,9 @@ def server_modules_loaded_by(statement: str, package: str = "tonk.server") -> li
     return names
 
 
-@pytest.mark.parametrize("module", ["tonk.client.app", "tonk.client.cli", "tonk.client.door_child"])
+@pytest.mark.parametrize(
+    "module", ["tonk.client.app", "tonk.client.cli", "tonk.client.door.door_child"]
+)
 def test_a_client_loads_nothing_of_the_server_until_a_practice_table_is_asked_for(
     module: str,
 ) -> None:
@@ -38,24 +40,32 @@ def test_a_practice_table_loads_the_servers_embedded_entry_point() -> None:
         "    await server.close()\n"
         "asyncio.run(main())"
     )
-    assert "tonk.server.embedded" in loaded and "tonk.server.store" in loaded
+    assert "tonk.server.embedded" in loaded and "tonk.server.store.store" in loaded
 
 
-@pytest.mark.parametrize("module", ["tonk.client.app", "tonk.client.cli", "tonk.client.door_child"])
+@pytest.mark.parametrize(
+    "module", ["tonk.client.app", "tonk.client.cli", "tonk.client.door.door_child"]
+)
 def test_a_client_loads_neither_the_hand_engine_nor_the_bots_search(module: str) -> None:
     loaded = server_modules_loaded_by(f"import {module}", "tonk.shared")
-    assert "tonk.shared.view" in loaded and "tonk.shared.bots" in loaded  # (the probe works)
-    assert not {"tonk.shared.hand", "tonk.shared.session", "tonk.shared.sharp"} & set(loaded)
-    assert "tonk.shared.expert" not in loaded
+    assert (
+        "tonk.shared.game.view" in loaded and "tonk.shared.bots.bots" in loaded
+    )  # (the probe works)
+    assert not {
+        "tonk.shared.game.hand",
+        "tonk.shared.game.session",
+        "tonk.shared.bots.sharp",
+    } & set(loaded)
+    assert "tonk.shared.bots.expert" not in loaded
 
 
 def test_the_bot_registry_makes_each_strategy_and_gives_its_class_when_asked() -> None:
     loaded = server_modules_loaded_by(
         "import random\n"
-        "from tonk.shared.bots import BOT_STRATEGIES, SharpBot, make_bot\n"
+        "from tonk.shared.bots.bots import BOT_STRATEGIES, SharpBot, make_bot\n"
         "bots = [make_bot(name, random.Random(1)) for name in BOT_STRATEGIES]\n"
         "assert [bot.strategy for bot in bots] == list(BOT_STRATEGIES)\n"
         "assert isinstance(bots[1], SharpBot) and type(bots[1]) is SharpBot",
         "tonk.shared",
     )
-    assert "tonk.shared.expert" in loaded and "tonk.shared.hand" in loaded
+    assert "tonk.shared.bots.expert" in loaded and "tonk.shared.game.hand" in loaded

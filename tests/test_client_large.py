@@ -12,7 +12,7 @@ from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
 from tonk.client.widgets.seats import places
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 
 def env(tmp_path: Path) -> dict[str, str]:

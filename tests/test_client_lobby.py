@@ -36,8 +36,8 @@ from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, S
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.screens.lobby import LOBBY_COLUMNS
 from tonk.client.widgets import HandView, KeyBar, PlayersPanel, StatusBar
-from tonk.shared import protocol as p
-from tonk.shared.rules import OPTIONS
+from tonk.shared.game.rules import OPTIONS
+from tonk.shared.wire import protocol as p
 
 
 async def new_table_form(pilot: Pilot[Any]) -> CreateTableScreen:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from rulekit import deal
-from tonk.client.model import ClientModel, Fatal, LinkDown, TableRequest
-from tonk.client.reports import (
+from tonk.client.model.model import ClientModel, Fatal, LinkDown, TableRequest
+from tonk.client.model.reports import (
     Connected,
     HandEnded,
     JoinNotice,
@@ -20,14 +20,14 @@ from tonk.client.reports import (
     StandingsArrived,
     TableChanged,
 )
-from tonk.client.state import TableState
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.actions import Discard, DrawStock, Drop
-from tonk.shared.hand import Hand
+from tonk.client.model.state import TableState
+from tonk.shared.game.actions import Discard, DrawStock, Drop
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import HouseRules
+from tonk.shared.game.settlement import Settlement
 from tonk.shared.records import replaced
-from tonk.shared.rules import HouseRules
-from tonk.shared.settlement import Settlement
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 WELCOME = m.Welcome(p.PROTOCOL_VERSION, "tonk-server test", "Kim", {"heartbeat": 4}, False)
 
@@ -110,7 +110,7 @@ def test_the_model_imports_nothing_of_textual() -> None:
     """The model is plain Python over the core: what it reports are its own values, which the
     connection wraps for the App."""
     probe = (
-        "import sys, tonk.client.model, tonk.client.reports\n"
+        "import sys, tonk.client.model.model, tonk.client.model.reports\n"
         "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
     )
     found = subprocess.run(

@@ -12,12 +12,13 @@ from clientkit import wait_for
 from rulekit import deal
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from tonk.client import keys, reports
+from tonk.client import keys
 from tonk.client.keys import KeyedApp, MoveAnswer
 from tonk.client.messages import HandEnded, LeftTable, LinkLost, ServerRefused, TableChanged
-from tonk.client.state import PlayerInfo, TableState
-from tonk.shared.actions import Drop
-from tonk.shared.rules import HouseRules
+from tonk.client.model import reports
+from tonk.client.model.state import PlayerInfo, TableState
+from tonk.shared.game.actions import Drop
+from tonk.shared.game.rules import HouseRules
 
 
 class Counter(KeyedApp):

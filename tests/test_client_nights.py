@@ -19,10 +19,10 @@ from textual.widgets import Static
 from tonk.client.messages import Request
 from tonk.client.screens import NightsScreen
 from tonk.client.tablerequest import TableRequest
-from tonk.server import store as st
-from tonk.shared import messages as m
-from tonk.shared.settlement import Ending
-from tonk.shared.standings import night_of
+from tonk.server.store import store as st
+from tonk.shared.game.settlement import Ending
+from tonk.shared.game.standings import night_of
+from tonk.shared.wire import messages as m
 
 LONG = ("Bartholomew Featherstonehaugh", "human")
 PEOPLE: list[Seat] = [("Ann", "human"), LONG, ("Ada (bot)", "bot")]

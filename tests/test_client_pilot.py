@@ -22,9 +22,9 @@ from tonk.client.app import TonkApp
 from tonk.client.dialogs import ConfirmModal, DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.widgets import HandView
-from tonk.shared.cards import format_cards, parse_card
-from tonk.shared.spreads import SpreadKind
-from tonk.shared.view import Phase
+from tonk.shared.game.cards import format_cards, parse_card
+from tonk.shared.game.spreads import SpreadKind
+from tonk.shared.game.view import Phase
 
 
 async def test_a_whole_hand_played_with_the_keys(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 from tonk.client.cli import build_parser, config_from_args, parse_address
-from tonk.client.render import (
+from tonk.client.text.render import (
     CardStyle,
     card_text,
     ending_line,
@@ -17,10 +17,10 @@ from tonk.client.render import (
     sparkline,
     spread_line,
 )
-from tonk.shared.actions import Event
-from tonk.shared.cards import Suit, parse_card, parse_cards
-from tonk.shared.settlement import Ending, Payment, Settlement
-from tonk.shared.spreads import Spread, SpreadKind
+from tonk.shared.game.actions import Event
+from tonk.shared.game.cards import Suit, parse_card, parse_cards
+from tonk.shared.game.settlement import Ending, Payment, Settlement
+from tonk.shared.game.spreads import Spread, SpreadKind
 
 NAMES = ["You", "Goblin", "Elmo"]
 
@@ -174,9 +174,9 @@ def test_the_command_line_names_each_bots_strategy() -> None:
 
 
 def test_a_paused_table_says_why_in_the_status_line() -> None:
-    from tonk.client.state import TableState
+    from tonk.client.model.state import TableState
     from tonk.client.widgets import turn_message
-    from tonk.shared.rules import HouseRules
+    from tonk.shared.game.rules import HouseRules
 
     state = TableState("1", "t", HouseRules(), 1, "chips", 0, (), paused="the disk is full")
     assert turn_message(state) == "Play is paused: the disk is full"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from clientkit import at_the_table, joined_app, log_text, table_request, table_state, wait_for
 from netclient import NetClient, start_server
-from tonk.client.seatnews import seat_news
-from tonk.shared import messages as m
+from tonk.client.model.seatnews import seat_news
+from tonk.shared.wire import messages as m
 
 
 def seat(name: str | None, status: str, kind: str = "human") -> m.PlayerSummary:

@@ -9,8 +9,8 @@ from clientkit import at_my_turn, practice_app, table_state
 from textual.pilot import Pilot
 from tonk.client.app import TonkApp
 from tonk.client.widgets.table import SpreadsPanel
-from tonk.shared.cards import parse_card, parse_cards
-from tonk.shared.spreads import Spread, SpreadKind
+from tonk.shared.game.cards import parse_card, parse_cards
+from tonk.shared.game.spreads import Spread, SpreadKind
 
 RUN, BOOK = SpreadKind.RUN, SpreadKind.BOOK
 

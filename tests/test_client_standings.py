@@ -14,8 +14,8 @@ from textual.app import App
 from textual.widgets import Static
 from tonk.client.dialogs import StandingsScreen
 from tonk.client.messages import Request
-from tonk.client.reports import RematchChanged, SessionEnded
-from tonk.shared import messages as m
+from tonk.client.model.reports import RematchChanged, SessionEnded
+from tonk.shared.wire import messages as m
 
 STANDINGS = (("Ann", 3), ("Ada (bot)", 0), ("Bob", -3))
 LAST = ("Hand 4: Ann tonked out.", "Bob pays Ann 3 chips")

@@ -35,14 +35,14 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
-from tonk.client import reports
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import DropModal, EndOfHandModal
 from tonk.client.messages import TableChanged
-from tonk.client.model import ClientModel
+from tonk.client.model import reports
+from tonk.client.model.model import ClientModel
+from tonk.client.model.state import LogLine, PlayerInfo, TableState
+from tonk.client.model.tableseen import TableSeen
 from tonk.client.screens import TableScreen
-from tonk.client.state import LogLine, PlayerInfo, TableState
-from tonk.client.tableseen import TableSeen
 from tonk.client.widgets import (
     CentrePanel,
     HandView,
@@ -57,11 +57,11 @@ from tonk.client.widgets import (
     player_lines,
     turn_message,
 )
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.cards import format_cards, parse_card
-from tonk.shared.rules import HouseRules
-from tonk.shared.view import Phase, SeatView
+from tonk.shared.game.cards import format_cards, parse_card
+from tonk.shared.game.rules import HouseRules
+from tonk.shared.game.view import Phase, SeatView
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 
 def me_away(app: Any) -> bool:

@@ -11,10 +11,10 @@ from netclient import start_server
 from textual.pilot import Pilot
 from tonk.client.dialogs import DropModal, EndOfHandModal, HitChooser
 from tonk.client.dialogs.confirm import TapHint
-from tonk.client.render import CARD_WIDTH
 from tonk.client.screens import TableScreen
+from tonk.client.text.render import CARD_WIDTH
 from tonk.client.widgets import HandView, KeyBar
-from tonk.shared.cards import format_cards, parse_card
+from tonk.shared.game.cards import format_cards, parse_card
 
 
 async def tap_card(pilot: Pilot[None], hand: HandView, index: int) -> None:

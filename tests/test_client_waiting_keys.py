@@ -18,9 +18,9 @@ from clientkit import (
 )
 from netclient import NetClient, start_server
 from tonk.client.dialogs import ConfirmModal
-from tonk.client.state import PlayerInfo, TableState
+from tonk.client.model.state import PlayerInfo, TableState
 from tonk.client.widgets import player_lines
-from tonk.shared.rules import HouseRules
+from tonk.shared.game.rules import HouseRules
 
 
 def player_named(app, name):

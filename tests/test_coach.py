@@ -1,4 +1,4 @@
-"""The coach's core (tonk.shared.coach): the expert's view of one decision, from what the seat
+"""The coach's core (tonk.shared.bots.coach): the expert's view of one decision, from what the seat
 had seen then and nothing more."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ import random
 
 import pytest
 from test_bots import hidden_swapped
-from tonk.shared.actions import Discard, DrawStock, Drop
-from tonk.shared.advice import Advice
-from tonk.shared.cards import parse_card, parse_cards, shuffled_deck, stacked_deck
-from tonk.shared.coach import NotADecision, advise_record
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.rules import PRESETS
+from tonk.shared.bots.coach import NotADecision, advise_record
+from tonk.shared.game.actions import Discard, DrawStock, Drop
+from tonk.shared.game.cards import parse_card, parse_cards, shuffled_deck, stacked_deck
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.wire.advice import Advice
 
 DEALER = 0
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from historykit import DEALER, ask, play_hand, scripted
 from netclient import NetClient, start_server
-from tonk.shared import protocol as p
-from tonk.shared.advice import Advice
-from tonk.shared.cards import parse_cards
-from tonk.shared.coach import advise_record
-from tonk.shared.hand import HandRecord
-from tonk.shared.messages import validate_server
-from tonk.shared.rules import PRESETS
+from tonk.shared.bots.coach import advise_record
+from tonk.shared.game.cards import parse_cards
+from tonk.shared.game.hand import HandRecord
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.advice import Advice
+from tonk.shared.wire.messages import validate_server
 
 
 async def refused(client: NetClient, message: dict[str, Any], code: str) -> str:

@@ -24,10 +24,10 @@ from reliakit import (
     wait_until,
 )
 from termkit import free_port
-from tonk.server import store as st
 from tonk.server.connection import Connection
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
+from tonk.server.store import store as st
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 
 async def test_sigkill_right_after_each_ack_loses_nothing_and_the_hand_goes_on(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from netclient import NetClient
 from sshkit import DoorServer, SSHTerminal, make_key
 from test_client_waiting import bells
-from tonk.server.door_request import bell_choice
+from tonk.server.doors.door_request import bell_choice
 
 
 def friday_with_a_bot(port: int) -> None:

@@ -23,9 +23,9 @@ from test_ssh_door import (
     terminal,
     to_the_end,
 )
-from tonk.server import door as door_module
-from tonk.server.door import SSHDoor
-from tonk.shared import protocol as p
+from tonk.server.doors import door as door_module
+from tonk.server.doors.door import SSHDoor
+from tonk.shared.wire import protocol as p
 
 FLOODS = {
     "letters": b"a" * 65536,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 from rulekit import card, cards, deal, play, rules_of, snapshot
-from tonk.shared.actions import (
+from tonk.shared.game.actions import (
     Action,
     Discard,
     DrawStock,
@@ -19,12 +19,12 @@ from tonk.shared.actions import (
     LaySpread,
     TakeDiscard,
 )
-from tonk.shared.cards import DECK, Card
-from tonk.shared.hand import Hand, cut_for_deal
-from tonk.shared.rules import PRESETS
-from tonk.shared.settlement import Ending
-from tonk.shared.spreads import Spread, SpreadKind
-from tonk.shared.view import Phase, why_not
+from tonk.shared.game.cards import DECK, Card
+from tonk.shared.game.hand import Hand, cut_for_deal
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.settlement import Ending
+from tonk.shared.game.spreads import Spread, SpreadKind
+from tonk.shared.game.view import Phase, why_not
 
 # Three seats, seat 2 deals, seat 0 plays first. Nobody tonks on the deal under any preset.
 SEAT0 = "5c 6c 7c Ks Qd"  # 38, a run of clubs

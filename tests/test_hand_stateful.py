@@ -22,7 +22,7 @@ from hypothesis.stateful import (
     rule,
 )
 from rulekit import random_action, snapshot
-from tonk.shared.actions import (
+from tonk.shared.game.actions import (
     Action,
     Discard,
     DrawStock,
@@ -32,11 +32,11 @@ from tonk.shared.actions import (
     LaySpread,
     TakeDiscard,
 )
-from tonk.shared.cards import DECK, Card
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.rules import PRESETS, HouseRules
-from tonk.shared.spreads import Spread, can_hit, find_spreads, spread_kind
-from tonk.shared.view import LegalActions, Phase, SeatView, legal_actions
+from tonk.shared.game.cards import DECK, Card
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.game.spreads import Spread, can_hit, find_spreads, spread_kind
+from tonk.shared.game.view import LegalActions, Phase, SeatView, legal_actions
 
 # A generous bound on one hand's actions: the stock holds at most 41 cards, and random play
 # draws from an empty stock (ending the hand) most of the time.

@@ -8,10 +8,10 @@ import random
 import pytest
 from historykit import DEALER, ENDINGS, scripted
 from rulekit import play_randomly
-from tonk.shared.cards import parse_cards
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.history import HistoryStep, hand_steps, hand_summary, seat_in
-from tonk.shared.rules import PRESETS
+from tonk.shared.game.cards import parse_cards
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.history import HistoryStep, hand_steps, hand_summary, seat_in
+from tonk.shared.game.rules import PRESETS
 
 
 def recorded(seed: int, preset: str = "classic", players: int = 3) -> HandRecord:

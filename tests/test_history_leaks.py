@@ -19,11 +19,11 @@ import pytest
 from historykit import ENDINGS, Scripted, answer, play_hand, scripted
 from netclient import NetClient, cards_in, start_server
 from test_server_leaks import Truth
-from tonk.server import history
-from tonk.shared import protocol as p
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.history import HistoryStep
-from tonk.shared.rules import PRESETS
+from tonk.server.store import history
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.history import HistoryStep
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.wire import protocol as p
 
 
 async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str, Any]:

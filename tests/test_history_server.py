@@ -13,10 +13,10 @@ from typing import Any
 
 from historykit import DEALER, ask, play_hand, scripted
 from netclient import NetClient, start_server
-from tonk.server import history
-from tonk.shared import protocol as p
-from tonk.shared.messages import action_request, validate_server
-from tonk.shared.settle_up import settle_up
+from tonk.server.store import history
+from tonk.shared.game.settle_up import settle_up
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import action_request, validate_server
 
 
 async def refused(client: NetClient, message: dict[str, Any], code: str) -> str:

@@ -25,8 +25,8 @@ from reliakit import (
     table_keeps_playing,
     wait_until,
 )
-from tonk.shared import protocol as p
-from tonk.shared.messages import validate_server
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import validate_server
 
 #: What a broken stream may be told: the framing and shape errors, all fatal.
 STREAM_ERRORS = {

@@ -12,10 +12,10 @@ from netclient import NetClient
 from ptyterm import Term
 from sshkit import DoorServer, claim_and_quit, make_key
 from termkit import command_path, tonk_server
-from tonk.client.lobbylist import named
-from tonk.client.state import TableInfo
-from tonk.server.invite import ordered
-from tonk.shared import messages as m
+from tonk.client.model.lobbylist import named
+from tonk.client.model.state import TableInfo
+from tonk.server.commands.invite import ordered
+from tonk.shared.wire import messages as m
 
 
 def invite(*args: str) -> subprocess.CompletedProcess[str]:

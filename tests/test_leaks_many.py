@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from netclient import NetClient, start_server
 from test_server_leaks import Truth
-from tonk.server.table_play import TablePlay
-from tonk.shared import protocol as p
-from tonk.shared.hand import Hand, HandRecord
+from tonk.server.tables.table_play import TablePlay
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.wire import protocol as p
 
 PRESETS = ("classic", "speno", "pagat", "black-tonk")
 

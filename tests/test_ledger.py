@@ -7,10 +7,10 @@ import random
 from itertools import accumulate
 
 from rulekit import play_randomly
-from tonk.shared.hand import Hand
-from tonk.shared.ledger import Ledger, LedgerEntry, balances_before, running_balances
-from tonk.shared.rules import PRESETS
-from tonk.shared.settlement import Ending, Payment, Settlement
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.ledger import Ledger, LedgerEntry, balances_before, running_balances
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.settlement import Ending, Payment, Settlement
 
 
 def settlement(ending: Ending, *payments: tuple[int, int, int]) -> Settlement:

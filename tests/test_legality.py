@@ -8,7 +8,7 @@ import random
 
 import pytest
 from rulekit import random_action
-from tonk.shared.actions import (
+from tonk.shared.game.actions import (
     Action,
     Discard,
     DrawStock,
@@ -18,10 +18,10 @@ from tonk.shared.actions import (
     LaySpread,
     TakeDiscard,
 )
-from tonk.shared.cards import DECK
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
-from tonk.shared.view import why_not
+from tonk.shared.game.cards import DECK
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.view import why_not
 
 NAMES = ["Kim", "Ada", "Bix", "Cy"]
 

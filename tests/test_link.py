@@ -1,4 +1,4 @@
-"""The handshake, heartbeats, resume and resync as plain state machines (tonk.shared.link),
+"""The handshake, heartbeats, resume and resync as plain state machines (tonk.shared.wire.link),
 without sockets or asyncio: a client's end and a server's end driven against each other, every
 message going through its frame (encoded, decoded, read back) as it would on the wire."""
 
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import random
 
-from tonk.shared import link as ln
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.bots import make_bot
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.wire import link as ln
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 LIMITS = {"max_frame": p.MAX_CLIENT_FRAME, "heartbeat": 15.0}
 TAKEN = {"Croaker"}  # a name the server refuses (as one claimed at the SSH door)

@@ -9,11 +9,11 @@ from collections.abc import Mapping
 
 import pytest
 from tonk.server import requests
-from tonk.shared import link
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
 from tonk.shared.records import replaced
-from tonk.shared.wire import ClientMessage, declared, field, message_type
+from tonk.shared.wire import link
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.wire import ClientMessage, declared, field, message_type
 
 INF = math.inf
 #: (field, kind, required, nullable, max_len, min_len, low, high, code), in the order declared.

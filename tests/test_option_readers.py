@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from tonk.client.dialogs.createtable import option_hint
 from tonk.client.dialogs.help import option_rows
-from tonk.server.cli import build_config, parse_args
-from tonk.server.sim import UsageError
-from tonk.server.sim import parse_args as sim_args
-from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, Option, parse_options
+from tonk.server.commands.cli import build_config, parse_args
+from tonk.shared.game.rules import OPTIONS, PRESETS, HouseRules, Option, parse_options
+from tonk.shared.sim.command import UsageError
+from tonk.shared.sim.command import parse_args as sim_args
 
 
 def typed(value: Any) -> str:

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from rulekit import card, deal
-from tonk.shared.actions import Action, Discard, DrawStock, Drop, Event, LaySpread, TakeDiscard
-from tonk.shared.bots import Bot, BotError
-from tonk.shared.cards import Card, count
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
-from tonk.shared.sim import play_hand
-from tonk.shared.view import Phase, SeatView
+from tonk.shared.bots.bots import Bot, BotError
+from tonk.shared.game.actions import Action, Discard, DrawStock, Drop, Event, LaySpread, TakeDiscard
+from tonk.shared.game.cards import Card, count
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.view import Phase, SeatView
+from tonk.shared.sim.play import play_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from rulekit import card, cards, deal, payment_table, play
-from tonk.shared.actions import Discard, DrawStock, Drop, Hit, IllegalAction, LaySpread
-from tonk.shared.cards import DECK
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS
-from tonk.shared.settlement import Ending
+from tonk.shared.game.actions import Discard, DrawStock, Drop, Hit, IllegalAction, LaySpread
+from tonk.shared.game.cards import DECK
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.settlement import Ending
 
 
 def stakes_for(preset: str, players: int) -> tuple[int, ...]:

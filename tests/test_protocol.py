@@ -8,10 +8,10 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.messages import Error
-from tonk.shared.wire import UNSET, ClientMessage, Unset, field, message_type
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import Error
+from tonk.shared.wire.wire import UNSET, ClientMessage, Unset, field, message_type
 
 
 def frame(payload: bytes) -> bytes:
@@ -219,7 +219,7 @@ def test_a_fatal_error_never_carries_reply_to():
 
 
 def test_rules_on_the_wire_carry_every_option_and_read_back_equal():
-    from tonk.shared.rules import PRESETS, HouseRules
+    from tonk.shared.game.rules import PRESETS, HouseRules
 
     for rules in [*PRESETS.values(), PRESETS["speno"].with_options({"hit_lock": 2})]:
         wire = rules.to_wire()
@@ -229,8 +229,8 @@ def test_rules_on_the_wire_carry_every_option_and_read_back_equal():
 
 
 def test_an_action_message_has_no_seat_and_its_cards_as_one_string():
-    from tonk.shared.actions import LaySpread
-    from tonk.shared.cards import parse_cards
+    from tonk.shared.game.actions import LaySpread
+    from tonk.shared.game.cards import parse_cards
 
     spread = LaySpread(2, parse_cards("10s Js Qs"))
     message = m.action_request(spread).to_wire()
@@ -240,8 +240,8 @@ def test_an_action_message_has_no_seat_and_its_cards_as_one_string():
 
 
 def test_a_move_crosses_the_wire_as_its_map_and_back_as_the_same_action():
-    from tonk.shared import actions
-    from tonk.shared.cards import parse_card, parse_cards
+    from tonk.shared.game import actions
+    from tonk.shared.game.cards import parse_card, parse_cards
 
     moves = [
         (actions.Drop(1), {"type": "drop"}),
@@ -261,9 +261,9 @@ def test_a_move_crosses_the_wire_as_its_map_and_back_as_the_same_action():
 
 
 def test_a_server_message_with_a_broken_map_inside_is_a_protocol_error():
-    from tonk.shared import messages as m
-    from tonk.shared.hand import Hand
-    from tonk.shared.rules import PRESETS, HouseRules
+    from tonk.shared.game.hand import Hand
+    from tonk.shared.game.rules import PRESETS, HouseRules
+    from tonk.shared.wire import messages as m
 
     hand = Hand(PRESETS["classic"], 2, 0, (1, 1))
     update = m.Update(7, 1, 0, tuple(hand.events_for(0, 0)), hand.view(0), None).to_wire()

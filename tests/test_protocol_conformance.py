@@ -23,10 +23,15 @@ import msgpack
 import pytest
 from netclient import NetClient, start_server
 from tonk.server.app import TonkServer
-from tonk.shared import protocol as p
-from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
-from tonk.shared.messages import CLIENT_MESSAGES, SERVER_MESSAGES, ranges_table, validate_server
-from tonk.shared.rules import OPTIONS, PRESETS
+from tonk.shared.game.cards import format_cards, parse_card, parse_cards, stacked_deck
+from tonk.shared.game.rules import OPTIONS, PRESETS
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import (
+    CLIENT_MESSAGES,
+    SERVER_MESSAGES,
+    ranges_table,
+    validate_server,
+)
 
 DOC = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
 V = p.PROTOCOL_VERSION

@@ -24,9 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from netclient import test_config as make_config
 from tonk.server.app import TonkServer
-from tonk.shared import protocol as p
-from tonk.shared.cards import DECK, CardError, parse_card
-from tonk.shared.messages import CLIENT_MESSAGES, SERVER_MESSAGES, validate_client, validate_server
+from tonk.shared.game.cards import DECK, CardError, parse_card
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import (
+    CLIENT_MESSAGES,
+    SERVER_MESSAGES,
+    validate_client,
+    validate_server,
+)
 
 CARDS = [str(card) for card in DECK]
 

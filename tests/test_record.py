@@ -8,10 +8,10 @@ import random
 
 import pytest
 from rulekit import card, cards, deal, play, play_randomly, rules_of, snapshot
-from tonk.shared.actions import Discard, DrawStock, Drop, IllegalAction, LaySpread
-from tonk.shared.cards import format_cards
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.rules import PRESETS
+from tonk.shared.game.actions import Discard, DrawStock, Drop, IllegalAction, LaySpread
+from tonk.shared.game.cards import format_cards
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.rules import PRESETS
 
 RECORD_KEYS = {"rules", "players", "dealer", "stakes", "multiplier", "deck", "actions"}
 

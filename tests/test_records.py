@@ -8,9 +8,9 @@ import dataclasses
 import pickle
 
 import pytest
-from tonk.shared import protocol as p
 from tonk.shared.records import record, record_defaults, record_fields, replaced
-from tonk.shared.wire import ClientMessage, field, message_type
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.wire import ClientMessage, field, message_type
 
 
 @record

@@ -1,12 +1,12 @@
-"""The rules of a rematch offer (tonk.shared.rematch), without a server: who is awaited, when
+"""The rules of a rematch offer (tonk.shared.game.rematch), without a server: who is awaited, when
 it goes ahead, when it is called off, and the standings added up across sessions."""
 
 from __future__ import annotations
 
 import pytest
-from tonk.shared import protocol as p
-from tonk.shared.rematch import Answer, Outcome, RematchOffer, combined_standings, why_off
-from tonk.shared.session import SessionError
+from tonk.shared.game.rematch import Answer, Outcome, RematchOffer, combined_standings, why_off
+from tonk.shared.game.session import SessionError
+from tonk.shared.wire import protocol as p
 
 A, B, C, BOT = "Ann", "Bob", "Cy", "Ada (bot)"
 

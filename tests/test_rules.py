@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tonk.shared.rules import (
+from tonk.shared.game.rules import (
     OPTIONS,
     PRESETS,
     HouseRules,

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from netclient import NetClient, start_server
 from reliakit import last_hand_end, start_playing_table
-from tonk.server.store_schema import SCHEMA
-from tonk.shared import protocol as p
-from tonk.shared.hand import HandRecord
-from tonk.shared.settle_up import settle_up, settle_up_text
-from tonk.shared.settlement import Settlement
+from tonk.server.store.store_schema import SCHEMA
+from tonk.shared.game.hand import HandRecord
+from tonk.shared.game.settle_up import settle_up, settle_up_text
+from tonk.shared.game.settlement import Settlement
+from tonk.shared.wire import protocol as p
 
 
 def tonk_server(*args: str) -> subprocess.CompletedProcess[str]:
@@ -248,7 +248,7 @@ def test_a_file_that_is_not_a_tonk_database_is_refused(tmp_path):
     assert junk.read_text().startswith("these are my notes")
 
 
-@pytest.mark.parametrize("command", ["tonk.server.audit", "tonk.server.names"])
+@pytest.mark.parametrize("command", ["tonk.server.commands.audit", "tonk.server.commands.names"])
 def test_the_operator_commands_read_the_database_without_loading_the_server(command: str) -> None:
     """`audit`, `ledger`, `replay` and `names` need only the database's default path, not the
     asyncio server with its tables and connections."""
@@ -256,7 +256,7 @@ def test_the_operator_commands_read_the_database_without_loading_the_server(comm
         f"import sys, {command}; "
         "loaded = sorted(m for m in sys.modules if m.startswith('tonk.server.')); "
         "print(loaded); "
-        "server = {'tonk.server.app', 'tonk.server.table', 'tonk.server.connection'}; "
+        "server = {'tonk.server.app', 'tonk.server.tables.table', 'tonk.server.connection'}; "
         "assert not server & set(loaded)"
     )
     ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)

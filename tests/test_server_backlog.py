@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from netclient import NetClient, start_server
 from tonk.server.app import listen_backlog
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 CROWD = 1000
 

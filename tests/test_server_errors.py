@@ -17,7 +17,7 @@ import msgpack
 import pytest
 from netclient import NetClient, start_server
 from tonk.server.app import TonkServer
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 
 def frame(payload: bytes) -> bytes:
@@ -427,7 +427,7 @@ async def test_tables_closed_by_themselves_leave_no_task_pending(tmp_path, caplo
 
 
 async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
-    from tonk.server.store import StoreError
+    from tonk.server.store.store import StoreError
 
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")

@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 from netclient import NetClient, start_server
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 
 def test_the_server_tunes_the_collector_and_freezes_what_it_started_with() -> None:
     probe = (
         "import gc\n"
-        "from tonk.server.cli import GC_THRESHOLDS, tune_garbage_collector\n"
+        "from tonk.server.commands.cli import GC_THRESHOLDS, tune_garbage_collector\n"
         "assert gc.get_freeze_count() == 0\n"
         "tune_garbage_collector()\n"
         "print(gc.get_threshold() == GC_THRESHOLDS, gc.get_freeze_count())\n"

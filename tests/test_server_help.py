@@ -9,7 +9,7 @@ import re
 import subprocess
 
 from termkit import command_path
-from tonk.server.paths import default_db_path
+from tonk.server.store.paths import default_db_path
 
 
 def help_of(*command: str) -> str:

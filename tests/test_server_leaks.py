@@ -10,9 +10,9 @@ import sqlite3
 from typing import Any
 
 from netclient import NetClient, cards_in, start_server
-from tonk.shared import protocol as p
-from tonk.shared.actions import Event
-from tonk.shared.hand import Hand, HandRecord
+from tonk.shared.game.actions import Event
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.wire import protocol as p
 
 HANDS = 60
 PRIVATE_KINDS = ("deal", "draw_stock")  # the cards of these are known only to their seat

@@ -12,10 +12,10 @@ import msgpack
 import pytest
 from netclient import NetClient, start_server
 from tonk.server.connection import Connection
-from tonk.server.lobby import lobby_frames
-from tonk.server.table import Table
-from tonk.shared import protocol as p
-from tonk.shared.messages import validate_server
+from tonk.server.tables.lobby import lobby_frames
+from tonk.server.tables.table import Table
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import validate_server
 
 
 def by_id(message: dict[str, Any]) -> dict[int, dict[str, Any]]:

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from netclient import NetClient, start_server
 from test_server_play import TWO_SEAT_DECK, two_players
-from tonk.server.table_play import TablePlay
-from tonk.shared import protocol as p
-from tonk.shared.expert import ExpertBot
+from tonk.server.tables.table_play import TablePlay
+from tonk.shared.bots.expert import ExpertBot
+from tonk.shared.wire import protocol as p
 
 HELD = 5.0  # the longest a decision is held if the gate is never opened (then a test fails)
 

@@ -7,7 +7,7 @@ import resource
 from dataclasses import replace
 
 from tonk.server.app import Limits, ServerConfig
-from tonk.server.cli import raise_open_file_limit
+from tonk.server.commands.cli import raise_open_file_limit
 
 
 def test_the_open_file_limit_is_raised_to_fit_max_connections(tmp_path):

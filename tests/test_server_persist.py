@@ -15,9 +15,9 @@ from pathlib import Path
 
 from netclient import NetClient, start_server
 from reliakit import fast_server_args, server_command
-from tonk.shared import protocol as p
-from tonk.shared.hand import HandRecord
-from tonk.shared.settlement import Settlement
+from tonk.shared.game.hand import HandRecord
+from tonk.shared.game.settlement import Settlement
+from tonk.shared.wire import protocol as p
 
 
 def ledger_from_db(db: Path, table: int) -> tuple[dict[str, int], list[tuple[str, str, int]]]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 from netclient import NetClient, cards_in, start_server
-from tonk.shared import protocol as p
-from tonk.shared.cards import DECK
-from tonk.shared.messages import validate_server
+from tonk.shared.game.cards import DECK
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import validate_server
 
 # A deck for two seats, dealer seat 0: seat 1 is dealt first.
 # Seat 1 (Bob): 2s 3s 4s 9h Kd; seat 0 (Alice): 5c 6c 7d 8h 10d; up card Qc; stock 5h first.

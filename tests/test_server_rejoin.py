@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from netclient import NetClient, start_server
-from tonk.server.table import ledger_message
-from tonk.shared import protocol as p
-from tonk.shared.ledger import Ledger, LedgerEntry
-from tonk.shared.messages import validate_server
+from tonk.server.tables.table import ledger_message
+from tonk.shared.game.ledger import Ledger, LedgerEntry
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import validate_server
 
 
 def nets_of(hand_end: dict[str, Any]) -> dict[str, int]:

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 from netclient import NetClient, start_server
-from tonk.server.cli import build_config, parse_args
-from tonk.shared import protocol as p
-from tonk.shared.settle_up import settle_up
+from tonk.server.commands.cli import build_config, parse_args
+from tonk.shared.game.settle_up import settle_up
+from tonk.shared.wire import protocol as p
 
 
 def ended(message):

@@ -14,7 +14,7 @@ from typing import Any
 
 from netclient import NetClient, start_server
 from reliakit import LiveClient, server_process, wait_until
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 TURN_TIMER = 3.0
 STALL = 5.0  # longer than the turn timer and the idle timeout

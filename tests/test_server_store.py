@@ -7,8 +7,8 @@ import pathlib
 import sqlite3
 
 import pytest
-from tonk.server import audit
-from tonk.server import store as st
+from tonk.server.commands import audit
+from tonk.server.store import store as st
 
 
 async def test_writes_commit_alone_or_together_and_a_failing_one_fails_alone(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from tonk.server import store as st
+from tonk.server.store import store as st
 
 
 def rows(conn: sqlite3.Connection) -> list[tuple[object, ...]]:

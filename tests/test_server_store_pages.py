@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from tonk.server import store as st
+from tonk.server.store import store as st
 
 
 def pragma(path, name: str) -> object:

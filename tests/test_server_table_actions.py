@@ -5,8 +5,8 @@ reading the message's map back (`action_from_dict`) gives."""
 from __future__ import annotations
 
 import pytest
-from tonk.shared import messages as m
-from tonk.shared.actions import IllegalAction, action_from_dict
+from tonk.shared.game.actions import IllegalAction, action_from_dict
+from tonk.shared.wire import messages as m
 
 MESSAGES: list[m.ActionRequest] = [
     m.DropRequest(),

@@ -9,13 +9,13 @@ import hashlib
 import random
 
 import pytest
-from tonk.server.table import Table, TableConfig
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.actions import DrawStock
-from tonk.shared.bots import make_bot
-from tonk.shared.hand import Hand
-from tonk.shared.rules import PRESETS, HouseRules
+from tonk.server.tables.table import Table, TableConfig
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.game.actions import DrawStock
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
 
 REPLY_TO = 2**31 - 1
 

@@ -9,7 +9,7 @@ import sqlite3
 
 from netclient import NetClient, start_server
 from test_server_play import TWO_SEAT_DECK, two_players
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 
 
 def player(message, seat):

@@ -7,11 +7,9 @@ import random
 
 import pytest
 from rulekit import cards, deal, rules_of
-from tonk.shared import protocol as p
-from tonk.shared.actions import DrawStock
-from tonk.shared.hand import Hand, cut_for_deal
-from tonk.shared.messages import SeatKind, SeatStatus
-from tonk.shared.session import (
+from tonk.shared.game.actions import DrawStock
+from tonk.shared.game.hand import Hand, cut_for_deal
+from tonk.shared.game.session import (
     BOT_NAMES,
     Absence,
     SeatRecord,
@@ -39,7 +37,9 @@ from tonk.shared.session import (
     starts_itself,
     without_last_action,
 )
-from tonk.shared.settlement import settle_deal_tonks, settle_out
+from tonk.shared.game.settlement import settle_deal_tonks, settle_out
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import SeatKind, SeatStatus
 
 CLASSIC = rules_of("classic")  # stake_mode = table
 SPENO = rules_of("speno")  # stake_mode = seat

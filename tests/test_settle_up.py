@@ -7,8 +7,8 @@ from itertools import combinations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tonk.shared.ledger import net
-from tonk.shared.settle_up import settle_up, settle_up_text
+from tonk.shared.game.ledger import net
+from tonk.shared.game.settle_up import settle_up, settle_up_text
 
 
 def _fewest(balances: dict[str, int]) -> int:

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rulekit import assert_zero_sum, cards, deal, payment_table, rules_of
-from tonk.shared.actions import Drop
-from tonk.shared.cards import DECK, Card
-from tonk.shared.rules import HouseRules
-from tonk.shared.settlement import (
+from tonk.shared.game.actions import Drop
+from tonk.shared.game.cards import DECK, Card
+from tonk.shared.game.rules import HouseRules
+from tonk.shared.game.settlement import (
     Ending,
     Settlement,
     settle_deal_tonks,

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tonk.server.sim import build_parser, process_runner, resolve_bot
-from tonk.server.sim_export import record_from_csv
-from tonk.shared.bots import BOT_STRATEGIES, BotError
-from tonk.shared.hand import cut_for_deal
-from tonk.shared.rules import PRESETS, HouseRules
-from tonk.shared.settlement import Ending
-from tonk.shared.sim import (
+from tonk.shared.bots.bots import BOT_STRATEGIES, BotError
+from tonk.shared.game.hand import cut_for_deal
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.game.settlement import Ending
+from tonk.shared.sim.command import build_parser, process_runner, resolve_bot
+from tonk.shared.sim.export import record_from_csv
+from tonk.shared.sim.play import (
     Batch,
     HandSummary,
     SimResult,
@@ -506,8 +506,8 @@ def test_the_export_round_trips_as_json_lines_and_csv(tmp_path: Path) -> None:
 OWN_BOT = '''
 import random
 
-from tonk.shared.actions import Discard, DrawStock, Drop, Hit, LaySpread
-from tonk.shared.cards import count
+from tonk.shared.game.actions import Discard, DrawStock, Drop, Hit, LaySpread
+from tonk.shared.game.cards import count
 
 
 class DropAtTen:

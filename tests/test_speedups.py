@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from tonk.shared._speedups import new_event, new_seat_view
-from tonk.shared.actions import Event
-from tonk.shared.bots import make_bot
-from tonk.shared.hand import Hand
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.game.actions import Event
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.view import SeatView
 from tonk.shared.records import record_defaults, record_fields
-from tonk.shared.rules import PRESETS
-from tonk.shared.view import SeatView
 
 
 def fields_of(cls: type[Any]) -> list[tuple[str, object]]:

@@ -9,9 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rulekit import cards, rules_of
-from tonk.shared.cards import DECK, Card
-from tonk.shared.rules import PRESETS, HouseRules
-from tonk.shared.spreads import Spread, SpreadKind, can_hit, find_spreads, order_spread, spread_kind
+from tonk.shared.game.cards import DECK, Card
+from tonk.shared.game.rules import PRESETS, HouseRules
+from tonk.shared.game.spreads import (
+    Spread,
+    SpreadKind,
+    can_hit,
+    find_spreads,
+    order_spread,
+    spread_kind,
+)
 
 CLASSIC = rules_of("classic")
 ACE_HIGH = rules_of("classic", ace_high_runs=True)

@@ -23,16 +23,16 @@ import pyte
 import pytest
 from netclient import NetClient
 from termkit import loopback_args
-from tonk.server import door as door_module
-from tonk.server import names
 from tonk.server.app import Limits, ServerConfig, TonkServer
-from tonk.server.door import DoorConfig, SSHDoor, default_host_key_path
-from tonk.server.door_names import DoorNames
-from tonk.server.door_request import DoorCommand, parse_command
-from tonk.server.door_session import CRASH_LINE, DoorSession
-from tonk.server.door_template import SessionTemplate
-from tonk.server.store import SavedName
-from tonk.shared import protocol as p
+from tonk.server.commands import names
+from tonk.server.doors import door as door_module
+from tonk.server.doors.door import DoorConfig, SSHDoor, default_host_key_path
+from tonk.server.doors.door_names import DoorNames
+from tonk.server.doors.door_request import DoorCommand, parse_command
+from tonk.server.doors.door_session import CRASH_LINE, DoorSession
+from tonk.server.doors.door_template import SessionTemplate
+from tonk.server.store.store import SavedName
+from tonk.shared.wire import protocol as p
 
 
 class Banners(asyncssh.SSHClient):
@@ -472,7 +472,7 @@ async def test_the_host_key_is_private_to_the_server_and_its_fingerprint_is_prin
 def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tonk.server import cli
+    from tonk.server.commands import cli
 
     bad = tmp_path / "hostkey"
     bad.write_text("not a key\n")
@@ -490,7 +490,7 @@ def test_a_host_key_file_that_is_not_a_key_stops_the_server_with_the_reason(
 
 
 def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
-    from tonk.server.door_request import TerminalInfo
+    from tonk.server.doors.door_request import TerminalInfo
 
     def charset(**environ: str) -> str:
         return TerminalInfo("xterm", 80, 24, environ).charset
@@ -785,7 +785,7 @@ async def test_a_link_the_server_closes_is_opened_again_and_the_seat_resumed(
 def test_a_door_port_in_use_stops_the_server_with_a_line_naming_the_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tonk.server import cli
+    from tonk.server.commands import cli
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -904,7 +904,7 @@ async def test_a_warning_from_the_app_is_logged_but_is_not_an_error(
 def test_names_on_a_database_from_before_the_door_lists_none_and_releases_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tonk.server import cli
+    from tonk.server.commands import cli
 
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:  # a server from before the door: no ssh_* tables

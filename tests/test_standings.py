@@ -16,14 +16,14 @@ from typing import Any
 
 from netclient import NetClient, start_server
 from standingskit import Seat, hand_ops, local, settlement, table_ops, time_zone, write
-from tonk.server import store as st
-from tonk.server.standings import StandingsReader, connect_read_only, read_standings
-from tonk.server.store_schema import NIGHT_TOTALS_SCHEMA, SCHEMA
-from tonk.shared import protocol as p
-from tonk.shared.cards import format_cards, parse_card, parse_cards, stacked_deck
-from tonk.shared.messages import validate_server
-from tonk.shared.settlement import Ending
-from tonk.shared.standings import HandCount, Period, Standing, hand_counts
+from tonk.server.store import store as st
+from tonk.server.store.standings import StandingsReader, connect_read_only, read_standings
+from tonk.server.store.store_schema import NIGHT_TOTALS_SCHEMA, SCHEMA
+from tonk.shared.game.cards import format_cards, parse_card, parse_cards, stacked_deck
+from tonk.shared.game.settlement import Ending
+from tonk.shared.game.standings import HandCount, Period, Standing, hand_counts
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import validate_server
 
 ANN, BOB, ADA = ("Ann", "human"), ("Bob", "human"), ("Ada (bot)", "bot")
 ANN_LOWER, CY = ("ann", "human"), ("Cy", "human")

@@ -40,8 +40,8 @@ from reliakit import (
     wait_until,
 )
 from termkit import loopback_args
-from tonk.shared import protocol as p
-from tonk.shared.messages import action_request
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import action_request
 
 Client = TypeVar("Client", bound=NetClient)
 

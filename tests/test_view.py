@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from rulekit import card, cards, deal, play, random_action, rules_of
-from tonk.shared.actions import Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
-from tonk.shared.cards import Card, parse_card
-from tonk.shared.hand import Hand
+from tonk.shared.game.actions import Discard, DrawStock, Drop, Event, Hit, LaySpread, TakeDiscard
+from tonk.shared.game.cards import Card, parse_card
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.view import LegalActions, Phase, SeatView
 from tonk.shared.records import record_fields
-from tonk.shared.view import LegalActions, Phase, SeatView
 
 CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQKT])[shdc]\b")
 

@@ -5,10 +5,10 @@ delay and the countdown's clock."""
 from __future__ import annotations
 
 import pytest
-from tonk.shared import protocol as p
-from tonk.shared.session import SessionError, play_for_now
-from tonk.shared.waiting import AwayTally, away_text, bell_after, clock_text, votes_needed
-from tonk.shared.wire import SeatStatus
+from tonk.shared.game.session import SessionError, play_for_now
+from tonk.shared.game.waiting import AwayTally, away_text, bell_after, clock_text, votes_needed
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.wire import SeatStatus
 
 C, D, A, B = SeatStatus.CONNECTED, SeatStatus.DISCONNECTED, SeatStatus.AWAY, SeatStatus.BOT
 NAMES = ["Ann", "Bob", "Cy", "Dee"]

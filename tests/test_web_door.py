@@ -16,7 +16,7 @@ import asyncssh
 import pytest
 from netclient import NetClient
 from termkit import command_path, tonk_server
-from tonk.shared import protocol as p
+from tonk.shared.wire import protocol as p
 from webkit import Browser, WebServer, require_browser, web_server
 
 

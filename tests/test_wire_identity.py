@@ -1,4 +1,4 @@
-"""The typed messages (tonk.shared.messages) pack to the very bytes the maps they replaced did:
+"""The typed messages (tonk.shared.wire.messages) pack to the very bytes the maps they replaced did:
 for every message kind of both directions, each map below is written as the server and the
 client wrote it before the typed vocabulary (the old way), and packed beside the new."""
 
@@ -9,20 +9,20 @@ from typing import Any
 
 import pytest
 from tonk.server.app import Limits
-from tonk.server.table import Table, TableConfig, ledger_message
-from tonk.shared import messages as m
-from tonk.shared import protocol as p
-from tonk.shared.actions import Discard, Drop, Event
-from tonk.shared.advice import Advice, Weighed
-from tonk.shared.bots import make_bot
-from tonk.shared.cards import parse_card
-from tonk.shared.hand import Hand
-from tonk.shared.history import HandSummary, HistoryStep
-from tonk.shared.ledger import Ledger
-from tonk.shared.rules import PRESETS
-from tonk.shared.settlement import Ending, Payment, Settlement
-from tonk.shared.standings import Standing, UnitNet
-from tonk.shared.wire import Message
+from tonk.server.tables.table import Table, TableConfig, ledger_message
+from tonk.shared.bots.bots import make_bot
+from tonk.shared.game.actions import Discard, Drop, Event
+from tonk.shared.game.cards import parse_card
+from tonk.shared.game.hand import Hand
+from tonk.shared.game.history import HandSummary, HistoryStep
+from tonk.shared.game.ledger import Ledger
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.settlement import Ending, Payment, Settlement
+from tonk.shared.game.standings import Standing, UnitNet
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.advice import Advice, Weighed
+from tonk.shared.wire.wire import Message
 
 # -- the old way: the maps as they were built, copied from the code they replaced ---------------
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-from tonk.server.sim_report import result_table
-from tonk.shared.rules import PRESETS
-from tonk.shared.sim import simulate
-from tonk.shared.words import plural
+from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.words import plural
+from tonk.shared.sim.play import simulate
+from tonk.shared.sim.text import result_table
 
 
 def test_a_count_takes_its_noun_in_the_right_number() -> None:
@@ -27,7 +27,7 @@ def test_one_simulated_hand_is_one_hand() -> None:
 
 
 def test_an_amount_is_named_in_the_tables_unit_in_the_right_number() -> None:
-    from tonk.shared.words import amount_text
+    from tonk.shared.game.words import amount_text
 
     assert amount_text(1, "chips") == "1 chip"
     assert amount_text(3, "chips") == "3 chips"

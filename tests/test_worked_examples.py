@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 import pytest
 from rulekit import card, cards, deal
-from tonk.shared.actions import Action, Discard, DrawStock, Drop, Hit, LaySpread, TakeDiscard
-from tonk.shared.cards import count
-from tonk.shared.hand import Hand, HandRecord
-from tonk.shared.rules import PRESETS, HouseRules, StakeMode
-from tonk.shared.settlement import Ending
+from tonk.shared.game.actions import Action, Discard, DrawStock, Drop, Hit, LaySpread, TakeDiscard
+from tonk.shared.game.cards import count
+from tonk.shared.game.hand import Hand, HandRecord
+from tonk.shared.game.rules import PRESETS, HouseRules, StakeMode
+from tonk.shared.game.settlement import Ending
 
 CROAKER, GOBLIN, ELMO = 0, 1, 2  # Elmo deals, so Croaker acts first
 PRESET_NAMES = ["speno", "classic", "black-tonk", "pagat"]

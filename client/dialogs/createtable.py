@@ -11,9 +11,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
-from tonk.shared import messages as m
-from tonk.shared.bots import BOT_STRATEGIES
-from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
+from tonk.shared.bots.bots import BOT_STRATEGIES
+from tonk.shared.game.rules import OPTIONS, PRESETS, HouseRules, RulesError, parse_options
+from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..tablerequest import TableRequest

@@ -13,13 +13,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
-from tonk.shared import messages as m
-from tonk.shared.settlement import Settlement
-from tonk.shared.spreads import Spread
+from tonk.shared.game.settlement import Settlement
+from tonk.shared.game.spreads import Spread
+from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
-from ..render import (
+from ..text.render import (
     CardStyle,
     cards_text,
     ending_line,

@@ -11,13 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
-from tonk.shared import messages as m
+from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
-from ..render import CardStyle
-from ..replay import board, step_logs, step_title
-from ..reports import HandReplayed
+from ..model.reports import HandReplayed
+from ..text.render import CardStyle
+from ..text.replay import board, step_logs, step_title
 from ..widgets import TooSmall
 
 #: The replay's keys, as its last line shows them.

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
-from tonk.shared.rules import OPTIONS, PRESETS, HouseRules, Option
+from tonk.shared.game.rules import OPTIONS, PRESETS, HouseRules, Option
 
 from ..keys import ScreenKeys
 from ..tablekeys import KEYS_HELP

@@ -13,13 +13,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
-from tonk.shared import messages as m
-from tonk.shared.history import HandSummary
+from tonk.shared.game.history import HandSummary
+from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
-from ..replay import hand_entry, ledger_foot
-from ..reports import HistoryListed
+from ..model.reports import HistoryListed
+from ..text.replay import hand_entry, ledger_foot
 from ..widgets import TooSmall
 
 #: The last line of the list while older hands are left to ask for.

@@ -13,15 +13,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
-from tonk.shared.cards import Card
-from tonk.shared.spreads import Spread
+from tonk.shared.game.cards import Card
+from tonk.shared.game.spreads import Spread
 
 from ..keys import ScreenKeys
-from ..render import (
-    CardStyle,
-    cards_text,
-    spread_line,
-)
+from ..text.render import CardStyle, cards_text, spread_line
 from ..widgets import TooSmall
 
 

@@ -13,14 +13,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
-from tonk.shared import messages as m
-from tonk.shared.settle_up import settle_up_text
-from tonk.shared.words import amount_text, plural
+from tonk.shared.game.settle_up import settle_up_text
+from tonk.shared.game.words import amount_text, plural
+from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
-from ..reports import RematchChanged, SessionEnded
-from ..state import TableState
+from ..model.reports import RematchChanged, SessionEnded
+from ..model.state import TableState
 from ..widgets import TooSmall
 
 #: What the screen's result says: the player moved on to the rematch (nothing more to do).

@@ -10,9 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..keys import ScreenKeys
-from ..widgets import (
-    TooSmall,
-)
+from ..widgets import TooSmall
 
 
 class ConnectingScreen(Screen[None]):

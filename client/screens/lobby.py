@@ -13,17 +13,15 @@ from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
-from tonk.shared import messages as m
-from tonk.shared.words import amount_text, plural
+from tonk.shared.game.words import amount_text, plural
+from tonk.shared.wire import messages as m
 
 from ..dialogs import ConfirmModal, CreateTableScreen, HelpScreen
 from ..messages import Request
-from ..render import fit_name
-from ..state import TableInfo
+from ..model.state import TableInfo
 from ..tablerequest import TableRequest
-from ..widgets import (
-    TooSmall,
-)
+from ..text.render import fit_name
+from ..widgets import TooSmall
 from .nights import NightsScreen
 
 #: The lobby's columns: (key, heading).

@@ -13,9 +13,9 @@ from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from tonk.shared import messages as m
-from tonk.shared.standings import PERIOD_TITLES, PERIODS, Period
-from tonk.shared.standings_text import Kind, standings_lines
+from tonk.shared.game.standings import PERIOD_TITLES, PERIODS, Period
+from tonk.shared.game.standings_text import Kind, standings_lines
+from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request

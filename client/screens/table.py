@@ -12,17 +12,17 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input
-from tonk.shared import actions
-from tonk.shared import messages as m
-from tonk.shared.cards import Card, count
-from tonk.shared.view import NO_ACTIONS, LegalActions, Phase, why_not
-from tonk.shared.waiting import bell_after, votes_needed
+from tonk.shared.game import actions
+from tonk.shared.game.cards import Card, count
+from tonk.shared.game.view import NO_ACTIONS, LegalActions, Phase, why_not
+from tonk.shared.game.waiting import bell_after, votes_needed
+from tonk.shared.wire import messages as m
 
 from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
 from ..messages import Request
-from ..render import HAND_ORDERS, CardStyle, sort_hand
-from ..state import PlayerInfo, TableState
+from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
+from ..text.render import HAND_ORDERS, CardStyle, sort_hand
 from ..widgets import (
     CentrePanel,
     HandView,

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.strip import Strip
 
-from ..render import CardStyle
-from ..state import TableState
+from ..model.state import TableState
+from ..text.render import CardStyle
 from .lines import LineWidget
 from .table import CentrePanel, seat_marks, waiting_lines
 

@@ -7,13 +7,8 @@ from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
 
-from ..render import (
-    CardStyle,
-    fit_name,
-    signed,
-    sparkline,
-)
-from ..state import LogLine, TableState, ledger_rows
+from ..model.state import LogLine, TableState, ledger_rows
+from ..text.render import CardStyle, fit_name, signed, sparkline
 from .lines import LineWidget
 
 

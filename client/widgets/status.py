@@ -6,12 +6,12 @@ import time
 
 from rich.text import Text
 from textual.reactive import var
-from tonk.shared.cards import Card, count
+from tonk.shared.game.cards import Card, count
+from tonk.shared.game.view import LegalActions, Phase
+from tonk.shared.game.words import amount_text, plural
 from tonk.shared.records import record
-from tonk.shared.view import LegalActions, Phase
-from tonk.shared.words import amount_text, plural
 
-from ..state import TableState
+from ..model.state import TableState
 from .lines import LineWidget
 
 

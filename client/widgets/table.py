@@ -14,12 +14,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive, var
 from textual.widget import Widget
-from tonk.shared.cards import Card, count
-from tonk.shared.spreads import Spread
-from tonk.shared.view import Phase, SeatView
-from tonk.shared.waiting import clock_text
+from tonk.shared.game.cards import Card, count
+from tonk.shared.game.spreads import Spread
+from tonk.shared.game.view import Phase, SeatView
+from tonk.shared.game.waiting import clock_text
 
-from ..render import (
+from ..model.state import PlayerInfo, TableState
+from ..text.render import (
     BIG_CARD_WIDTH,
     CARD_WIDTH,
     HAND_ORDERS,
@@ -30,7 +31,6 @@ from ..render import (
     short_names,
     spread_line,
 )
-from ..state import PlayerInfo, TableState
 from .lines import LineWidget
 
 

@@ -1,0 +1,1 @@
+"""How the table, a replay and the coach's answer read as text."""

@@ -1,0 +1,2 @@
+"""`tonk-server`'s command line and its commands (ledger, audit, replay, invite, names,
+standings)."""

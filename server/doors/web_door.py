@@ -1,0 +1,345 @@
+"""The web door (`tonk-server --web-port`): a page on the LAN that runs the same table app as
+the SSH door, in the browser (web_session.py), with textual-serve's terminal. This module is
+the door itself: its few paths and nothing else, who is who (a name chosen in the first page,
+kept by a token in a cookie the page's scripts cannot read, under the doors' names rules), its
+limits, and the television page `/watch/TABLE`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import importlib.resources
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import WSMsgType, web
+from tonk.shared.wire import protocol as p
+
+from ..store import ports
+from ..store import store as st
+from .door import DoorServing, follow_releases, in_use_over_tcp
+from .door_request import DoorCommand
+from .door_template import SessionTemplate
+from .web_pages import STATIC_FILES, message_page, name_page, table_page
+from .web_session import WebLink, WebSession, clamp_size
+
+if TYPE_CHECKING:
+    from ..app import TonkServer
+
+log = logging.getLogger("tonk.server")
+
+#: The cookie that holds a browser's token, by the door's port (a browser keeps cookies by
+#: host, not port: two servers on one box must not take each other's).
+COOKIE = "tonk_{port}"
+#: How long a browser keeps it (seconds): until the name is released, in practice.
+COOKIE_AGE = 10 * 365 * 24 * 3600
+#: Seconds between the door's checks for idle sessions.
+IDLE_CHECK = 5.0
+#: The most a page sends in one message (a paste, say), in bytes.
+MAX_MESSAGE = 64 * 1024
+#: Seconds between the door's pings to a page (a page that stops answering is gone).
+HEARTBEAT = 20.0
+#: Every page says where it may load from, and that no other site may frame it.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "font-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # (no-referrer would make a form's Origin "null")
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+#: The television page's names in hello, the first not claimed by a player.
+TV_NAMES = ("TV", *(f"TV {n}" for n in range(2, 10)))
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a browser's token (a copy of it gives nobody a seat)."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+@dataclass(slots=True)
+class WebConfig:
+    host: str = "0.0.0.0"
+    port: int = 0  # 0: the port kept in the database, or a free one the first time
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def _secured(request: web.Request, handler: Handler) -> web.StreamResponse:
+    response = await handler(request)
+    if not response.prepared:
+        response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+class WebDoor(DoorServing):
+    """The door: `await start()`, `port`, `await close()`."""
+
+    def __init__(
+        self, server: TonkServer, config: WebConfig, template: SessionTemplate | None = None
+    ) -> None:
+        self.server = server
+        self.config = config
+        self.take_template(template)
+        self.limits = server.config.limits
+        self.sessions: set[WebSession] = set()
+        self.per_address: dict[str, int] = {}
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- life ---------------------------------------------------------------------------------
+
+    def application(self) -> web.Application:
+        app = web.Application(middlewares=[_secured], client_max_size=4096)
+        app.add_routes(
+            [
+                web.get("/", self.index),
+                web.post("/", self.choose_name),
+                web.get("/ws", self.play),
+                web.get("/watch/{table}", self.watch_page),
+                web.get("/watch/{table}/ws", self.watch),
+                web.get("/static/{file}", self.static),
+            ]
+        )
+        return app
+
+    async def start(self) -> None:
+        await self.start_template()
+        self._runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        store = self.server.store
+        try:
+            kept = (
+                await ports.listen_kept(
+                    store, ports.WEB_PORT, self.config.port, self._listen, "the web door"
+                )
+            )[1]
+        except OSError:
+            await self._runner.cleanup()
+            raise
+        if self.port != kept:
+            await ports.keep(store, {ports.WEB_PORT: str(self.port)})
+        self._tasks = [
+            asyncio.create_task(self._close_idle(), name="web-idle"),
+            asyncio.create_task(follow_releases(self.server, "web door"), name="web-releases"),
+        ]
+
+    async def _listen(self, port: int) -> None:
+        assert self._runner is not None
+        site = web.TCPSite(self._runner, self.config.host, port, shutdown_timeout=1.0)
+        await site.start()
+        addresses = self._runner.addresses
+        self.port = int(addresses[-1][1]) if addresses else port
+
+    async def close(self) -> None:
+        """No new sessions; every session's app ends; the listener is closed."""
+        for task in self._tasks:
+            task.cancel()
+        for session in list(self.sessions):
+            session.end("tonk: the server is shutting down", 1)
+        running = [s.task for s in self.sessions if s.task is not None]
+        if running:
+            await asyncio.wait(running, timeout=5)
+        if self._runner is not None:
+            await self._runner.cleanup()
+        await self.close_template()
+
+    async def _close_idle(self) -> None:
+        loop = asyncio.get_running_loop()
+        idle = self.limits.web_idle_timeout
+        while True:
+            await asyncio.sleep(min(IDLE_CHECK, idle / 4))
+            now = loop.time()
+            for session in list(self.sessions):
+                if session.player and now - session.last_input > idle:
+                    said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
+                    session.end(f"tonk: no key pressed or card tapped for {said}: goodbye", 0)
+
+    # -- who is who -----------------------------------------------------------------------------
+
+    @property
+    def cookie(self) -> str:
+        return COOKIE.format(port=self.port)
+
+    def claim_of(self, request: web.Request) -> st.SavedName | None:
+        """The name this browser claimed (by its cookie's token), if it has one still."""
+        token = request.cookies.get(self.cookie)
+        if not token or len(token) > 200:
+            return None
+        return self.server.door_names.by_token(token_hash(token))
+
+    def refusal(self, name: str) -> str | None:
+        """Why a browser may not claim `name` (None: it may)."""
+        limit = self.limits.max_name
+        if not name or not p.is_printable_text(name) or len(name) > limit:
+            return f"A name is 1 to {limit} letters, digits or signs you can see."
+        claim = self.server.door_names.owner(name)
+        if claim is not None:
+            holder = "in another web browser" if claim.by_browser else "with an SSH key"
+            return f"{claim.name} is taken here by a player who comes in {holder}: choose another."
+        if in_use_over_tcp(self.server, name):
+            return f"{name} is playing here from tonk-client: choose another name."
+        return None
+
+    # -- the pages ------------------------------------------------------------------------------
+
+    def _server_label(self, request: web.Request) -> str:
+        return request.host.rsplit(":", 1)[0] if request.host else self.config.host
+
+    async def index(self, request: web.Request) -> web.Response:
+        if self.claim_of(request) is None:
+            return _html(name_page(self._server_label(request), self.limits.max_name))
+        return _html(table_page("tonk", "/ws"))
+
+    async def choose_name(self, request: web.Request) -> web.Response:
+        if not same_origin(request):
+            return _html(message_page("Not from here", "This form is this server's own."), 403)
+        try:
+            form = await request.post()
+        except ValueError:
+            form = {}  # type: ignore[assignment]
+        value = form.get("name", "")
+        name = value.strip() if isinstance(value, str) else ""
+        reason = self.refusal(name)
+        label = self._server_label(request)
+        if reason is not None:
+            return _html(name_page(label, self.limits.max_name, reason, name[:100]), 400)
+        token = secrets.token_urlsafe(32)
+        claim = st.SavedName(name, "", "", time.time(), token_hash(token))
+        names = self.server.door_names
+        try:
+            await self.server.store.write([names.claim(claim)])
+        except ValueError:  # another browser or key claimed it first
+            reason = f"{name} was taken a moment ago: choose another."
+            return _html(name_page(label, self.limits.max_name, reason, name), 400)
+        except st.StoreError as exc:
+            names.unclaim(claim.name)
+            log.error("web door: the name %s could not be saved: %s", name, exc)
+            reason = "The server could not keep your name just now: try again later."
+            return _html(name_page(label, self.limits.max_name, reason, name), 503)
+        names.saved(claim.name)
+        log.info("web door: %s claimed by a browser at %s", name, request.remote)
+        response = web.HTTPSeeOther("/")
+        response.set_cookie(
+            self.cookie, token, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict"
+        )
+        return response
+
+    async def watch_page(self, request: web.Request) -> web.Response:
+        table = self._watched(request)
+        if table is None:
+            return _html(message_page("No such table", _no_table(request)), 404)
+        return _html(table_page(f"tonk: {table.name}", f"/watch/{table.id}/ws", watch=True))
+
+    def _watched(self, request: web.Request) -> Any:
+        text = request.match_info["table"]
+        return self.open_table(int(text)) if text.isdigit() and len(text) < 10 else None
+
+    async def static(self, request: web.Request) -> web.StreamResponse:
+        found = STATIC_FILES.get(request.match_info["file"])
+        if found is None:
+            raise web.HTTPNotFound()
+        package, path, kind = found
+        data = await asyncio.to_thread(importlib.resources.files(package).joinpath(path).read_bytes)
+        response = web.Response(body=data, content_type=kind)
+        response.headers.update(SECURITY_HEADERS)
+        response.headers["Cache-Control"] = "max-age=3600"
+        return response
+
+    # -- the sessions ---------------------------------------------------------------------------
+
+    async def play(self, request: web.Request) -> web.StreamResponse:
+        if not same_origin(request):
+            log.info(
+                "web door: a websocket from %s refused (Origin %r)",
+                request.remote,
+                request.headers.get("Origin"),
+            )
+            raise web.HTTPForbidden(text="tonk: this server's page only")
+        claim = self.claim_of(request)
+        if claim is None:
+            raise web.HTTPForbidden(text="tonk: choose a name first")
+        return await self._session(request, claim.name, None)
+
+    async def watch(self, request: web.Request) -> web.StreamResponse:
+        if not same_origin(request):
+            raise web.HTTPForbidden(text="tonk: this server's page only")
+        table = self._watched(request)
+        if table is None:
+            raise web.HTTPNotFound(text=_no_table(request))
+        names = self.server.door_names
+        name = next((n for n in TV_NAMES if names.owner(n) is None), TV_NAMES[-1])
+        return await self._session(request, name, table.id)
+
+    async def _session(
+        self, request: web.Request, name: str, watch: int | None
+    ) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
+        await socket.prepare(request)
+        address = request.remote or ""
+        refusal = self._over_limits(address)
+        if refusal is not None:
+            await socket.send_bytes(f"\r\n{refusal}\r\n".encode())
+            await socket.close()
+            return socket
+        size = clamp_size(request.query.get("width"), request.query.get("height"))
+        session = WebSession(WebLink(self, address, self._server_label(request)), name, size, watch)
+        session.attach(socket)
+        self.sessions.add(session)
+        self.per_address[address] = self.per_address.get(address, 0) + 1
+        log.info(
+            "web door: %s in from %s%s", name, address, f" watching table {watch}" if watch else ""
+        )
+        try:
+            session.start(DoorCommand())  # the lobby (or, watching, that table)
+            async for message in socket:
+                if message.type == WSMsgType.TEXT:
+                    session.received(message.data)
+                elif message.type == WSMsgType.ERROR:
+                    break
+        finally:
+            session.end(None, None)  # the browser is gone (or the session is over already)
+            self.sessions.discard(session)
+            left = self.per_address.get(address, 1) - 1
+            if left > 0:
+                self.per_address[address] = left
+            else:
+                self.per_address.pop(address, None)
+            if session.task is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(session.task)
+        return socket
+
+    def _over_limits(self, address: str) -> str | None:
+        if len(self.sessions) >= self.limits.web_sessions:
+            return "tonk: the server has as many web sessions as it allows; try again later"
+        if self.per_address.get(address, 0) >= self.limits.web_per_address:
+            return "tonk: too many web sessions from your address"
+        return None
+
+
+def same_origin(request: web.Request) -> bool:
+    """Was this sent by this server's own page? A browser says where a websocket or a form
+    comes from (`Origin`), and another site's page cannot make it say this one."""
+    origin = request.headers.get("Origin")
+    return origin is not None and origin == f"{request.scheme}://{request.host}"
+
+
+def _html(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+
+
+def _no_table(request: web.Request) -> str:
+    text = request.match_info["table"][:20]
+    return f"There is no open table {text} on this server (it may have ended)."

@@ -1,0 +1,205 @@
+"""A table's seats between people and bots while a session runs: a disconnected player's seat
+played for now (the creator's word, or the players' vote), a bot's seat taken by a late friend
+between hands (asked for during a hand: a claim, kept here until the hand ends), and an absent
+player's seat given to a bot by the creator."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING
+
+from tonk.shared.game.session import SessionError, bot_name, check_name_free, play_for_now
+from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import Seated, Watching
+
+from ..connection import Connection
+from ..store import store as st
+from .table_core import BOT, HUMAN, PLAYING, WAITING, RequestError, Seat, TableFrame
+
+if TYPE_CHECKING:
+    from .table_play import TablePlay
+    from .table_seats import TableSeats
+    from .table_store import TableStore
+
+log = logging.getLogger("tonk.server")
+
+
+class TableAway:
+    """The requests that change who plays a seat during the session, and the bots' seats
+    asked for during a hand. Of the other parts it asks the seats to change, the store to
+    write, and the play to let a bot's seat go and to send a newcomer the hand."""
+
+    __slots__ = ("claims", "play", "seats", "store", "table")
+
+    def __init__(
+        self, table: TableFrame, seats: TableSeats, store: TableStore, play: TablePlay
+    ) -> None:
+        self.table = table
+        self.seats = seats
+        self.store = store
+        self.play = play
+        # Seats of bots that people asked for during a hand, taken as it ends: seat -> connection.
+        self.claims: dict[int, Connection] = {}
+
+    def forget(self, conn: Connection) -> None:
+        """`conn` left the table: the seats it asked for are no longer asked for."""
+        for claimed in [n for n, c in self.claims.items() if c is conn]:
+            del self.claims[claimed]
+
+    def _seat_number(self, seat: int) -> int:
+        seats = self.seats
+        if not 0 <= seat < len(seats):
+            raise RequestError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(seats) - 1}")
+        return seat
+
+    def _between_hands(self) -> bool:
+        hand = self.play.hand
+        return hand is None or hand.ended
+
+    async def play_for_now(self, conn: Connection, absent: int) -> None:
+        """Seat `absent`, whose player lost the link, is played for now (`waiting.play_for_now`
+        says who may); answered by the `table` everybody gets."""
+        table = self.table
+        seats = self.seats
+        async with table.lock:
+            asker = seats.seat_of(conn)
+            if table.state != PLAYING:
+                raise RequestError(p.NO_HAND, "the session has not started")
+            absent = self._seat_number(absent)
+            seat = seats[absent]
+            try:
+                vote = play_for_now(
+                    asker,
+                    absent,
+                    [s.status for s in seats],
+                    [s.kind == HUMAN and s.conn is not None for s in seats],
+                    seats.names(),
+                    seats.creator,
+                    frozenset(seat.votes),
+                )
+            except SessionError as exc:
+                raise RequestError.refused(exc) from None
+            if vote.now:
+                log.info("table %d: %s's seat played for now", table.id, seat.name)
+                # (disconnected_at kept: their grace still runs, for a rematch offered meanwhile)
+                await seats.set_away(absent, True)
+            else:
+                seat.votes = set(vote.votes)
+            table.broadcast_table(answer=conn)
+            table.kick()
+
+    async def take_bot_seat(self, conn: Connection, number: int) -> None:
+        """`conn` (in the lobby, or watching this table) takes the seat a bot plays: at once
+        between hands, else as the hand in play ends (the answer then is the `table`, and
+        `seated` follows at the hand's end). The bot's balance stays with the bot's name; the
+        player plays on from their own (0, or what they had if they sat here before)."""
+        table = self.table
+        seats = self.seats
+        async with table.lock:
+            if table.state not in (WAITING, PLAYING):
+                raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
+            number = self._seat_number(number)
+            if seats[number].kind != BOT:
+                raise RequestError(p.BAD_BOT, f"seat {number} is not a bot's")
+            claimant = self.claims.get(number)
+            if claimant is not None and claimant is not conn:
+                raise RequestError(p.SEAT_TAKEN, f"someone has asked for seat {number} already")
+            assert conn.name is not None
+            try:
+                check_name_free(seats.names(), conn.name)
+            except SessionError as exc:
+                raise RequestError.refused(exc) from None
+            if any(c is conn for n, c in self.claims.items() if n != number):
+                raise RequestError(p.ALREADY_AT_TABLE, "you have asked for another seat already")
+            if self._between_hands():
+                await self._take_seat(number, conn)
+                return
+            self.claims[number] = conn
+            if conn not in seats.spectators:
+                seats.watched_by(conn)
+            log.info("table %d: %s takes seat %d once the hand ends", table.id, conn.name, number)
+            table.broadcast_table(answer=conn)
+
+    async def seat_claims(self) -> None:
+        """Between hands: the bots' seats asked for during the hand are taken."""
+        table = self.table
+        seats = self.seats
+        for number, conn in list(self.claims.items()):
+            if conn.table is table and conn.seat is None and seats[number].kind == BOT:
+                try:
+                    check_name_free(seats.names(), conn.name or "")
+                except SessionError as exc:
+                    conn.error(exc.code, exc.message)
+                else:
+                    # (a write that fails leaves the claim, tried again by the table's loop)
+                    await self._take_seat(number, conn)
+            del self.claims[number]
+
+    async def _take_seat(self, number: int, conn: Connection) -> None:
+        table = self.table
+        seats = self.seats
+        play = self.play
+        old = seats[number]
+        assert conn.name is not None
+        token = secrets.token_urlsafe(18)
+        new = Seat(
+            name=conn.name,
+            kind=HUMAN,
+            token_hash=st.hash_token(token),
+            stake=old.stake,
+            conn=conn,
+        )
+        await self.store.write([st.put_seat(table.id, new.saved(number))])
+        seats[number] = new
+        play.seat_taken(number, conn.name)
+        seats.spectators.discard(conn)
+        table.server.seating.put(conn, table, number)
+        conn.reply(Seated(table.id, number, token))
+        table.server.door_seat(conn, table.id, left=False)
+        log.info("table %d: %s takes %s's seat %d", table.id, conn.name, old.name, number)
+        table.broadcast_table()
+        play.send_ledger(conn)
+        play.send_hand(conn, number)
+        table.kick()
+
+    async def seat_to_bot(self, conn: Connection, number: int) -> None:
+        """The creator gives an absent player's seat (away, or disconnected) to a bot: the
+        player's balance stays under their name, their token no longer holds the seat, and a
+        connection of theirs still here watches from now on."""
+        table = self.table
+        seats = self.seats
+        async with table.lock:
+            seats.require_creator(conn)
+            if table.state != PLAYING:
+                raise RequestError(
+                    p.NO_HAND,
+                    "the session has not started: before it does, a seat whose player is gone "
+                    "is given up after the grace period",
+                )
+            number = self._seat_number(number)
+            seat = seats[number]
+            if seat.kind != HUMAN:
+                raise RequestError(p.BAD_VALUE, f"seat {number} has no player", "seat")
+            if not seat.away and seat.conn is not None:
+                raise RequestError(
+                    p.BAD_VALUE,
+                    f"{seat.name} is here: only an absent player's seat goes to a bot",
+                    "seat",
+                )
+            strategy = table.server.config.autoplay_strategy
+            new = Seat(name=bot_name(seats.names()), kind=BOT, strategy=strategy, stake=seat.stake)
+            await self.store.write([st.put_seat(table.id, new.saved(number))])
+            seats[number] = new
+            if seat.token_hash is not None and seat.name is not None:
+                seats.given_to_bots[seat.token_hash] = seat.name
+            gone = seat.conn
+            if gone is not None:
+                seats.spectators.add(gone)
+                table.server.seating.put(gone, table, None)
+                gone.send(Watching(table.id))
+                table.server.door_seat(gone, table.id, left=True)
+                self.play.send_hand(gone, None)
+            log.info("table %d: %s's seat %d goes to %s", table.id, seat.name, number, new.name)
+            table.broadcast_table(answer=conn)
+            table.kick()

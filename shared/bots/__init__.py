@@ -1,0 +1,1 @@
+"""The bots (easy, sharp, expert) and the coach that asks expert's view."""

@@ -1,0 +1,2 @@
+"""The game: cards, the hand's state machine, the rules and house rules, settlement, the
+ledger and a session."""

@@ -1,0 +1,632 @@
+"""The messages the server sends, as typed values (PROTOCOL.md, "Server to client"), the
+table map they carry, and `read_server`, which reads one from a decoded map."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, TypeAlias
+
+from ..game.actions import Event
+from ..game.history import HandSummary, HistoryStep
+from ..game.rules import HouseRules
+from ..game.settlement import Settlement
+from ..game.standings import Standing, UnitNet
+from ..game.view import SeatView
+from ..records import record, record_fields
+from . import protocol as p
+from .advice import Advice
+from .wire import (
+    MAPPING,
+    TUPLE,
+    Codec,
+    RuleValue,
+    SeatKind,
+    SeatStatus,
+    ServerMessage,
+    SessionEndReason,
+    TableState,
+    Wire,
+    declared,
+    field,
+    nullable,
+    rows,
+    tuple_of,
+)
+from .wire import message_type as _message
+
+# -- server to client: the table map ----------------------------------------------------------
+
+
+@record
+class PlayerSummary:
+    """One seat in the table map."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+    strategy: str | None
+    status: SeatStatus
+    stake: int
+    balance: int
+    # A disconnected player's seat: seconds until it is played for (or, before the start,
+    # given up); the players who voted to play for it now. Sent only when there are some.
+    played_for_in: float | None = None
+    votes: tuple[int, ...] = ()
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "seat": self.seat,
+            "name": self.name,
+            "kind": self.kind,
+            "strategy": self.strategy,
+            "status": self.status,
+            "stake": self.stake,
+            "balance": self.balance,
+        }
+        if self.played_for_in is not None:
+            out["played_for_in"] = self.played_for_in
+        if self.votes:
+            out["votes"] = list(self.votes)
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> PlayerSummary:
+        return cls(
+            seat=data["seat"],
+            name=data["name"],
+            kind=SeatKind(data["kind"]),
+            strategy=data["strategy"],
+            status=SeatStatus(data["status"]),
+            stake=data["stake"],
+            balance=data["balance"],
+            played_for_in=data.get("played_for_in"),
+            votes=tuple(data.get("votes", ())),
+        )
+
+
+_NO_CHANGES: Mapping[str, RuleValue] = MappingProxyType({})
+
+
+@record
+class TableSummary:
+    """The table map (PROTOCOL.md, "table"): in `table`, `tables` and `lobby`."""
+
+    id: int
+    name: str
+    rules: Mapping[str, RuleValue]
+    rules_name: str
+    stake: int
+    unit: str
+    seats: int
+    taken: int
+    free: int
+    state: TableState
+    spectators: int
+    turn_timer: float | None
+    hands: int | None
+    minutes: float | None
+    bot_pause: float
+    hands_played: int
+    creator: int | None
+    dealer: int | None
+    paused: str | None
+    players: tuple[PlayerSummary, ...]
+    #: The options that differ from the preset (what the `+` of `rules_name` stands for),
+    #: with their values, in the rules reference's order.
+    changes: Mapping[str, RuleValue] = _NO_CHANGES
+
+    def to_wire(self) -> Wire:
+        # Written out, as before: made from the fields' names (`record_fields`) it was not
+        # measured to cost nothing on the server's paths (BENCHMARKS.md, issue 23).
+        return {
+            "id": self.id,
+            "name": self.name,
+            "rules": self.rules,
+            "rules_name": self.rules_name,
+            "stake": self.stake,
+            "unit": self.unit,
+            "seats": self.seats,
+            "taken": self.taken,
+            "free": self.free,
+            "state": self.state,
+            "spectators": self.spectators,
+            "turn_timer": self.turn_timer,
+            "hands": self.hands,
+            "minutes": self.minutes,
+            "bot_pause": self.bot_pause,
+            "hands_played": self.hands_played,
+            "creator": self.creator,
+            "dealer": self.dealer,
+            "paused": self.paused,
+            "players": [player.to_wire() for player in self.players],
+            "changes": dict(self.changes),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> TableSummary:
+        return cls(
+            **{key: data[key] for key in _SUMMARY_PLAIN},
+            state=TableState(data["state"]),
+            players=tuple(PlayerSummary.from_wire(player) for player in data["players"]),
+        )
+
+
+_SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("state", "players")]
+_SUMMARY = Codec(TableSummary.to_wire, TableSummary.from_wire)
+_SUMMARIES = tuple_of(_SUMMARY)
+
+
+# -- server to client ---------------------------------------------------------------------------
+
+
+@_message(p.WELCOME)
+class Welcome(ServerMessage):
+    version: int = field(p.integer(0, p.MAX_ID))
+    server: str = field(p.string(64))
+    name: str = field(p.string(p.MAX_NAME_LEN))
+    limits: Mapping[str, int | float] = field(p.MAP)
+    dev: bool = field(p.BOOL)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.ERROR)
+class Error(ServerMessage):
+    """An error; `fatal` ones close the connection and never carry `reply_to`."""
+
+    code: str = field(p.string(64))
+    message: str = field(p.string(4096))
+    fatal: bool = field(p.BOOL)
+    detail: str | None = field(p.string(64), default=None)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+    version: int | None = field(p.integer(0, p.MAX_ID), default=None)  # version_mismatch's
+
+    @classmethod
+    def of(
+        cls,
+        code: str,
+        message: str,
+        *,
+        reply_to: int | None = None,
+        detail: str | None = None,
+        fatal: bool | None = None,
+        version: int | None = None,
+    ) -> Error:
+        """An error, fatal by default for the codes that close the connection; a fatal one
+        drops `reply_to` (it answers the connection, not one request)."""
+        is_fatal = code in p.FATAL_CODES if fatal is None else fatal
+        return cls(code, message, is_fatal, detail, None if is_fatal else reply_to, version)
+
+
+@_message(p.TABLES)
+class Tables(ServerMessage):
+    """A page of the lobby's list (the server packs it from summaries packed once: lobby.py)."""
+
+    tables: tuple[TableSummary, ...] = field(p.LIST, codec=_SUMMARIES)
+    after: int = field(p.integer(0, p.MAX_ID))
+    more: bool = field(p.BOOL)
+    total: int = field(p.integer(0, p.MAX_ID))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+    def to_wire(self) -> Wire:
+        # Written out: on the wire `tables` comes after `total`, while every caller builds a
+        # page as (tables, after, more, total), and a declaration has one order for both.
+        out: Wire = {"type": p.TABLES, "after": self.after, "more": self.more}
+        out["total"] = self.total
+        out["tables"] = [table.to_wire() for table in self.tables]
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        return out
+
+
+@_message(p.LOBBY)
+class LobbyChanges(ServerMessage):
+    """The tables changed since the last `lobby` message, and the ids of those gone."""
+
+    tables: tuple[TableSummary, ...] = field(p.LIST, codec=_SUMMARIES)
+    removed: tuple[int, ...] = field(p.LIST, codec=TUPLE)
+
+
+@_message(p.TABLE)
+class TableMessage(ServerMessage):
+    table: TableSummary = field(p.MAP, codec=_SUMMARY)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.SEATED)
+class Seated(ServerMessage):
+    table: int = field(p.TABLE_RANGE)
+    seat: int = field(p.integer(0, 4))
+    token: str = field(p.string(p.MAX_TOKEN_LEN))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.WATCHING)
+class Watching(ServerMessage):
+    table: int = field(p.TABLE_RANGE)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.LEFT)
+class Left(ServerMessage):
+    table: int = field(p.TABLE_RANGE)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.CUT)
+class Cut(ServerMessage):
+    """The cut for the first dealer: each round's card by seat (None: not cutting)."""
+
+    table: int = field(p.TABLE_RANGE)
+    rounds: tuple[tuple[str | None, ...], ...] = field(p.LIST, codec=tuple_of(TUPLE))
+    dealer: int = field(p.integer(0, 4))
+
+
+@_message(p.UPDATE)
+class Update(ServerMessage):
+    """A hand's events from the `start`-th on, and the view after them, as one seat sees them
+    (the server encodes each seat's whole, the spectators' once per change)."""
+
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    start: int = field(p.integer(0, p.MAX_ID), key="from")
+    events: tuple[Event, ...] = field(p.LIST, codec=tuple_of(Codec(Event.to_dict, Event.from_dict)))
+    view: SeatView = field(p.MAP, codec=Codec(SeatView.to_dict, SeatView.from_dict))
+    deadline: float | None = field(p.number(0, math.inf, nullable=True), required=False)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+    @classmethod
+    def from_wire(cls, data: Wire, read_rules: RulesReader | None = None) -> Update:
+        # Written out: the view's rules are read by the client's reader (one reading per
+        # table), which the declaration's reader has no way to be given.
+        if read_rules is None:
+            return cls._read(data)  # type: ignore[no-any-return]
+        view = data["view"]
+        return cls(
+            data["table"],
+            data["hand"],
+            data["from"],
+            tuple(Event.from_dict(event) for event in data["events"]),
+            SeatView.from_dict(view, read_rules(view["rules"])),
+            data["deadline"],
+            data.get("reply_to"),
+        )
+
+
+@_message(p.HAND_END)
+class HandEnd(ServerMessage):
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    settlement: Settlement = field(p.MAP, codec=Codec(Settlement.to_dict, Settlement.from_dict))
+    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    payments: tuple[tuple[str, str, int], ...] = field(
+        p.LIST, codec=rows(3)
+    )  # payer, payee, amount
+    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+
+
+#: One payment that squares a ledger: (payer, payee, amount), by name.
+Transfer: TypeAlias = tuple[str, str, int]
+
+
+@record
+class Combined:
+    """The standings added up across the sessions of a chain of rematches (`session_end`'s
+    `combined`): how many sessions, the totals most ahead first, and their settling up."""
+
+    sessions: int
+    standings: tuple[tuple[str, int], ...]
+    settle_up: tuple[Transfer, ...]
+
+    def to_wire(self) -> Wire:
+        return {
+            "sessions": self.sessions,
+            "standings": [list(standing) for standing in self.standings],
+            "settle_up": [list(transfer) for transfer in self.settle_up],
+        }
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Combined:
+        return cls(
+            data["sessions"],
+            tuple((name, balance) for name, balance in data["standings"]),
+            _transfers(data["settle_up"]),
+        )
+
+
+def _transfers(data: list[list[object]]) -> tuple[Transfer, ...]:
+    out: list[Transfer] = []
+    for payer, payee, amount in data:
+        if not isinstance(payer, str) or not isinstance(payee, str) or type(amount) is not int:
+            raise ValueError(f"a payment is [payer, payee, amount], not {[payer, payee, amount]}")
+        out.append((payer, payee, amount))
+    return tuple(out)
+
+
+_TRANSFERS = Codec(rows(3).encode, _transfers)
+
+
+@_message(p.SESSION_END)
+class SessionEnd(ServerMessage):
+    table: int = field(p.TABLE_RANGE)
+    hands: int = field(p.integer(0, p.MAX_ID))
+    standings: tuple[tuple[str, int], ...] = field(p.LIST, codec=rows(2))  # most ahead first
+    reason: SessionEndReason = field(p.string(64), codec=Codec(None, SessionEndReason))
+    # The fewest payments that square this session (always sent).
+    settle_up: tuple[Transfer, ...] = field(p.LIST, default=(), required=True, codec=_TRANSFERS)
+    # Across a chain of rematches (None: the first session).
+    combined: Combined | None = field(
+        p.Field("map", nullable=True),
+        default=None,
+        omit=False,
+        codec=nullable(Codec(Combined.to_wire, Combined.from_wire)),
+    )
+    # Seconds a rematch offer waits (None: none offered).
+    rematch: float | None = field(p.number(0, math.inf, nullable=True), default=None, omit=False)
+
+
+#: A rematch's seats: (name, answer) each, the answer read as text.
+_SEAT_ANSWERS = Codec(
+    rows(2).encode, lambda data: tuple((str(name), str(answer)) for name, answer in data)
+)
+
+
+@_message(p.REMATCH_STATUS)
+class RematchStatus(ServerMessage):
+    """Where a rematch offer stands: each seat of the finished session with its answer
+    (`yes`, `no`, `awaited`, `left`, `late`, `bot`), the outcome (`waiting`, `started`,
+    `off`), the seconds still waited, and the new table once started."""
+
+    table: int = field(p.TABLE_RANGE)
+    seats: tuple[tuple[str, str], ...] = field(p.LIST, codec=_SEAT_ANSWERS)
+    outcome: str = field(p.string(16))
+    seconds: float | None = field(p.number(0, math.inf, nullable=True), default=None, omit=False)
+    next: int | None = field(p.integer(1, p.MAX_ID, nullable=True), default=None, omit=False)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+#: The ledger's hands: (number, each player's net) each.
+_NETS = Codec(
+    lambda hands: [[number, list(nets)] for number, nets in hands],
+    lambda data: tuple((number, tuple(nets)) for number, nets in data),
+)
+
+
+@_message(p.LEDGER)
+class LedgerMessage(ServerMessage):
+    """The ledger's newest settled hands (each its number and every player's net, in the
+    order of `names`) and the balances now."""
+
+    table: int = field(p.TABLE_RANGE)
+    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    hands: tuple[tuple[int, tuple[int, ...]], ...] = field(p.LIST, codec=_NETS)
+    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+
+
+@_message(p.HISTORY)
+class HistoryPage(ServerMessage):
+    """A page of a table's history (newest hand first), `total` settled hands in all, `more`
+    older ones beyond this page; and the session's ledger now: each name's balance in the
+    table's `unit`, and the fewest payments that would settle it up."""
+
+    table: int = field(p.TABLE_RANGE)
+    hands: tuple[HandSummary, ...] = field(
+        p.LIST, codec=tuple_of(Codec(HandSummary.to_wire, HandSummary.from_wire))
+    )
+    total: int = field(p.integer(0, p.MAX_ID))
+    more: bool = field(p.BOOL)
+    unit: str = field(p.string(p.MAX_UNIT_LEN))
+    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+    settle_up: tuple[tuple[str, str, int], ...] = field(
+        p.LIST, codec=rows(3)
+    )  # payer, payee, amount
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.HISTORY_HAND)
+class HistoryHandSteps(ServerMessage):
+    """One settled hand's steps from the `start`-th (of `total`): the deal, then each action,
+    as `seat` saw them (None: as a spectator did); `names` in seat order, and the table's
+    `rules`, which each step's view leaves out."""
+
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    seat: int | None = field(p.integer(0, 4, nullable=True))
+    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    rules: HouseRules = field(p.MAP, codec=Codec(HouseRules.to_wire, HouseRules.from_dict))
+    # Each step is read with the rules read above: see from_wire.
+    steps: tuple[HistoryStep, ...] = field(p.LIST, codec=tuple_of(Codec(HistoryStep.to_wire, None)))
+    start: int = field(p.integer(0, p.MAX_ID), key="from")
+    total: int = field(p.integer(1, p.MAX_ID))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> HistoryHandSteps:
+        # Written out: each step is read with the hand's rules, another field of the message,
+        # and a field's codec reads its own value alone.
+        rules = HouseRules.from_dict(data["rules"])
+        return cls(
+            data["table"],
+            data["hand"],
+            data["seat"],
+            tuple(data["names"]),
+            rules,
+            tuple(HistoryStep.from_wire(step, rules) for step in data["steps"]),
+            data["from"],
+            data["total"],
+            data.get("reply_to"),
+        )
+
+
+@_message(p.CHAT)
+class ChatLine(ServerMessage):
+    """A chat line; `seat` None: a spectator's."""
+
+    table: int = field(p.TABLE_RANGE)
+    name: str = field(p.string(p.MAX_NAME_LEN))
+    seat: int | None = field(p.integer(0, 4, nullable=True), required=False)
+    text: str = field(p.string(p.MAX_CHAT_LEN))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.PING)
+class ServerPing(ServerMessage):
+    n: int | None = field(p.integer(0, 2**53), default=None)
+
+
+@_message(p.PONG)
+class ServerPong(ServerMessage):
+    n: int | None = field(p.integer(0, 2**53), default=None)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.GOODBYE)
+class Goodbye(ServerMessage):
+    """The server is stopping: `reason` a code (server_shutting_down), `message` words."""
+
+    reason: str = field(p.string(64))
+    message: str = field(p.string(4096))
+
+
+@_message(p.AWAY_SUMMARY)
+class AwaySummary(ServerMessage):
+    """What happened while a player was away (sent to them alone, as they come back): the
+    turns played for them, the hands that ended meanwhile (number, winner's name or None),
+    their net since, and the events of hand `hand` (the one in play) that were moves made for
+    them."""
+
+    table: int = field(p.TABLE_RANGE)
+    turns: int = field(p.integer(0, p.MAX_ID))
+    hands: tuple[tuple[int, str | None], ...] = field(p.LIST, codec=rows(2))
+    net: int = field(p.integer(-(2**53), 2**53))
+    hand: int = field(p.integer(0, p.MAX_ID))
+    played_for: tuple[int, ...] = field(p.LIST, codec=TUPLE)
+
+
+def _standing_to_wire(row: Standing) -> Wire:
+    return {
+        "name": row.name,
+        "hands": row.hands,
+        "won": row.won,
+        "drops_won": row.drops_won,
+        "drops_caught": row.drops_caught,
+        "tonk_outs": row.tonk_outs,
+        "deal_tonks": row.deal_tonks,
+        "nets": [
+            {
+                "unit": n.unit,
+                "net": n.net,
+                "best": {"night": n.best_night, "net": n.best},
+                "worst": {"night": n.worst_night, "net": n.worst},
+            }
+            for n in row.nets
+        ],
+    }
+
+
+def _standing_from_wire(data: Wire) -> Standing:
+    nets = tuple(
+        UnitNet(
+            n["unit"],
+            n["net"],
+            n["best"]["night"],
+            n["best"]["net"],
+            n["worst"]["night"],
+            n["worst"]["net"],
+        )
+        for n in data["nets"]
+    )
+    return Standing(
+        data["name"],
+        data["hands"],
+        data["won"],
+        data["drops_won"],
+        data["drops_caught"],
+        data["tonk_outs"],
+        data["deal_tonks"],
+        nets,
+    )
+
+
+_STANDINGS = tuple_of(Codec(_standing_to_wire, _standing_from_wire))
+
+
+@_message(p.STANDINGS)
+class Standings(ServerMessage):
+    """The standings across nights for a period: `tonight` and `since` are ISO dates of
+    nights (`since` None: all time), `zone` the server's time zone, `unit` the one most hands
+    were played for (None: no hands); people and bots apart, each ranked."""
+
+    period: str = field(p.string(16))
+    tonight: str = field(p.string(10))
+    since: str | None = field(p.string(10, nullable=True))
+    zone: str = field(p.string(64))
+    unit: str | None = field(p.string(p.MAX_UNIT_LEN, nullable=True))
+    people: tuple[Standing, ...] = field(p.LIST, codec=_STANDINGS)
+    bots: tuple[Standing, ...] = field(p.LIST, codec=_STANDINGS)
+    more: bool = field(p.BOOL)
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+@_message(p.COACH)
+class CoachAdvice(ServerMessage):
+    """The coach's answer: the expert's view of the decision at step `step` of hand `hand`
+    (None: the decision to make now, in the hand in play)."""
+
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    step: int | None = field(p.integer(0, p.MAX_ID, nullable=True))
+    advice: Advice = field(p.MAP, codec=Codec(Advice.to_wire, Advice.from_wire))
+    reply_to: int | None = field(p.ID_RANGE, default=None)
+
+
+#: Every message the server sends, by type (the registry: wire.declared).
+SERVER_TYPES: dict[str, type[ServerMessage]] = declared(ServerMessage, __name__)
+#: Each one's top-level fields with their ranges, from its class (nested maps are described in
+#: PROTOCOL.md; the tests check every frame the server sends against this).
+SERVER_MESSAGES: dict[str, Mapping[str, p.Field]] = {
+    kind: cls._schema for kind, cls in SERVER_TYPES.items()
+}
+
+
+def validate_server(data: Mapping[str, Any]) -> None:
+    """protocol.validate of a map the server sent, against SERVER_MESSAGES."""
+    p.validate(data, SERVER_MESSAGES)
+
+
+#: Reads a view's rules: a client that knows a table's rules already gives its reading (the
+#: rules are the same in every view of a table), so they are read once, not once per update.
+RulesReader: TypeAlias = Callable[[Mapping[str, RuleValue]], HouseRules]
+
+
+def read_server(data: Wire, read_rules: RulesReader | None = None) -> ServerMessage:
+    """The message of a decoded server map: ProtocolError if it is not one, whether its own
+    fields or a map inside it (a table, a view, an event) are wrong. `read_rules` reads an
+    update's view's rules (default: HouseRules.from_dict)."""
+    validate_server(data)
+    kind = data["type"]
+    try:
+        if kind == p.UPDATE:
+            return Update.from_wire(data, read_rules)
+        return SERVER_TYPES[kind].from_wire(data)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        # (ValueError covers a card or a rule the core will not read: CardError, RulesError.)
+        problem = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise p.ProtocolError(p.BAD_MESSAGE, f"{kind}: {problem}"[:200]) from None
+
+
+def read_known(data: Wire, read_rules: RulesReader | None = None) -> ServerMessage | None:
+    """The message of a decoded server map as a client reads it (PROTOCOL.md, "Versions"):
+    None for a message type it does not know, and a field it does not know left out; else as
+    `read_server`."""
+    try:
+        return read_server(data, read_rules)
+    except p.ProtocolError as exc:
+        kind = data.get("type")
+        fields = SERVER_MESSAGES.get(kind) if isinstance(kind, str) else None
+        if exc.code == p.UNKNOWN_TYPE:
+            return None
+        if fields is None or all(name == "type" or name in fields for name in data):
+            raise
+    return read_server({k: v for k, v in data.items() if k == "type" or k in fields}, read_rules)

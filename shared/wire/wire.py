@@ -1,0 +1,394 @@
+"""The machinery of the typed messages (messages.py): a message class declares its fields
+once, in wire order, each with its range (`field`), and is built (`to_wire`), read
+(`from_wire`) and validated (its `_schema`) from that declaration; the registry of the classes
+declared (`declared`); and the words of the wire that are states, as str enums whose members
+are the wire's strings (a map built with them packs to the same bytes).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from enum import Enum, StrEnum
+from typing import Any, ClassVar, Self, TypeAlias, TypeVar, dataclass_transform, overload
+
+from .. import records
+from .protocol import ID_RANGE, Field
+
+#: A value of a decoded msgpack map (what `protocol.decode_payload` gives).
+Wire: TypeAlias = dict[str, Any]
+#: A rule option's value on the wire.
+RuleValue: TypeAlias = bool | int | str | None
+
+
+class TableState(StrEnum):
+    """A table's `state` (`closed` never goes out: a closed table has left the lobby)."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    CLOSED = "closed"
+
+
+class SeatKind(StrEnum):
+    """Who sits in a seat: a player's `kind` in the table map."""
+
+    HUMAN = "human"
+    BOT = "bot"
+    EMPTY = "empty"
+
+
+class SeatStatus(StrEnum):
+    """A player's `status` in the table map."""
+
+    EMPTY = "empty"
+    BOT = "bot"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    AWAY = "away"
+
+
+class SessionEndReason(StrEnum):
+    """Why a session ended (`session_end`'s `reason`)."""
+
+    HANDS = "hands"
+    MINUTES = "minutes"
+    ABANDONED = "abandoned"
+
+
+#: Each word by its text (a lookup is cheaper than calling the enum, on the server's paths).
+TABLE_STATES = {str(state): state for state in TableState}
+SEAT_KINDS = {str(kind): kind for kind in SeatKind}
+SEAT_STATUSES = {str(status): status for status in SeatStatus}
+
+
+class Unset(Enum):
+    """The type of UNSET."""
+
+    UNSET = "unset"
+
+
+#: A field that may be nil on the wire and may also be left out (create_table's `hands`,
+#: sit's `seat`): left out when UNSET.
+UNSET = Unset.UNSET
+
+
+# -- the machinery: one declaration of each message's fields ----------------------------------
+
+
+class Message:
+    """A message. A subclass declared with `@message_type` is a frozen value whose fields are
+    its annotated attributes, in wire order, each declared with its range (`field`); a field
+    whose default is None is optional (left out when None), and UNSET is always left out.
+    A server message's `reply_to` is declared last (but for `error`'s `version`); a client
+    message's `id` is declared once, on ClientMessage, and goes last.
+
+    A message class is a record (records.py: a frozen slots value made without `dataclasses`,
+    for a client's start-up), its reader written in the same `exec` as its `__init__`; its
+    `to_wire` is `Message.to_wire`, a loop over the declared fields."""
+
+    __slots__ = ()
+    TYPE: ClassVar[str]
+    # What follows is set by @message_type, from the fields declared.
+    # A field's name on the wire where it is not the attribute's (`start` is `from`).
+    _wire_names: ClassVar[Mapping[str, str]] = {}
+    # Each field's codec, where it has one.
+    _codecs: ClassVar[Mapping[str, Codec]] = {}
+    # The fields left out when None.
+    _omitted: ClassVar[frozenset[str]] = frozenset()
+    # The field names in declaration order.
+    _names: ClassVar[tuple[str, ...]] = ()
+    # (attribute, wire key, left out when None, its encoder or None), in wire order.
+    _fields: ClassVar[tuple[tuple[str, str, bool, Callable[[Any], Any] | None], ...]] = ()
+    # Each field's range by its wire name, in declaration order: what protocol.validate
+    # checks a map of this type against.
+    _schema: ClassVar[Mapping[str, Field]] = {}
+    # The fields every message of a side has, declared on the side's class (`message_base`).
+    _inherited: ClassVar[Mapping[str, _Declared]] = {}
+    # The class's reader of a validated map (see `_reader_source`).
+    _read: ClassVar[Callable[[Wire], Any]]
+
+    def to_wire(self) -> Wire:
+        out: Wire = {"type": self.TYPE}
+        for attr, key, omitted, encode in self._fields:
+            value = getattr(self, attr)
+            if value is UNSET or (omitted and value is None):
+                continue
+            out[key] = value if encode is None else encode(value)
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Wire) -> Self:
+        """The message of a map `protocol.validate` has passed."""
+        return cls._read(data)  # type: ignore[no-any-return]
+
+    def replaced(self, **changes: Any) -> Self:
+        """This message with some fields changed (as `dataclasses.replace`)."""
+        return records.replaced(self, **changes)
+
+
+_T = TypeVar("_T", bound="Message")
+_V = TypeVar("_V")
+
+
+class _Required(Enum):
+    REQUIRED = "required"
+
+
+class Codec:
+    """How a field's value goes on the wire and back, where it is not as it is: a tuple (a
+    list on the wire), a value with its own map (a settlement, a view). None: that way as it
+    is."""
+
+    __slots__ = ("decode", "encode")
+
+    def __init__(
+        self, encode: Callable[[Any], Any] | None, decode: Callable[[Any], Any] | None
+    ) -> None:
+        self.encode = encode
+        self.decode = decode
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _listed(value: Any) -> list[Any]:
+    return list(value)
+
+
+#: A tuple of plain values (a list on the wire).
+TUPLE = Codec(_listed, tuple)
+#: A mapping (a plain dict on the wire, a dict read).
+MAPPING = Codec(dict, dict)
+
+
+def tuple_of(item: Codec) -> Codec:
+    """A tuple of values, each through `item`."""
+    encode, decode = item.encode or _same, item.decode or _same
+    return Codec(
+        lambda values: [encode(value) for value in values],
+        lambda data: tuple([decode(value) for value in data]),
+    )
+
+
+def rows(width: int) -> Codec:
+    """A tuple of tuples of `width` plain values each (lists on the wire); ValueError for a
+    row of another width."""
+
+    def decode(data: Any) -> tuple[tuple[Any, ...], ...]:
+        out = tuple([tuple(row) for row in data])
+        for row in out:
+            if len(row) != width:
+                raise ValueError(f"a row of {width} values, not {list(row)}")
+        return out
+
+    return Codec(lambda values: [list(row) for row in values], decode)
+
+
+def nullable(codec: Codec) -> Codec:
+    """`codec`'s values, or None."""
+    encode, decode = codec.encode or _same, codec.decode or _same
+    return Codec(
+        lambda value: None if value is None else encode(value),
+        lambda data: None if data is None else decode(data),
+    )
+
+
+class _Declared:
+    """A field's declaration (what `field` gives), read by @message_type."""
+
+    __slots__ = ("codec", "default", "key", "kw_only", "omit", "range", "required")
+
+    def __init__(
+        self,
+        range: Field,
+        default: object,
+        key: str | None,
+        required: bool | None,
+        codec: Codec | None,
+        omit: bool | None,
+        kw_only: bool,
+    ) -> None:
+        self.range = range
+        self.default = default
+        self.key = key
+        self.required = required
+        self.codec = codec
+        self.omit = omit
+        self.kw_only = kw_only
+
+
+@overload
+def field(
+    range: Field,
+    *,
+    key: str | None = None,
+    required: bool | None = None,
+    codec: Codec | None = None,
+    omit: bool | None = None,
+    kw_only: bool = False,
+) -> Any: ...
+
+
+@overload
+def field(
+    range: Field,
+    *,
+    default: _V,
+    key: str | None = None,
+    required: bool | None = None,
+    codec: Codec | None = None,
+    omit: bool | None = None,
+    kw_only: bool = False,
+) -> _V: ...
+
+
+def field(
+    range: Field,
+    *,
+    default: object = _Required.REQUIRED,
+    key: str | None = None,
+    required: bool | None = None,
+    codec: Codec | None = None,
+    omit: bool | None = None,
+    kw_only: bool = False,
+) -> Any:
+    """A message's field: its range (protocol.Field: `p.integer(0, 4)`), its `default` if it
+    has one, its `key` on the wire if not its name, its `codec` if its value is not on the
+    wire as it is (a tuple, a nested value). A field without a default must be in every
+    message of its type; `required` says otherwise where the wire does (a field the server
+    always sends, read as optional). A field whose default is None is left out when None;
+    `omit=False` sends it as nil all the same. `kw_only`: given by name only (a field every
+    message of a side has, declared on the side's class, which comes after a message's own)."""
+    return _Declared(range, default, key, required, codec, omit, kw_only)
+
+
+#: Every message class declared, in the order declared (see `declared`).
+_DECLARED: list[type[Message]] = []
+
+
+def declared(side: type[_T], module: str) -> dict[str, type[_T]]:
+    """The message classes declared in `module` that derive from `side` (ClientMessage or
+    ServerMessage), by type, in the order declared: the registry the type tables, the schemas
+    and the handlers are made from. TypeError if two have the same type."""
+    found: dict[str, type[_T]] = {}
+    for cls in _DECLARED:
+        if cls.__module__ == module and issubclass(cls, side):
+            if cls.TYPE in found:
+                raise TypeError(f"{cls.__name__} and {found[cls.TYPE].__name__}: {cls.TYPE!r}")
+            found[cls.TYPE] = cls
+    return found
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def message_type(kind: str) -> Callable[[type[_T]], type[_T]]:
+    """Declare a message class: its type, and its fields (its annotated attributes, each with
+    its range and default: `field`) in the order written; see `Message`."""
+
+    def declare(cls: type[_T]) -> type[_T]:
+        return _declare(cls, kind)
+
+    return declare
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def message_base(cls: type[_T]) -> type[_T]:
+    """Declare the fields every message of a side has (ClientMessage's `id`), on the side's
+    class: each message class declared gets them after its own, in wire order too. They are
+    left out of each type's `_schema`: protocol.validate checks them on every map, of a type
+    it knows or not."""
+    cls._inherited = {n: f for n, f in vars(cls).items() if isinstance(f, _Declared)}
+    for name in cls._inherited:
+        delattr(cls, name)
+    return cls
+
+
+def _declare(cls: type[_T], kind: str) -> type[_T]:
+    own = inspect.get_annotations(cls)
+    inherited = {n: f for n, f in cls._inherited.items() if n not in own}
+    if inherited:  # (after the class's own fields, as the class's own)
+        written = {n: a for c in cls.__mro__[:0:-1] for n, a in inspect.get_annotations(c).items()}
+        cls.__annotations__ = {**own, **{n: written[n] for n in inherited}}
+        for name, declared_field in inherited.items():
+            setattr(cls, name, declared_field)
+    fields: dict[str, _Declared] = {}
+    for name, value in list(vars(cls).items()):
+        if isinstance(value, _Declared):
+            fields[name] = value
+            if value.default is _Required.REQUIRED:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, value.default)
+    for name, base_field in cls._inherited.items():
+        fields.setdefault(name, base_field)  # (declared again on the class: its default kept)
+    made = records.build(cls, _reader_source, ("_read",), TYPE=kind)
+    names = made._names
+    defaults = records.record_defaults(made)
+    undeclared = [n for n in names if n not in fields]
+    if undeclared:
+        raise TypeError(f"{cls.__name__}: no range declared for {', '.join(undeclared)}")
+    made._wire_names = {n: f.key for n, f in fields.items() if f.key is not None}
+    made._codecs = {n: f.codec for n, f in fields.items() if f.codec is not None}
+    made._omitted = frozenset(
+        n for n in names if n in defaults and defaults[n] is None and fields[n].omit is not False
+    )
+    made._schema = {
+        made._wire_names.get(n, n): records.replaced(
+            f.range, required=n not in defaults if f.required is None else f.required
+        )
+        for n, f in fields.items()
+        if n not in cls._inherited
+    }
+    made._fields = tuple(
+        (n, made._wire_names.get(n, n), n in made._omitted, _encoder(fields, n)) for n in names
+    )
+    _DECLARED.append(made)
+    return made
+
+
+def _encoder(fields: Mapping[str, _Declared], name: str) -> Callable[[Any], Any] | None:
+    codec = fields[name].codec if name in fields else None
+    return None if codec is None else codec.encode
+
+
+def _reader_source(
+    cls: type[Message], names: tuple[str, ...], defaults: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The reader of `cls`'s messages, written out from its declaration as a function of its
+    own (as dataclasses writes `__init__`): `cls(data["card"], data.get("id", d1))`, each field
+    read by its wire name, a left out one given its default (`d1`, as `__init__` names it),
+    through its codec's decoder if it has one (`c1(data["rounds"])`). Four times quicker than
+    reading the fields in a loop, and every message a server reads goes through one."""
+    args = []
+    decoders: dict[str, Any] = {}
+    for n, name in enumerate(names):
+        key = cls._wire_names.get(name, name)
+        read = f"data.get({key!r}, d{n})" if name in defaults else f"data[{key!r}]"
+        codec = cls._codecs.get(name)
+        if codec is not None and codec.decode is not None:
+            decoders[f"c{n}"] = codec.decode
+            read = f"c{n}({read})"
+        args.append(read)
+    return f"def _read(data):\n    return cls({', '.join(args)})\n", decoders
+
+
+class ServerMessage(Message):
+    """A message the server sends."""
+
+    __slots__ = ()
+
+    def answering(self, reply_to: int | None) -> Self:
+        """This message as the answer to a request with `id` `reply_to` (None: as it is)."""
+        if reply_to is None or "reply_to" not in self._names:
+            return self
+        return self.replaced(reply_to=reply_to)
+
+
+@message_base
+class ClientMessage(Message):
+    """A message a client sends; `id` is optional on every one (its range, ID_RANGE, is
+    protocol.validate's to check on any map)."""
+
+    __slots__ = ()
+    id: int | None = field(ID_RANGE, default=None, kw_only=True)
