@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.strip import Strip
+from tonk.shared.game.words import plural
 
 from ..model.state import TableState
 from ..text.render import CardStyle
@@ -65,7 +66,7 @@ def seat_block(state: TableState, seat: int, ascii_only: bool = False) -> list[T
     if view is not None and seat < view.players and seat != state.seat:
         cards = view.card_counts[seat]
         held = card_backs(cards, ascii_only)
-        held.append(f"{'  ' if cards else ''}{cards} card{'s' if cards != 1 else ''}")
+        held.append(f"{'  ' if cards else ''}{plural(cards, 'card')}")
         lines.append(Text("  ").append_text(held))
     if not player.connected and player.played_for_at is not None:
         lines.extend(waiting_lines(state, player))
