@@ -4,7 +4,14 @@ it goes ahead, when it is called off, and the standings added up across sessions
 from __future__ import annotations
 
 import pytest
-from tonk.shared.game.rematch import Answer, Outcome, RematchOffer, combined_standings, why_off
+from tonk.shared.game.rematch import (
+    Answer,
+    Outcome,
+    RematchOffer,
+    combined_standings,
+    gone_at_the_offer,
+    why_off,
+)
 from tonk.shared.game.session import SessionError
 from tonk.shared.wire import protocol as p
 
@@ -15,6 +22,18 @@ def offer(names=(A, B, BOT), bots=(False, False, True), gone=None, deadline=120.
     return RematchOffer.offered(
         list(names), list(bots), list(gone or [False] * len(names)), deadline
     )
+
+
+def test_a_person_played_for_while_their_grace_runs_is_awaited_and_out_once_it_is_over():
+    grace = 60.0
+    # lost the link at 100: played for (away) until they come back
+    assert not gone_at_the_offer(False, True, 100.0, grace, now=159.0)
+    assert gone_at_the_offer(False, True, 100.0, grace, now=160.0)
+    # left the table (no lost link to wait on), or away with no link
+    assert gone_at_the_offer(False, True, None, grace, now=0.0)
+    # at the table, or not away: awaited
+    assert not gone_at_the_offer(True, True, 100.0, grace, now=500.0)
+    assert not gone_at_the_offer(False, False, 100.0, grace, now=500.0)
 
 
 def test_the_bots_stay_and_every_person_is_awaited():

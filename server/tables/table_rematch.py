@@ -10,7 +10,13 @@ import logging
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from tonk.shared.game.rematch import Outcome, RematchOffer, combined_standings, why_off
+from tonk.shared.game.rematch import (
+    Outcome,
+    RematchOffer,
+    combined_standings,
+    gone_at_the_offer,
+    why_off,
+)
 from tonk.shared.game.session import SessionError
 from tonk.shared.game.settle_up import settle_up
 from tonk.shared.wire import protocol as p
@@ -18,7 +24,7 @@ from tonk.shared.wire.messages import Combined, RematchStatus, SessionEnd, Sessi
 
 from ..connection import Connection
 from ..store import store as st
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError, Seat, TableFrame
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError, TableFrame
 
 if TYPE_CHECKING:
     from tonk.shared.game.ledger import Ledger
@@ -98,16 +104,15 @@ class TableRematch:
         config = table.server.config
         wait = config.rematch_wait
 
-        def gone(seat: Seat) -> bool:
-            lost = seat.disconnected_at
-            in_grace = lost is not None and table.now < lost + config.grace
-            return seat.kind == HUMAN and seat.conn is None and seat.away and not in_grace
-
+        gone = [
+            seat.kind == HUMAN
+            and gone_at_the_offer(
+                seat.conn is not None, seat.away, seat.disconnected_at, config.grace, table.now
+            )
+            for seat in seats
+        ]
         self.offer = RematchOffer.offered(
-            seats.names(),
-            [seat.kind == BOT for seat in seats],
-            [gone(seat) for seat in seats],
-            table.now + wait,
+            seats.names(), [seat.kind == BOT for seat in seats], gone, table.now + wait
         )
         self.reason = reason
         self.save_offer()

@@ -8,7 +8,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 
 from ..wire import protocol as p
-from .session import SessionError
+from .session import SessionError, past_grace
+
+
+def gone_at_the_offer(
+    connected: bool, away: bool, disconnected_at: float | None, grace: float, now: float
+) -> bool:
+    """Whether a person is out of the rematch offered as their session ends: they have no link
+    and are away (played for, or left), unless they lost the link less than `grace` seconds
+    ago: played for while their grace period runs, they are awaited, as they may come back."""
+    if connected or not away:
+        return False
+    return disconnected_at is None or past_grace(disconnected_at, grace, now, True) is not None
 
 
 class Answer(StrEnum):
