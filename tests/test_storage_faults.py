@@ -189,6 +189,7 @@ async def through_a_fault(
     # While it lasts: nothing played anywhere, nobody told anything more, and requests that
     # would have to be saved are refused at once (not kept waiting).
     counts = {id(c): len(c.received) for c in everybody}
+    seen = {id(c): last_view(c)["event_count"] for c in f.at_tables}
     other = to_act(f.others)
     await other.send({**an_action(other), "id": 2})
     refused = await other.expect(p.ERROR, lambda m: m.get("reply_to") == 2)
@@ -200,11 +201,12 @@ async def through_a_fault(
     for client in everybody:
         new = client.received[counts[id(client)] :]
         shown = [m for m in new if m["type"] in (p.UPDATE, p.HAND_END, p.TABLE)]
-        if client in f.players:
-            # The one move sent into the fault may be shown now if its write went through (a
-            # full disk's WAL copied back makes room for it, while the fault lasts until there
-            # is room to spare): that move alone, with no turn clock running.
-            shown = [m for m in shown if not saved_into_the_fault(m, before["event_count"])]
+        if client in f.at_tables:
+            # A move sent into the fault (the actor's, or a bot's at the watched table) may be
+            # shown now if its write went through (a full disk's WAL copied back makes room for
+            # it, while the fault lasts until there is room to spare): that one move alone, where
+            # the last view ended, with no turn clock running (and the hand's end if it ended it).
+            shown = saved_into_the_fault(shown, seen[id(client)])
         assert not shown, new
     assert len(log_lines(server, "storage fault:")) == 1, server.stderr
     await heal()
@@ -241,15 +243,26 @@ async def through_a_fault(
     return f
 
 
-def saved_into_the_fault(message: dict[str, Any], events_before: int) -> bool:
-    """`message` is the update of the move sent into the fault, and of nothing after it: it
-    starts where the last view ended, holds that one move (and the turn passing, after a
-    discard), and has no deadline (play is paused)."""
-    if message["type"] != p.UPDATE or message["deadline"] is not None:
-        return False
-    kinds = [event["kind"] for event in message["events"]]
-    moves = [kind for kind in kinds if kind != "turn"]
-    return message["from"] == events_before and len(moves) == 1 and kinds[0] == moves[0]
+#: The events that are a player's move (the others follow from one: the turn passing, the hand
+#: ending, ...).
+MOVES = frozenset({"drop", "draw_stock", "take_discard", "spread", "hit", "discard"})
+
+
+def saved_into_the_fault(shown: list[dict[str, Any]], events_before: int) -> list[dict[str, Any]]:
+    """`shown` without the update of the one move sent into the fault, if it is there: an update
+    that starts where the last view ended, holds that one move (and the turn passing, after a
+    discard) and has no deadline (play is paused); with the hand's end after it if the move
+    ended the hand."""
+    if not shown or shown[0]["type"] != p.UPDATE or shown[0]["deadline"] is not None:
+        return shown
+    first, rest = shown[0], shown[1:]
+    kinds = [event["kind"] for event in first["events"]]
+    moves = [kind for kind in kinds if kind in MOVES]
+    if first["from"] != events_before or len(moves) != 1 or kinds[0] != moves[0]:
+        return shown
+    if rest and rest[0]["type"] == p.HAND_END and rest[0]["hand"] == first["hand"]:
+        rest = rest[1:]
+    return rest
 
 
 async def wait_for_all(
