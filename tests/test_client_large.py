@@ -60,7 +60,7 @@ async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_t
         screen = await term.wait_until(
             lambda s: (
                 "Your turn: d draw" in s
-                and "Pile, newest first: K♣ Ada (bot) · 5♠ You · 9♣ up card" in s
+                and "Pile, newest first: K♣ Ada · 5♠ You · 9♣ up card" in s
                 and placed(s)
             ),
             "the bot's turn done, each move under its player's name",
@@ -70,7 +70,7 @@ async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_t
         term.resize(80, 24)
         screen = await term.wait_gone("Pile, newest first")
         await term.wait_until(lambda s: "│  ♠  │" not in s and "╭───╮" in s, "small cards")
-        await term.wait_for_all("Players", "Ada (bot) D 5 cards bot")
+        await term.wait_for_all("Players", "Ada (bot) D 5 cards")
     finally:
         term.close()
 

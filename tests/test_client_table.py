@@ -165,7 +165,7 @@ async def test_a_resync_after_a_missed_update_logs_each_event_once(tmp_path: Pat
             for line in ("Hand 1: You deal.", "Your hand:", "Up card:", ", discarded"):
                 assert log.count(line) == 1, (line, log)
             # The bot's first move (lost, then in the whole hand sent again) is logged once.
-            assert log.count("Ada (bot) drew") + log.count("Ada (bot) took") == 1, log
+            assert log.count("Ada drew") + log.count("Ada took") == 1, log
 
 
 async def test_the_hand_is_shown_in_order_with_the_new_card_marked() -> None:
@@ -383,8 +383,12 @@ def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     # Your own name, as the ledger and the chat show it, marked as you; the names in one
     # column as wide as the longest.
     assert lines[0] == "▶ Kim         5 cards (you) away (any key)"
-    assert lines[1] == "  Ada (bot)   4 cards bot"
-    assert lines[2] == "  Bix (bot) D 5 cards bot"
+    assert lines[1] == "  Ada (bot)   4 cards"
+    assert lines[2] == "  Bix (bot) D 5 cards"
+    # A seat given to a bot keeps its player's name: there the column says it is a bot.
+    given = _state(_view(card_counts=[5, 4, 5]))
+    given = replace(given, players=(*given.players[:2], PlayerInfo(2, "Bob", bot=True)))
+    assert [line.plain for line in player_lines(given)][2] == "  Bob       D 5 cards bot"
     ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]
     assert ascii_lines[0].startswith("> Kim")
 

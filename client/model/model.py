@@ -23,7 +23,7 @@ from tonk.shared.wire import protocol as p
 
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
-from ..text.render import CardStyle, ending_line, payment_lines
+from ..text.render import CardStyle, ending_line, payment_lines, short_names
 from ..text.replay import seen_names
 from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
@@ -586,7 +586,7 @@ class ClientModel:
         table = self._table_of(message)
         if table is None:
             return
-        self.log.cut(message.rounds, message.dealer, self._names())
+        self.log.cut(message.rounds, message.dealer, self._log_names())
         self._publish()
 
     def _on_update(self, message: m.Update) -> None:
@@ -603,7 +603,7 @@ class ClientModel:
         if hand != table.logged_hand:
             table.logged_hand, table.logged_events = hand, 0
             self.log.turn_line = None
-        names = self._names()
+        names = self._log_names()
         live = start > 0
 
         told_hand, told = table.played_for
@@ -799,6 +799,12 @@ class ClientModel:
 
     def _names(self) -> list[str]:
         return self.table.names() if self.table is not None else []
+
+    def _log_names(self) -> list[str]:
+        """The names the log says moves by: each by its first word where that is the only
+        seat's name beginning so (`Ada` for `Ada (bot)`: the players' panel says who is a
+        bot), so that a move is one line of the log's narrow column."""
+        return short_names(self._names())
 
     def _spread_owner(self, spread_id: int) -> tuple[int, str] | None:
         return self.table.spread_owner(spread_id) if self.table is not None else None

@@ -43,8 +43,9 @@ def places(seats: Sequence[int], bottom: int | None) -> tuple[int | None, dict[s
 
 
 def card_backs(cards: int, ascii_only: bool = False) -> Text:
-    """`cards` face down (`▒ ▒ ▒`): what another player holds, to be seen at a glance (seven
-    and their count fit a place at the side)."""
+    """`cards` face down (`▒ ▒ ▒`): what another player holds, to be seen at a glance (six,
+    the most a player holds, and their count fit a place at the side: 22 cells, leaving the
+    table's centre room for its lines at 140 columns)."""
     return Text(" ".join(["#" if ascii_only else "▒"] * cards), style="blue")
 
 
@@ -105,9 +106,9 @@ class TableArea(Vertical):
     TableArea > #across { height: auto; margin-bottom: 1; }
     TableArea > #across > .seat { width: 1fr; }
     TableArea > #middle { height: 1fr; }
-    TableArea > #middle > .seat { width: 26; }
-    TableArea > #middle > #seat-right { margin-left: 2; }
-    TableArea > #middle > #seat-left { margin-right: 2; }
+    TableArea > #middle > .seat { width: 22; }
+    TableArea > #middle > #seat-right { margin-left: 1; }
+    TableArea > #middle > #seat-left { margin-right: 1; }
     TableArea > #middle > CentrePanel { width: 1fr; }
     """
 

@@ -85,8 +85,8 @@ def player_lines(
 
 def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tuple[bool, Text]:
     """Whether the seat is to play, and what stands beside its name: in the players' list
-    (`listed`), the dealer's `D`, the cards held and `bot` in columns; marks for hit-locked,
-    you, a player who lost the link or is away."""
+    (`listed`), the dealer's `D`, the cards held and `bot` in columns (where the name does not
+    say it); marks for hit-locked, you, a player who lost the link or is away."""
     view = state.view
     seat = player.seat
     to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
@@ -100,8 +100,8 @@ def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tu
             rest.append(" hit-locked", style="italic")
     if seat == state.seat:
         rest.append(" (you)", style="dim")
-    if player.bot and listed:
-        rest.append(" bot", style="dim")
+    if player.bot and listed and not player.name.endswith("(bot)"):
+        rest.append(" bot", style="dim")  # (a seat given to a bot keeps its player's name)
     if not player.connected:
         rest.append(" disconnected", style="bold red")
     elif player.away and seat == state.seat:
@@ -253,12 +253,13 @@ class CentrePanel(Vertical):
 
 
 def pile_lines(state: TableState, style: CardStyle, shown: int) -> list[Text]:
-    """The discard pile's top `shown` cards, newest first, each with who threw it (`9♣ Ada ·
-    4♦ You · K♠ up card`): a line, or none where there are none to show."""
+    """The discard pile's top `shown` cards, newest first, each with who threw it by the name
+    the log says (`9♣ Ada · 4♦ You · K♠ up card`): a line, or none where there are none to
+    show."""
     view = state.view
     if not shown or not state.pile or view is None or state.pile[-1][0] != view.discard_top:
         return []  # (a pile not followed from the hand's start is not guessed at)
-    names = state.names()
+    names = short_names(state.names())
     line = Text("Pile, newest first: ", style="dim")
     for i, (card, seat) in enumerate(reversed(state.pile[-shown:])):
         if i:
