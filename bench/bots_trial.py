@@ -28,8 +28,9 @@ from tonk.shared.game.rules import PRESETS
 
 def load_version(path: Path) -> type[SharpBot]:
     """The ExpertBot class of a copy of shared/bots/expert.py (its relative imports read as
-    imports from tonk.shared)."""
-    source = path.read_text().replace("from .", "from tonk.shared.")
+    imports from tonk.shared.bots and, a level up, tonk.shared)."""
+    source = path.read_text().replace("from ..", "from tonk.shared.")
+    source = source.replace("from .", "from tonk.shared.bots.")
     module = ModuleType(path.stem)
     exec(compile(source, str(path), "exec"), module.__dict__)
     bot: type[SharpBot] = module.ExpertBot
