@@ -41,9 +41,12 @@ class AwayFrame(LockedFrame, Protocol):
 
 
 class AwaySeats(SeatRow, Protocol):
-    """What the away part asks of the seats besides reading and replacing them: the
-    creator's word, a seat marked away, the spectators (one who claims a bot's seat watches
-    meanwhile), and the seats given to bots."""
+    """What the away part asks of the seats besides reading them: a seat replaced by
+    another (a bot's taken by a person, a person's given to a bot), the creator's word, a
+    seat marked away, the spectators (one who claims a bot's seat watches meanwhile), and the
+    seats given to bots."""
+
+    def __setitem__(self, number: int, seat: Seat) -> None: ...
 
     @property
     def creator(self) -> int | None: ...

@@ -64,12 +64,10 @@ class LockedFrame(TableFrame, Protocol):
 
 
 class SeatRow(Protocol):
-    """The seats as the other parts read them: a sequence of `Seat` (one replaced by another:
-    a bot's seat taken), their players' names, and the seat a connection holds here."""
+    """The seats as the other parts read them: a sequence of `Seat`, their players' names,
+    and the seat a connection holds here."""
 
     def __getitem__(self, number: int) -> Seat: ...
-
-    def __setitem__(self, number: int, seat: Seat) -> None: ...
 
     def __len__(self) -> int: ...
 
