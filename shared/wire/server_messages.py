@@ -31,6 +31,7 @@ from .wire import (
     declared,
     field,
     nullable,
+    record_map,
     rows,
     tuple_of,
     wire_value,
@@ -428,52 +429,27 @@ class AwaySummary(ServerMessage):
     played_for: tuple[int, ...] = field(p.LIST, codec=TUPLE)
 
 
-def _standing_to_wire(row: Standing) -> Wire:
+def _unit_net_to_wire(net: UnitNet) -> Wire:
+    # Written out: on the wire a night's date and its net go together (`best`, `worst`).
     return {
-        "name": row.name,
-        "hands": row.hands,
-        "won": row.won,
-        "drops_won": row.drops_won,
-        "drops_caught": row.drops_caught,
-        "tonk_outs": row.tonk_outs,
-        "deal_tonks": row.deal_tonks,
-        "nets": [
-            {
-                "unit": n.unit,
-                "net": n.net,
-                "best": {"night": n.best_night, "net": n.best},
-                "worst": {"night": n.worst_night, "net": n.worst},
-            }
-            for n in row.nets
-        ],
+        "unit": net.unit,
+        "net": net.net,
+        "best": {"night": net.best_night, "net": net.best},
+        "worst": {"night": net.worst_night, "net": net.worst},
     }
 
 
-def _standing_from_wire(data: Wire) -> Standing:
-    nets = tuple(
-        UnitNet(
-            n["unit"],
-            n["net"],
-            n["best"]["night"],
-            n["best"]["net"],
-            n["worst"]["night"],
-            n["worst"]["net"],
-        )
-        for n in data["nets"]
-    )
-    return Standing(
-        data["name"],
-        data["hands"],
-        data["won"],
-        data["drops_won"],
-        data["drops_caught"],
-        data["tonk_outs"],
-        data["deal_tonks"],
-        nets,
+def _unit_net_from_wire(data: Wire) -> UnitNet:
+    best, worst = data["best"], data["worst"]
+    return UnitNet(
+        data["unit"], data["net"], best["night"], best["net"], worst["night"], worst["net"]
     )
 
 
-_STANDINGS = tuple_of(Codec(_standing_to_wire, _standing_from_wire))
+#: A standing's row: the core's record as the map of its fields, its nets each as above.
+_STANDINGS = tuple_of(
+    record_map(Standing, nets=tuple_of(Codec(_unit_net_to_wire, _unit_net_from_wire)))
+)
 
 
 @_message(p.STANDINGS)

@@ -211,6 +211,26 @@ def rows(width: int) -> Codec:
     return Codec(lambda values: [list(row) for row in values], decode)
 
 
+def record_map(cls: type[Any], **codecs: Codec) -> Codec:
+    """A record of the core (records.py) as the map of its fields, in the order declared,
+    each through its codec in `codecs` if it has one: for a core value whose map on the wire
+    is its fields (a standing's row); KeyError for a map without one of them."""
+    names = records.record_fields(cls)
+    encoders = [(name, codecs[name].encode if name in codecs else None) for name in names]
+    decoders = [(name, codecs[name].decode if name in codecs else None) for name in names]
+
+    def encode(value: Any) -> Wire:
+        return {
+            name: getattr(value, name) if code is None else code(getattr(value, name))
+            for name, code in encoders
+        }
+
+    def decode(data: Wire) -> Any:
+        return cls(*[data[name] if code is None else code(data[name]) for name, code in decoders])
+
+    return Codec(encode, decode)
+
+
 def nullable(codec: Codec) -> Codec:
     """`codec`'s values, or None."""
     encode, decode = codec.encode or _same, codec.decode or _same
