@@ -10,10 +10,12 @@ What it counts, each from the source as it is (nothing here is typed in by hand)
 - the classes one table is made of (the server's `Table`, the parts it holds, and every class
   they inherit from in `tonk.server`), the files they span, the fields of each part (what
   each holds of the table's state) and the deepest inheritance among them;
-- for each part of a table, the names it reaches of each other part (`self.table.play.hand`,
-  `seats = self.seats` then `seats.names()`: the play's `hand`, the seats' `names`) and of the
-  table itself (`self.table.now`), read from the part's file; `--at COMMIT` counts these in
-  the code of that commit (`git show`), for a before-and-after;
+- for each part of a table, the names it reaches of each other part (`self._seats.names()`,
+  `seats = self._seats` then `seats[n]`; `self.table.play.hand` in older code) and of the
+  table itself (`self._table.now`), read from the part's file; and how many names the types
+  its constructor is given offer it (each counted as the part's its argument stands for, or
+  the table's); `--at COMMIT` counts these in the code of that commit (`git show`), for a
+  before-and-after;
 - the places a client message is declared: for each message type, the files of `shared/` and
   `server/` that name its type constant (`p.DISCARD`, `DISCARD:`) or its class;
 - the functions that turn a move from one form into another (`action_*`, `*_action`);
@@ -87,9 +89,7 @@ def table_parts() -> dict[str, tuple[type, list[str]]]:
     table = asyncio.run(build())
     fields = _slots(Table)
     parts = {
-        name: getattr(table, name)
-        for name in fields
-        if getattr(getattr(table, name, None), "table", None) is table
+        name: getattr(table, name) for name in fields if _link(getattr(table, name, None)) is table
     }
     out: dict[str, tuple[type, list[str]]] = {
         "Table": (Table, [name for name in fields if name not in parts])
@@ -98,9 +98,23 @@ def table_parts() -> dict[str, tuple[type, list[str]]]:
     for name, part in parts.items():
         out[name] = (
             type(part),
-            [f for f in _slots(type(part)) if f != "table" and id(getattr(part, f)) not in held],
+            [
+                f
+                for f in _slots(type(part))
+                if f not in _TABLE_LINKS and id(getattr(part, f)) not in held
+            ],
         )
     return out
+
+
+#: A part's link back to its table: `_table` (private since the links were narrowed), or
+#: `table` before.
+_TABLE_LINKS = ("_table", "table")
+
+
+def _link(part: object) -> object:
+    """The table `part` holds a link back to, if it does."""
+    return next((getattr(part, n) for n in _TABLE_LINKS if hasattr(part, n)), None)
 
 
 def _is_table_module(path: str) -> bool:
@@ -152,14 +166,16 @@ def _reach(source: str, parts: set[str], own: str) -> dict[str, list[str]]:
     reached: dict[str, set[str]] = {}
 
     def held(node: ast.expr, aliases: dict[str, str]) -> str | None:
-        """Which part (or "table") `node` is, if it is one."""
+        """Which part (or "table") `node` is, if it is one (a link held as `self._seats`
+        or, before the links were private, `self.seats`)."""
         if isinstance(node, ast.Name):
             return aliases.get(node.id)
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id == "self":
-                if node.attr == "table":
+                if node.attr in _TABLE_LINKS:
                     return "table"
-                return node.attr if node.attr in parts and node.attr != own else None
+                part = node.attr.removeprefix("_")
+                return part if part in parts and part != own else None
             if held(node.value, aliases) == "table" and node.attr in parts:
                 return None if node.attr == own else node.attr
         return None
@@ -259,38 +275,41 @@ def part_given(texts: dict[str, str]) -> dict[str, tuple[list[str], int]]:
         for part, path in modules.items()
     }
 
-    def given(cls: str) -> list[str]:
+    def given(cls: str) -> list[tuple[str, str]]:
+        """(whose, type) of each argument of `cls`'s constructor typed with a class of the
+        table's modules: whose, the part it stands for by its name (`seats: PlaySeats`), else
+        the table's (`table: PlayFrame`)."""
         init = next(
             item
             for item in classes[cls].body
             if isinstance(item, ast.FunctionDef) and item.name == "__init__"
         )
-        return [
-            ast.unparse(arg.annotation).strip("'\"")
-            for arg in init.args.args[1:]
-            if arg.annotation is not None and ast.unparse(arg.annotation).strip("'\"") in classes
-        ]
+        out = []
+        for arg in init.args.args[1:]:
+            kind = "" if arg.annotation is None else ast.unparse(arg.annotation).strip("'\"")
+            if kind in classes:
+                out.append((arg.arg if arg.arg in part_class else "table", kind))
+        return out
 
     label = {cls: part for part, cls in part_class.items()}
     out: dict[str, tuple[list[str], int]] = {}
     for part, cls in part_class.items():
         reached: set[str] = set()
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         todo = given(cls)
         while todo:
-            kind = todo.pop()
-            if kind in seen:
+            owner, kind = todo.pop()
+            if (owner, kind) in seen:
                 continue
-            seen.add(kind)
-            owner = label.get(kind, "table")
+            seen.add((owner, kind))
             for name in _offered(kind, classes):
                 if name in part_class:
-                    todo.append(part_class[name])
+                    todo.append((name, part_class[name]))
                 elif name == "table" and kind in label:
                     todo.append(given(kind)[0])  # (a part's first argument: its table)
                 else:
                     reached.add(f"{owner}.{name}")
-        out[part] = (given(cls), len(reached))
+        out[part] = ([kind for _, kind in given(cls)], len(reached))
     return out
 
 

@@ -42,10 +42,18 @@ def test_the_structure_counts_point_at_what_they_count() -> None:
             for name in names:
                 declared = (f"def {name}(", f"self.{name} =", f"self.{name}: ")
                 assert name == "[]" or any(d in text for d in declared), (part, owner, name)
+    classes = {name for name, _ in parts.values()}
     for part, (kinds, reachable) in found[
         "types each table part is given, names reachable"
     ].items():
         assert part in parts and kinds and reachable > 0
+        # given interfaces of what it calls, never the table or another part itself
+        assert not classes & set(kinds), (part, kinds)
+        used = sum(
+            len(names)
+            for names in found["names each table part reaches, of the others"][part].values()
+        )
+        assert reachable >= used, (part, reachable, used)
     for place in found["run-time code"]["exec/compile"]:
         path, line = place.rsplit(":", 1)
         text = (ROOT / path).read_text().splitlines()[int(line) - 1]

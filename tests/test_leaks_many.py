@@ -179,8 +179,9 @@ async def test_the_check_finds_a_leak_planted_in_the_server(tmp_path, monkeypatc
 
     def leaky_updates(self: TablePlay, start: int, answer: Any = None) -> None:
         # (the updates after each change are put together from packed parts, not from
-        # update_message: planted in the frames sent, as a faulty server would send them)
-        for conn, seat in self.table.seats.connections():
+        # update_message: planted in the frames sent, as a faulty server would send them,
+        # through the seats the play holds)
+        for conn, seat in self._seats.connections():
             conn.send_frame(p.encode(leaky(self, seat, start)))
 
     monkeypatch.setattr(TablePlay, "update_message", leaky)

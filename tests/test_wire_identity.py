@@ -727,3 +727,55 @@ async def test_an_update_reads_back_to_its_events_and_view() -> None:
     assert isinstance(update, m.Update)
     assert update.view == hand.view(1)
     assert update.events == tuple(Event.from_dict(e.to_dict()) for e in hand.events_for(1, 0))
+
+
+def old_player(player: m.PlayerSummary) -> dict[str, Any]:
+    """A seat of the table map as `PlayerSummary.to_wire` wrote it, by hand, before the table
+    map was written from its declaration."""
+    out: dict[str, Any] = {
+        "seat": player.seat,
+        "name": player.name,
+        "kind": player.kind,
+        "strategy": player.strategy,
+        "status": player.status,
+        "stake": player.stake,
+        "balance": player.balance,
+    }
+    if player.played_for_in is not None:
+        out["played_for_in"] = player.played_for_in
+    if player.votes:
+        out["votes"] = list(player.votes)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("played_for_in", "votes"), [(None, ()), (12.5, ()), (0.0, (2,)), (None, (0, 2))]
+)
+async def test_a_seat_waited_for_packs_as_before_and_reads_back_as_itself(
+    played_for_in: float | None, votes: tuple[int, ...]
+) -> None:
+    """The table map's seat leaves out its countdown when there is none and its votes when
+    there are none, as it did when it was written by hand."""
+    player = m.PlayerSummary(
+        1, "Kim", m.SeatKind.HUMAN, None, m.SeatStatus.DISCONNECTED, 5, -3, played_for_in, votes
+    )
+    table = table_for("classic", 3, None).summary()
+    table = table.replaced(players=(table.players[0], player))
+    old = old_player(player)
+    assert p.encode(player.to_wire()) == p.encode(old)
+    message = m.TableMessage(table)
+    assert m.encode(message) == p.encode(
+        {
+            "type": p.TABLE,
+            "table": {**table.to_wire(), "players": [old_player(table.players[0]), old]},
+        }
+    )
+    assert m.read_server(p.decode_payload(m.encode(message)[p.HEADER_SIZE :])) == message
+
+
+async def test_a_table_map_without_its_changes_is_refused_as_it_was() -> None:
+    """`changes` has a default (a table map built without it) but is read as sent always."""
+    table = m.TableMessage(table_for("classic", 2, None).summary()).to_wire()
+    del table["table"]["changes"]
+    with pytest.raises(p.ProtocolError, match="changes"):
+        m.read_server(table)

@@ -129,8 +129,9 @@ class Table:
         # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
         # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.
         self.loop = asyncio.get_running_loop()
-        # Each part is given the parts it calls; the seats, given first to the others, ask
-        # theirs through the table (see `TableSeats`).
+        # Each part is given the parts it calls, each as the narrow interface of what it
+        # calls (the play is given the rematch as `PlayRematch`), and holds them privately; the
+        # seats, given first to the others, ask theirs through the table (`SeatsFrame`).
         self.store = TableStore(self)
         self.seats = TableSeats(self, self.store, config.seats, config.stake)
         self.rematch = TableRematch(self, self.seats, self.store)

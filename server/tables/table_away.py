@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tonk.shared.game.session import SessionError, bot_name, check_name_free, play_for_now
 from tonk.shared.wire import protocol as p
@@ -15,14 +15,67 @@ from tonk.shared.wire.messages import Seated, Watching
 
 from ..connection import Connection
 from ..store import store as st
-from .table_core import BOT, HUMAN, PLAYING, WAITING, RequestError, Seat, TableFrame
+from .table_core import (
+    BOT,
+    HUMAN,
+    PLAYING,
+    WAITING,
+    LockedFrame,
+    RequestError,
+    Seat,
+    SeatRow,
+    Writes,
+)
 
 if TYPE_CHECKING:
-    from .table_play import TablePlay
-    from .table_seats import TableSeats
-    from .table_store import TableStore
+    from tonk.shared.game.hand import Hand
 
 log = logging.getLogger("tonk.server")
+
+
+class AwayFrame(LockedFrame, Protocol):
+    """What the away part asks of its table beyond any part's: its summary to everybody at
+    it."""
+
+    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+
+
+class AwaySeats(SeatRow, Protocol):
+    """What the away part asks of the seats besides reading them: a seat replaced by
+    another (a bot's taken by a person, a person's given to a bot), the creator's word, a
+    seat marked away, the spectators (one who claims a bot's seat watches meanwhile), and the
+    seats given to bots."""
+
+    def __setitem__(self, number: int, seat: Seat) -> None: ...
+
+    @property
+    def creator(self) -> int | None: ...
+
+    @property
+    def spectators(self) -> set[Connection]: ...
+
+    @property
+    def given_to_bots(self) -> dict[str, str]: ...
+
+    def require_creator(self, conn: Connection) -> None: ...
+
+    async def set_away(self, number: int, away: bool) -> None: ...
+
+    def watched_by(self, conn: Connection) -> None: ...
+
+
+class AwayPlay(Protocol):
+    """What the away part asks of the play: the hand in play, a bot's seat let go to a
+    person, and what a newcomer to a seat is sent."""
+
+    @property
+    def hand(self) -> Hand | None: ...
+
+    def seat_taken(self, number: int, name: str) -> None: ...
+
+    def send_ledger(self, conn: Connection) -> None: ...
+
+    def send_hand(self, conn: Connection, seat: int | None) -> None: ...
 
 
 class TableAway:
@@ -30,15 +83,13 @@ class TableAway:
     asked for during a hand. Of the other parts it asks the seats to change, the store to
     write, and the play to let a bot's seat go and to send a newcomer the hand."""
 
-    __slots__ = ("claims", "play", "seats", "store", "table")
+    __slots__ = ("_play", "_seats", "_store", "_table", "claims")
 
-    def __init__(
-        self, table: TableFrame, seats: TableSeats, store: TableStore, play: TablePlay
-    ) -> None:
-        self.table = table
-        self.seats = seats
-        self.store = store
-        self.play = play
+    def __init__(self, table: AwayFrame, seats: AwaySeats, store: Writes, play: AwayPlay) -> None:
+        self._table = table
+        self._seats = seats
+        self._store = store
+        self._play = play
         # Seats of bots that people asked for during a hand, taken as it ends: seat -> connection.
         self.claims: dict[int, Connection] = {}
 
@@ -48,20 +99,20 @@ class TableAway:
             del self.claims[claimed]
 
     def _seat_number(self, seat: int) -> int:
-        seats = self.seats
+        seats = self._seats
         if not 0 <= seat < len(seats):
             raise RequestError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(seats) - 1}")
         return seat
 
     def _between_hands(self) -> bool:
-        hand = self.play.hand
+        hand = self._play.hand
         return hand is None or hand.ended
 
     async def play_for_now(self, conn: Connection, absent: int) -> None:
         """Seat `absent`, whose player lost the link, is played for now (`waiting.play_for_now`
         says who may); answered by the `table` everybody gets."""
-        table = self.table
-        seats = self.seats
+        table = self._table
+        seats = self._seats
         async with table.lock:
             asker = seats.seat_of(conn)
             if table.state != PLAYING:
@@ -94,8 +145,8 @@ class TableAway:
         between hands, else as the hand in play ends (the answer then is the `table`, and
         `seated` follows at the hand's end). The bot's balance stays with the bot's name; the
         player plays on from their own (0, or what they had if they sat here before)."""
-        table = self.table
-        seats = self.seats
+        table = self._table
+        seats = self._seats
         async with table.lock:
             if table.state not in (WAITING, PLAYING):
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
@@ -123,8 +174,8 @@ class TableAway:
 
     async def seat_claims(self) -> None:
         """Between hands: the bots' seats asked for during the hand are taken."""
-        table = self.table
-        seats = self.seats
+        table = self._table
+        seats = self._seats
         for number, conn in list(self.claims.items()):
             if conn.table is table and conn.seat is None and seats[number].kind == BOT:
                 try:
@@ -137,9 +188,9 @@ class TableAway:
             del self.claims[number]
 
     async def _take_seat(self, number: int, conn: Connection) -> None:
-        table = self.table
-        seats = self.seats
-        play = self.play
+        table = self._table
+        seats = self._seats
+        play = self._play
         old = seats[number]
         assert conn.name is not None
         token = secrets.token_urlsafe(18)
@@ -150,7 +201,7 @@ class TableAway:
             stake=old.stake,
             conn=conn,
         )
-        await self.store.write([st.put_seat(table.id, new.saved(number))])
+        await self._store.write([st.put_seat(table.id, new.saved(number))])
         seats[number] = new
         play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
@@ -167,8 +218,8 @@ class TableAway:
         """The creator gives an absent player's seat (away, or disconnected) to a bot: the
         player's balance stays under their name, their token no longer holds the seat, and a
         connection of theirs still here watches from now on."""
-        table = self.table
-        seats = self.seats
+        table = self._table
+        seats = self._seats
         async with table.lock:
             seats.require_creator(conn)
             if table.state != PLAYING:
@@ -189,7 +240,7 @@ class TableAway:
                 )
             strategy = table.server.config.autoplay_strategy
             new = Seat(name=bot_name(seats.names()), kind=BOT, strategy=strategy, stake=seat.stake)
-            await self.store.write([st.put_seat(table.id, new.saved(number))])
+            await self._store.write([st.put_seat(table.id, new.saved(number))])
             seats[number] = new
             if seat.token_hash is not None and seat.name is not None:
                 seats.given_to_bots[seat.token_hash] = seat.name
@@ -199,7 +250,7 @@ class TableAway:
                 table.server.seating.put(gone, table, None)
                 gone.send(Watching(table.id))
                 table.server.door_seat(gone, table.id, left=True)
-                self.play.send_hand(gone, None)
+                self._play.send_hand(gone, None)
             log.info("table %d: %s's seat %d goes to %s", table.id, seat.name, number, new.name)
             table.broadcast_table(answer=conn)
             table.kick()

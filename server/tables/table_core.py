@@ -1,13 +1,15 @@
 """The values a table is made of: its configuration (`TableConfig`), a seat (`Seat`), a request
 refused (`RequestError`), a hand's settlement on its way to the disk (`Settle`), a slow bot's
 decision on its way (`Pending`), and the ledger as a newcomer is shown it. The table itself and
-the parts it holds are in table.py and the table_* modules beside it; what a part asks of the
-table that holds it (`TableFrame`) is here too."""
+the parts it holds are in table.py and the table_* modules beside it; what several parts ask of
+the table that holds them (`TableFrame`, `LockedFrame`), of its seats (`SeatRow`) and of its
+store (`Writes`, `Saves`) is here too; what one part alone asks is in its own module."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,14 +22,12 @@ from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.view import SeatView
 from tonk.shared.game.waiting import AwayTally
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import LedgerMessage, SeatKind, SeatStatus, ServerMessage, TableState
+from tonk.shared.wire.messages import LedgerMessage, SeatKind, SeatStatus, TableState
 
 from ..connection import Connection
 from ..store import store as st
 
 if TYPE_CHECKING:
-    import random
-
     from .host import TableHost
 
 WAITING, PLAYING, FINISHED, CLOSED = TableState
@@ -36,10 +36,10 @@ _INF = float("inf")
 
 
 class TableFrame(Protocol):
-    """What every part of a table asks of the table that holds it: what the table is (its id,
-    configuration, state, lock, clock, seeded generators and host), waking its loop, telling
-    everybody at it, and leaving the server's tables. Nothing of the other parts: a part is
-    given those it calls, in its constructor."""
+    """What every part of a table asks of the table that holds it: its id, state, clock and
+    host. Each part's own frame adds what that part asks besides (`StoreFrame`, `SeatsFrame`,
+    ...), and nothing of the other parts: a part is given, in its constructor, each other
+    part it calls as the narrow interface of what it calls."""
 
     state: TableState
 
@@ -47,29 +47,50 @@ class TableFrame(Protocol):
     def id(self) -> int: ...
 
     @property
-    def config(self) -> TableConfig: ...
-
-    @property
-    def lock(self) -> asyncio.Lock: ...
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop: ...
+    def now(self) -> float: ...
 
     @property
     def server(self) -> TableHost: ...
 
-    @property
-    def now(self) -> float: ...
 
-    def rng(self, label: str) -> random.Random: ...
+class LockedFrame(TableFrame, Protocol):
+    """What the parts that answer requests ask of their table besides: its lock, and waking
+    its loop once something changed."""
+
+    @property
+    def lock(self) -> asyncio.Lock: ...
 
     def kick(self) -> None: ...
 
-    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
 
-    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+class SeatRow(Protocol):
+    """The seats as the other parts read them: a sequence of `Seat`, their players' names,
+    and the seat a connection holds here."""
 
-    def forget(self) -> None: ...
+    def __getitem__(self, number: int) -> Seat: ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Seat]: ...
+
+    def names(self) -> list[str]: ...
+
+    def seat_of(self, conn: Connection) -> int: ...
+
+
+class Writes(Protocol):
+    """The store as a part that only writes asks it: a change written durably (RequestError
+    if it cannot be)."""
+
+    async def write(self, ops: Sequence[st.Op]) -> None: ...
+
+
+class Saves(Writes, Protocol):
+    """The store as a part that must not act while play is paused asks it: why it is (None:
+    it is not)."""
+
+    @property
+    def paused(self) -> str | None: ...
 
 
 class RequestError(Exception):

@@ -7,10 +7,11 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tonk.shared.bots.bots import Bot, fallback, make_bot
-from tonk.shared.game.actions import Action, IllegalAction, action_to_dict
+from tonk.shared.game.actions import Action, Event, IllegalAction, action_to_dict
 from tonk.shared.game.cards import parse_cards
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.ledger import Ledger, LedgerEntry
@@ -18,7 +19,14 @@ from tonk.shared.game.session import Session, played_for_at, without_last_action
 from tonk.shared.game.words import plural
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import Cut, HandEnd, SessionEndReason, Update
+from tonk.shared.wire.messages import (
+    Cut,
+    HandEnd,
+    ServerMessage,
+    SessionEnd,
+    SessionEndReason,
+    Update,
+)
 
 from ..connection import Connection, encode_message
 from ..store import store as st
@@ -27,20 +35,77 @@ from .table_core import (
     FINISHED,
     HUMAN,
     PLAYING,
+    LockedFrame,
     Pending,
     RequestError,
+    Saves,
+    SeatRow,
     Settle,
-    TableFrame,
+    TableConfig,
     ledger_message,
 )
 
 if TYPE_CHECKING:
-    from .table_rematch import TableRematch
-    from .table_seats import TableSeats
-    from .table_store import TableStore
+    import asyncio
+    import random
 
 log = logging.getLogger("tonk.server")
 _INF = float("inf")
+
+
+class PlayFrame(LockedFrame, Protocol):
+    """What the play asks of its table beyond any part's: its configuration, its event loop
+    (a slow bot decides in the host's worker thread), seeded generators, its summary to
+    everybody at it, and leaving the server's tables once the session is over and nobody is
+    at it."""
+
+    @property
+    def config(self) -> TableConfig: ...
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+
+    def rng(self, label: str) -> random.Random: ...
+
+    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+
+    def forget(self) -> None: ...
+
+
+class PlaySeats(SeatRow, Protocol):
+    """What the play asks of the seats besides reading them: who is at the table (and to
+    tell them), a player back when they act, and what was done for a player away."""
+
+    @property
+    def spectators(self) -> set[Connection]: ...
+
+    def attached(self) -> bool: ...
+
+    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
+
+    async def welcome_back(self, number: int, answer: Connection | None = None) -> None: ...
+
+    def hand_ended(self, number: int, winner: str | None) -> None: ...
+
+    def played_for(
+        self, number: int, hand_number: int, events: Sequence[Event], start: int
+    ) -> None: ...
+
+
+class PlayStore(Saves, Protocol):
+    """What the play asks of the store besides a part that waits out a pause: an action
+    refused while play is paused."""
+
+    def refuse_paused(self) -> None: ...
+
+
+class PlayRematch(Protocol):
+    """What the play asks of the rematch: to be offered once the session is over, and the
+    session's end as everybody at the table is told it."""
+
+    def offer_after(self, reason: SessionEndReason) -> None: ...
+
+    def session_end(self, reason: SessionEndReason) -> SessionEnd: ...
 
 
 class TablePlay:
@@ -50,28 +115,28 @@ class TablePlay:
     away), the store to write, and the rematch to be offered once the session is over."""
 
     __slots__ = (
+        "_rematch",
+        "_seats",
+        "_store",
+        "_table",
         "bots",
         "hand",
         "hand_settled",
         "last_change",
         "next_hand_at",
-        "rematch",
-        "seats",
         "session",
-        "store",
-        "table",
         "told",
         "turn_seat",
         "turn_started",
     )
 
     def __init__(
-        self, table: TableFrame, seats: TableSeats, store: TableStore, rematch: TableRematch
+        self, table: PlayFrame, seats: PlaySeats, store: PlayStore, rematch: PlayRematch
     ) -> None:
-        self.table = table
-        self.seats = seats
-        self.store = store
-        self.rematch = rematch
+        self._table = table
+        self._seats = seats
+        self._store = store
+        self._rematch = rematch
         config = table.config
         # The session's rules and its state between hands (the ledger, who dealt, the
         # multiplier); its deserted_since and unseated_since are in loop time, its started in
@@ -95,8 +160,8 @@ class TablePlay:
     def due(self, number: int) -> float:
         """When the seat to act, `number`, is played for if it does not act itself (the
         session's rule: `played_for_at`)."""
-        table = self.table
-        seat = self.seats[number]
+        table = self._table
+        seat = self._seats[number]
         disconnected_at = seat.disconnected_at
         config = table.config
         return played_for_at(
@@ -117,11 +182,11 @@ class TablePlay:
         hand = self.hand
         if hand is None or hand.ended:
             return None
-        seat = self.seats[hand.turn]
+        seat = self._seats[hand.turn]
         if seat.kind != HUMAN or seat.away:
             return None
         due = self.due(hand.turn)
-        return None if due == _INF else round(max(0.0, due - self.table.now), 3)
+        return None if due == _INF else round(max(0.0, due - self._table.now), 3)
 
     def back_in_turn(self, number: int) -> None:
         """The player of seat `number` is back: if it is their turn, its clock starts again
@@ -129,13 +194,13 @@ class TablePlay:
         the turn for it)."""
         hand = self.hand
         if hand is not None and not hand.ended and hand.turn == number:
-            self.turn_started = self.table.now
+            self.turn_started = self._table.now
 
     def seat_taken(self, number: int, name: str) -> None:
         """A person, `name`, takes seat `number` from its bot: the bot goes, and the person
         joins the ledger if the session is on."""
         self.bots.pop(number, None)
-        if self.table.state == PLAYING:
+        if self._table.state == PLAYING:
             self.session.ledger.join(name)
 
     def unpaused(self, now: float, lost: float) -> None:
@@ -162,8 +227,8 @@ class TablePlay:
         """Everybody at the table is sent the running deadline again, in an `update` with no
         events: the one they have is wrong once the server lost time or play was paused."""
         hand = self.hand
-        table = self.table
-        if table.state != PLAYING or self.store.paused is not None or hand is None or hand.ended:
+        table = self._table
+        if table.state != PLAYING or self._store.paused is not None or hand is None or hand.ended:
             return
         if self.told != (self.session.hand_number, len(hand.events)):
             return  # a change waits to be saved: its own update, once it is, has the deadline
@@ -183,7 +248,7 @@ class TablePlay:
         assert hand is not None
         events = tuple(hand.events_for(seat, start))
         number = self.session.hand_number
-        return Update(self.table.id, number, start, events, hand.view(seat), deadline, reply_to)
+        return Update(self._table.id, number, start, events, hand.view(seat), deadline, reply_to)
 
     def send_updates(self, start: int, answer: Connection | None = None) -> None:
         """Every connection at the table gets its `update_message(seat, start)`, the
@@ -191,7 +256,7 @@ class TablePlay:
         its frame with the action's `reply_to`."""
         hand = self.hand
         assert hand is not None
-        seats = self.seats
+        seats = self._seats
         deadline = self.deadline()  # (one for every seat's frame)
         self.told = (self.session.hand_number, len(hand.events))
         for number, seat in enumerate(seats):
@@ -211,7 +276,7 @@ class TablePlay:
 
     def send_ledger(self, conn: Connection) -> None:
         """The ledger as far as a newcomer to the table is shown it."""
-        table = self.table
+        table = self._table
         conn.send(ledger_message(table.id, self.session.ledger, table.server.config.ledger_hands))
 
     # -- play -----------------------------------------------------------------------------------
@@ -219,21 +284,21 @@ class TablePlay:
     def start(self, started: float) -> None:
         """The session starts (at wall-clock time `started`) with the seats as they are now:
         the bots take their seats, and the first hand is due at once."""
-        table = self.table
-        for number, seat in enumerate(self.seats):
+        table = self._table
+        for number, seat in enumerate(self._seats):
             if seat.kind == BOT:
                 assert seat.strategy is not None
                 self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))
-        self.session.start(self.seats.names(), started)
+        self.session.start(self._seats.names(), started)
         self.next_hand_at = table.now
 
     async def act(self, conn: Connection, message: m.ActionRequest) -> None:
-        table = self.table
-        store = self.store
+        table = self._table
+        store = self._store
         if store.paused is not None:  # at once: the lock may be held by a write that waits
             store.refuse_paused()
         async with table.lock:
-            seats = self.seats
+            seats = self._seats
             number = seats.seat_of(conn)
             hand = self.hand
             if table.state != PLAYING or hand is None or hand.ended:
@@ -258,7 +323,7 @@ class TablePlay:
         connection that asked for it, with its request's `reply_to`)."""
         hand = self.hand
         assert hand is not None
-        table = self.table
+        table = self._table
         start = len(hand.events)
         hand.apply(action)  # IllegalAction: nothing changed
         index = len(hand.actions) - 1
@@ -267,7 +332,7 @@ class TablePlay:
         if settle is not None:
             ops.extend(settle.ops)
         try:
-            await self.store.write(ops)
+            await self._store.write(ops)
         except RequestError:
             self.hand = without_last_action(hand)
             raise
@@ -277,9 +342,9 @@ class TablePlay:
         """The ended `hand`'s settlement as the session takes it, and its writes."""
         settlement = hand.settlement
         assert settlement is not None
-        table = self.table
+        table = self._table
         now = time.time()
-        names = self.seats.names()
+        names = self._seats.names()
         settled = self.session.settle(settlement, names, now)
         number = self.session.hand_number
         ops = st.settle_hand(
@@ -291,7 +356,7 @@ class TablePlay:
             list(settled.payments),
             settled.balances,
         )
-        kinds = [str(seat.kind) for seat in self.seats]
+        kinds = [str(seat.kind) for seat in self._seats]
         ops += st.count_hand(table.id, number, settled.names, kinds, table.config.unit, settlement)
         columns: dict[str, Any] = {
             "hands_played": settled.played,
@@ -308,7 +373,7 @@ class TablePlay:
         """The hand changed (and the change is on disk): bots see it, everyone gets a view."""
         hand = self.hand
         assert hand is not None
-        table = self.table
+        table = self._table
         now = table.now
         self.last_change = now
         if not hand.ended and hand.turn != self.turn_seat:
@@ -324,14 +389,14 @@ class TablePlay:
         self.send_updates(start, answer)
         if settle is not None:
             self.apply_settlement(settle)
-        seat = None if hand.ended else self.seats[hand.turn]
+        seat = None if hand.ended else self._seats[hand.turn]
         if (
             seat is not None
             and seat.kind == HUMAN
             and seat.conn is not None
             and not seat.away
             and not table.config.turn_timer
-            and self.store.paused is None
+            and self._store.paused is None
         ):
             # A connected player is to act, with no clock running: nothing falls due that
             # the table's loop does not already wait for (it is kicked by every disconnect,
@@ -340,7 +405,7 @@ class TablePlay:
         table.kick()
 
     def apply_settlement(self, settle: Settle) -> None:
-        table = self.table
+        table = self._table
         self.session.settled(settle.settled, table.server.config.ledger_hands)
         table.server.lobby.changed(table.id)  # the hands played and the balances
         self.hand_settled = True
@@ -348,7 +413,7 @@ class TablePlay:
         names = settle.names
         number = self.session.hand_number
         winner = " and ".join(names[n] for n in settle.settlement.winners) or None
-        self.seats.hand_ended(number, winner)
+        self._seats.hand_ended(number, winner)
         log.info(
             "table %d: hand %d ends (%s): %s",
             table.id,
@@ -356,7 +421,7 @@ class TablePlay:
             settle.settlement.ending.value,
             ", ".join(f"{a} pays {b} {c}" for a, b, c in settle.payments) or "no payments",
         )
-        self.seats.broadcast(
+        self._seats.broadcast(
             HandEnd(
                 table.id,
                 number,
@@ -374,8 +439,8 @@ class TablePlay:
                 plural(self.session.hands_played, "hand"),
             )
             reason = SessionEndReason(settle.session_over)
-            self.rematch.offer_after(reason)
-            self.seats.broadcast(self.rematch.session_end(reason))
+            self._rematch.offer_after(reason)
+            self._seats.broadcast(self._rematch.session_end(reason))
             table.broadcast_table()
         else:
             self.next_hand_at = table.now + table.server.config.next_hand_delay
@@ -383,8 +448,8 @@ class TablePlay:
     async def end_session(self, reason: SessionEndReason) -> None:
         """End the session between hands: the final standings to everybody still here, and
         the table leaves the lobby once nobody is at it."""
-        table = self.table
-        await self.store.write([st.update_table(table.id, state=FINISHED)])
+        table = self._table
+        await self._store.write([st.update_table(table.id, state=FINISHED)])
         table.state = FINISHED
         log.info(
             "table %d: session over (%s) after %s",
@@ -392,15 +457,15 @@ class TablePlay:
             reason,
             plural(self.session.hands_played, "hand"),
         )
-        self.seats.broadcast(self.rematch.session_end(reason))
+        self._seats.broadcast(self._rematch.session_end(reason))
         table.broadcast_table()
-        if not self.seats.attached():
+        if not self._seats.attached():
             table.forget()
 
     async def deal(self) -> None:
-        table = self.table
+        table = self._table
         session = self.session
-        seats = self.seats
+        seats = self._seats
         players = len(seats)
         deal = session.next_deal(players, lambda: table.rng("cut"))
         number, dealer, cut = deal.number, deal.dealer, deal.cut
@@ -426,7 +491,7 @@ class TablePlay:
         if settle is not None:
             ops.extend(settle.ops)
         try:
-            await self.store.write(ops)
+            await self._store.write(ops)
         except RequestError:
             self.hand, session.hand_number = previous
             raise
@@ -446,7 +511,7 @@ class TablePlay:
     def bot_for(self, number: int) -> Bot:
         bot = self.bots.get(number)
         if bot is None:
-            table = self.table
+            table = self._table
             bot = make_bot(table.server.config.autoplay_strategy, table.rng(f"auto{number}"))
             if self.hand is not None:
                 bot.observe(self.hand.events_for(number, 0))
@@ -465,12 +530,12 @@ class TablePlay:
             # (a decision the table moved past is dropped), and its random numbers are drawn
             # only by decisions acted on, so play stays the same for the same seed.
             thinker = copy.deepcopy(bot)
-            seat = self.seats[number]
+            seat = self._seats[number]
             return Pending(number, seat, hand, len(hand.events), bot, thinker, view, announce)
         try:
             action = bot.choose(view)
         except Exception:
-            log.exception("table %d: bot in seat %d failed to choose", self.table.id, number)
+            log.exception("table %d: bot in seat %d failed to choose", self._table.id, number)
             action = fallback(number, hand.legal_actions(number))
         await self.play_for(number, hand, action)
         return None
@@ -481,7 +546,7 @@ class TablePlay:
         if `still_due`; else drop it, and the table's loop asks again if the seat is still to
         be played for. Stopping the table cancels the wait at once; a decision already running
         finishes unheeded."""
-        table = self.table
+        table = self._table
         action: Action | None = None
         thinker = pending.thinker
         try:
@@ -506,14 +571,14 @@ class TablePlay:
     def still_due(self, pending: Pending) -> bool:
         """Whether the table is where it was when `pending`'s bot was asked: playing, not
         paused, the same hand with as many events, the same seat to act, still played for."""
-        table = self.table
+        table = self._table
         hand = self.hand
         number = pending.number
         seat = pending.seat
-        seats = self.seats
+        seats = self._seats
         return (
             table.state == PLAYING
-            and self.store.paused is None
+            and self._store.paused is None
             and hand is pending.hand
             and not hand.ended
             and hand.turn == number
@@ -532,17 +597,17 @@ class TablePlay:
             await self.apply(action)
         except IllegalAction as exc:
             log.error(
-                "table %d: bot in seat %d chose %s: %s", self.table.id, number, action, exc.reason
+                "table %d: bot in seat %d chose %s: %s", self._table.id, number, action, exc.reason
             )
             await self.apply(fallback(number, hand.legal_actions(number)))
-        self.seats.played_for(number, self.session.hand_number, hand.events, start)
+        self._seats.played_for(number, self.session.hand_number, hand.events, start)
 
     # -- after a restart ----------------------------------------------------------------------
 
     def restore(self, saved: st.SavedTable, playing: bool, now: float) -> None:
         """The session, its ledger, the bots and the hand in play as the database has them
         (the seats restored first)."""
-        table = self.table
+        table = self._table
         session = self.session
         session.started = saved.started
         session.hands_played = saved.hands_played
@@ -556,10 +621,10 @@ class TablePlay:
             ],
         )
         if playing:
-            for seat in self.seats:
+            for seat in self._seats:
                 if seat.name is not None:
                     session.ledger.join(seat.name)
-            for number, seat in enumerate(self.seats):
+            for number, seat in enumerate(self._seats):
                 if seat.kind == BOT:
                     assert seat.strategy is not None
                     self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))

@@ -20,24 +20,28 @@ from tonk.shared.game.rematch import (
 from tonk.shared.game.session import SessionError
 from tonk.shared.game.settle_up import settle_up
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import Combined, RematchStatus, SessionEnd, SessionEndReason
+from tonk.shared.wire.messages import (
+    Combined,
+    RematchStatus,
+    ServerMessage,
+    SessionEnd,
+    SessionEndReason,
+)
 
 from ..connection import Connection
 from ..store import store as st
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, RequestError, TableFrame
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, LockedFrame, RequestError, SeatRow, Writes
 
 if TYPE_CHECKING:
     from tonk.shared.game.ledger import Ledger
 
-    from .table_seats import TableSeats
-    from .table_store import TableStore
-
 log = logging.getLogger("tonk.server")
 
 
-class RematchFrame(TableFrame, Protocol):
+class RematchFrame(LockedFrame, Protocol):
     """What the rematch asks of its table beyond any part's: the session's ledger and the
-    hands it played (the play's, which asks the rematch to be offered)."""
+    hands it played (the play's, which asks the rematch to be offered), and leaving the
+    server's tables once the offer is off and nobody is at it."""
 
     @property
     def ledger(self) -> Ledger: ...
@@ -45,18 +49,29 @@ class RematchFrame(TableFrame, Protocol):
     @property
     def hands_played(self) -> int: ...
 
+    def forget(self) -> None: ...
+
+
+class RematchSeats(SeatRow, Protocol):
+    """What the rematch asks of the seats besides reading them: whether anybody is at the
+    table, and to tell everybody there."""
+
+    def attached(self) -> bool: ...
+
+    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
+
 
 class TableRematch:
     """The rematch offer of a table whose session is over, and the earlier sessions of the
     chain of rematches the table is part of. Of the other parts it asks the seats who is in
-    the offer and who is here, and the store to write."""
+    the offer and who is here (`RematchSeats`), and the store to write (`Writes`)."""
 
-    __slots__ = ("earlier", "of", "offer", "reason", "seats", "store", "table")
+    __slots__ = ("_seats", "_store", "_table", "earlier", "of", "offer", "reason")
 
-    def __init__(self, table: RematchFrame, seats: TableSeats, store: TableStore) -> None:
-        self.table = table
-        self.seats = seats
-        self.store = store
+    def __init__(self, table: RematchFrame, seats: RematchSeats, store: Writes) -> None:
+        self._table = table
+        self._seats = seats
+        self._store = store
         # Once the session is over: the offer of a rematch (deadline in loop time), if one was
         # made, and why the session ended.
         self.offer: RematchOffer | None = None
@@ -68,13 +83,13 @@ class TableRematch:
 
     def follow(self, old: TableRematch, balances: dict[str, int]) -> None:
         """The table is the rematch of `old`'s table, whose session ended with `balances`."""
-        self.of = old.table.id
+        self.of = old._table.id
         self.earlier = [*old.earlier, balances]
 
     def session_end(self, reason: SessionEndReason) -> SessionEnd:
         """The final standings with their settling up, across the chain of rematches too, and
         how long a rematch offer waits."""
-        table = self.table
+        table = self._table
         ledger = table.ledger
         balances = dict(ledger.balances)
         combined = None
@@ -99,8 +114,8 @@ class TableRematch:
         while the grace runs is awaited: they may come back; the bots stay). Kept on disk so
         that a restart of the server during the wait loses nothing; the session's end itself
         is on disk already."""
-        table = self.table
-        seats = self.seats
+        table = self._table
+        seats = self._seats
         config = table.server.config
         wait = config.rematch_wait
 
@@ -120,31 +135,31 @@ class TableRematch:
 
     def save_offer(self) -> None:
         """The offer written without waiting for it (a failure is logged)."""
-        self.table.server.store.write([self.op()]).add_done_callback(_log_failed_offer)
+        self._table.server.store.write([self.op()]).add_done_callback(_log_failed_offer)
 
     def op(self) -> st.Op:
         """The offer as it stands, to keep (its deadline in wall-clock time)."""
         offer = self.offer
         assert offer is not None
-        deadline = time.time() + (offer.deadline - self.table.now)
+        deadline = time.time() + (offer.deadline - self._table.now)
         data = {**offer.to_dict(), "deadline": deadline, "reason": self.reason}
-        return st.put_rematch(self.table.id, data)
+        return st.put_rematch(self._table.id, data)
 
     def status(self, next_table: int | None = None) -> RematchStatus:
         offer = self.offer
         assert offer is not None
         return RematchStatus(
-            self.table.id,
+            self._table.id,
             tuple(zip(offer.names, (a.value for a in offer.answers), strict=True)),
             offer.outcome.value,
-            offer.seconds_left(self.table.now),
+            offer.seconds_left(self._table.now),
             next_table,
         )
 
     async def answer(self, conn: Connection, yes: bool) -> None:
-        table = self.table
+        table = self._table
         async with table.lock:
-            number = self.seats.seat_of(conn)  # a spectator has no answer to give
+            number = self._seats.seat_of(conn)  # a spectator has no answer to give
             offer = self.offer
             if table.state != FINISHED or offer is None:
                 why = (
@@ -161,7 +176,7 @@ class TableRematch:
             log.info(
                 "table %d: %s says %s to a rematch",
                 table.id,
-                self.seats[number].name,
+                self._seats[number].name,
                 "yes" if yes else "no",
             )
             try:
@@ -175,20 +190,20 @@ class TableRematch:
         may be taken back meanwhile)."""
         offer = self.offer
         return (
-            self.table.state == FINISHED and offer is not None and offer.outcome is Outcome.WAITING
+            self._table.state == FINISHED and offer is not None and offer.outcome is Outcome.WAITING
         )
 
     def returned(self, conn: Connection) -> None:
         """A seat was taken back by `conn`, sent everything else already: what comes after
         the session, if it is over."""
-        if self.table.state == FINISHED and self.offer is not None:
+        if self._table.state == FINISHED and self.offer is not None:
             conn.send(self.session_end(self.reason))
             conn.send(self.status())
 
     async def left(self, number: int | None, leaving: bool) -> None:
         """The player of seat `number` (None: not a player) left the table (`leaving`) or
         lost the link: one who left is out of the rematch."""
-        table = self.table
+        table = self._table
         offer = self.offer
         if not leaving or number is None or table.state != FINISHED or offer is None:
             return  # (one who lost the link is still awaited: they may come back)
@@ -202,7 +217,7 @@ class TableRematch:
         offer = self.offer
         if offer is None or offer.outcome is not Outcome.WAITING:
             return None
-        now = self.table.now
+        now = self._table.now
         if offer.expire(now) or (offer.answered() and not self.absent() and offer.decide()):
             await self.changed()  # (all in, and those who said yes are back)
             return None
@@ -212,7 +227,7 @@ class TableRematch:
         """The seats of people in the rematch who are not connected now."""
         offer = self.offer
         assert offer is not None
-        seats = self.seats
+        seats = self._seats
         return [n for n in offer.staying() if seats[n].kind == HUMAN and seats[n].conn is None]
 
     async def changed(self, answer: Connection | None = None, saved: bool = False) -> None:
@@ -220,7 +235,7 @@ class TableRematch:
         goes ahead, the server opens the new table (the offer saved with it) and moves the
         players there. `saved`: wait for the offer to be on disk (RequestError if it cannot
         be: an answer not saved is not given); otherwise a failed write is logged."""
-        table = self.table
+        table = self._table
         offer = self.offer
         assert offer is not None
         absent = self.absent() if offer.outcome is Outcome.STARTED else []
@@ -240,13 +255,13 @@ class TableRematch:
             else:
                 return
         if saved:
-            await self.store.write([self.op()])
+            await self._store.write([self.op()])
         else:
             self.save_offer()
-        self.seats.broadcast(self.status(), answer)
+        self._seats.broadcast(self.status(), answer)
         if offer.outcome is Outcome.OFF:
             log.info("table %d: the rematch is called off: %s", table.id, why_off(offer.answers))
-            if not self.seats.attached():
+            if not self._seats.attached():
                 table.forget()  # (restored after a restart, nobody came back)
             return
         table.kick()

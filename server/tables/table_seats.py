@@ -46,26 +46,31 @@ from .table_core import (
     HUMAN,
     PLAYING,
     WAITING,
+    LockedFrame,
     RequestError,
+    Saves,
     Seat,
-    TableFrame,
+    TableConfig,
 )
 
 if TYPE_CHECKING:
     from tonk.shared.game.ledger import Ledger
 
     from ..config import Limits
-    from .table_store import TableStore
 
 log = logging.getLogger("tonk.server")
 
 
-class SeatsFrame(TableFrame, Protocol):
-    """What the seats ask of their table beyond any part's: its summary, whether a seat may
-    be taken back, its closing, its limits; and of the parts given the seats in their own
-    constructors (so asked through the table): the play's ledger, hand number, start, a turn's
-    clock and what a newcomer is sent of the hand, the away part's claims, and the rematch's
-    word to one back."""
+class SeatsFrame(LockedFrame, Protocol):
+    """What the seats ask of their table beyond any part's: its configuration and limits, its
+    summary (to everybody at it), whether a seat may be taken back, its closing and leaving
+    the server's tables; and of the parts given the seats in their own constructors (so asked
+    through the table): the play's ledger, hand number, start, a turn's clock and what a
+    newcomer is sent of the hand, the away part's claims, and the rematch's word to one
+    back."""
+
+    @property
+    def config(self) -> TableConfig: ...
 
     @property
     def limits(self) -> Limits: ...
@@ -75,6 +80,10 @@ class SeatsFrame(TableFrame, Protocol):
 
     @property
     def hand_number(self) -> int: ...
+
+    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+
+    def forget(self) -> None: ...
 
     def summary(self) -> TableSummary: ...
 
@@ -97,16 +106,16 @@ class SeatsFrame(TableFrame, Protocol):
 
 class TableSeats:
     """A table's seats (read as a sequence of `Seat`), its spectators and its creator, and the
-    requests that seat, unseat and watch. Of the other parts it asks the store to write (given
-    it), and through its table (`SeatsFrame`: the others are given the seats) the play what a
-    newcomer is sent, the away part to forget a claim, the rematch to tell one back what comes
-    after the session."""
+    requests that seat, unseat and watch. Of the other parts it asks the store to write and
+    whether play is paused (given it, as `Saves`), and through its table (`SeatsFrame`: the
+    others are given the seats) the play what a newcomer is sent, the away part to forget a
+    claim, the rematch to tell one back what comes after the session."""
 
-    __slots__ = ("_seats", "creator", "given_to_bots", "spectators", "store", "table")
+    __slots__ = ("_seats", "_store", "_table", "creator", "given_to_bots", "spectators")
 
-    def __init__(self, table: SeatsFrame, store: TableStore, count: int, stake: int) -> None:
-        self.table = table
-        self.store = store
+    def __init__(self, table: SeatsFrame, store: Saves, count: int, stake: int) -> None:
+        self._table = table
+        self._store = store
         self._seats = [Seat(stake=stake) for _ in range(count)]
         self.spectators: set[Connection] = set()
         self.creator: int | None = None
@@ -175,7 +184,7 @@ class TableSeats:
         disconnected_at = seat.disconnected_at
         if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN or seat.away:
             return None
-        table = self.table
+        table = self._table
         return round(max(0.0, disconnected_at + table.server.config.grace - table.now), 1)
 
     def hand_ended(self, number: int, winner: str | None) -> None:
@@ -204,16 +213,16 @@ class TableSeats:
 
     def seat_of(self, conn: Connection) -> int:
         place = conn.place  # (one look at the seating, on every action)
-        if place is None or place[0] is not self.table or place[1] is None:
+        if place is None or place[0] is not self._table or place[1] is None:
             raise RequestError(p.NOT_SEATED, "you do not have a seat at this table")
         return place[1]
 
     def require_creator(self, conn: Connection) -> None:
-        if self.creator is None or conn.seat != self.creator or conn.table is not self.table:
+        if self.creator is None or conn.seat != self.creator or conn.table is not self._table:
             raise RequestError(p.NOT_CREATOR, "only the table's creator may do that")
 
     def require_waiting(self) -> None:
-        if self.table.state != WAITING:
+        if self._table.state != WAITING:
             raise RequestError(p.ALREADY_STARTED, "the session has started")
 
     def pick_seat(self, seat: int | None) -> int:
@@ -224,7 +233,7 @@ class TableSeats:
 
     def check_stake(self, stake: int | None) -> int:
         """A new seat's stake (see `session.seat_stake`)."""
-        config = self.table.config
+        config = self._table.config
         try:
             return seat_stake(config.rules, config.stake, config.unit, stake)
         except SessionError as exc:
@@ -236,9 +245,9 @@ class TableSeats:
         """Seat `number`'s player went (lost the link, left, or missed a turn) during the
         session: what the table does for the seat from now on is counted for them."""
         seat = self._seats[number]
-        if self.table.state == PLAYING and seat.kind == HUMAN and seat.tally is None:
+        if self._table.state == PLAYING and seat.kind == HUMAN and seat.tally is None:
             assert seat.name is not None
-            seat.tally = AwayTally(self.table.ledger.balances.get(seat.name, 0))
+            seat.tally = AwayTally(self._table.ledger.balances.get(seat.name, 0))
 
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
@@ -252,20 +261,20 @@ class TableSeats:
         if away:
             seat.votes.clear()  # played for now: nothing more to vote on
             self.begin_absence(number)
-        table = self.table
+        table = self._table
         ops = [st.set_away(table.id, number, away)]
-        if self.store.paused is not None:
+        if self._store.paused is not None:
             # Queued behind the writes that wait for the storage, not waited for: the mark
             # reaches the disk when they do, and who comes back is not kept waiting.
             table.server.store.write(ops).add_done_callback(_ignore_result)
             return
         with contextlib.suppress(RequestError):
-            await self.store.write(ops)
+            await self._store.write(ops)
 
     # -- requests -----------------------------------------------------------------------------
 
     async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
-        table = self.table
+        table = self._table
         async with table.lock:
             if table.state != WAITING:
                 if table.state == PLAYING:
@@ -292,7 +301,7 @@ class TableSeats:
             if creator is None:
                 creator = number
                 ops.append(st.update_table(table.id, creator=creator))
-            await self.store.write(ops)
+            await self._store.write(ops)
             self._seats[number] = new
             self.creator = creator
             table.server.seating.put(conn, table, number)
@@ -303,7 +312,7 @@ class TableSeats:
             table.kick()
 
     async def resume(self, conn: Connection, token: str) -> None:
-        table = self.table
+        table = self._table
         async with table.lock:
             if not table.returnable():
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
@@ -351,7 +360,7 @@ class TableSeats:
         """A new token for the human seat `name` holds here, or None. The SSH door's players
         prove who they are with their key, not with a token kept in a file: the door asks
         for a token when such a player comes back; the seat's old token stops working."""
-        table = self.table
+        table = self._table
         if not table.returnable():
             return None
         for number, seat in enumerate(self._seats):
@@ -367,7 +376,7 @@ class TableSeats:
 
     def watched_by(self, conn: Connection) -> None:
         """`conn` watches the table from now on: sent what a spectator sees of it so far."""
-        table = self.table
+        table = self._table
         self.spectators.add(conn)
         table.server.seating.put(conn, table, None)
         conn.send(Watching(table.id))
@@ -375,7 +384,7 @@ class TableSeats:
         table.send_hand(conn, None)
 
     async def watch(self, conn: Connection) -> None:
-        table = self.table
+        table = self._table
         async with table.lock:
             if table.state not in (WAITING, PLAYING):
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
@@ -389,7 +398,7 @@ class TableSeats:
 
     async def detach(self, conn: Connection, *, leaving: bool) -> None:
         """`conn` leaves the table (`leaving`) or its connection was lost."""
-        table = self.table
+        table = self._table
         async with table.lock:
             number = conn.seat
             table.server.seating.clear(conn)
@@ -422,7 +431,7 @@ class TableSeats:
 
     async def free_seat(self, number: int) -> None:
         """A waiting table's seat is given up: its player left, or was gone past the grace."""
-        table = self.table
+        table = self._table
         ops: list[st.Op] = [st.delete_seat(table.id, number)]
         creator = self.creator
         if creator == number:
@@ -432,7 +441,7 @@ class TableSeats:
         humans = [n for n, s in enumerate(self._seats) if n != number and s.kind == HUMAN]
         if not humans:
             ops.append(st.update_table(table.id, state=CLOSED))
-        await self.store.write(ops)
+        await self._store.write(ops)
         self._seats[number] = Seat(stake=table.config.stake)
         self.creator = creator
         if not humans:
@@ -441,7 +450,7 @@ class TableSeats:
     async def add_bot(
         self, conn: Connection, strategy: str, seat: int | None, stake: int | None
     ) -> None:
-        table = self.table
+        table = self._table
         async with table.lock:
             self.require_creator(conn)
             self.require_waiting()
@@ -452,14 +461,14 @@ class TableSeats:
             number = self.pick_seat(seat)
             name = bot_name(self.names())
             new = Seat(name=name, kind=BOT, strategy=strategy, stake=self.check_stake(stake))
-            await self.store.write([st.put_seat(table.id, new.saved(number))])
+            await self._store.write([st.put_seat(table.id, new.saved(number))])
             self._seats[number] = new
             log.info("table %d: %s bot %s in seat %d", table.id, strategy, name, number)
             table.broadcast_table(answer=conn)
             table.kick()
 
     async def remove_bot(self, conn: Connection, seat: int) -> None:
-        table = self.table
+        table = self._table
         async with table.lock:
             self.require_creator(conn)
             self.require_waiting()
@@ -467,19 +476,19 @@ class TableSeats:
                 raise RequestError(p.NO_SUCH_SEAT, f"no seat {seat} at this table")
             if self._seats[seat].kind != BOT:
                 raise RequestError(p.BAD_BOT, f"seat {seat} is not a bot")
-            await self.store.write([st.delete_seat(table.id, seat)])
+            await self._store.write([st.delete_seat(table.id, seat)])
             self._seats[seat] = Seat(stake=table.config.stake)
             table.broadcast_table(answer=conn)
 
     async def start(self, conn: Connection) -> None:
-        async with self.table.lock:
+        async with self._table.lock:
             self.require_creator(conn)
             self.require_waiting()
             await self.start_session(answer=conn)
 
     async def start_session(self, answer: Connection | None = None) -> None:
         """Start playing with the seats taken, numbered again in order (`session.renumbered`)."""
-        table = self.table
+        table = self._table
         kept, creator = renumbered([seat.taken for seat in self._seats], self.creator)
         try:
             check_can_start(len(kept))
@@ -490,7 +499,7 @@ class TableSeats:
         ops: list[st.Op] = [st.delete_seats(table.id)]
         ops.extend(st.put_seat(table.id, seat.saved(n)) for n, seat in enumerate(taken))
         ops.append(st.update_table(table.id, state=PLAYING, started=started, creator=creator))
-        await self.store.write(ops)
+        await self._store.write(ops)
         self._seats = taken
         for number, seat in enumerate(taken):
             if seat.conn is not None:
@@ -503,7 +512,7 @@ class TableSeats:
         table.kick()
 
     async def chat(self, conn: Connection, text: str) -> None:
-        table = self.table
+        table = self._table
         if conn.table is not table:
             raise RequestError(p.NOT_AT_TABLE, "you are not at a table")
         limit = table.limits.max_chat
@@ -515,7 +524,7 @@ class TableSeats:
 
     async def back(self, conn: Connection) -> None:
         """Answered by a `table` (every connection's, if the seat was away; else this one's)."""
-        table = self.table
+        table = self._table
         async with table.lock:
             number = self.seat_of(conn)
             if self._seats[number].away:
@@ -529,7 +538,7 @@ class TableSeats:
             return
         await self.set_away(number, False)
         self.tell_away(number)
-        table = self.table
+        table = self._table
         table.back_in_turn(number)
         table.broadcast_table(answer)
         table.kick()
@@ -544,7 +553,7 @@ class TableSeats:
         if tally is None or not tally.anything or seat.conn is None:
             return
         assert seat.name is not None
-        table = self.table
+        table = self._table
         net = table.ledger.balances.get(seat.name, 0) - tally.balance
         hand = table.hand_number if tally.hand == table.hand_number else 0
         played_for = tuple(tally.played_for) if hand else ()

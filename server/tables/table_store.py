@@ -5,32 +5,43 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Protocol
 
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import Error
+from tonk.shared.wire.messages import Error, ServerMessage
 
+from ..connection import Connection
 from ..store import store as st
 from .table_core import CLOSED, FINISHED, RequestError, TableFrame, without_paths
 
 log = logging.getLogger("tonk.server")
 
 
+class StoreFrame(TableFrame, Protocol):
+    """What the store asks of its table besides any part's: to tell everybody at it of a
+    pause (the error, then the table map)."""
+
+    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
+
+    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+
+
 class TableStore:
     """Writing a table's changes, and the pause through storage faults. It asks nothing of the
-    other parts: of the table (`TableFrame`), its host's store, and to tell everybody at it of
+    other parts: of the table (`StoreFrame`), its host's store, and to tell everybody at it of
     a pause."""
 
-    __slots__ = ("paused", "paused_at", "table")
+    __slots__ = ("_table", "paused", "paused_at")
 
-    def __init__(self, table: TableFrame) -> None:
-        self.table = table
+    def __init__(self, table: StoreFrame) -> None:
+        self._table = table
         self.paused: str | None = None  # why play is paused: the storage cannot be written
         self.paused_at = 0.0  # loop time the pause started
 
     async def write(self, ops: Sequence[st.Op]) -> None:
         """Write `ops` durably. Through a storage fault this waits (the table is paused
         meanwhile); RequestError if the write itself fails, or the server stops first."""
-        table = self.table
+        table = self._table
         try:
             await table.server.store.write(ops)
         except st.StoreError as exc:
@@ -49,7 +60,7 @@ class TableStore:
     def pause(self, reason: str) -> None:
         """The store cannot write: stop play and tell everybody at the table why, once (in
         words without the server's file paths: those are the host's, in the log)."""
-        table = self.table
+        table = self._table
         if self.paused is not None or table.state in (FINISHED, CLOSED):
             return
         reason = without_paths(reason)
@@ -75,5 +86,5 @@ class TableStore:
         if self.paused is None:
             return None
         self.paused = None
-        log.debug("table %d: the game can be saved again; play carries on", self.table.id)
+        log.debug("table %d: the game can be saved again; play carries on", self._table.id)
         return now - self.paused_at

@@ -14,7 +14,6 @@ from ..game.rules import HouseRules
 from ..game.settlement import Settlement
 from ..game.standings import Standing, UnitNet
 from ..game.view import SeatView
-from ..records import record, record_fields
 from . import protocol as p
 from .advice import Advice
 from .wire import (
@@ -28,69 +27,42 @@ from .wire import (
     SessionEndReason,
     TableState,
     Wire,
+    WireValue,
     declared,
     field,
     nullable,
+    record_map,
     rows,
     tuple_of,
+    wire_value,
 )
 from .wire import message_type as _message
 
 # -- server to client: the table map ----------------------------------------------------------
 
 
-@record
-class PlayerSummary:
+@wire_value
+class PlayerSummary(WireValue):
     """One seat in the table map."""
 
     seat: int
     name: str | None
-    kind: SeatKind
+    kind: SeatKind = field(codec=Codec(None, SeatKind))
     strategy: str | None
-    status: SeatStatus
+    status: SeatStatus = field(codec=Codec(None, SeatStatus))
     stake: int
     balance: int
     # A disconnected player's seat: seconds until it is played for (or, before the start,
     # given up); the players who voted to play for it now. Sent only when there are some.
     played_for_in: float | None = None
-    votes: tuple[int, ...] = ()
-
-    def to_wire(self) -> Wire:
-        out: Wire = {
-            "seat": self.seat,
-            "name": self.name,
-            "kind": self.kind,
-            "strategy": self.strategy,
-            "status": self.status,
-            "stake": self.stake,
-            "balance": self.balance,
-        }
-        if self.played_for_in is not None:
-            out["played_for_in"] = self.played_for_in
-        if self.votes:
-            out["votes"] = list(self.votes)
-        return out
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> PlayerSummary:
-        return cls(
-            seat=data["seat"],
-            name=data["name"],
-            kind=SeatKind(data["kind"]),
-            strategy=data["strategy"],
-            status=SeatStatus(data["status"]),
-            stake=data["stake"],
-            balance=data["balance"],
-            played_for_in=data.get("played_for_in"),
-            votes=tuple(data.get("votes", ())),
-        )
+    votes: tuple[int, ...] = field(default=(), omit=True, codec=TUPLE)
 
 
 _NO_CHANGES: Mapping[str, RuleValue] = MappingProxyType({})
 
 
-@record
-class TableSummary:
+@wire_value
+class TableSummary(WireValue):
     """The table map (PROTOCOL.md, "table"): in `table`, `tables` and `lobby`."""
 
     id: int
@@ -102,7 +74,7 @@ class TableSummary:
     seats: int
     taken: int
     free: int
-    state: TableState
+    state: TableState = field(codec=Codec(None, TableState))
     spectators: int
     turn_timer: float | None
     hands: int | None
@@ -112,48 +84,16 @@ class TableSummary:
     creator: int | None
     dealer: int | None
     paused: str | None
-    players: tuple[PlayerSummary, ...]
+    players: tuple[PlayerSummary, ...] = field(
+        codec=tuple_of(Codec(PlayerSummary.to_wire, PlayerSummary.from_wire))
+    )
     #: The options that differ from the preset (what the `+` of `rules_name` stands for),
     #: with their values, in the rules reference's order.
-    changes: Mapping[str, RuleValue] = _NO_CHANGES
-
-    def to_wire(self) -> Wire:
-        # Written out, as before: made from the fields' names (`record_fields`) it was not
-        # measured to cost nothing on the server's paths (BENCHMARKS.md, issue 23).
-        return {
-            "id": self.id,
-            "name": self.name,
-            "rules": self.rules,
-            "rules_name": self.rules_name,
-            "stake": self.stake,
-            "unit": self.unit,
-            "seats": self.seats,
-            "taken": self.taken,
-            "free": self.free,
-            "state": self.state,
-            "spectators": self.spectators,
-            "turn_timer": self.turn_timer,
-            "hands": self.hands,
-            "minutes": self.minutes,
-            "bot_pause": self.bot_pause,
-            "hands_played": self.hands_played,
-            "creator": self.creator,
-            "dealer": self.dealer,
-            "paused": self.paused,
-            "players": [player.to_wire() for player in self.players],
-            "changes": dict(self.changes),
-        }
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> TableSummary:
-        return cls(
-            **{key: data[key] for key in _SUMMARY_PLAIN},
-            state=TableState(data["state"]),
-            players=tuple(PlayerSummary.from_wire(player) for player in data["players"]),
-        )
+    changes: Mapping[str, RuleValue] = field(
+        default=_NO_CHANGES, required=True, codec=Codec(dict, None)
+    )
 
 
-_SUMMARY_PLAIN = [name for name in record_fields(TableSummary) if name not in ("state", "players")]
 _SUMMARY = Codec(TableSummary.to_wire, TableSummary.from_wire)
 _SUMMARIES = tuple_of(_SUMMARY)
 
@@ -310,31 +250,6 @@ class HandEnd(ServerMessage):
 Transfer: TypeAlias = tuple[str, str, int]
 
 
-@record
-class Combined:
-    """The standings added up across the sessions of a chain of rematches (`session_end`'s
-    `combined`): how many sessions, the totals most ahead first, and their settling up."""
-
-    sessions: int
-    standings: tuple[tuple[str, int], ...]
-    settle_up: tuple[Transfer, ...]
-
-    def to_wire(self) -> Wire:
-        return {
-            "sessions": self.sessions,
-            "standings": [list(standing) for standing in self.standings],
-            "settle_up": [list(transfer) for transfer in self.settle_up],
-        }
-
-    @classmethod
-    def from_wire(cls, data: Wire) -> Combined:
-        return cls(
-            data["sessions"],
-            tuple((name, balance) for name, balance in data["standings"]),
-            _transfers(data["settle_up"]),
-        )
-
-
 def _transfers(data: list[list[object]]) -> tuple[Transfer, ...]:
     out: list[Transfer] = []
     for payer, payee, amount in data:
@@ -345,6 +260,16 @@ def _transfers(data: list[list[object]]) -> tuple[Transfer, ...]:
 
 
 _TRANSFERS = Codec(rows(3).encode, _transfers)
+
+
+@wire_value
+class Combined(WireValue):
+    """The standings added up across the sessions of a chain of rematches (`session_end`'s
+    `combined`): how many sessions, the totals most ahead first, and their settling up."""
+
+    sessions: int
+    standings: tuple[tuple[str, int], ...] = field(codec=rows(2))
+    settle_up: tuple[Transfer, ...] = field(codec=_TRANSFERS)
 
 
 @_message(p.SESSION_END)
@@ -504,52 +429,27 @@ class AwaySummary(ServerMessage):
     played_for: tuple[int, ...] = field(p.LIST, codec=TUPLE)
 
 
-def _standing_to_wire(row: Standing) -> Wire:
+def _unit_net_to_wire(net: UnitNet) -> Wire:
+    # Written out: on the wire a night's date and its net go together (`best`, `worst`).
     return {
-        "name": row.name,
-        "hands": row.hands,
-        "won": row.won,
-        "drops_won": row.drops_won,
-        "drops_caught": row.drops_caught,
-        "tonk_outs": row.tonk_outs,
-        "deal_tonks": row.deal_tonks,
-        "nets": [
-            {
-                "unit": n.unit,
-                "net": n.net,
-                "best": {"night": n.best_night, "net": n.best},
-                "worst": {"night": n.worst_night, "net": n.worst},
-            }
-            for n in row.nets
-        ],
+        "unit": net.unit,
+        "net": net.net,
+        "best": {"night": net.best_night, "net": net.best},
+        "worst": {"night": net.worst_night, "net": net.worst},
     }
 
 
-def _standing_from_wire(data: Wire) -> Standing:
-    nets = tuple(
-        UnitNet(
-            n["unit"],
-            n["net"],
-            n["best"]["night"],
-            n["best"]["net"],
-            n["worst"]["night"],
-            n["worst"]["net"],
-        )
-        for n in data["nets"]
-    )
-    return Standing(
-        data["name"],
-        data["hands"],
-        data["won"],
-        data["drops_won"],
-        data["drops_caught"],
-        data["tonk_outs"],
-        data["deal_tonks"],
-        nets,
+def _unit_net_from_wire(data: Wire) -> UnitNet:
+    best, worst = data["best"], data["worst"]
+    return UnitNet(
+        data["unit"], data["net"], best["night"], best["net"], worst["night"], worst["net"]
     )
 
 
-_STANDINGS = tuple_of(Codec(_standing_to_wire, _standing_from_wire))
+#: A standing's row: the core's record as the map of its fields, its nets each as above.
+_STANDINGS = tuple_of(
+    record_map(Standing, nets=tuple_of(Codec(_unit_net_to_wire, _unit_net_from_wire)))
+)
 
 
 @_message(p.STANDINGS)
