@@ -16,17 +16,18 @@ records).
 
 Measured by taking each trick out alone from tonk-sim and counting its instructions a hand
 (BENCHMARKS.md, "Speed tricks, one at a time"): views through `SeatView(...)` cost 37% more,
-events through `Event(...)` 12%, Enum's hash of a suit 5.5%, `Random.shuffle` 3.5%. The tricks
-that cost 2% or less were retired, and so was the quick `LegalActions(...)` (5.8%): legality.py
+events through `Event(...)` 12%, Enum's hash of a suit 5.5% (4.9% measured again since),
+`Random.shuffle` 3.5%. The tricks that cost about 2% or less were retired (Card's `__eq__`
+written out the last, at 2.1%), and so was the quick `LegalActions(...)` (5.8%): legality.py
 builds them, and view.py imports legality, so that this module, which builds views, cannot be
 imported by legality without an import circle.
 
-Why the lobby's frames: msgpack packs a summary (a map of 21 fields and its players) in about
-5 us, so a page of 100 encoded whole costs about 0.5 ms against 7 us joined from summaries packed
-before, and a lobby asks for pages often (BENCHMARKS.md, "The last three tricks": 200 lobby
-connections take 400 pages a second). A msgpack map or array is its header followed by its
-items' bytes, with no end marker, so joining packed items gives the same bytes as packing the
-whole; the headers come from msgpack's own `Packer`.
+Why the lobby's frames: msgpack packs a summary (a map of 21 fields and its players) in 3 to
+5 us, so a page of 100 encoded whole takes 0.3 to 0.6 ms against 7 us joined from summaries
+packed before; encoded whole, 200 lobby connections paging as fast as their limits allow held
+1,000 paced tables up by one to two seconds (BENCHMARKS.md, "The last three tricks"). A msgpack
+map or array is its header followed by its items' bytes, with no end marker, so joining packed
+items gives the same bytes as packing the whole; the headers come from msgpack's own `Packer`.
 
 Why the values: a frozen value's `__init__` sets each field through `object.__setattr__`,
 about four times the cost of a plain store in CPython 3.11 (an 18-field SeatView takes 1.2 us

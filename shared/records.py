@@ -16,7 +16,7 @@ A speed trick, and the one place of the code that writes code at run time (`_wri
 `exec`): fenced in this module rather than in `_speedups.py`, the others' fence, because that
 module imports the core's values, which are records (an import circle). Measured again without
 it, every record a frozen dataclass: importing the client takes 15% more CPU time (15 runs of
-each, in turn) and 23% more instructions (BENCHMARKS.md, "The last three tricks").
+each, in turn) and 22.5% more instructions (BENCHMARKS.md, "The last three tricks").
 
 What it does not do: `dataclasses.fields`, `replace` and `asdict` do not know a record (use
 `record_fields` and `replaced`), and a default is a plain value (no `field(default_factory)`).
