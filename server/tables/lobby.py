@@ -6,7 +6,7 @@ What a request costs does not grow with the number of tables: a page is at most 
 summaries packed already (found by bisecting the sorted table ids), and pages are paced per
 connection (`Limits.pages_per_second`, `page_burst`). A page and a `lobby` message are joined
 from the packed summaries by `_speedups.tables_frame` and `lobby_frame`: the bytes
-`protocol.encode` would make of the message, at a hundredth of the cost.
+`protocol.encode` would make of the message, for a fortieth of the cost (a page of 100).
 """
 
 from __future__ import annotations
