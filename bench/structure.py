@@ -21,6 +21,8 @@ What it counts, each from the source as it is (nothing here is typed in by hand)
 - the functions that turn a move from one form into another (`action_*`, `*_action`);
 - code written at run time (`exec(`, `compile(`) and classes swapped at run time
   (`__class__ =`);
+- the places that put a msgpack frame together from bytes (its length prefix written outside
+  `protocol.encode`);
 - the untyped wire maps (`dict[str, Any]`) in each folder;
 - in the message modules (`shared/*_messages.py`): the `to_wire`/`from_wire` methods written
   by hand, on message classes and on the values they carry, the field names spelt a second
@@ -407,6 +409,22 @@ def run_time_code(texts: dict[str, str]) -> dict[str, list[str]]:
     return out
 
 
+#: A frame's length prefix written (`... .to_bytes(p.HEADER_SIZE, "big")`).
+FRAME_PREFIX = re.compile(r"to_bytes\((?:p\.)?HEADER_SIZE\b")
+
+
+def frames_from_bytes(texts: dict[str, str]) -> list[str]:
+    """The places that put a msgpack frame together from bytes: a frame's length prefix
+    written anywhere but `protocol.encode` (which packs the message whole)."""
+    return [
+        f"{path}:{number}"
+        for path, text in texts.items()
+        if path != "shared/wire/protocol.py"
+        for number, line in enumerate(text.splitlines(), 1)
+        if FRAME_PREFIX.search(line)
+    ]
+
+
 def untyped_maps(texts: dict[str, str]) -> dict[str, int]:
     return {
         folder: sum(
@@ -485,6 +503,7 @@ def counts(at: str | None = None) -> dict[str, Any]:
         ],
         "move translators": move_translators(texts),
         "run-time code": run_time_code(texts),
+        "frames put together from bytes": frames_from_bytes(texts),
         "dict[str, Any] by folder": untyped_maps(texts),
         **{
             name: wire[kind]

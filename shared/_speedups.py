@@ -1,19 +1,33 @@
-"""The game core's speed tricks that pay, fenced here; each has a plain twin its callers could
-use instead, and a test holds the two to the same result.
+"""The speed tricks that pay, fenced here; each has a plain twin its callers could use
+instead, and a test holds the two to the same result.
 
 - `new_seat_view` and `new_event`: the two frozen values the hand makes on every action, a
   seat's view and an event, built without the frozen dataclass's `__init__`.
 - `shuffled_deck`: `cards.shuffled_deck`'s very order, without `Random.shuffle`'s Python call
   per card.
+- `packed`, `tables_frame`, `lobby_frame`: the server's lobby packs each table's summary once
+  per change, and a page or a `lobby` message is those bytes joined inside its map, the very
+  frame `protocol.encode` makes of the message as a dict (the twin; a test holds the two).
 
-One more lives in cards.py, which this module imports: a suit hashed by identity, in C.
+Two more live where they act, as they cannot move here: a suit hashed by identity, in C
+(game/cards.py, which this module imports: its dicts keyed by suit are built as it runs), and
+the records' code generator (records.py: the core's values, which this module imports, are
+records).
 
 Measured by taking each trick out alone from tonk-sim and counting its instructions a hand
 (BENCHMARKS.md, "Speed tricks, one at a time"): views through `SeatView(...)` cost 37% more,
-events through `Event(...)` 12%, Enum's hash of a suit 5.5%, `Random.shuffle` 3.5%. The tricks
-that cost 2% or less were retired, and so was the quick `LegalActions(...)` (5.8%): legality.py
+events through `Event(...)` 12%, Enum's hash of a suit 5.5% (4.9% measured again since),
+`Random.shuffle` 3.5%. The tricks that cost about 2% or less were retired (Card's `__eq__`
+written out the last, at 2.1%), and so was the quick `LegalActions(...)` (5.8%): legality.py
 builds them, and view.py imports legality, so that this module, which builds views, cannot be
 imported by legality without an import circle.
+
+Why the lobby's frames: msgpack packs a summary (a map of 21 fields and its players) in 3 to
+5 us, so a page of 100 encoded whole takes 0.3 to 0.6 ms against 7 us joined from summaries
+packed before; encoded whole, 200 lobby connections paging as fast as their limits allow held
+1,000 paced tables up by one to two seconds (BENCHMARKS.md, "The last three tricks"). A msgpack
+map or array is its header followed by its items' bytes, with no end marker, so joining packed
+items gives the same bytes as packing the whole; the headers come from msgpack's own `Packer`.
 
 Why the values: a frozen value's `__init__` sets each field through `object.__setattr__`,
 about four times the cost of a plain store in CPython 3.11 (an 18-field SeatView takes 1.2 us
@@ -32,7 +46,10 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import msgpack
 
 from .game.actions import Event
 from .game.cards import DECK, Card
@@ -41,6 +58,7 @@ from .game.rules import HouseRules
 from .game.settlement import Settlement
 from .game.spreads import Spread
 from .game.view import SeatView
+from .wire import protocol as p
 
 
 def _writable(frozen: type[Any]) -> type[Any]:
@@ -148,3 +166,55 @@ def _draws(size: int) -> tuple[tuple[int, int], ...]:
     """Each place the shuffle draws a card for, from the last down to the second, with the bit
     length of the number of places it draws from (`i + 1`)."""
     return tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
+# -- the lobby's frames, put together from summaries packed once --------------------------------
+
+_packer = msgpack.Packer(use_bin_type=True)  # (packb makes a new Packer per call)
+_pack = _packer.pack
+
+
+def packed(value: Mapping[str, Any]) -> bytes:
+    """`value` packed as it is packed inside a frame: a table's summary, packed once."""
+    return _pack(value)
+
+
+def tables_frame(
+    summaries: Sequence[bytes], after: int, more: bool, total: int, reply_to: int | None
+) -> bytes:
+    """`protocol.encode` of the `tables` page of these packed summaries (`type`, `after`,
+    `more`, `total`, `tables`, and `reply_to` if given, in that order)."""
+    fields = [
+        ("type", [_pack(p.TABLES)]),
+        ("after", [_pack(after)]),
+        ("more", [_pack(more)]),
+        ("total", [_pack(total)]),
+        ("tables", _array(summaries)),
+    ]
+    if reply_to is not None:
+        fields.append(("reply_to", [_pack(reply_to)]))
+    return _frame(fields)
+
+
+def lobby_frame(summaries: Sequence[bytes], removed: list[int]) -> bytes:
+    """`protocol.encode` of the `lobby` message of these packed summaries and removed ids."""
+    return _frame(
+        [("type", [_pack(p.LOBBY)]), ("tables", _array(summaries)), ("removed", [_pack(removed)])]
+    )
+
+
+def _array(items: Sequence[bytes]) -> list[bytes]:
+    """The parts of a msgpack array of values packed already: its header, then the values
+    (msgpack has no end marker: an array is its header followed by its items' bytes)."""
+    return [_packer.pack_array_header(len(items)), *items]
+
+
+def _frame(fields: list[tuple[str, list[bytes]]]) -> bytes:
+    """The frame of the map of these keys and values (each value in parts packed already), in
+    this order: the length, the map's header, then each key and its value, joined once."""
+    parts = [_packer.pack_map_header(len(fields))]
+    for key, value in fields:
+        parts.append(_pack(key))
+        parts.extend(value)
+    size = sum(map(len, parts))
+    return b"".join((size.to_bytes(p.HEADER_SIZE, "big"), *parts))

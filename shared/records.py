@@ -12,6 +12,12 @@ the caller asks for, as the wire's readers) are written in one `exec` when the f
 called, so a program pays for the records it uses; repr, frozenness and pickling are written
 once here, for every record. Once written, they are the functions a dataclass would have.
 
+A speed trick, and the one place of the code that writes code at run time (`_write`'s
+`exec`): fenced in this module rather than in `_speedups.py`, the others' fence, because that
+module imports the core's values, which are records (an import circle). Measured again without
+it, every record a frozen dataclass: importing the client takes 15% more CPU time (15 runs of
+each, in turn) and 22.5% more instructions (BENCHMARKS.md, "The last three tricks").
+
 What it does not do: `dataclasses.fields`, `replace` and `asdict` do not know a record (use
 `record_fields` and `replaced`), and a default is a plain value (no `field(default_factory)`).
 The classes whose readers rely on those stay dataclasses.

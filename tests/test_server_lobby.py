@@ -6,16 +6,27 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import msgpack
 import pytest
 from netclient import NetClient, start_server
 from tonk.server.connection import Connection
-from tonk.server.tables.lobby import lobby_frames
+from tonk.server.tables.lobby import Lobby, lobby_frames
 from tonk.server.tables.table import Table
+from tonk.shared.game.rules import PRESETS
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import validate_server
+from tonk.shared.wire.messages import (
+    LobbyChanges,
+    PlayerSummary,
+    SeatKind,
+    SeatStatus,
+    Tables,
+    TableState,
+    TableSummary,
+    validate_server,
+)
 
 
 def by_id(message: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -439,3 +450,68 @@ async def test_sent_back_to_the_lobby_by_somebody_else_a_connection_gets_the_fir
         assert [t["name"] for t in page["tables"]] == ["Kept"]
         for client in (alice, carol, again):
             await client.close()
+
+
+class ListedTable:
+    """A table as the lobby reads it, with a summary of its own."""
+
+    def __init__(self, summary: TableSummary) -> None:
+        self.id = summary.id
+        self.summary_now = summary
+        self.creator_address = "127.0.0.1"
+        self.open = self.listed = True
+        self.task = None
+
+    def summary(self) -> TableSummary:
+        return self.summary_now
+
+
+def listed_summary(table_id: int) -> TableSummary:
+    seats = 2 + table_id % 4
+    players = tuple(
+        PlayerSummary(n, f"P{table_id}.{n}", SeatKind.HUMAN, None, SeatStatus.CONNECTED, n, -n)
+        for n in range(table_id % (seats + 1))
+    )
+    return TableSummary(
+        id=table_id,
+        name=f"Table {table_id}" * (1 + table_id % 3),
+        rules=PRESETS["classic"].to_wire(),
+        rules_name="classic",
+        stake=table_id,
+        unit="¢",
+        seats=seats,
+        taken=len(players),
+        free=seats - len(players),
+        state=TableState.WAITING,
+        spectators=table_id % 2,
+        turn_timer=None if table_id % 2 else 30.5,
+        hands=None,
+        minutes=None,
+        bot_pause=1.0,
+        hands_played=table_id * 1000,
+        creator=None,
+        dealer=table_id % seats,
+        paused=None,
+        players=players,
+    )
+
+
+async def test_a_page_and_a_lobby_message_are_the_bytes_their_messages_encode_to() -> None:
+    """The lobby puts its frames together from summaries packed once (shared/_speedups.py):
+    each is the very frame the message, written as a dict, encodes to."""
+    tables = {t: ListedTable(listed_summary(t)) for t in range(1, 41)}
+    server = SimpleNamespace(tables=tables, connections=())
+    lobby = Lobby(server, interval=60.0)
+    for table_id in tables:
+        lobby.changed(table_id)
+    summaries = [tables[t].summary() for t in sorted(tables)]
+    for after, limit, reply_to in [(0, 100, None), (0, 15, 7), (3, 16, 2**31), (39, 5, 0)]:
+        shown = summaries[after : after + limit]
+        page = Tables(tuple(shown), after, after + len(shown) < 40, 40, reply_to)
+        assert lobby.page(after, limit, reply_to) == p.encode(page.to_wire())
+    for count, removed in [(0, []), (3, [41]), (17, list(range(100, 120)))]:
+        changes = LobbyChanges(tuple(summaries[:count]), tuple(removed))
+        wire = summaries[:count]
+        [frame] = lobby_frames([p.encode(s.to_wire())[p.HEADER_SIZE :] for s in wire], removed)
+        assert frame == p.encode(changes.to_wire())
+    lobby.close()

@@ -16,10 +16,13 @@ class Suit(Enum):
     DIAMONDS = "d"
     CLUBS = "c"
 
-    # A suit is a singleton, so it is hashed by identity, in C: Enum's own __hash__ is a Python
-    # function, and cards (a card hashes its rank and suit) are hashed in sets and dicts on
-    # every turn. The one speed trick outside _speedups.py (which imports this module); it
-    # pays 5.5% of tonk-sim's instructions (BENCHMARKS.md, "Speed tricks, one at a time").
+    # A speed trick, kept here rather than in _speedups.py: a suit is a singleton, so it is
+    # hashed by identity, in C (Enum's own __hash__ is a Python function, and cards, which hash
+    # their rank and suit, are hashed in sets and dicts on every turn); without it tonk-sim
+    # does 4.9% more instructions a hand (BENCHMARKS.md, "The last three tricks"). It cannot
+    # move: _speedups.py imports this module, so it could only set the hash once this module
+    # has run, and by then the dicts below keyed by suit (_SUIT_ORDER, _TEXT, ...) are built
+    # with Enum's hash, and would miss every lookup after it.
     __hash__ = object.__hash__
 
     @property
@@ -81,13 +84,6 @@ class Card:
 
     rank: int
     suit: Suit
-
-    def __eq__(self, other: object) -> bool:
-        """The same rank and suit (written out: the one dataclass writes builds two tuples to
-        compare, and a card is compared with each card before it in `hand.index(card)`)."""
-        if other.__class__ is not Card:
-            return NotImplemented
-        return self.rank == other.rank and self.suit is other.suit
 
     def __post_init__(self) -> None:
         if not 1 <= self.rank <= 13:
