@@ -403,6 +403,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error(f"unknown rules {preset!r}; the presets are {', '.join(PRESETS)}")
             if not 2 <= players <= PRESETS[preset].players:
                 parser.error(f"{preset} seats 2 to {PRESETS[preset].players}, not {players}")
+            if players - 1 > len(PANELS[args.panel]):
+                parser.error(
+                    f"the {args.panel} panel has {len(PANELS[args.panel])} players: too few"
+                    f" for {players - 1} opponents at {preset}:{players}"
+                )
         if args.deals < 2:
             parser.error("at least 2 deals a table (an interval needs two)")
         meta = {"seeds": [args.seed], "panel": args.panel}

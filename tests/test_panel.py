@@ -306,6 +306,9 @@ def test_the_panel_benchmark_refuses_an_unknown_bot_or_number(tmp_path: Path) ->
     assert run.returncode == 2 and "unknown bot 'shark'" in run.stderr
     run = run_panel(tmp_path, "--bots", "sharp:DROP_HIGH=3", "--deals", "2")
     assert run.returncode == 2 and "sharp has no number 'DROP_HIGH'" in run.stderr
+    # The held-out panel (two players) cannot fill a table of four.
+    run = run_panel(tmp_path, "--panel", "held-out", "--cells", "classic:4", "--deals", "2")
+    assert run.returncode == 2 and "held-out panel has 2 players: too few" in run.stderr
 
 
 def test_a_variant_changes_only_the_numbers_it_names() -> None:
