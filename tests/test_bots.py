@@ -474,10 +474,15 @@ def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
 
 
 def expert_and_sharp_drops(
-    rules: HouseRules, players: int, hands: int, seed: int
+    rules: HouseRules,
+    players: int,
+    hands: int,
+    seed: int,
+    expert: type[ExpertBot] = ExpertBot,
 ) -> list[tuple[bool, bool]]:
     """At the start of every turn where a drop is legal, in hands of sharp bots: whether a
-    fresh sharp bot drops, and whether a fresh expert bot with the same seed does."""
+    fresh sharp bot drops, and whether a fresh expert bot (`expert`) with the same seed
+    does."""
     rng = random.Random(seed)
     found = []
     for number in range(hands):
@@ -493,8 +498,7 @@ def expert_and_sharp_drops(
             if view.phase is Phase.START and view.legal().drop and view.stock_size:
                 asked = rng.getrandbits(32)
                 drops = []
-                for strategy in ("sharp", "expert"):
-                    bot = make_bot(strategy, random.Random(asked))
+                for bot in (make_bot("sharp", random.Random(asked)), expert(random.Random(asked))):
                     bot.observe(hand.events_for(seat))
                     drops.append(bot.choose(view) == Drop(seat))
                 found.append((drops[0], drops[1]))
@@ -506,18 +510,33 @@ def expert_and_sharp_drops(
 
 
 @pytest.mark.parametrize(("preset", "players"), [("pagat", 4), ("classic", 4)])
-def test_expert_drops_whenever_sharp_would_and_sometimes_when_it_would_not(
-    preset: str, players: int
-) -> None:
-    """At four players the expert's drop bar is sharp's, and its search weighs going on by
-    playouts of a quick policy that plays below sharp, so it never talks itself out of a drop
-    sharp would make; where sharp goes on, it puts a drop to the search and sometimes finds
-    it worth more."""
+def test_expert_weighs_sharps_drops_and_going_on_at_four_players(preset: str, players: int) -> None:
+    """At four players the expert's drop bar is sharp's, and both ways are put to its search:
+    where sharp goes on, a drop, which it sometimes finds worth more; where sharp drops, going
+    on, which must win clearly more to overrule the drop, so it keeps most of sharp's drops
+    and passes some."""
     found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
     sharp_drops = sum(sharp for sharp, _ in found)
+    kept = sum(expert for sharp, expert in found if sharp)
     assert sharp_drops >= 20
-    assert all(expert for sharp, expert in found if sharp)
+    assert sharp_drops * 0.6 <= kept < sharp_drops, (kept, sharp_drops)
     assert any(expert for sharp, expert in found if not sharp)
+
+
+@pytest.mark.parametrize(("preset", "players"), [("pagat", 4), ("classic", 4)])
+def test_expert_keeps_every_sharp_drop_where_it_does_not_weigh_them(
+    preset: str, players: int
+) -> None:
+    """The drops the expert passes at four players (above) are its search's doing: with
+    sharp's drops left standing (WEIGH_DROPS_FROM 0, as below four players) it makes every
+    one on the same deals."""
+    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13, ExpertKeepsDrops)
+    assert sum(sharp for sharp, _ in found) >= 20
+    assert all(expert for sharp, expert in found if sharp)
+
+
+class ExpertKeepsDrops(ExpertBot):
+    WEIGH_DROPS_FROM = 0
 
 
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3)])
@@ -525,7 +544,7 @@ def test_expert_passes_some_drops_sharp_would_make_at_two_and_three_players(
     preset: str, players: int
 ) -> None:
     """At two and three players the expert asks more of a drop than sharp does (its drop
-    bar), so some of the drops sharp makes it does not; at four it makes every one (above)."""
+    bar), so some of the drops sharp makes it does not."""
     found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
     assert sum(sharp for sharp, _ in found) >= 20
     assert any(sharp and not expert for sharp, expert in found)

@@ -26,7 +26,8 @@ Deal = tuple[list[list[Card]], list[Card], list[Card]]
 
 class ExpertBot(SharpBot):
     """Starts from what `sharp` would do, and puts two choices to a search: whether to drop
-    when sharp would go on, and which of the few best discards to throw. The search
+    or go on (when sharp would go on; at four players and more when sharp would drop too),
+    and which of the few best discards to throw. The search
     deals the unseen cards many ways, plays each option out to the hand's end on the same
     deals, every seat then playing the quick policy (`playout_action`), and settles each ending
     by the table's rules and stakes; sharp's choice stands unless another wins clearly more.
@@ -50,6 +51,7 @@ class ExpertBot(SharpBot):
     THREE_DROP_WORTH = 0.9  # ... at three (at four and more, sharp's own)
     PLAYOUT_DROP_WORTH = 0.6  # a playout seat's drop bar (see `playout_drops`)
     THREE_PLAYOUT_DROP_WORTH = 0.8  # ... at three players (see drop_bar)
+    WEIGH_DROPS_FROM = 4  # from this many players sharp's drops are searched too (0: never)
     # Opponent hand estimation (see `likelihood`): the chance a sampled hand is kept for each
     # top discard its player passed over that would have made a spread with it, and for each
     # card it threw that would have; 1: not read.
@@ -93,7 +95,8 @@ class ExpertBot(SharpBot):
         deals and opponents held back from the tuning, and stayed ahead of `sharp` head to
         head (BENCHMARKS.md, "Bots against the panel"; at three players only with the
         playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
-        did better than `sharp`'s, so there it is `sharp`'s."""
+        did better than `sharp`'s, so there it is `sharp`'s, and a drop it finds is put to the
+        search (WEIGH_DROPS_FROM, see `start_turn`)."""
         if view.players == 2:
             return self.HEADS_UP_DROP_WORTH
         if view.players == 3:
@@ -102,12 +105,19 @@ class ExpertBot(SharpBot):
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         sharp = super().start_turn(view, legal)
-        # sharp's drops stand: the search weighs going on by playouts of a quick policy that
-        # plays below sharp, and overruling them lost in trial matches. When sharp would go
-        # on, a drop is put to the search.
+        # When sharp would go on, a drop is put to the search. Below four players sharp's
+        # drops stand: the search weighs going on by playouts of a quick policy that plays
+        # below sharp, and overruling them lost in trial matches. At four players (where the
+        # bar is sharp's own) going on is put to the search against sharp's drop, which stands
+        # unless going on wins clearly more: against players who play as people do that won
+        # more, on deals and opponents held back from the tuning (BENCHMARKS.md, "Bots against
+        # the panel").
+        if isinstance(sharp, Drop):
+            if self.WEIGH_DROPS_FROM and view.players >= self.WEIGH_DROPS_FROM:
+                return self.search(view, [sharp, self.go_on(view, legal)])
+            return sharp
         if (
-            isinstance(sharp, Drop)
-            or view.stock_size == 0  # drawing ends the hand: nothing to weigh
+            view.stock_size == 0  # drawing ends the hand: nothing to weigh
             or not legal.drop
             or count(view.hand) > self.DROP_MAX
         ):

@@ -363,6 +363,16 @@ class SharpBot(SeatBot):
             return _drop(seat)
         return self.draw_choice(view, legal, unseen, uses_top)
 
+    def go_on(self, view: SeatView, legal: LegalActions) -> Action:
+        """What this seat draws if it does not drop at the start of its turn."""
+        top = view.discard_top
+        uses_top = (
+            legal.take_discard
+            and top is not None
+            and card_uses(top, view.hand, view.spreads, view.rules)
+        )
+        return self.draw_choice(view, legal, self.unseen(view), uses_top)
+
     def draw_choice(
         self, view: SeatView, legal: LegalActions, unseen: list[Card], uses_top: bool
     ) -> Action:
