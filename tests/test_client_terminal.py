@@ -305,8 +305,15 @@ async def test_a_long_name_is_shown_whole_where_there_is_room_and_cut_with_an_el
     term.start(
         # (dealt from a seed: a random deal may end in a tonk before your first turn, and the
         # ledger then holds what it paid)
-        [command_path("tonk-client"), "--name", "Bartholomew Longnameson", "--bots", "3"]
-        + ["--seed", "1"],
+        [
+            command_path("tonk-client"),
+            "--name",
+            "Bartholomew Longnameson",
+            "--bots",
+            "3",
+            "--seed",
+            "1",
+        ],
         ENV,
     )
     screen = await term.wait_for_all("Your turn: d draw", "Cleo (bot)", "Bartholom")
