@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from ptyterm import Term
-from sshkit import DoorServer, require_tool
+from sshkit import DoorServer, door_server
 from tonk.server.doors.door_template import SessionTemplate
 from tonk.server.store.store import Store
 
@@ -40,12 +40,8 @@ def term() -> Iterator[Term]:
 def door(tmp_path: Path) -> Iterator[DoorServer]:
     """`tonk-server` with its SSH door on free ports (skipped, naming the package, where
     OpenSSH's client is missing)."""
-    require_tool("ssh", "openssh-client")
-    server = DoorServer(tmp_path)
-    try:
+    with door_server(tmp_path) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 from netclient import NetClient
-from sshkit import DoorServer, SSHTerminal, make_key
-from termkit import require_tool
+from sshkit import DoorServer, SSHTerminal, door_server, make_key
 from test_client_waiting import bells
 from tonk.server.doors.door_request import bell_choice
 
@@ -20,12 +19,8 @@ SEED = 1
 @pytest.fixture
 def door(tmp_path: Path) -> Iterator[DoorServer]:
     """`tonk-server` with its SSH door, and --dev: the table's first dealer is chosen."""
-    require_tool("ssh", "openssh-client")
-    server = DoorServer(tmp_path, "--dev")
-    try:
+    with door_server(tmp_path, "--dev") as server:
         yield server
-    finally:
-        server.stop()
 
 
 def friday_with_a_bot(port: int) -> None:
