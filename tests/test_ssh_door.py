@@ -1218,9 +1218,10 @@ async def output_until(process: asyncssh.SSHClientProcess[bytes], text: bytes) -
 
 
 async def test_a_session_that_comes_while_the_template_starts_waits_for_it(tmp_path: Path) -> None:
-    # A template slower to start than the server's handshake time: a session's link, opened
-    # before the template is ready, would be closed before its app could say hello.
-    slow = template_running(tmp_path / "slow", "import time\ntime.sleep(3)\n")
+    # A template slower to start than the server's handshake time (2 s more than its import,
+    # against 1 s): a session's link, opened before the template is ready, would be closed
+    # before its app could say hello.
+    slow = template_running(tmp_path / "slow", "import time\ntime.sleep(2)\n")
     async with running_door(tmp_path, template=slow, handshake_timeout=1.0) as (server, door):
         assert not slow.ready
         conn, _ = await in_the_lobby(door, "ida")
