@@ -6,8 +6,10 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from ptyterm import Term
-from sshkit import DoorServer, require_tool
+from sshkit import DoorServer, door_server
+from tonk.server.doors.door_template import SessionTemplate
 from tonk.server.store.store import Store
 
 
@@ -38,9 +40,19 @@ def term() -> Iterator[Term]:
 def door(tmp_path: Path) -> Iterator[DoorServer]:
     """`tonk-server` with its SSH door on free ports (skipped, naming the package, where
     OpenSSH's client is missing)."""
-    require_tool("ssh", "openssh-client")
-    server = DoorServer(tmp_path)
-    try:
+    with door_server(tmp_path) as server:
         yield server
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def template() -> AsyncIterator[SessionTemplate]:
+    """The door sessions' template, started once for a module's tests (it takes a second to
+    import the table app), each test's door forking its sessions from it and leaving it
+    running; closed after the module's last test. A test that uses it runs in the module's
+    event loop, which the template runs in: @pytest.mark.asyncio(loop_scope="module")."""
+    shared = SessionTemplate()
+    await shared.start()
+    try:
+        yield shared
     finally:
-        server.stop()
+        await shared.close()

@@ -3,11 +3,13 @@ pseudo-terminal of its own whose screen is read with pyte, and keys made with ss
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ class DoorServer:
         self.directory = directory
         self.db = directory / "door.sqlite3"
         self.log = open(directory / "server.log", "ab")  # noqa: SIM115 (closed in stop)
+        self.log_start = 0  # where server_log reads from (log_from_here)
         self.proc = subprocess.Popen(
             [
                 command_path("tonk-server"),
@@ -65,12 +68,32 @@ class DoorServer:
         self.fingerprint = match.group(3)
 
     def server_log(self) -> str:
-        return (self.directory / "server.log").read_text("utf-8", "replace")
+        """The server's log, from its start or from where `log_from_here` was called."""
+        with open(self.directory / "server.log", "rb") as log:
+            log.seek(self.log_start)
+            return log.read().decode("utf-8", "replace")
+
+    def log_from_here(self) -> None:
+        """`server_log` reads from here on: a test's own part of the log of a server that a
+        module's tests share."""
+        self.log_start = (self.directory / "server.log").stat().st_size
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             stop_process(self.proc, 15)
         self.log.close()
+
+
+@contextlib.contextmanager
+def door_server(directory: Path, *extra: str) -> Iterator[DoorServer]:
+    """A `DoorServer`, stopped after (skipped, naming the package, where OpenSSH's client is
+    missing)."""
+    require_tool("ssh", "openssh-client")
+    server = DoorServer(directory, *extra)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 class SSHTerminal:

@@ -71,8 +71,8 @@ async def test_the_countdown_of_a_lost_player_and_f_to_play_for_them_now(tmp_pat
 async def test_away_after_a_missed_turn_the_bell_and_any_key_back(tmp_path: Path) -> None:
     with tonk_server(tmp_path, "--bot-pause", "0") as port:
         bob = await NetClient.connect(port, "Bob")
-        # A 6 s turn timer: the bell rings once 3 s into a turn nobody touches.
-        await bob.create_table(name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0, turn_timer=6)
+        # A 4 s turn timer: the bell rings once 2 s into a turn nobody touches.
+        await bob.create_table(name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0, turn_timer=4)
         tester = client(tmp_path, port, "Tester")
         try:
             await sit_at_friday(tester)  # the table is full: Tester plays first
@@ -95,7 +95,7 @@ async def test_away_after_a_missed_turn_the_bell_and_any_key_back(tmp_path: Path
 async def test_no_bell_with_no_bell(tmp_path: Path) -> None:
     with tonk_server(tmp_path, "--bot-pause", "0") as port:
         bob = await NetClient.connect(port, "Bob")
-        await bob.create_table(name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0, turn_timer=6)
+        await bob.create_table(name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0, turn_timer=4)
         tester = client(tmp_path, port, "Tester", "--no-bell")
         try:
             await sit_at_friday(tester)

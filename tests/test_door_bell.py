@@ -4,22 +4,33 @@ untouched rings it once; `ssh ... nobell` turns it off (the door's `tonk-client 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from netclient import NetClient
-from sshkit import DoorServer, SSHTerminal, make_key
+from sshkit import DoorServer, SSHTerminal, door_server, make_key
 from test_client_waiting import bells
 from tonk.server.doors.door_request import bell_choice
 
+SEED = 1
+
+
+@pytest.fixture
+def door(tmp_path: Path) -> Iterator[DoorServer]:
+    """`tonk-server` with its SSH door, and --dev: the table's first dealer is chosen."""
+    with door_server(tmp_path, "--dev") as server:
+        yield server
+
 
 def friday_with_a_bot(port: int) -> None:
-    """Bob makes a three-seat table with a 6 s turn timer and a bot, and loses the link (his
-    seat waits for him): the guest who sits next fills it."""
+    """Bob makes a three-seat table with a 4 s turn timer and a bot, and loses the link (his
+    seat waits for him): the guest who sits next fills it, and plays first (the bot deals;
+    the deck from a seed, with no tonk at the deal)."""
 
     async def make() -> None:
         bob = await NetClient.connect(port, "Bob")
-        await bob.create_table("easy", name="Friday", seats=3, turn_timer=6)
+        await bob.create_table("easy", name="Friday", seats=3, turn_timer=4, dealer=1, seed=SEED)
         await bob.expect("table", lambda m: m["table"]["players"][1]["kind"] == "bot")
         await bob.close()
 

@@ -17,6 +17,7 @@ from test_ssh_door import (
     Banners,
     claim,
     connect,
+    in_the_modules_loop,
     new_key,
     running_door,
     screen_of,
@@ -25,6 +26,7 @@ from test_ssh_door import (
 )
 from tonk.server.doors import door as door_module
 from tonk.server.doors.door import SSHDoor
+from tonk.server.doors.door_template import SessionTemplate
 from tonk.shared.wire import protocol as p
 
 FLOODS = {
@@ -33,11 +35,12 @@ FLOODS = {
 }
 
 
+@in_the_modules_loop
 @pytest.mark.parametrize("flood", FLOODS, ids=list(FLOODS))
 async def test_a_session_sending_more_than_a_terminal_is_closed_with_a_line(
-    tmp_path: Path, flood: str
+    tmp_path: Path, flood: str, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (_, door):
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "ann", new_key())
         process = await terminal(conn)
         await screen_of(process, "playing as ann")
@@ -57,10 +60,11 @@ async def test_a_session_sending_more_than_a_terminal_is_closed_with_a_line(
         assert child.returncode is not None  # the app was stopped, not left to chew on it
 
 
+@in_the_modules_loop
 async def test_keys_and_a_chat_line_s_paste_are_within_what_a_session_may_send(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (_, door):
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "bea", new_key())
         async with conn:
             process = await terminal(conn)
@@ -82,8 +86,11 @@ async def _gone(door: SSHDoor) -> None:
     raise AssertionError(f"still connected: {door.connections}")
 
 
-async def test_a_login_that_opens_no_session_is_let_go_of_when_it_closes(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_a_login_that_opens_no_session_is_let_go_of_when_it_closes(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "cal", new_key())
         (door_conn,) = door.connections
         kept = weakref.ref(door_conn)
@@ -101,8 +108,11 @@ async def test_a_login_that_opens_no_session_is_let_go_of_when_it_closes(tmp_pat
         assert kept() is None, gc.get_referrers(kept())
 
 
-async def test_a_session_s_place_is_free_as_soon_as_it_is_over(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_per_address=1) as (_, door):
+@in_the_modules_loop
+async def test_a_session_s_place_is_free_as_soon_as_it_is_over(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_per_address=1) as (_, door):
         key = new_key()
         first, _ = await connect(door, "dot", key)
         # A session refused at once (a command the door does not know): over, and ssh told.
@@ -116,8 +126,11 @@ async def test_a_session_s_place_is_free_as_soon_as_it_is_over(tmp_path: Path) -
         await asyncio.wait_for(first.wait_closed(), door_module.AFTER_THE_SESSION + 5)
 
 
-async def test_a_name_is_claimed_by_opening_a_session_not_by_logging_in(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (server, door):
+@in_the_modules_loop
+async def test_a_name_is_claimed_by_opening_a_session_not_by_logging_in(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         key = new_key()
         for name in ("eve", "fay", "gus", "hal"):
             conn, _ = await connect(door, name, key)
@@ -132,8 +145,11 @@ async def test_a_name_is_claimed_by_opening_a_session_not_by_logging_in(tmp_path
             await client.close()
 
 
-async def test_one_key_claims_at_most_ssh_names_per_key_names(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_names_per_key=2) as (server, door):
+@in_the_modules_loop
+async def test_one_key_claims_at_most_ssh_names_per_key_names(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_names_per_key=2) as (server, door):
         key = new_key()
         await claim(door, "ivy", key)
         await claim(door, "jo", key)
@@ -184,9 +200,12 @@ async def _closed(silent: Silent) -> bool:
     return True
 
 
-async def test_connections_that_never_log_in_do_not_keep_a_player_out(tmp_path: Path) -> None:
+@in_the_modules_loop
+async def test_connections_that_never_log_in_do_not_keep_a_player_out(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
     limits = {"ssh_sessions": 4, "ssh_unauthenticated": 4}
-    async with running_door(tmp_path, **limits) as (_, door):
+    async with running_door(tmp_path, forks_from=template, **limits) as (_, door):
         crowd = [await _silent(f"127.0.0.{2 + n % 4}", door.port, banner=n >= 6) for n in range(12)]
         await asyncio.sleep(door_module.LOGIN_GRACE + 0.5)
         assert sum(c.logging_in for c in door.connections) <= 4
@@ -204,10 +223,11 @@ async def test_connections_that_never_log_in_do_not_keep_a_player_out(tmp_path: 
         # The rest are closed after ssh_auth_timeout: there is no table for them.
 
 
+@in_the_modules_loop
 async def test_a_connection_not_logged_in_is_closed_for_a_newcomer_from_elsewhere(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path, ssh_unauthenticated=2) as (_, door):
+    async with running_door(tmp_path, forks_from=template, ssh_unauthenticated=2) as (_, door):
         first = await _silent("127.0.0.2", door.port, banner=True)
         second = await _silent("127.0.0.2", door.port, banner=True)
         await asyncio.sleep(0.3)
@@ -232,8 +252,11 @@ def _niceness(pid: int) -> int:
     return os.getpriority(os.PRIO_PROCESS, pid)
 
 
-async def test_a_session_s_app_runs_below_the_server_from_its_start(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_a_session_s_app_runs_below_the_server_from_its_start(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "quinn", new_key())
         async with conn:
             process = await terminal(conn)
@@ -261,10 +284,11 @@ async def _until_the_lobby(process: asyncssh.SSHClientProcess[bytes], name: str)
     return received
 
 
+@in_the_modules_loop
 async def test_apps_start_door_starting_at_a_time_the_others_told_they_wait(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path, door_starting=1) as (server, door):
+    async with running_door(tmp_path, forks_from=template, door_starting=1) as (server, door):
         names = ("rae", "sal", "tom")
         guests = [await connect(door, name, new_key()) for name in names]
         processes = await asyncio.gather(*(terminal(conn) for conn, _ in guests))

@@ -26,6 +26,7 @@ from termkit import loopback_args
 from tonk.server.app import Limits, ServerConfig, TonkServer
 from tonk.server.commands import names
 from tonk.server.doors import door as door_module
+from tonk.server.doors import door_template as template_module
 from tonk.server.doors.door import DoorConfig, SSHDoor, default_host_key_path
 from tonk.server.doors.door_names import DoorNames
 from tonk.server.doors.door_request import DoorCommand, parse_command
@@ -33,6 +34,10 @@ from tonk.server.doors.door_session import CRASH_LINE, DoorSession
 from tonk.server.doors.door_template import SessionTemplate
 from tonk.server.store.store import SavedName
 from tonk.shared.wire import protocol as p
+
+#: A test whose door forks its sessions from the module's template (conftest's `template`)
+#: runs in the module's event loop, which the template runs in.
+in_the_modules_loop = pytest.mark.asyncio(loop_scope="module")
 
 
 class Banners(asyncssh.SSHClient):
@@ -51,8 +56,14 @@ async def running_door(
     authorized_keys: Path | None = None,
     session_class: type[DoorSession] | None = None,
     template: SessionTemplate | None = None,
+    *,
+    forks_from: SessionTemplate | None = None,
     **limits: Any,
 ) -> AsyncIterator[tuple[TonkServer, SSHDoor]]:
+    """A server and its SSH door on free ports. The door's sessions are forked from
+    `template`, started here and closed after, or from `forks_from`, a template already
+    running and left so (the module's: see conftest's `template`), or else from the door's
+    own."""
     config = ServerConfig(
         host="127.0.0.1",
         port=0,
@@ -66,7 +77,7 @@ async def running_door(
         server,
         DoorConfig("127.0.0.1", 0, authorized_keys=authorized_keys),
         session_class,
-        template,
+        template or forks_from,
     )
     try:
         if template is not None:
@@ -175,10 +186,11 @@ async def screen_of(
     return screen
 
 
+@in_the_modules_loop
 async def test_the_first_key_claims_a_name_and_a_pty_session_shows_the_lobby(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         key = new_key()
         conn, _ = await connect(door, "ann", key)
         async with conn:
@@ -192,10 +204,11 @@ async def test_the_first_key_claims_a_name_and_a_pty_session_shows_the_lobby(
             assert process.exit_status == 0
 
 
+@in_the_modules_loop
 async def test_a_session_without_a_terminal_is_told_to_use_ssh_t_and_closed(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (_, door):
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "ann", new_key())
         async with conn:
             result = await asyncio.wait_for(conn.run(), 10)
@@ -207,8 +220,11 @@ async def test_a_session_without_a_terminal_is_told_to_use_ssh_t_and_closed(
     )
 
 
-async def test_a_command_is_refused_with_one_line_even_with_a_terminal(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_a_command_is_refused_with_one_line_even_with_a_terminal(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "ann", new_key())
         async with conn:
             result = await asyncio.wait_for(conn.run("cat /etc/passwd", term_type="xterm"), 10)
@@ -240,8 +256,11 @@ def test_the_door_knows_only_practice_with_its_bots_and_join() -> None:
     )
 
 
-async def test_port_forwards_both_ways_are_refused(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (server, door):
+@in_the_modules_loop
+async def test_port_forwards_both_ways_are_refused(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         conn, _ = await connect(door, "ann", new_key())
         async with conn:
             with pytest.raises(asyncssh.ChannelOpenError):
@@ -254,8 +273,11 @@ async def test_port_forwards_both_ways_are_refused(tmp_path: Path) -> None:
         assert not server.connections
 
 
-async def test_sftp_and_x11_forwarding_are_refused(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_sftp_and_x11_forwarding_are_refused(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "ann", new_key())
         async with conn:
             with pytest.raises((asyncssh.ChannelOpenError, asyncssh.SFTPError)):
@@ -267,8 +289,9 @@ async def test_sftp_and_x11_forwarding_are_refused(tmp_path: Path) -> None:
         assert not door.connections or all(c.session is None for c in door.connections)
 
 
-async def test_a_password_is_never_accepted(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (server, door):
+@in_the_modules_loop
+async def test_a_password_is_never_accepted(tmp_path: Path, template: SessionTemplate) -> None:
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "ann", None, password="hunter2", preferred_auth="password")
         with pytest.raises(asyncssh.PermissionDenied):
@@ -278,8 +301,11 @@ async def test_a_password_is_never_accepted(tmp_path: Path) -> None:
         assert server.door_names.owner("ann") is None
 
 
-async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_another_key_under_a_claimed_name_is_refused_with_one_line(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         await claim(door, "ann", new_key())
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "Ann", new_key())
@@ -294,8 +320,11 @@ async def test_another_key_under_a_claimed_name_is_refused_with_one_line(tmp_pat
         ]
 
 
-async def test_a_name_claimed_over_ssh_is_refused_to_a_tcp_hello(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (server, door):
+@in_the_modules_loop
+async def test_a_name_claimed_over_ssh_is_refused_to_a_tcp_hello(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         await claim(door, "ann", new_key())
         for name in ("ann", "ANN"):
             client = await NetClient.connect(server.port)
@@ -314,8 +343,11 @@ async def test_a_name_claimed_over_ssh_is_refused_to_a_tcp_hello(tmp_path: Path)
             await client.close()
 
 
-async def test_a_name_in_use_over_tcp_cannot_be_claimed_by_a_key(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (server, door):
+@in_the_modules_loop
+async def test_a_name_in_use_over_tcp_cannot_be_claimed_by_a_key(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         client = await NetClient.connect(server.port)
         try:
             await client.send({"type": p.HELLO, "version": p.PROTOCOL_VERSION, "name": "cal"})
@@ -327,13 +359,16 @@ async def test_a_name_in_use_over_tcp_cannot_be_claimed_by_a_key(tmp_path: Path)
             await client.close()
 
 
-async def test_names_and_the_host_key_outlive_a_restart(tmp_path: Path) -> None:
+@in_the_modules_loop
+async def test_names_and_the_host_key_outlive_a_restart(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
     ann = new_key()
-    async with running_door(tmp_path) as (_, door):
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         first = door.fingerprint
         await claim(door, "ann", ann)
     assert default_host_key_path(tmp_path / "door.sqlite3").exists()
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         assert door.fingerprint == first
         assert server.door_names.owner("ann") is not None
         with pytest.raises(asyncssh.PermissionDenied):
@@ -342,11 +377,14 @@ async def test_names_and_the_host_key_outlive_a_restart(tmp_path: Path) -> None:
         conn.close()
 
 
-async def test_an_authorized_keys_file_admits_only_its_keys(tmp_path: Path) -> None:
+@in_the_modules_loop
+async def test_an_authorized_keys_file_admits_only_its_keys(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
     listed, other = new_key(), new_key()
     keys = tmp_path / "authorized_keys"
     keys.write_bytes(listed.export_public_key("openssh"))
-    async with running_door(tmp_path, authorized_keys=keys) as (server, door):
+    async with running_door(tmp_path, forks_from=template, authorized_keys=keys) as (server, door):
         client = Banners()
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "dee", other, client)
@@ -356,8 +394,11 @@ async def test_an_authorized_keys_file_admits_only_its_keys(tmp_path: Path) -> N
         assert server.door_names.owner("dee") is not None
 
 
-async def test_sessions_per_address_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_per_address=2) as (_, door):
+@in_the_modules_loop
+async def test_sessions_per_address_at_the_limit_and_one_past_it(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_per_address=2) as (_, door):
         key = new_key()
         first, _ = await connect(door, "eve", key)
         second, _ = await connect(door, "eve", key)
@@ -374,8 +415,11 @@ async def test_sessions_per_address_at_the_limit_and_one_past_it(tmp_path: Path)
         third.close()
 
 
-async def test_sessions_in_all_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_sessions=2) as (_, door):
+@in_the_modules_loop
+async def test_sessions_in_all_at_the_limit_and_one_past_it(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_sessions=2) as (_, door):
         first, _ = await connect(door, "fay", new_key())
         second, _ = await connect(door, "gus", new_key())
         with pytest.raises(asyncssh.DisconnectError, match="as many SSH sessions as it allows"):
@@ -384,8 +428,11 @@ async def test_sessions_in_all_at_the_limit_and_one_past_it(tmp_path: Path) -> N
         second.close()
 
 
-async def test_refused_keys_at_the_limit_and_one_past_it(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_auth_attempts=3) as (_, door):
+@in_the_modules_loop
+async def test_refused_keys_at_the_limit_and_one_past_it(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_auth_attempts=3) as (_, door):
         ivy = new_key()
         await claim(door, "ivy", ivy)
         # Two wrong keys, then the right one: let in.
@@ -396,8 +443,11 @@ async def test_refused_keys_at_the_limit_and_one_past_it(tmp_path: Path) -> None
             await connect(door, "ivy", None, client_keys=[new_key(), new_key(), new_key(), ivy])
 
 
-async def test_an_idle_session_is_closed_with_a_line(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_idle_timeout=4.0) as (server, door):
+@in_the_modules_loop
+async def test_an_idle_session_is_closed_with_a_line(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_idle_timeout=4.0) as (server, door):
         conn, _ = await connect(door, "jo", new_key())
         async with conn:
             process = await terminal(conn)
@@ -424,10 +474,11 @@ async def _nothing_left(server: TonkServer, door: SSHDoor) -> None:
     )
 
 
+@in_the_modules_loop
 async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         conn, _ = await connect(door, "kit", new_key())
         process = await terminal(conn, "practice")
         await screen_of(process, "kit's practice")
@@ -444,8 +495,11 @@ async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
         assert server.door_names.seats("kit")[0].table_id == table.id
 
 
-async def test_a_name_that_cannot_be_one_is_refused_with_a_line(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (server, door):
+@in_the_modules_loop
+async def test_a_name_that_cannot_be_one_is_refused_with_a_line(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         for bad in ("x" * 25, "  "):
             client = Banners()
             with pytest.raises(asyncssh.PermissionDenied):
@@ -458,10 +512,11 @@ async def test_a_name_that_cannot_be_one_is_refused_with_a_line(tmp_path: Path) 
         assert len(server.door_names) == 0
 
 
+@in_the_modules_loop
 async def test_the_host_key_is_private_to_the_server_and_its_fingerprint_is_printed(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (_, door):
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         path = default_host_key_path(tmp_path / "door.sqlite3")
         assert path.stat().st_mode & 0o777 == 0o600
         assert asyncssh.read_private_key(str(path)).get_fingerprint("sha256") == door.fingerprint
@@ -505,10 +560,11 @@ def test_the_terminal_s_character_set_comes_from_its_locale() -> None:
     assert TerminalInfo("xterm", 80, 24, {}).child_environ()["TERM"] == "xterm"
 
 
+@in_the_modules_loop
 async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         key = new_key()
         conn, _ = await connect(door, "lou", key)
         async with conn:
@@ -538,8 +594,11 @@ async def test_a_seat_left_on_purpose_is_taken_back_by_sitting_there_again(
             assert lou.conn is not None and lou.conn.door_name == "lou"
 
 
-async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, _ = await connect(door, "max", new_key())
         async with conn:
             process = await terminal(conn, "practice", env={"LANG": "de_DE.ISO-8859-1"})
@@ -556,8 +615,11 @@ async def test_a_terminal_that_is_not_utf8_gets_its_own_character_set(tmp_path: 
         assert re.search(rb"\b(10|[2-9AKQJ])[SHDC]\b", received)
 
 
-async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_auth_timeout=1.0) as (_, door):
+@in_the_modules_loop
+async def test_a_connection_that_does_not_log_in_in_time_is_closed(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_auth_timeout=1.0) as (_, door):
         reader, writer = await asyncio.open_connection("127.0.0.1", door.port)
         try:
             # The server's version line and key exchange, then nothing: closed by the
@@ -569,8 +631,11 @@ async def test_a_connection_that_does_not_log_in_in_time_is_closed(tmp_path: Pat
             writer.close()
 
 
-async def test_shutting_the_server_down_ends_each_session_with_a_line(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_shutting_the_server_down_ends_each_session_with_a_line(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         conn, process = await in_the_lobby(door, "ned")
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
@@ -634,10 +699,11 @@ async def test_a_crashing_app_s_traceback_goes_to_the_log_and_the_player_gets_on
     assert "a bug in the table app" in record.getMessage()
 
 
+@in_the_modules_loop
 async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         conn, process = await in_the_lobby(door, "jo")
         (door_conn,) = door.connections
         assert door_conn.session is not None and door_conn.session.child is not None
@@ -653,8 +719,11 @@ async def test_an_app_killed_outright_gives_the_terminal_back_with_one_line(
     )
 
 
-async def test_a_connection_that_asks_for_no_session_is_closed(tmp_path: Path) -> None:
-    async with running_door(tmp_path, ssh_login_timeout=1.0) as (_, door):
+@in_the_modules_loop
+async def test_a_connection_that_asks_for_no_session_is_closed(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with running_door(tmp_path, forks_from=template, ssh_login_timeout=1.0) as (_, door):
         conn, _ = await connect(door, "ned", new_key())
         # Logged in, then nothing asked for (as `ssh -N` does): closed by the server (without
         # the limit, this would wait for ever and time out). What OpenSSH shows the player is
@@ -663,8 +732,9 @@ async def test_a_connection_that_asks_for_no_session_is_closed(tmp_path: Path) -
         assert not door.connections
 
 
-async def test_agent_forwarding_is_refused(tmp_path: Path) -> None:
-    async with running_door(tmp_path) as (_, door):
+@in_the_modules_loop
+async def test_agent_forwarding_is_refused(tmp_path: Path, template: SessionTemplate) -> None:
+    async with running_door(tmp_path, forks_from=template) as (_, door):
         # The client asks to forward its agent (at a socket of the test's own) with its session.
         conn, _ = await connect(door, "ann", new_key(), agent_forwarding=str(tmp_path / "agent"))
         async with conn:
@@ -681,11 +751,12 @@ async def test_agent_forwarding_is_refused(tmp_path: Path) -> None:
             await asyncio.wait_for(process.wait_closed(), 10)
 
 
+@in_the_modules_loop
 async def test_a_name_released_while_the_server_runs_can_be_claimed_by_another_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: SessionTemplate
 ) -> None:
     monkeypatch.setattr(door_module, "RELEASE_CHECK", 0.1)
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         lost, new = new_key(), new_key()
         await claim(door, "ann", lost)
         with pytest.raises(asyncssh.PermissionDenied):
@@ -739,10 +810,11 @@ class NoKey(Banners):
         return ["" for _ in prompts]
 
 
+@in_the_modules_loop
 async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         client = NoKey()
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "ann", None, client)
@@ -757,11 +829,12 @@ async def test_a_player_with_no_key_is_told_how_to_make_one_and_not_let_in(
         assert len(server.door_names) == 1
 
 
+@in_the_modules_loop
 async def test_a_link_the_server_closes_is_opened_again_and_the_seat_resumed(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, template: SessionTemplate
 ) -> None:
     caplog.set_level(logging.INFO, "tonk.server")
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         conn, _ = await connect(door, "lee", new_key())
         process = await terminal(conn, "practice")
         await screen_of(process, "lee's practice")
@@ -800,12 +873,13 @@ def test_a_door_port_in_use_stops_the_server_with_a_line_naming_the_option(
     )
 
 
+@in_the_modules_loop
 async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_an_error(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, template: SessionTemplate
 ) -> None:
     # One connection from this address at most: a TCP client holds it, so the session's link
     # (counted against the SSH client's address) is refused and the app ends with a line.
-    async with running_door(tmp_path, max_per_address=1) as (server, door):
+    async with running_door(tmp_path, forks_from=template, max_per_address=1) as (server, door):
         holder = await NetClient.connect(server.port, "tcp")
         try:
             conn, _ = await connect(door, "kim", new_key())
@@ -824,12 +898,13 @@ async def test_a_refusal_from_the_server_is_said_on_the_terminal_not_logged_as_a
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
+@in_the_modules_loop
 async def test_practice_again_goes_back_to_the_player_s_own_practice_table(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, template: SessionTemplate
 ) -> None:
     caplog.set_level(logging.INFO, "tonk.server")
     key = new_key()
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
 
         async def practice(command: str) -> tuple[asyncssh.SSHClientConnection, Any]:
             conn, _ = await connect(door, "max", key)
@@ -915,13 +990,14 @@ def test_names_on_a_database_from_before_the_door_lists_none_and_releases_nothin
     assert "nobody has claimed the name 'ann'" in capsys.readouterr().err
 
 
+@in_the_modules_loop
 async def test_a_key_added_to_the_authorized_keys_file_is_admitted_without_a_restart(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
     first, friend = new_key(), new_key()
     keys = tmp_path / "authorized_keys"
     keys.write_bytes(first.export_public_key("openssh"))
-    async with running_door(tmp_path, authorized_keys=keys) as (_, door):
+    async with running_door(tmp_path, forks_from=template, authorized_keys=keys) as (_, door):
         with pytest.raises(asyncssh.PermissionDenied):
             await connect(door, "fay", friend)
         # The host adds the friend's key to the file, the server running.
@@ -936,10 +1012,11 @@ async def test_a_key_added_to_the_authorized_keys_file_is_admitted_without_a_res
         conn.close()
 
 
+@in_the_modules_loop
 async def test_join_goes_straight_to_a_table_by_name_seated_watching_or_the_lobby(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         ann = await NetClient.connect(server.port, "Ann")
         try:
             await ann.create_table(name="Friday night", seats=2)
@@ -967,10 +1044,11 @@ async def test_join_goes_straight_to_a_table_by_name_seated_watching_or_the_lobb
             await ann.close()
 
 
+@in_the_modules_loop
 async def test_a_guest_is_not_told_of_a_computer_account_at_a_table_in_play(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
+    async with running_door(tmp_path, forks_from=template) as (server, door):
         ann = await NetClient.connect(server.port, "Ann")
         bob = await NetClient.connect(server.port, "Bob")
         try:
@@ -1040,8 +1118,11 @@ async def test_a_crash_in_one_session_leaves_the_template_and_the_other_sessions
 
 
 async def test_a_template_killed_is_replaced_and_its_sessions_go_on(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Another template starts 5 s after the last start (10 s in use): seconds still in which
+    # a session starts with no template, as the test asks of one.
+    monkeypatch.setattr(template_module, "RESTART_PAUSE", 5.0)
     async with running_door(tmp_path) as (server, door):
         template = door.template
         conn, process = await in_the_lobby(door, "ida")
@@ -1081,11 +1162,12 @@ async def test_a_template_killed_is_replaced_and_its_sessions_go_on(
         await _nothing_left(server, door)
 
 
+@in_the_modules_loop
 async def test_a_forked_session_holds_only_its_own_descriptors_and_environment(
-    tmp_path: Path,
+    tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path) as (server, door):
-        template = door.template
+    async with running_door(tmp_path, forks_from=template) as (server, door):
+        assert door.template is template
         conn, _ = await connect(door, "ida", new_key())
         plain = await terminal(conn, env={"NO_COLOR": "1"})
         plain_screen = await output_until(plain, b"playing as ida")
@@ -1136,9 +1218,10 @@ async def output_until(process: asyncssh.SSHClientProcess[bytes], text: bytes) -
 
 
 async def test_a_session_that_comes_while_the_template_starts_waits_for_it(tmp_path: Path) -> None:
-    # A template slower to start than the server's handshake time: a session's link, opened
-    # before the template is ready, would be closed before its app could say hello.
-    slow = template_running(tmp_path / "slow", "import time\ntime.sleep(3)\n")
+    # A template slower to start than the server's handshake time (2 s more than its import,
+    # against 1 s): a session's link, opened before the template is ready, would be closed
+    # before its app could say hello.
+    slow = template_running(tmp_path / "slow", "import time\ntime.sleep(2)\n")
     async with running_door(tmp_path, template=slow, handshake_timeout=1.0) as (server, door):
         assert not slow.ready
         conn, _ = await in_the_lobby(door, "ida")

@@ -8,13 +8,16 @@ import os
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from netclient import NetClient
 from sshkit import (
     DoorServer,
     SSHTerminal,
     claim_and_quit,
+    door_server,
     make_key,
     refused,
     require_tool,
@@ -22,9 +25,36 @@ from sshkit import (
 from termkit import command_path, mouse_modes_left_on
 
 
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DoorServer]:
+    """One `tonk-server` with its SSH door for the module's tests that read neither the whole
+    of its log nor its folder (a server's start and its sessions' template take a second or
+    more): each test has names of its own, and its keys and known_hosts in its tmp_path."""
+    with door_server(tmp_path_factory.mktemp("door")) as server:
+        yield server
+
+
+@pytest.fixture
+def door(one_server: DoorServer) -> DoorServer:
+    """The module's server, its log read from this test's start."""
+    assert one_server.proc.poll() is None, (
+        f"the module's server stopped:\n{one_server.server_log()}"
+    )
+    one_server.log_from_here()
+    return one_server
+
+
+@pytest.fixture
+def own_door(tmp_path: Path) -> Iterator[DoorServer]:
+    """A server of the test's own, its log and folder read whole."""
+    with door_server(tmp_path) as server:
+        yield server
+
+
 def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(
-    door: DoorServer, tmp_path: Path
+    own_door: DoorServer, tmp_path: Path
 ) -> None:
+    door = own_door
     key = make_key(tmp_path, "ann_key")
     term = SSHTerminal(door.port, key, "ann")
     try:
@@ -49,13 +79,13 @@ def test_a_new_key_claims_its_name_and_q_in_the_lobby_closes_the_session(
 def test_another_key_under_a_claimed_name_is_refused_with_one_clear_line(
     door: DoorServer, tmp_path: Path
 ) -> None:
-    ann = make_key(tmp_path, "ann_key")
+    abe = make_key(tmp_path, "abe_key")
     mallory = make_key(tmp_path, "mallory_key")
-    claim_and_quit(door.port, ann, "ann")
-    said = refused(door.port, mallory, "Ann")  # a name is claimed in any case
+    claim_and_quit(door.port, abe, "abe")
+    said = refused(door.port, mallory, "Abe")  # a name is claimed in any case
     refusals = [line for line in said.splitlines() if line.startswith("tonk:")]
     assert refusals == [
-        "tonk: the name ann belongs to another key on this server: use your own name "
+        "tonk: the name abe belongs to another key on this server: use your own name "
         f"(ssh -p {door.port} NAME@127.0.0.1)"
     ]
     assert "playing as" not in said
@@ -98,10 +128,11 @@ def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
 
 
 def test_a_guest_whose_ssh_dropped_comes_back_to_the_log_they_saw(
-    door: DoorServer, tmp_path: Path
+    own_door: DoorServer, tmp_path: Path
 ) -> None:
     """The server keeps no chat, and the door holds seats in memory: the guest's log is kept
     by the door's sessions in a folder of the server's own, private to its user."""
+    door = own_door
     key = make_key(tmp_path, "cal_key")
     term = SSHTerminal(door.port, key, "cal", "practice", cols=80, rows=24)
     try:
@@ -184,25 +215,31 @@ def test_a_host_lists_the_names_and_releases_one_for_a_new_key_while_serving(
 ) -> None:
     lost = make_key(tmp_path, "lost_key")
     new = make_key(tmp_path, "new_key")
-    claim_and_quit(door.port, lost, "ann")
+    claim_and_quit(door.port, lost, "dan")
     listed = _names(door)
     assert listed.returncode == 0, listed.stderr
     rows = listed.stdout.splitlines()
     assert rows[0].split() == ["name", "claimed", "tables", "held", "by"]
-    assert rows[1].split()[0] == "ann" and rows[1].endswith(_fingerprint(lost))
-    released = _names(door, "release", "ANN")
+    assert _row(rows, "dan").endswith(_fingerprint(lost))
+    released = _names(door, "release", "DAN")
     assert released.returncode == 0, released.stderr
-    assert released.stdout.startswith(f"released ann (key {_fingerprint(lost)})")
+    assert released.stdout.startswith(f"released dan (key {_fingerprint(lost)})")
     # The server, still running, lets go of the name within seconds.
     end = time.monotonic() + 20
-    while "ssh door: ann is free again" not in door.server_log():
+    while "ssh door: dan is free again" not in door.server_log():
         assert time.monotonic() < end, door.server_log()
         time.sleep(0.1)
-    claim_and_quit(door.port, new, "ann")
-    assert _names(door).stdout.splitlines()[1].endswith(_fingerprint(new))
+    claim_and_quit(door.port, new, "dan")
+    assert _row(_names(door).stdout.splitlines(), "dan").endswith(_fingerprint(new))
     missing = _names(door, "release", "bob")
     assert missing.returncode == 2
     assert "nobody has claimed the name 'bob'" in missing.stderr
+
+
+def _row(rows: list[str], name: str) -> str:
+    """The names list's one row for `name` (the module's other tests claim names too)."""
+    (row,) = [row for row in rows[1:] if row.split()[0] == name]
+    return row
 
 
 def _fingerprint(key: Path) -> str:
@@ -219,7 +256,7 @@ def test_a_player_whose_ssh_has_no_key_is_told_how_to_make_one(
     door: DoorServer, tmp_path: Path
 ) -> None:
     key = make_key(tmp_path, "unused_key")  # known_hosts beside it; the key is not offered
-    said = refused(door.port, key, "ann", options=("-o", "PubkeyAuthentication=no"), batch=False)
+    said = refused(door.port, key, "ed", options=("-o", "PubkeyAuthentication=no"), batch=False)
     lines = [line for line in said.splitlines() if line.startswith("tonk:")]
     assert lines == [
         "tonk: this server lets players in by their SSH key, and your ssh has none: make one "
@@ -257,10 +294,10 @@ def test_a_compressed_link_survives_a_burst_of_resizes_and_plays_on(
 async def test_join_with_a_name_of_two_words_unquoted_takes_a_free_seat(
     door: DoorServer, tmp_path: Path
 ) -> None:
-    ann = await NetClient.connect(door.tcp_port, "Ann")
+    flo = await NetClient.connect(door.tcp_port, "Flo")
     key = make_key(tmp_path, "bo_key")
     try:
-        await ann.create_table(name="Friday night", seats=3)
+        await flo.create_table(name="Friday night", seats=3)
         # What the guest types: ssh ... join Friday night (ssh sends "join Friday night").
         term = SSHTerminal(door.port, key, "bo", "join", "friday", "night")
         try:
@@ -269,16 +306,16 @@ async def test_join_with_a_name_of_two_words_unquoted_takes_a_free_seat(
         finally:
             term.kill()
     finally:
-        await ann.close()
+        await flo.close()
 
 
 def test_a_flood_into_the_terminal_ends_the_session_with_one_line(
     door: DoorServer, tmp_path: Path
 ) -> None:
-    key = make_key(tmp_path, "ann_key")
-    term = SSHTerminal(door.port, key, "ann")
+    key = make_key(tmp_path, "fay_key")
+    term = SSHTerminal(door.port, key, "fay")
     try:
-        term.wait_for(r"playing as ann")
+        term.wait_for(r"playing as fay")
         # A program writing into the player's terminal, as fast as ssh takes it: half a
         # megabyte of letters (the writes never wait: ssh stops reading once it is closed).
         os.set_blocking(term.proc.fd, False)

@@ -120,6 +120,19 @@ class Browser:
             self.driver.quit()
         self.profile.cleanup()
 
+    def as_new(self, width: int, height: int) -> None:
+        """The browser as it started, at another size: one tab, on a blank page, with no
+        cookie and nothing cached."""
+        first, *others = self.driver.window_handles
+        for handle in others:
+            self.driver.switch_to.window(handle)
+            self.driver.close()
+        self.driver.switch_to.window(first)
+        self.driver.get("about:blank")
+        self.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        self.driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+        self.driver.set_window_size(width, height)
+
     def __enter__(self) -> Browser:
         return self
 
@@ -275,3 +288,27 @@ class Browser:
             element,
         )
         self.tap_at(x, y)
+
+
+class SharedBrowser:
+    """One headless Chromium for a module's tests, each given it as new (`fresh`); one that
+    a test left unusable is ended and another started."""
+
+    def __init__(self) -> None:
+        self.browser: Browser | None = None
+
+    def fresh(self, width: int = 1000, height: int = 700) -> Browser:
+        if self.browser is not None:
+            try:
+                self.browser.as_new(width, height)
+                return self.browser
+            except Exception:
+                self.browser.close()
+                self.browser = None
+        self.browser = Browser(width, height)
+        return self.browser
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
