@@ -183,8 +183,9 @@ async def test_a_player_at_the_table_sees_the_log_the_selection_g_and_the_drop_q
     raised = next(row for row in hand_rows(screen) if "5♠" in row)
     assert "8♠" in raised and "6♠" not in raised, "\n".join(hand_rows(screen))
     term.keys("1", "4")  # unselected again
-    # Turns until the log is more than full: its newest line is at its bottom.
-    for _ in range(8):
+    # Turns until the log is more than full (a turn is a line): its newest line is at its
+    # bottom.
+    for _ in range(14):
         term.keys("x")
         screen = await term.wait_until(
             lambda s: "Your turn: d draw" in s or "is over" in s, "our turn or the end"
