@@ -165,7 +165,7 @@ async def test_a_spectator_sees_only_the_keys_it_has_and_each_players_last_turn(
             screen = await cy.wait_until(
                 lambda s: (
                     "You are watching this table." in panel(s)
-                    and re.search(r"\(bot\) (drew|picked up|took)", panel(s)) is not None
+                    and re.search(r"(Ada|Bix) (drew|picked up|took)", panel(s)) is not None
                     and "Chat" in s.splitlines()[-1]
                 ),
                 "a turn to show",
