@@ -102,6 +102,16 @@ class Live:
         return outs * (RANK_VALUE[a.rank] + RANK_VALUE[b.rank])
 
 
+def _uses_top(view: SeatView, legal: LegalActions) -> bool:
+    """Whether the seat may take the top discard and could lay it at once."""
+    top = view.discard_top
+    return (
+        legal.take_discard
+        and top is not None
+        and card_uses(top, view.hand, view.spreads, view.rules)
+    )
+
+
 def near_spreads(cards: Sequence[Card], live: Live) -> tuple[list[float], float]:
     """The worth of the near-spreads (pairs and suited neighbours that live cards could make a
     spread of) each card is part of, and of all of them together."""
@@ -341,14 +351,9 @@ class SharpBot(SeatBot):
 
     def start_turn(self, view: SeatView, legal: LegalActions) -> Action:
         seat = view.turn
-        rules = view.rules
-        hand = view.hand
-        top = view.discard_top
-        mine = count(hand)
+        mine = count(view.hand)
         unseen = self.unseen(view)
-        uses_top = (
-            legal.take_discard and top is not None and card_uses(top, hand, view.spreads, rules)
-        )
+        uses_top = _uses_top(view, legal)
         if view.stock_size == 0:
             # Drawing now ends the hand (lowest count wins, ties share), which never pays less
             # than a drop; the top discard only helps if it is laid at once.
@@ -365,13 +370,7 @@ class SharpBot(SeatBot):
 
     def go_on(self, view: SeatView, legal: LegalActions) -> Action:
         """What this seat draws if it does not drop at the start of its turn."""
-        top = view.discard_top
-        uses_top = (
-            legal.take_discard
-            and top is not None
-            and card_uses(top, view.hand, view.spreads, view.rules)
-        )
-        return self.draw_choice(view, legal, self.unseen(view), uses_top)
+        return self.draw_choice(view, legal, self.unseen(view), _uses_top(view, legal))
 
     def draw_choice(
         self, view: SeatView, legal: LegalActions, unseen: list[Card], uses_top: bool
