@@ -1,4 +1,4 @@
-"""The SSH door under attack, measured against a real server (bench/door_server.py) with
+"""The SSH door under attack, measured against a real `tonk-server --ssh-port 0` with
 asyncssh clients in this process, and the paced game benchmark (bench/load.py's paced mode)
 alongside where the tables' latency is the question:
 
@@ -15,7 +15,7 @@ alongside where the tables' latency is the question:
     python bench/door_attack.py crowd --guests 50 --tables 100
     python bench/door_attack.py logins --tree ../other-checkout   # another version's server
 
-`--tree DIR` runs DIR's server (its .venv's Python and its bench/door_server.py): the figures
+`--tree DIR` runs DIR's server (`DIR/.venv/bin/python -m tonk.server`): the figures
 before a change, from a checkout of the commit before it.
 """
 
@@ -37,9 +37,9 @@ import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import doorkit
 import load_driver
 import loadkit as lk
-import ssh_door
 
 FLOODS = {
     "letters": b"abcdefghijklmnopqrstuvwxyz" * 2521,
@@ -50,13 +50,13 @@ FLOODS = {
 def program(tree: Path | None) -> list[str]:
     """The door server to run: this checkout's, or `tree`'s."""
     if tree is None:
-        return [sys.executable, str(ssh_door.DOOR_SERVER)]
+        return [sys.executable, "-m", "tonk.server"]
     python = tree / ".venv" / "bin" / "python"
-    return [str(python if python.exists() else sys.executable), str(tree / "bench/door_server.py")]
+    return [str(python), "-m", "tonk.server"]
 
 
 def start(args: argparse.Namespace, workdir: Path) -> tuple[lk.ServerProcess, int]:
-    return ssh_door.start("process", workdir, args.tables, program(args.tree))
+    return doorkit.start(workdir, args.tables, program(args.tree))
 
 
 async def paced_during(
@@ -102,14 +102,14 @@ async def paced_during(
 
 async def flood(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     server, port = start(args, workdir)
-    sessions = [ssh_door.Session(port, f"f{n}") for n in range(args.sessions)]
+    sessions = [doorkit.Session(port, f"f{n}") for n in range(args.sessions)]
     closed: dict[str, float] = {}
     try:
         for session in sessions:
             await session.open()
-        rss_before = ssh_door.rss(server)
+        rss_before = doorkit.rss(server)
 
-        async def one(session: ssh_door.Session) -> None:
+        async def one(session: doorkit.Session) -> None:
             assert session.process is not None
             started = time.perf_counter()
             data = FLOODS[args.kind]
@@ -135,9 +135,9 @@ async def flood(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
         result = await paced_during(server, args, attack)
         result["rss_before_mib"] = rss_before / 1024
-        result["rss_end_mib"] = ssh_door.rss(server) / 1024
+        result["rss_end_mib"] = doorkit.rss(server) / 1024
         await asyncio.sleep(10)
-        result["rss_10s_later_mib"] = ssh_door.rss(server) / 1024
+        result["rss_10s_later_mib"] = doorkit.rss(server) / 1024
         result["closed_after_s"] = sorted(closed.values())
     finally:
         for session in sessions:
@@ -202,12 +202,12 @@ async def logins(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 async def crowd(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     server, port = start(args, workdir)
     # Each from an address of its own, as guests on a network are.
-    guests = [ssh_door.Session(port, f"g{n}", f"127.0.1.{1 + n}") for n in range(args.guests)]
+    guests = [doorkit.Session(port, f"g{n}", f"127.0.1.{1 + n}") for n in range(args.guests)]
     took: list[float] = []
     try:
 
         async def attack() -> dict[str, Any]:
-            async def one(guest: ssh_door.Session) -> None:
+            async def one(guest: doorkit.Session) -> None:
                 took.append(await guest.open())
 
             failed = await asyncio.gather(*(one(g) for g in guests), return_exceptions=True)
@@ -216,7 +216,7 @@ async def crowd(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         result = await paced_during(server, args, attack)
         result["guests_in_the_window"] = len(took)
         result["all_in_s"] = max(took) if took and len(took) == len(guests) else None
-        result["guest_to_lobby"] = ssh_door.summary(took)
+        result["guest_to_lobby"] = doorkit.summary(took)
     finally:
         for guest in guests:
             await guest.close()

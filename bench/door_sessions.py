@@ -40,8 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load_driver
 import loadkit as lk
-from ssh_door import Session, paced_with, summary
-from web_door import memory_kib
+from doorkit import Session, memory_kib, paced_with, summary
 
 TEMPLATE_NAME = "tonk-template"
 

@@ -43,8 +43,7 @@ Modes:
   clients that only read and decode.
 
 `--json` prints the report as JSON; `--from-json FILE --write BENCHMARKS.md` writes the section
-again from a saved report without measuring. `bench/send_cost.py` measures what one loopback
-`send` costs the sender.
+again from a saved report without measuring.
 
 This file is the command line; the server and the generators are driven by load_driver.py, the
 echo and fan-out baselines are in load_baselines.py, and the report is written by load_report.py.

@@ -117,52 +117,28 @@ mkdir -p /tmp/before/tonk && git archive 949a682 server shared | tar -x -C /tmp/
 ```
 """
 
-#: What the figures say; kept with the generator so that `--write` keeps it.
+#: What the figures say; kept with the generator so that `--write` keeps it. (What was changed
+#: in the server to get them, and why, is in docs/benchmarks-journal.md, "Server".)
 ANALYSIS = """\
-**What was changed in the server, and why** (profiles under load with py-spy, `--profile DIR`;
-`perf` and `strace` for the kernel's share). Each change was kept only if it paid in runs
-alternating with the server before it.
-
-- The frames of one change are put together from parts packed once (`server/updates.py`): the
-  events, the view's shared fields and the rules are packed once per change, and only a seat's
-  own cards and private events differ between its frame and the next; byte for byte what
-  packing each seat's whole message gives (a test holds them together over bot hands of every
-  preset). Cards become text through a table made once. Four frames after a discard: 9.7 µs.
-- A new database gets 1 KiB pages (a commit writes every page it changed, and under load each
-  table's action changes a page of its own in an index), with the WAL checkpointed every 4 MiB
-  as SQLite does by default with 4 KiB pages; statement journals stay in memory
-  (`temp_store=MEMORY`: a batch's multi-row insert spilled its undo pages to a new temporary
-  file on most commits). Every commit is still synced in full (`synchronous=FULL`) before anybody
-  is told of the action; the writer thread's CPU per action went from about 25 to 16 µs.
-- Less per action in the event loop: the table keeps its loop (`asyncio.get_running_loop()` is
-  a system call in 3.11), a store write hands back its future, one clock read per message. (The
-  figures above were measured with records' JSON written by CPython's internal C encoder, since
-  taken out: an undocumented interface, for about 1 µs an action.)
-- Before that (the round against commit 7f964b3): frames go straight to a socket that keeps up
-  instead of waking a writer task per frame; the store merges a batch's inserts and wakes the
-  loop once per batch; `tonk-server` collects the young generation of objects less often (`gc`
-  thresholds 20,000, 5, 10: with the defaults a full collection of the 630,000 objects of 2,000
-  tables stopped every table for 200-400 ms every few seconds, which was the paced p99).
-
 **Paced** is met with room to spare: at 1,000 tables the server's event loop is busy about a
 fifth of the time, at 2,000 about a third.
 
 **Flat out is not met, and no server can meet it on this machine.** The fan-out row is a bare
-asyncio + msgpack server that does only the I/O the protocol asks of every action (issue 3: a
-view to each connection at the table after every change): it reads the action and writes one
-ready-made frame, of tonk's mean size, to each of the table's four connections; no game, no
-views to build, nothing written. Its clients only read and decode. It reaches 28-47% of the
-echo ceiling, and it uses both cores to do it: the server and the generators share the
-machine, and each `send` carries the kernel's loopback work for the receiver, about 12 µs of
-the sender's CPU for a 360-byte frame to a client asleep in `epoll` and 5 µs to one that is
-busy (`python bench/send_cost.py`). The table above turns this into CPU per action: at 25% of
-the ceiling the machine has 66-94 µs for each action, the protocol's I/O alone takes 48-57 µs
-of it, which leaves 17-46 µs for everything else: the game core, four views, the durable
-commit (the writer thread alone spends about 16 µs an action, the `fdatasync` about 120 µs a
-commit) and the bots' choices. tonk spends 171-213 µs in all. Another process for tables
-would not change the sum on two cores; another event loop implementation would not change the
-kernel's share. The target needs to be restated (for example against the fan-out bound, or as
-a rate on a machine with cores to spare for the clients) before it can be met.
+asyncio + msgpack server that does only the I/O the protocol asks of every action (issue 3: a view
+to each connection at the table after every change): it reads the action and writes one ready-made
+frame, of tonk's mean size, to each of the table's four connections; no game, no views to build,
+nothing written. Its clients only read and decode. It reaches 28-47% of the echo ceiling, and it
+uses both cores to do it: the server and the generators share the machine, and each `send` carries
+the kernel's loopback work for the receiver, about 12 µs of the sender's CPU for a 360-byte frame to
+a client asleep in `epoll` and 5 µs to one that is busy (measured once by `bench/send_cost.py`,
+since retired). The table above turns this into CPU per action: at 25% of the ceiling the machine
+has 66-94 µs for each action, the protocol's I/O alone takes 48-57 µs of it, which leaves 17-46 µs
+for everything else: the game core, four views, the durable commit (the writer thread alone spends
+about 16 µs an action, the `fdatasync` about 120 µs a commit) and the bots' choices. tonk spends
+171-213 µs in all. Another process for tables would not change the sum on two cores; another event
+loop implementation would not change the kernel's share. The target needs to be restated (for
+example against the fan-out bound, or as a rate on a machine with cores to spare for the clients)
+before it can be met.
 """
 
 
