@@ -617,6 +617,7 @@ def test_an_expert_decision_is_the_same_from_the_same_seed() -> None:
     assert first.ledger.to_dict() == second.ledger.to_dict()
 
 
+@pytest.mark.e2e
 def test_tonk_sim_plays_the_expert() -> None:
     tonk_sim = Path(sys.executable).with_name("tonk-sim")
     assert tonk_sim.exists(), "tonk-sim is not installed: pip install -e ."

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from netclient import NetClient
 from ptyterm import Term
 from sshkit import DoorServer, SSHTerminal, make_key
 from termkit import command_path, tonk_server
 from test_client_e2e import client_env, kitchen_hand, leave_and_quit
+
+pytestmark = pytest.mark.e2e
 
 LEFT, END, ESCAPE = b"\x1b[D", b"\x1b[F", b"\x1b"
 

@@ -109,6 +109,7 @@ def test_a_name_is_claimed_by_one_running_client_of_the_account_at_a_time(
     assert SeatTokens(tmp_path).claim("box:7777", "ann")  # let go of
 
 
+@pytest.mark.e2e
 def test_a_claim_goes_with_the_process_that_held_it(tmp_path: Path) -> None:
     process = other_client(tmp_path, "box:7777", "ann")
     try:
@@ -119,6 +120,7 @@ def test_a_claim_goes_with_the_process_that_held_it(tmp_path: Path) -> None:
     assert SeatTokens(tmp_path).claim("box:7777", "ann")
 
 
+@pytest.mark.e2e
 async def test_a_friend_on_the_same_account_plays_under_a_name_of_their_own(
     tmp_path: Path,
 ) -> None:

@@ -7,10 +7,13 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import pytest
 from clientkit import start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, ssh_command, sshd, tonk_server
+
+pytestmark = pytest.mark.e2e
 
 
 async def play_a_hand(term: Term, port: int) -> None:

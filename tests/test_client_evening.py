@@ -7,11 +7,14 @@ import asyncio
 import re
 from pathlib import Path
 
+import pytest
 from clientkit import practice_command, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
 from tonk.client.tokens import SeatRecord, SeatTokens
+
+pytestmark = pytest.mark.e2e
 
 
 def client(term: Term, tmp_path: Path, port: int, *extra: str) -> None:

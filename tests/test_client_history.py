@@ -18,6 +18,8 @@ from test_client_e2e import client_env, kitchen_hand, leave_and_quit
 from tonk.client.dialogs import HandReplayScreen, HistoryScreen
 from tonk.shared.wire import protocol as p
 
+pytestmark = pytest.mark.e2e
+
 
 async def play_and_look_back(term: Term, port: int) -> None:
     """The kitchen hand of tests/test_client_e2e.py (draw, spread, hit, discard; Alice draws

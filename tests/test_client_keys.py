@@ -10,11 +10,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from clientkit import practice_command, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, ssh_command, sshd, tonk_server
 from tonk.client.keys import key_name
+
+pytestmark = pytest.mark.e2e
 
 
 def client_env(tmp_path: Path) -> dict[str, str]:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from clientkit import practice_command, start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
 from tonk.client.widgets.seats import places
 from tonk.shared.wire import protocol as p
+
+pytestmark = pytest.mark.e2e
 
 
 def env(tmp_path: Path) -> dict[str, str]:

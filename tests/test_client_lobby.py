@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from clientkit import (
     BOTS,
     MINE,
@@ -611,6 +612,7 @@ def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
     assert fit_last_column(rows, 200) == rows
 
 
+@pytest.mark.e2e
 async def test_the_lobby_says_what_a_tables_rules_changed_and_when_it_ends(
     tmp_path: Path, term: Term
 ) -> None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from clientkit import start_kitchen
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
+
+pytestmark = pytest.mark.e2e
 
 
 def client(tmp_path: Path, port: int, state: str = "state") -> Term:

@@ -146,6 +146,7 @@ def test_a_server_of_another_version_is_fatal_and_a_shutdown_is_worth_retrying()
     assert not model.connected
 
 
+@pytest.mark.e2e
 def test_a_server_that_answers_hello_with_something_else_is_not_a_tonk_server() -> None:
     for answer in (wire(m.Left(3)), {"type": "welcome", "version": p.PROTOCOL_VERSION}):
         model = ClientModel("Kim", "host:1", clock=lambda: 0.0)

@@ -9,6 +9,7 @@ import datetime as dt
 import time
 from pathlib import Path
 
+import pytest
 from ptyterm import Term
 from standingskit import Seat, hand_ops, settlement, table_ops, write
 from termkit import command_path, tonk_server
@@ -23,6 +24,8 @@ from tonk.server.store import store as st
 from tonk.shared.game.settlement import Ending
 from tonk.shared.game.standings import night_of
 from tonk.shared.wire import messages as m
+
+pytestmark = pytest.mark.e2e
 
 LONG = ("Bartholomew Featherstonehaugh", "human")
 PEOPLE: list[Seat] = [("Ann", "human"), LONG, ("Ada (bot)", "bot")]

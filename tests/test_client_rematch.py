@@ -15,6 +15,8 @@ from termkit import command_path, tonk_server
 from test_server_play import TWO_SEAT_DECK
 from tonk.client.cli import build_parser, config_from_args
 
+pytestmark = pytest.mark.e2e
+
 
 def client(tmp_path: Path, port: int, name: str) -> Term:
     term = Term(80, 24)

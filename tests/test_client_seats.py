@@ -8,9 +8,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
+
+pytestmark = pytest.mark.e2e
 
 
 def client_env(tmp_path: Path) -> dict[str, str]:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import re
 import socket
 
+import pytest
 from clientkit import deck_text
 from ptyterm import Term
 from termkit import command_path, mouse_modes_left_on
+
+pytestmark = pytest.mark.e2e
 
 #: An SGR sequence (`ESC [ ... m`) and the parameters in it that set a colour: 30-39, 40-49,
 #: 90-97, 100-107 (38 and 48 start 256-colour and 24-bit colours).

@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from netclient import NetClient
 from ptyterm import Term
 from termkit import command_path, tonk_server
 from test_client_seats import client_env
 from test_server_play import TWO_SEAT_DECK
+
+pytestmark = pytest.mark.e2e
 
 #: An OSC sequence (a title, a colour query) ends with BEL too: not the bell.
 _OSC = re.compile(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")

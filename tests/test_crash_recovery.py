@@ -29,6 +29,8 @@ from tonk.server.store import store as st
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
+pytestmark = pytest.mark.e2e
+
 
 async def test_sigkill_right_after_each_ack_loses_nothing_and_the_hand_goes_on(tmp_path):
     db = tmp_path / "tonk.db"

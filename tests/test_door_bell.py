@@ -13,6 +13,8 @@ from sshkit import DoorServer, SSHTerminal, door_server, make_key
 from test_client_waiting import bells
 from tonk.server.doors.door_request import bell_choice
 
+pytestmark = pytest.mark.e2e
+
 SEED = 1
 
 

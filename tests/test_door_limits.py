@@ -29,6 +29,8 @@ from tonk.server.doors.door import SSHDoor
 from tonk.server.doors.door_template import SessionTemplate
 from tonk.shared.wire import protocol as p
 
+pytestmark = pytest.mark.e2e
+
 FLOODS = {
     "letters": b"a" * 65536,
     "a bracketed paste": b"\x1b[200~" + b"x" * 65536 + b"\x1b[201~",

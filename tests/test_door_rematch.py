@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from netclient import one_hand_table
 from test_ssh_door import connect, new_key, running_door, screen_of, terminal
+
+pytestmark = pytest.mark.e2e
 
 
 async def test_two_guests_press_r_and_are_seated_at_the_rematch(tmp_path: Path) -> None:

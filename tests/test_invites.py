@@ -8,6 +8,7 @@ import socket
 import subprocess
 from pathlib import Path
 
+import pytest
 from netclient import NetClient
 from ptyterm import Term
 from sshkit import DoorServer, claim_and_quit, make_key
@@ -16,6 +17,8 @@ from tonk.client.model.lobbylist import named
 from tonk.client.model.state import TableInfo
 from tonk.server.commands.invite import ordered
 from tonk.shared.wire import messages as m
+
+pytestmark = pytest.mark.e2e
 
 
 def invite(*args: str) -> subprocess.CompletedProcess[str]:

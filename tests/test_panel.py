@@ -268,6 +268,7 @@ def run_panel(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_the_panel_benchmark_writes_a_table_with_intervals(tmp_path: Path) -> None:
     report_file = tmp_path / "BENCHMARKS.md"
     saved = tmp_path / "run.json"
@@ -301,6 +302,7 @@ def test_the_panel_benchmark_writes_a_table_with_intervals(tmp_path: Path) -> No
     assert again.read_text().split("CPU in all")[1] == written.split("CPU in all")[1]
 
 
+@pytest.mark.e2e
 def test_the_panel_benchmark_refuses_an_unknown_bot_or_number(tmp_path: Path) -> None:
     run = run_panel(tmp_path, "--bots", "shark", "--deals", "2")
     assert run.returncode == 2 and "unknown bot 'shark'" in run.stderr

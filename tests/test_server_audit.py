@@ -23,6 +23,8 @@ from tonk.shared.game.settle_up import settle_up, settle_up_text
 from tonk.shared.game.settlement import Settlement
 from tonk.shared.wire import protocol as p
 
+pytestmark = pytest.mark.e2e
+
 
 def tonk_server(*args: str) -> subprocess.CompletedProcess[str]:
     command = shutil.which("tonk-server")

@@ -8,8 +8,11 @@ import os
 import re
 import subprocess
 
+import pytest
 from termkit import command_path
 from tonk.server.store.paths import default_db_path
+
+pytestmark = pytest.mark.e2e
 
 
 def help_of(*command: str) -> str:

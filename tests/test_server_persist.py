@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from netclient import NetClient, start_server
 from reliakit import fast_server_args, server_command
 from tonk.shared.game.hand import HandRecord
@@ -218,6 +219,7 @@ async def stop(proc: asyncio.subprocess.Process, sig: int = signal.SIGTERM) -> s
     return err.decode()
 
 
+@pytest.mark.e2e
 async def test_the_command_stops_cleanly_on_sighup_saying_goodbye_to_every_client(tmp_path):
     # A host ran it in an SSH session that dropped: the server gets SIGHUP.
     async with tonk_server(tmp_path / "server.db", "--dev") as (proc, port):
@@ -232,6 +234,7 @@ async def test_the_command_stops_cleanly_on_sighup_saying_goodbye_to_every_clien
     assert "stopped" in log
 
 
+@pytest.mark.e2e
 async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigterm(tmp_path):
     db = tmp_path / "server.db"
     async with tonk_server(db, "--dev") as (proc, port):
@@ -264,6 +267,7 @@ async def test_the_command_restarts_with_the_same_db_and_stops_cleanly_on_sigter
         await stop(proc)
 
 
+@pytest.mark.e2e
 async def test_the_command_reports_bad_options(tmp_path):
     proc = await asyncio.create_subprocess_exec(
         *server_command(),
@@ -281,6 +285,7 @@ async def test_the_command_reports_bad_options(tmp_path):
     assert b"unknown preset 'vegas'" in err and out == b""
 
 
+@pytest.mark.e2e
 async def test_a_signal_while_the_doors_are_still_opening_stops_the_server_cleanly(tmp_path):
     # The host presses Ctrl-C (or systemd stops it) right after the first line: the SSH door
     # is still making its host key and the web door its template. It stops, saying so, with

@@ -295,6 +295,7 @@ async def test_the_refusals_before_the_end_twice_and_from_a_spectator(tmp_path):
         assert watching["table"] == started["next"]
 
 
+@pytest.mark.e2e
 async def test_the_ledger_command_settles_up_every_table_and_the_chain(tmp_path):
     async with start_server(tmp_path) as server:
         alice, bob, table = await friday(server)

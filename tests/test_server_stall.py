@@ -12,6 +12,7 @@ import re
 import signal
 from typing import Any
 
+import pytest
 from netclient import NetClient, start_server
 from reliakit import LiveClient, server_process, wait_until
 from tonk.shared.wire import protocol as p
@@ -21,6 +22,7 @@ STALL = 5.0  # longer than the turn timer and the idle timeout
 RATE = 18  # messages a second each chatty client sends: under the limit of 20
 
 
+@pytest.mark.e2e
 async def test_a_stalled_server_charges_nobody_for_the_time_it_lost(tmp_path):
     limits = ["heartbeat=1", "idle_timeout=4", "messages_per_second=20", "burst=40"]
     extra = [arg for limit in limits for arg in ("--limit", limit)]

@@ -126,6 +126,7 @@ def run_sim(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_tonk_sim_json_has_every_key() -> None:
     done = run_sim(
         "--rules", "speno", "--players", "5", "--hands", "120", "--seed", "9", "--bots",
@@ -148,6 +149,7 @@ def test_tonk_sim_json_has_every_key() -> None:
     assert again["seats"] == data["seats"] and again["endings"] == data["endings"]
 
 
+@pytest.mark.e2e
 def test_tonk_sim_defaults_and_table(tmp_path: Path) -> None:
     done = run_sim("--hands", "50")
     assert done.returncode == 0, done.stderr
@@ -162,6 +164,7 @@ def test_tonk_sim_defaults_and_table(tmp_path: Path) -> None:
     assert data["rules"] == "pagat+" and data["rules_options"] == {"preset": "pagat", "hit_lock": 1}
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -197,6 +200,7 @@ def test_tonk_sim_bad_arguments_exit_2_with_one_line(args: list[str], message: s
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.e2e
 def test_tonk_sim_bad_toml_exits_2(tmp_path: Path) -> None:
     broken = tmp_path / "broken.toml"
     broken.write_text("preset = [\n")
@@ -308,6 +312,7 @@ def test_a_batch_deals_the_same_decks_however_its_hands_are_played() -> None:
     assert easy[0].dealer == 2 and easy[0].deal[0] == easy[0].deck[1:20:4]
 
 
+@pytest.mark.e2e
 def test_tonk_sim_jobs_give_the_same_report_and_export(tmp_path: Path) -> None:
     reports = []
     for jobs in ("1", "2"):
@@ -446,6 +451,7 @@ def variance(mean: Mean) -> float:
     return (mean.squares - mean.n * m * m) / (mean.n - 1)
 
 
+@pytest.mark.e2e
 def test_tonk_sim_sweep_and_compare(tmp_path: Path) -> None:
     done = run_sim(
         "--rules", "speno", "--players", "3", "--hands", "200", "--json", "--jobs", "1",
@@ -477,6 +483,7 @@ def test_tonk_sim_sweep_and_compare(tmp_path: Path) -> None:
 # -- the export ----------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_export_round_trips_as_json_lines_and_csv(tmp_path: Path) -> None:
     lines, table = tmp_path / "hands.jsonl", tmp_path / "hands.csv"
     args = ["--rules", "speno", "--players", "5", "--hands", "150", "--seed", "2", "--jobs", "1"]
@@ -542,6 +549,7 @@ class Cheat(DropAtTen):
 '''
 
 
+@pytest.mark.e2e
 def test_tonk_sim_plays_a_bot_of_ones_own_in_several_processes(tmp_path: Path) -> None:
     (tmp_path / "mybots.py").write_text(OWN_BOT)
     args = ["--hands", "220", "--bots", "mybots:DropAtTen,easy", "--json", "--jobs"]
@@ -562,6 +570,7 @@ def test_tonk_sim_plays_a_bot_of_ones_own_in_several_processes(tmp_path: Path) -
     assert len(cheat.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.e2e
 def test_tonk_sim_draws_pictures_without_colour_into_a_pipe() -> None:
     done = run_sim("--hands", "120", "--plot", "--jobs", "1")
     assert done.returncode == 0, done.stderr
@@ -570,6 +579,7 @@ def test_tonk_sim_draws_pictures_without_colour_into_a_pipe() -> None:
     assert "\x1b[" not in done.stdout
 
 
+@pytest.mark.e2e
 def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     section = readme.split("**A bot of your own.**", 1)[1]
@@ -584,6 +594,7 @@ def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:
     assert sum(data["endings"].values()) == 60
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", BOT_STRATEGIES)
 def test_every_bot_of_the_registry_plays_in_tonk_sim(name: str) -> None:
     # tonk-sim takes its bots from the registry: a bot added there is offered here at once.
@@ -592,6 +603,7 @@ def test_every_bot_of_the_registry_plays_in_tonk_sim(name: str) -> None:
     assert name in build_parser().format_help().replace("\n", " ")
 
 
+@pytest.mark.e2e
 def test_tonk_sim_says_when_it_cannot_write_the_export(tmp_path: Path) -> None:
     done = run_sim("--hands", "5", "--export", str(tmp_path / "no" / "such" / "dir.csv"))
     assert done.returncode == 1 and done.stdout == ""

@@ -35,6 +35,8 @@ from tonk.server.doors.door_template import SessionTemplate
 from tonk.server.store.store import SavedName
 from tonk.shared.wire import protocol as p
 
+pytestmark = pytest.mark.e2e
+
 #: A test whose door forks its sessions from the module's template (conftest's `template`)
 #: runs in the module's event loop, which the template runs in.
 in_the_modules_loop = pytest.mark.asyncio(loop_scope="module")

@@ -24,6 +24,8 @@ from sshkit import (
 )
 from termkit import command_path, mouse_modes_left_on
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DoorServer]:

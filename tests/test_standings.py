@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from netclient import NetClient, start_server
 from standingskit import Seat, hand_ops, local, settlement, table_ops, time_zone, write
 from tonk.server.store import store as st
@@ -175,6 +176,7 @@ async def test_a_name_claimed_at_the_door_is_shown_as_claimed(tmp_path: Path) ->
     assert counts(rows(standings_of(path, Period.ALL))["ANN"])[0] == 8
 
 
+@pytest.mark.e2e
 async def test_an_older_database_has_its_hands_counted_when_a_server_opens_it(
     tmp_path: Path,
 ) -> None:
@@ -224,6 +226,7 @@ async def test_an_older_database_has_its_hands_counted_when_a_server_opens_it(
     assert before == after and "Zed (bot)" in before
 
 
+@pytest.mark.e2e
 def test_tonk_server_standings_prints_people_then_bots(tmp_path: Path) -> None:
     path = tmp_path / "tonk.db"
     with time_zone(ZONE):

@@ -43,6 +43,8 @@ from termkit import loopback_args
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import action_request
 
+pytestmark = pytest.mark.e2e
+
 Client = TypeVar("Client", bound=NetClient)
 
 

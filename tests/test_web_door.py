@@ -20,6 +20,8 @@ from termkit import command_path, tonk_server
 from tonk.shared.wire import protocol as p
 from webkit import SharedBrowser, WebServer, require_browser, web_server
 
+pytestmark = pytest.mark.e2e
+
 
 def client_session() -> aiohttp.ClientSession:
     """An HTTP client that keeps cookies as a browser does (for 127.0.0.1 too)."""
