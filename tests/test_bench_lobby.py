@@ -16,6 +16,7 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_the_lobby_benchmark_drives_tables_and_lobby_connections(tmp_path: Path) -> None:
     report_file = tmp_path / "BENCHMARKS.md"
     run = subprocess.run(

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = str(ROOT / "bench" / "server_instructions.py")
 
 
+@pytest.mark.slow
 def test_two_servers_given_the_same_seeds_are_counted_on_the_same_actions() -> None:
     require_tool("valgrind", "valgrind")
     baseline = shlex.join([sys.executable, "-m", "tonk.server"])

@@ -159,6 +159,7 @@ def test_every_hand_ends_and_some_run_the_stock_out(strategy: str) -> None:
     assert result.endings["stock_out"] > 0
 
 
+@pytest.mark.slow
 def test_every_hand_of_experts_ends() -> None:
     # (fewer hands: an expert thinks a thousand times longer than the others; its play at an
     # empty stock is test_bots_end_the_hand_when_the_stock_is_empty's)
@@ -364,6 +365,7 @@ def with_stakes(mine: int, others: int) -> Ask:
     )
 
 
+@pytest.mark.slow
 def test_sharp_drops_less_often_when_a_caught_drop_costs_more() -> None:
     classic = PRESETS["classic"]
     cheap = with_rules(classic.with_options({"caught_pays": 2}))
@@ -374,6 +376,7 @@ def test_sharp_drops_less_often_when_a_caught_drop_costs_more() -> None:
     assert costly_drops < 0.9 * cheap_drops, (cheap_drops, costly_drops)
 
 
+@pytest.mark.slow
 def test_sharp_drops_more_often_when_its_own_seat_stake_is_higher() -> None:
     # Under stake_mode = seat a won drop is paid at the dropper's stake, a caught one at each
     # catcher's: a seat whose stake is three times the others' risks less for what it wins.
@@ -416,6 +419,7 @@ def hidden_swapped(
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3), ("speno", 4)])
 def test_expert_decides_from_its_seats_view_alone(preset: str, players: int) -> None:
     """Two deals the seat to act cannot tell apart (other hands and the stock differ, what it
@@ -447,6 +451,7 @@ def test_expert_drops_a_sure_winner_and_draws_with_a_high_count() -> None:
     assert expert_choice(high, 1) == DrawStock(1)
 
 
+@pytest.mark.slow
 def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
     """The first decision of seeded heads-up deals dealt 15 to 25, asked under caught_pays 2
     and 8: the expert settles each sampled drop by the table's rules, so the costlier catch
@@ -509,6 +514,7 @@ def expert_and_sharp_drops(
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "players"), [("pagat", 4), ("classic", 4)])
 def test_expert_weighs_sharps_drops_and_going_on_at_four_players(preset: str, players: int) -> None:
     """At four players the expert's drop bar is sharp's, and both ways are put to its search:
@@ -523,6 +529,7 @@ def test_expert_weighs_sharps_drops_and_going_on_at_four_players(preset: str, pl
     assert any(expert for sharp, expert in found if not sharp)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "players"), [("pagat", 4), ("classic", 4)])
 def test_expert_keeps_every_sharp_drop_where_it_does_not_weigh_them(
     preset: str, players: int
@@ -539,6 +546,7 @@ class ExpertKeepsDrops(ExpertBot):
     WEIGH_DROPS_FROM = 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3)])
 def test_expert_passes_some_drops_sharp_would_make_at_two_and_three_players(
     preset: str, players: int
@@ -610,6 +618,7 @@ def test_expert_deals_other_hands_about_what_they_count() -> None:
     assert abs(sum(misses) / len(misses)) < 1.5, sum(misses) / len(misses)
 
 
+@pytest.mark.slow
 def test_an_expert_decision_is_the_same_from_the_same_seed() -> None:
     first = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])
     second = simulate(PRESETS["pagat"], 3, 12, 5, ["expert", "sharp"])

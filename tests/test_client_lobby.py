@@ -50,6 +50,7 @@ async def new_table_form(pilot: Pilot[Any]) -> CreateTableScreen:
     return form
 
 
+@pytest.mark.slow
 async def test_the_lobby_lists_tables_and_enter_takes_a_seat(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
@@ -120,6 +121,7 @@ async def test_the_lobby_names_the_people_at_a_table_and_counts_its_bots(tmp_pat
             await ada.close()
 
 
+@pytest.mark.slow
 async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
@@ -168,6 +170,7 @@ def seated_strategies(app: TonkApp) -> list[str | None]:
     return [player.strategy for player in info.players] if info is not None else []
 
 
+@pytest.mark.slow
 async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
@@ -200,6 +203,7 @@ async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> No
         assert seated_strategies(app) == [None, "expert", "sharp"]
 
 
+@pytest.mark.slow
 async def test_the_form_explains_a_bad_option_without_sending(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
@@ -251,6 +255,7 @@ async def test_the_lobbys_help_lists_the_lobbys_keys_and_no_notice_covers_it(
             assert not app._notifications
 
 
+@pytest.mark.slow
 async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path) -> None:
     """The lobby's help lists the options from the core's table; in the form, the option being
     typed is explained under the field, and f1 opens the help at the options."""
@@ -306,6 +311,7 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             assert form.query_one("#options", Input).value == "hit_lock="
 
 
+@pytest.mark.slow
 async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:
     """`deal_tonk_low=off` (the core's word for no low tonk) and `hit_books=yes` make the table;
     the form once read `off` as false and refused it."""
@@ -413,6 +419,7 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
             assert "Alice" in line and "disconnected" in line
 
 
+@pytest.mark.slow
 async def test_the_creator_starts_a_table_that_is_not_full_with_g(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
@@ -577,6 +584,7 @@ async def test_the_list_that_comes_with_the_welcome_is_shown_at_once(tmp_path: P
             assert [t.name for t in app.lobby.tables] == ["Early"]
 
 
+@pytest.mark.slow
 async def test_every_options_explanation_fits_the_form_at_80x24(tmp_path: Path) -> None:
     """Typing any option's name explains it under the field, and the form's buttons and its
     line of keys stay on the screen at 80x24 (the longest explanation once pushed the keys

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from clientkit import (
     at_my_turn,
     hand_text,
@@ -221,6 +222,7 @@ async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None
             assert sent == []
 
 
+@pytest.mark.slow
 async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())

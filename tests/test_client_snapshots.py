@@ -46,6 +46,7 @@ def test_the_table_mid_hand(snap_compare: Snap, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=play)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
 def test_the_end_of_hand_modal(snap_compare: Snap, size: tuple[int, int]) -> None:
     app = practice_app(bots=2)

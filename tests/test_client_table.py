@@ -11,6 +11,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+import pytest
 from clientkit import (
     BOTS,
     MINE,
@@ -418,6 +419,7 @@ async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
             await wait_for(pilot, lambda b=before: settled() > b or not my_turn(app), "the drop")
 
 
+@pytest.mark.slow
 async def test_a_client_started_again_draws_the_whole_ledger(tmp_path: Path) -> None:
     """Three hands played (each dropped at once), the client closed and started again on the
     same state directory: it takes its seat back and its ledger shows all three hands."""
@@ -457,6 +459,7 @@ async def test_a_client_started_again_draws_the_whole_ledger(tmp_path: Path) -> 
             assert line.startswith("Tester") and any(ch in line for ch in "▁▂▃▄▅▆▇█"), line
 
 
+@pytest.mark.slow
 async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it(
     tmp_path: Path,
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from clientkit import at_my_turn, hand_text, joined_app, screen_shown, table_request, wait_for
 from netclient import start_server
 from textual.pilot import Pilot
@@ -29,6 +30,7 @@ async def tap_key(pilot: Pilot[None], bar: KeyBar, key: str) -> None:
     await pilot.click(KeyBar, offset=(start, 0))
 
 
+@pytest.mark.slow
 async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
     async with start_server(tmp_path, next_hand_delay=600.0) as server:
         app = joined_app(server.port, tmp_path / "state", table=table_request())

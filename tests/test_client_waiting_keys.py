@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from clientkit import (
     at_the_table,
     joined_app,
@@ -79,6 +80,7 @@ async def test_the_creator_plays_for_a_lost_seat_with_f_and_gives_one_to_a_bot_w
         await alice.close()
 
 
+@pytest.mark.slow
 async def test_with_the_creator_gone_f_is_a_vote_and_says_so(tmp_path: Path) -> None:
     async with start_server(tmp_path, grace=120.0) as server:
         alice = await NetClient.connect(server.port, "Alice")

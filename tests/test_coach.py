@@ -21,6 +21,7 @@ def record_of(preset: str, players: int, deck: list, actions: tuple = ()) -> Han
     return HandRecord(PRESETS[preset], players, DEALER, (1,) * players, 1, tuple(deck), actions)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("pagat", 3), ("speno", 4)])
 def test_the_coachs_answer_depends_on_nothing_the_seat_could_not_see(preset, players) -> None:
     """Two deals that differ only in cards the seat to act cannot see (the other hands, the

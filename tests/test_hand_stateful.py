@@ -12,6 +12,7 @@ from collections.abc import Hashable, Sequence
 from functools import cache
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -37,6 +38,8 @@ from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.rules import PRESETS, HouseRules
 from tonk.shared.game.spreads import Spread, can_hit, find_spreads, spread_kind
 from tonk.shared.game.view import LegalActions, Phase, SeatView, legal_actions
+
+pytestmark = pytest.mark.slow
 
 # A generous bound on one hand's actions: the stock holds at most 41 cards, and random play
 # draws from an empty stock (ending the hand) most of the time.

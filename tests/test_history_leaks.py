@@ -104,6 +104,7 @@ def problems(
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", ENDINGS)
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 async def test_the_history_shows_each_seat_only_what_it_saw_live(tmp_path, preset, ending):

@@ -378,6 +378,7 @@ async def told(reader: asyncio.StreamReader, wait: float) -> str | None:
         return None
 
 
+@pytest.mark.slow
 async def test_thousands_of_idle_connections_meet_the_limits_and_the_table_plays_on(tmp_path):
     raise_open_files(4096)  # 1,210 connections, both ends in this process
     limits = {"max_connections": 1000, "max_per_address": 64, "handshake_timeout": 60.0}
@@ -443,6 +444,7 @@ async def small_buffered_client(port: int, name: str) -> NetClient:
     return client
 
 
+@pytest.mark.slow
 async def test_a_client_that_never_reads_big_answers_is_dropped_by_bytes(tmp_path):
     """However few the frames, the bytes waiting for one connection are bounded too."""
     limits = {"queue": 100_000, "queue_bytes": 256 * 1024}
@@ -499,6 +501,7 @@ async def test_a_seated_player_who_never_reads_is_dropped_and_played_for(tmp_pat
         assert statuses()[-1] == "away"  # played for, until its player is back
 
 
+@pytest.mark.slow
 async def test_a_vanished_peer_is_found_by_heartbeats_and_its_seat_held_then_played(tmp_path):
     """A client that went away without a FIN: it answers no ping and never closes. The
     heartbeat finds it; its seat goes to the grace period, then is played for it."""
@@ -531,6 +534,7 @@ async def test_a_vanished_peer_is_found_by_heartbeats_and_its_seat_held_then_pla
         assert any(m["type"] == p.PING for m in ghost.received)
 
 
+@pytest.mark.slow
 async def test_a_lobby_too_big_for_one_frame_is_listed_whole_in_pages(tmp_path):
     """Tables with the longest names allowed, more than one frame can list: the lobby lists
     every one of them, a page at a time."""

@@ -133,6 +133,7 @@ async def play_and_check(
     return found, stats
 
 
+@pytest.mark.slow
 async def test_a_thousand_hands_and_no_frame_carries_a_card_its_connection_may_not_see(tmp_path):
     problems, stats = await play_and_check(tmp_path, tables=8, hands=125)
     assert problems == []

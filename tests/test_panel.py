@@ -92,6 +92,7 @@ def decisions() -> list[tuple[str, SeatView, Action]]:
     return play_panel(600, 24)
 
 
+@pytest.mark.slow
 def test_every_person_plays_legal_actions_from_its_own_seat(
     decisions: list[tuple[str, SeatView, Action]],
 ) -> None:

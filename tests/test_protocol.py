@@ -185,6 +185,7 @@ _values = hs.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(hs.sampled_from(sorted(m.CLIENT_MESSAGES)), hs.dictionaries(hs.text(max_size=10), _values))
 def test_validator_never_fails_but_with_a_protocol_error(kind, fields):

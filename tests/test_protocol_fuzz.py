@@ -145,6 +145,7 @@ def test_every_valid_client_message_validates_and_round_trips(message):
     assert decoder.buffered == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(SERVER)
 def test_every_valid_server_message_validates_and_round_trips(message):
@@ -212,6 +213,7 @@ def frames_cut(stream: bytes, cuts: list[int]) -> Iterator[bytes]:
         yield stream[a:b]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(hs.lists(CLIENT, min_size=1, max_size=6), hs.lists(hs.integers(0, 10**6), max_size=12))
 def test_a_stream_of_valid_frames_cut_anywhere_gives_back_every_message(batch, cuts):
@@ -243,6 +245,7 @@ _anything = hs.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     hs.one_of(
@@ -407,6 +410,7 @@ class Blocking:
 _names = iter(range(10**9))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

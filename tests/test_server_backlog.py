@@ -24,6 +24,7 @@ def test_the_backlog_follows_max_connections_within_what_the_system_allows() -> 
     assert listen_backlog(10**9) == 65535  # what listen() takes
 
 
+@pytest.mark.slow
 async def test_a_thousand_connections_at_once_while_the_server_is_busy_all_get_in(
     tmp_path: Path,
 ) -> None:

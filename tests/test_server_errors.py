@@ -400,6 +400,7 @@ async def test_a_table_nobody_sits_at_is_closed_after_the_grace_period(tmp_path)
         assert listed["tables"] == []
 
 
+@pytest.mark.slow
 async def test_tables_closed_by_themselves_leave_no_task_pending(tmp_path, caplog):
     """A table its own loop closes (nobody sat down) ends that loop: no "Task was destroyed
     but it is pending!" when the table is collected, and no table task left running."""

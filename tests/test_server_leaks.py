@@ -9,6 +9,7 @@ import json
 import sqlite3
 from typing import Any
 
+import pytest
 from netclient import NetClient, cards_in, start_server
 from tonk.shared.game.actions import Event
 from tonk.shared.game.hand import Hand, HandRecord
@@ -88,6 +89,7 @@ def check(client: NetClient, seat: int | None, truth: Truth) -> int:
     return checked
 
 
+@pytest.mark.slow
 async def test_no_frame_ever_carries_a_card_its_connection_may_not_see(tmp_path):
     # Ann and Ben read what they were sent only once the session is over: the server must not
     # drop them meanwhile as clients that do not read, nor for the frames that wait for them

@@ -333,6 +333,7 @@ async def test_the_table_limits_are_kept_counted_not_counted_on_every_request(
         await closer.close()
 
 
+@pytest.mark.slow
 async def test_a_page_of_a_hundred_tables_at_their_largest_fits_in_one_frame(
     tmp_path: Path,
 ) -> None:

@@ -424,6 +424,7 @@ def hands_of_three(
 # -- comparisons on the same deals ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_rule_sets_are_compared_on_the_same_deals() -> None:
     base, base_hands = hands_of(PRESETS["classic"], 300)
     dearer, dearer_hands = hands_of(PRESETS["classic"].with_options({"caught_pays": 4}), 300)

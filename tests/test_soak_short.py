@@ -48,6 +48,7 @@ def soaked(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any
     return proc.returncode, json.loads(proc.stdout), db
 
 
+@pytest.mark.slow
 def test_short_soak_plays_hands_with_reconnects_and_no_unexpected_error(soaked):
     code, report, _ = soaked
     errors = report["errors"]
@@ -63,6 +64,7 @@ def test_short_soak_plays_hands_with_reconnects_and_no_unexpected_error(soaked):
     assert code == 0, report["checks"]
 
 
+@pytest.mark.slow
 def test_short_soak_ledgers_sum_to_zero_on_disk(soaked):
     _, report, db = soaked
     assert report["ledger"]["problems"] == []
