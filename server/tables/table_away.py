@@ -61,7 +61,7 @@ class AwaySeats(SeatRow, Protocol):
 
     async def set_away(self, number: int, away: bool) -> None: ...
 
-    def watched_by(self, conn: Connection) -> None: ...
+    def watched_by(self, conn: Connection, answer: bool = False) -> None: ...
 
 
 class AwayPlay(Protocol):
@@ -167,10 +167,11 @@ class TableAway:
                 await self._take_seat(number, conn)
                 return
             self.claims[number] = conn
-            if conn not in seats.spectators:
-                seats.watched_by(conn)
             log.info("table %d: %s takes seat %d once the hand ends", table.id, conn.name, number)
-            table.broadcast_table(answer=conn)
+            if conn not in seats.spectators:
+                seats.watched_by(conn, answer=True)
+            else:
+                table.broadcast_table(answer=conn)
 
     async def seat_claims(self) -> None:
         """Between hands: the bots' seats asked for during the hand are taken."""
@@ -211,7 +212,8 @@ class TableAway:
         log.info("table %d: %s takes %s's seat %d", table.id, conn.name, old.name, number)
         table.broadcast_table()
         play.send_ledger(conn)
-        play.send_hand(conn, number)
+        # (Between hands: the hand that ended is not sent again as this seat saw it, its
+        # private cards the bot's; the next deal is the new player's first view from it.)
         table.kick()
 
     async def seat_to_bot(self, conn: Connection, number: int) -> None:

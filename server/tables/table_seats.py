@@ -185,6 +185,8 @@ class TableSeats:
         if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN or seat.away:
             return None
         table = self._table
+        if table.state == FINISHED:
+            return None  # nothing is played for anybody once the session is over
         return round(max(0.0, disconnected_at + table.server.config.grace - table.now), 1)
 
     def hand_ended(self, number: int, winner: str | None) -> None:
@@ -201,7 +203,13 @@ class TableSeats:
         tally = self._seats[number].tally
         if tally is not None:
             turn = sum(1 for event in events[:start] if event.kind == "turn")
-            tally.played(hand_number, turn, range(start, len(events)))
+            # The seat's own moves: not the next seat's `turn`, nor the hand's end they led to.
+            moves = [
+                index
+                for index in range(start, len(events))
+                if events[index].seat == number and events[index].kind != "turn"
+            ]
+            tally.played(hand_number, turn, moves)
 
     def shift(self, lost: float) -> None:
         """`lost` seconds not charged to the players who lost the link."""
@@ -374,26 +382,32 @@ class TableSeats:
                 return token
         return None
 
-    def watched_by(self, conn: Connection) -> None:
-        """`conn` watches the table from now on: sent what a spectator sees of it so far."""
+    def watched_by(self, conn: Connection, answer: bool = False) -> None:
+        """`conn` watches the table from now on: sent what a spectator sees of it so far, in
+        the order `watch` sends it (`watching`, the `table` everybody gets, `ledger`, the
+        hand in play); `answer`: the `table` answers conn's request."""
         table = self._table
         self.spectators.add(conn)
         table.server.seating.put(conn, table, None)
         conn.send(Watching(table.id))
+        table.broadcast_table(answer=conn if answer else None)
         table.send_ledger(conn)
         table.send_hand(conn, None)
 
     async def watch(self, conn: Connection) -> None:
         table = self._table
         async with table.lock:
-            if table.state not in (WAITING, PLAYING):
+            if table.state not in (WAITING, PLAYING, FINISHED):
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
+            # (A finished table is here while somebody is still at it, as the lobby lists it:
+            # watched, it shows its last hand, its standings and the rematch offer.)
             self.spectators.add(conn)
             table.server.seating.put(conn, table, None)
             conn.reply(Watching(table.id))
             table.broadcast_table()
             table.send_ledger(conn)
             table.send_hand(conn, None)
+            table.returned(conn)
             table.kick()
 
     async def detach(self, conn: Connection, *, leaving: bool) -> None:
