@@ -330,7 +330,7 @@ class TonkApp(KeyedApp):
     def on_left_table(self, message: LeftTable) -> None:
         reason = message.report.reason
         if reason:
-            self.notify(reason, severity="warning")
+            self.notify(reason, severity="warning", timeout=15)
         if self.config.practice:
             return
         self._close_modals()

@@ -241,7 +241,13 @@ class TableAway:
                     "seat",
                 )
             strategy = table.server.config.autoplay_strategy
-            new = Seat(name=bot_name(seats.names()), kind=BOT, strategy=strategy, stake=seat.stake)
+            new = Seat(
+                name=bot_name(seats.names()),
+                kind=BOT,
+                strategy=strategy,
+                stake=seat.stake,
+                holds_for=seat.name,
+            )
             await self._store.write([st.put_seat(table.id, new.saved(number))])
             seats[number] = new
             if seat.token_hash is not None and seat.name is not None:

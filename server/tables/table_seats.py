@@ -70,6 +70,9 @@ class SeatsFrame(LockedFrame, Protocol):
     back."""
 
     @property
+    def name(self) -> str: ...
+
+    @property
     def config(self) -> TableConfig: ...
 
     @property
@@ -334,8 +337,9 @@ class TableSeats:
                 if given is not None:
                     raise RequestError(
                         p.BAD_TOKEN,
-                        f"{given}'s seat was given to a bot while you were away; watch the "
-                        "table, or take a bot's seat between hands",
+                        f"{given}'s seat at {table.name} was given to a bot while you were "
+                        "away: watch the table, or take your seat back from the bot (at once "
+                        "between hands, else as the hand in play ends)",
                     )
                 raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
             if conn.table is table and conn.seat is not None and conn.seat != number:
@@ -367,7 +371,8 @@ class TableSeats:
     def door_token(self, name: str) -> str | None:
         """A new token for the human seat `name` holds here, or None. The SSH door's players
         prove who they are with their key, not with a token kept in a file: the door asks
-        for a token when such a player comes back; the seat's old token stops working."""
+        for a token when such a player comes back; the seat's old token stops working. For
+        a player whose seat was given to a bot, a token that, used, tells them so."""
         table = self._table
         if not table.returnable():
             return None
@@ -380,6 +385,12 @@ class TableSeats:
                 )
                 written.add_done_callback(_log_failed_write)
                 return token
+        if table.state == PLAYING and name in self.given_to_bots.values():
+            # Their seat went to a bot: a token that tells them so, as the token they held
+            # tells a player who comes back by it (`resume`: bad_token, saying why).
+            token = secrets.token_urlsafe(18)
+            self.given_to_bots[st.hash_token(token)] = name
+            return token
         return None
 
     def watched_by(self, conn: Connection, answer: bool = False) -> None:

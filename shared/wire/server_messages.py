@@ -56,6 +56,8 @@ class PlayerSummary(WireValue):
     # given up); the players who voted to play for it now. Sent only when there are some.
     played_for_in: float | None = None
     votes: tuple[int, ...] = field(default=(), omit=True, codec=TUPLE)
+    # A bot's seat given it during the session: the player whose seat it was (sent only then).
+    holds_for: str | None = None
 
 
 _NO_CHANGES: Mapping[str, RuleValue] = MappingProxyType({})

@@ -1,0 +1,170 @@
+"""A seat handed to a bot and taken back, as a friend meets it through tonk-client against a
+real server: told on coming back that the seat went to a bot; offered their own seat back (not
+the first bot's), watching the hand so far with every seat named; back in their own place in
+the order of play with their own balance; the log saying what happened to a seat; and the
+creator choosing whose seat `a` gives when two players are gone."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+from clientkit import deck_text, log_text, running, screen_shown, table_state, wait_for
+from netclient import NetClient, start_server
+from tonk.client.app import ClientConfig, TonkApp
+from tonk.client.dialogs import ChoiceModal, ConfirmModal
+from tonk.client.messages import Request
+from tonk.client.screens import LobbyScreen
+from tonk.client.text.render import CardStyle
+from tonk.shared.wire import messages as m
+from tonk.shared.wire import protocol as p
+
+# Ann (seat 0) holds 9 and drops at once in hand 1: Ada (bot, seat 1) and cy (seat 2) pay her.
+ANN = "Ac Ad 2c 2d 3h"
+ADA = "Kc Qd Jh 4h 5d"
+CY = "Ks Qh Jd 4c 5c"
+DECK = deck_text([ANN, ADA, CY], dealer=2, up="9c", stock="8s 7c 10d 7d")
+
+
+def cy_app(port: int, state_dir: Path, join: str | None = None) -> TonkApp:
+    return TonkApp(
+        ClientConfig(
+            name="cy",
+            host="127.0.0.1",
+            port=port,
+            state_dir=state_dir,
+            join=join,
+            style=CardStyle(),
+        )
+    )
+
+
+def notified(app: TonkApp, words: str) -> bool:
+    return any(words in n.message for n in app._notifications)
+
+
+async def kitchen(port: int) -> tuple[NetClient, int]:
+    """Ann's table for three, a bot in seat 1, dealt from DECK; its id."""
+    ann = await NetClient.connect(port, "Ann")
+    table = await ann.create_table(
+        "easy", name="Kitchen", seats=3, deck=DECK, dealer=2, seed=5, bot_pause=0
+    )
+    return ann, table
+
+
+async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_seat_back(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        ann, _table = await kitchen(server.port)
+        state_dir = tmp_path / "cy"
+        first = cy_app(server.port, state_dir, join="Kitchen")
+        async with running(first, lambda: table_state(first) is not None, "cy at the table"):
+            await ann.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)
+            await ann.request({"type": p.DROP}, p.UPDATE)  # hand 1: everybody pays Ann
+            # Hand 2: Ada plays, then it is cy's turn; cy's terminal closes.
+            await ann.expect(p.UPDATE, lambda m: m["hand"] == 2 and m["view"]["turn"] == 2)
+        await ann.expect(p.TABLE, lambda m: m["table"]["players"][2]["status"] == "disconnected")
+        given = await ann.request({"type": p.SEAT_TO_BOT, "seat": 2}, p.TABLE)
+        bot = given["table"]["players"][2]
+        assert bot["kind"] == "bot" and bot["holds_for"] == "cy", bot
+        await ann.expect(p.UPDATE, lambda m: m["hand"] == 2 and m["view"]["turn"] == 0)
+
+        again = cy_app(server.port, state_dir)
+        async with running(
+            again, lambda: isinstance(again.screen, LobbyScreen), "cy back in the lobby"
+        ) as pilot:
+            await wait_for(pilot, lambda: notified(again, "given to a bot"), "cy told")
+            await wait_for(pilot, lambda: again.tables, "the lobby's tables")
+            await pilot.press("enter")
+            await screen_shown(pilot, ConfirmModal, "the offer of cy's seat")
+            offer = again.screen
+            assert isinstance(offer, ConfirmModal)
+            assert "Your seat at Kitchen was given to a bot" in offer.question
+            assert "0 if you are new" not in offer.question
+            await pilot.press("y")
+            await wait_for(pilot, lambda: table_state(again) is not None, "cy watching")
+            await wait_for(
+                pilot,
+                lambda: table_state(again).view is not None,  # type: ignore[union-attr]
+                "the hand so far",
+            )
+            log = log_text(again)
+            # The hand so far, every seat named (as the table map came before the hand).
+            assert "Ada" in log and bot["name"].split()[0] in log, log
+            assert "seat 1" not in log and "seat 2" not in log and "seat 3" not in log, log
+            assert "Back at" not in log, log
+            panel = table_state(again).last_turns  # type: ignore[union-attr]
+            assert panel and all("seat " not in text.plain for _, text in panel), panel
+
+            playing = asyncio.create_task(ann.play_until(lambda m: m["type"] == p.HAND_END))
+            try:
+                await wait_for(
+                    pilot,
+                    lambda: table_state(again).seat is not None,  # type: ignore[union-attr]
+                    "cy seated as the hand ends",
+                    limit=60,
+                )
+            finally:
+                with contextlib.suppress(Exception):
+                    await playing
+            state = table_state(again)
+            assert state is not None
+            # cy's own place in the order of play, and cy's own balance (paid Ann in hand 1).
+            assert state.seat == 2
+            assert [pl.name for pl in state.players][:2] == ["Ann", "Ada (bot)"]
+            assert state.players[2].name == "cy"
+            assert state.balances.get("cy") == -1, state.balances
+            assert "You are back in your own seat at Kitchen" in log_text(again)
+        await ann.close()
+
+
+async def test_the_log_says_a_seat_was_given_to_a_bot_and_the_creator_chooses_whose(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        state_dir = tmp_path / "ann"
+        app = TonkApp(
+            ClientConfig(
+                name="Ann",
+                host="127.0.0.1",
+                port=server.port,
+                state_dir=state_dir,
+                style=CardStyle(),
+            )
+        )
+        bob = await NetClient.connect(server.port, "Bob")
+        cy = await NetClient.connect(server.port, "cy")
+        async with running(app, lambda: isinstance(app.screen, LobbyScreen), "the lobby") as pilot:
+            # The table for three as the create form sends it (from Ann's lobby).
+            app.post_message(Request(m.CreateTable("Kitchen", seats=3, dealer=2, deck=DECK)))
+            await wait_for(pilot, lambda: table_state(app) is not None, "Ann's table")
+            table = int(table_state(app).table_id)  # type: ignore[union-attr]
+            await bob.request({"type": p.SIT, "table": table}, p.SEATED)
+            await cy.request({"type": p.SIT, "table": table}, p.SEATED)
+            await wait_for(pilot, lambda: table_state(app).playing, "the start")  # type: ignore[union-attr]
+            await bob.close()
+            await cy.close()
+            await wait_for(
+                pilot,
+                lambda: sum(not pl.connected for pl in table_state(app).players) == 2,  # type: ignore[union-attr]
+                "both gone",
+            )
+            await pilot.press("a")
+            await screen_shown(pilot, ChoiceModal, "whose seat")
+            chooser = app.screen
+            assert isinstance(chooser, ChoiceModal)
+            assert [a.split()[0] for a in chooser.answers] == ["Bob", "cy"]
+            await pilot.press("2")  # cy's, not the first one's
+            await wait_for(
+                pilot,
+                lambda: table_state(app).players[2].bot,  # type: ignore[union-attr]
+                "cy's seat given to a bot",
+            )
+            state = table_state(app)
+            assert state is not None
+            assert state.players[1].name == "Bob" and not state.players[1].bot
+            log = log_text(app)
+            assert f"cy's seat was given to a bot: {state.players[2].name} plays it." in log, log
+            assert "cy left the table" not in log, log
