@@ -10,10 +10,19 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from clientkit import deck_text, log_text, running, screen_shown, table_state, wait_for
+from clientkit import (
+    BOTS,
+    MINE,
+    deck_text,
+    log_text,
+    running,
+    screen_shown,
+    table_state,
+    wait_for,
+)
 from netclient import NetClient, start_server
 from tonk.client.app import ClientConfig, TonkApp
-from tonk.client.dialogs import ChoiceModal, ConfirmModal
+from tonk.client.dialogs import ChoiceModal, ConfirmModal, StandingsScreen
 from tonk.client.messages import Request
 from tonk.client.screens import LobbyScreen
 from tonk.client.text.render import CardStyle
@@ -168,3 +177,41 @@ async def test_the_log_says_a_seat_was_given_to_a_bot_and_the_creator_chooses_wh
             log = log_text(app)
             assert f"cy's seat was given to a bot: {state.players[2].name} plays it." in log, log
             assert "cy left the table" not in log, log
+
+
+async def test_w_watches_a_finished_table_the_lobby_lists_and_its_rematch_offer(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        # One hand: Bob (seat 1, 35) plays first and drops against Alice's 36.
+        deck = deck_text([MINE, BOTS], dealer=0)
+        table = await alice.create_table(name="Over", seats=2, hands=1, dealer=0, deck=deck)
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.request({"type": p.SIT, "table": table}, p.SEATED)
+        await bob.expect(p.UPDATE, lambda m: m["view"]["turn"] == 1)
+        await bob.request({"type": p.DROP}, p.UPDATE)
+        await alice.expect(p.SESSION_END)
+        app = cy_app(server.port, tmp_path / "cy")
+        async with running(app, lambda: isinstance(app.screen, LobbyScreen), "the lobby") as pilot:
+            await wait_for(
+                pilot,
+                lambda: [t.state for t in app.tables] == [m.TableState.FINISHED],
+                "the finished table listed",
+            )
+            await pilot.press("w")
+            await screen_shown(pilot, StandingsScreen, "the finished table's standings")
+            standings = app.screen
+            assert isinstance(standings, StandingsScreen) and standings.table_id == table
+            assert [name for name, _ in standings.standings] == ["Bob", "Alice"]
+            await alice.request({"type": p.REMATCH, "answer": True}, p.REMATCH_STATUS)
+            await wait_for(
+                pilot,
+                lambda: (
+                    standings.rematch is not None and ("Alice", "yes") in standings.rematch.seats
+                ),
+                "Alice's answer shown to the spectator",
+            )
+            assert not notified(app, "there is no open table")
+        await alice.close()
+        await bob.close()
