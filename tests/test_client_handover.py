@@ -94,6 +94,7 @@ async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_sea
             assert "0 if you are new" not in offer.question
             await pilot.press("y")
             await wait_for(pilot, lambda: table_state(again) is not None, "cy watching")
+            assert notified(again, "You take your seat back")
             await wait_for(
                 pilot,
                 lambda: table_state(again).view is not None,  # type: ignore[union-attr]

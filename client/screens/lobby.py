@@ -274,6 +274,11 @@ class LobbyScreen(Screen[None]):
         def answered(yes: bool | None) -> None:
             if yes:
                 self.post_message(Request(m.TakeBotSeat(info.number, seat)))
+                whose = "your seat back" if own is not None else "the bot's seat"
+                self.notify(
+                    f"You take {whose}: at once between hands, else as the hand in play ends"
+                    " (you watch meanwhile)."
+                )
 
         if own is not None:
             question = (
