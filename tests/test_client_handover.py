@@ -216,3 +216,50 @@ async def test_w_watches_a_finished_table_the_lobby_lists_and_its_rematch_offer(
             assert not notified(app, "there is no open table")
         await alice.close()
         await bob.close()
+
+
+async def test_one_who_never_sat_there_takes_a_bots_seat_from_the_lobby_during_a_hand(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table(
+            "easy", name="Kitchen", seats=2, deck=deck_text([MINE, BOTS], dealer=1), dealer=1
+        )
+        await ann.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)  # the hand waits on Ann
+        await ann.request({"type": p.DRAW_STOCK}, p.UPDATE)
+        await ann.request({"type": p.DISCARD, "card": "9d"}, p.UPDATE)  # Ada plays; Ann again
+        await ann.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)
+        app = cy_app(server.port, tmp_path / "dee")
+        async with running(app, lambda: isinstance(app.screen, LobbyScreen), "the lobby") as pilot:
+            await wait_for(pilot, lambda: app.tables, "the lobby's tables")
+            await pilot.press("enter")
+            await screen_shown(pilot, ConfirmModal, "the offer of a bot's seat")
+            offer = app.screen
+            assert isinstance(offer, ConfirmModal)
+            assert "0 if you are new to it" in offer.question
+            await pilot.press("y")
+            await wait_for(
+                pilot,
+                lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
+                "the hand so far",
+            )
+            log = log_text(app)
+            assert "Ann drew, discarded 9♦" in log and "Ada drew" in log, log
+            assert "Back at" not in log and "seat 1" not in log, log
+            playing = asyncio.create_task(ann.play_until(lambda m: m["type"] == p.HAND_END))
+            try:
+                await wait_for(
+                    pilot,
+                    lambda: table_state(app).seat == 1,  # type: ignore[union-attr]
+                    "the seat taken as the hand ends",
+                    limit=60,
+                )
+            finally:
+                with contextlib.suppress(Exception):
+                    await playing
+            log = log_text(app)
+            assert "You sit at Kitchen, in Ada (bot)'s seat." in log, log
+            assert "Back at" not in log, log
+            assert table == int(table_state(app).table_id)  # type: ignore[union-attr]
+        await ann.close()
