@@ -21,9 +21,11 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
+from textual.pilot import Pilot
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.dialogs import ChoiceModal, ConfirmModal, StandingsScreen
 from tonk.client.messages import Request
+from tonk.client.model.state import TableState
 from tonk.client.screens import LobbyScreen
 from tonk.client.text.render import CardStyle
 from tonk.shared.wire import messages as m
@@ -51,6 +53,43 @@ def cy_app(port: int, state_dir: Path, join: str | None = None) -> TonkApp:
 
 def notified(app: TonkApp, words: str) -> bool:
     return any(words in n.message for n in app._notifications)
+
+
+async def offered(pilot: Pilot[None], app: TonkApp) -> str:
+    """Enter on the lobby's table under the cursor: the offer of a bot's seat (its words)."""
+    await pilot.press("enter")
+    await screen_shown(pilot, ConfirmModal, "the offer of a bot's seat")
+    offer = app.screen
+    assert isinstance(offer, ConfirmModal)
+    return offer.question
+
+
+async def yes_and_watch(pilot: Pilot[None], app: TonkApp) -> None:
+    """Yes to the offer: the app watches the hand so far."""
+    await pilot.press("y")
+    await wait_for(
+        pilot,
+        lambda: (state := table_state(app)) is not None and state.view is not None,
+        "the hand so far",
+    )
+
+
+async def seated_as_the_hand_ends(pilot: Pilot[None], app: TonkApp, ann: NetClient) -> TableState:
+    """Ann plays the hand out (the bots play theirs): the app has its seat as it ends."""
+    playing = asyncio.create_task(ann.play_until(lambda m: m["type"] == p.HAND_END))
+    try:
+        await wait_for(
+            pilot,
+            lambda: (state := table_state(app)) is not None and state.seat is not None,
+            "the seat taken as the hand ends",
+            limit=60,
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            await playing
+    state = table_state(app)
+    assert state is not None
+    return state
 
 
 async def kitchen(port: int) -> tuple[NetClient, int]:
@@ -86,20 +125,11 @@ async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_sea
         ) as pilot:
             await wait_for(pilot, lambda: notified(again, "given to a bot"), "cy told")
             await wait_for(pilot, lambda: again.tables, "the lobby's tables")
-            await pilot.press("enter")
-            await screen_shown(pilot, ConfirmModal, "the offer of cy's seat")
-            offer = again.screen
-            assert isinstance(offer, ConfirmModal)
-            assert "Your seat at Kitchen was given to a bot" in offer.question
-            assert "0 if you are new" not in offer.question
-            await pilot.press("y")
-            await wait_for(pilot, lambda: table_state(again) is not None, "cy watching")
+            question = await offered(pilot, again)
+            assert "Your seat at Kitchen was given to a bot" in question
+            assert "0 if you are new" not in question
+            await yes_and_watch(pilot, again)
             assert notified(again, "You take your seat back")
-            await wait_for(
-                pilot,
-                lambda: table_state(again).view is not None,  # type: ignore[union-attr]
-                "the hand so far",
-            )
             log = log_text(again)
             # The hand so far, every seat named (as the table map came before the hand).
             assert "Ada" in log and bot["name"].split()[0] in log, log
@@ -108,19 +138,7 @@ async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_sea
             panel = table_state(again).last_turns  # type: ignore[union-attr]
             assert panel and all("seat " not in text.plain for _, text in panel), panel
 
-            playing = asyncio.create_task(ann.play_until(lambda m: m["type"] == p.HAND_END))
-            try:
-                await wait_for(
-                    pilot,
-                    lambda: table_state(again).seat is not None,  # type: ignore[union-attr]
-                    "cy seated as the hand ends",
-                    limit=60,
-                )
-            finally:
-                with contextlib.suppress(Exception):
-                    await playing
-            state = table_state(again)
-            assert state is not None
+            state = await seated_as_the_hand_ends(pilot, again, ann)
             # cy's own place in the order of play, and cy's own balance (paid Ann in hand 1).
             assert state.seat == 2
             assert [pl.name for pl in state.players][:2] == ["Ann", "Ada (bot)"]
@@ -233,31 +251,12 @@ async def test_one_who_never_sat_there_takes_a_bots_seat_from_the_lobby_during_a
         app = cy_app(server.port, tmp_path / "dee")
         async with running(app, lambda: isinstance(app.screen, LobbyScreen), "the lobby") as pilot:
             await wait_for(pilot, lambda: app.tables, "the lobby's tables")
-            await pilot.press("enter")
-            await screen_shown(pilot, ConfirmModal, "the offer of a bot's seat")
-            offer = app.screen
-            assert isinstance(offer, ConfirmModal)
-            assert "0 if you are new to it" in offer.question
-            await pilot.press("y")
-            await wait_for(
-                pilot,
-                lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
-                "the hand so far",
-            )
+            assert "0 if you are new to it" in await offered(pilot, app)
+            await yes_and_watch(pilot, app)
             log = log_text(app)
             assert "Ann drew, discarded 9♦" in log and "Ada drew" in log, log
             assert "Back at" not in log and "seat 1" not in log, log
-            playing = asyncio.create_task(ann.play_until(lambda m: m["type"] == p.HAND_END))
-            try:
-                await wait_for(
-                    pilot,
-                    lambda: table_state(app).seat == 1,  # type: ignore[union-attr]
-                    "the seat taken as the hand ends",
-                    limit=60,
-                )
-            finally:
-                with contextlib.suppress(Exception):
-                    await playing
+            assert (await seated_as_the_hand_ends(pilot, app, ann)).seat == 1
             log = log_text(app)
             assert "You sit at Kitchen, in Ada (bot)'s seat." in log, log
             assert "Back at" not in log, log
