@@ -161,6 +161,25 @@ async def test_a_finished_table_the_lobby_lists_is_watched_with_its_offer(tmp_pa
         validate_server(message)
 
 
+async def test_a_finished_table_abandoned_is_watched_with_its_session_end_and_no_offer(tmp_path):
+    async with start_server(tmp_path, abandoned_after=0.5, grace=0.2) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        table = await alice.create_table("easy", name="Gone", seats=2)
+        carol = await NetClient.connect(server.port, "Carol")
+        await answered(carol, {"type": p.WATCH, "table": table}, p.WATCHING)
+        await alice.close()  # no player left: the session ends between hands, abandoned
+        ended = await carol.expect(p.SESSION_END, timeout=30)
+        assert ended["reason"] == "abandoned" and ended["rematch"] is None
+        dan = await NetClient.connect(server.port, "Dan")
+        start = len(dan.received)
+        await answered(dan, {"type": p.WATCH, "table": table}, p.WATCHING)
+        told = await dan.expect(p.SESSION_END)
+        # (a chat's echo: everything the watch sent has come)
+        await answered(dan, {"type": p.CHAT, "text": "too late"}, p.CHAT)
+    assert told["reason"] == "abandoned" and told["standings"] == ended["standings"]
+    assert p.REMATCH_STATUS not in [m["type"] for m in dan.received[start:]]
+
+
 async def test_a_finished_tables_lost_seat_has_no_played_for_in(tmp_path):
     async with start_server(tmp_path) as server:
         alice, bob, _table, _token = await one_hand_over(server)
