@@ -25,9 +25,10 @@ from textual.pilot import Pilot
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.dialogs import ChoiceModal, ConfirmModal, StandingsScreen
 from tonk.client.messages import Request
-from tonk.client.model.state import TableState
+from tonk.client.model.state import PlayerInfo, TableState
 from tonk.client.screens import LobbyScreen
 from tonk.client.text.render import CardStyle
+from tonk.shared.game.rules import HouseRules
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
@@ -262,3 +263,25 @@ async def test_one_who_never_sat_there_takes_a_bots_seat_from_the_lobby_during_a
             assert "Back at" not in log, log
             assert table == int(table_state(app).table_id)  # type: ignore[union-attr]
         await ann.close()
+
+
+def test_t_takes_ones_own_seat_else_a_bots_seat_held_for_nobody() -> None:
+    players = (
+        PlayerInfo(0, "Ann"),
+        PlayerInfo(1, "Bix (bot)", bot=True, holds_for="cy"),
+        PlayerInfo(2, "Ada (bot)", bot=True),
+        PlayerInfo(3, "Cal (bot)", bot=True, holds_for="dee"),
+    )
+
+    def taken(me: str, *seats: int) -> int | None:
+        state = TableState(
+            "1", "Kitchen", HouseRules(), 1, "chips", None, tuple(players[n] for n in seats), me=me
+        )
+        bot = state.bot_to_take()
+        return None if bot is None else bot.seat
+
+    assert taken("cy", 0, 1, 2, 3) == 1  # cy's own seat, not Ada's before it
+    assert taken("dee", 0, 1, 2, 3) == 3
+    assert taken("eve", 0, 1, 2, 3) == 2  # a newcomer: the bot that holds nobody's seat
+    assert taken("eve", 0, 1, 3) == 1  # (only held ones: the first)
+    assert taken("eve", 0) is None

@@ -134,11 +134,12 @@ class TableState:
 
     def bot_to_take(self) -> PlayerInfo | None:
         """The bot's seat `t` takes: the one given a bot from us, if there is one (our own
-        place in the order of play), else the first bot's."""
+        place in the order of play), else the first bot's that holds nobody's seat, else the
+        first bot's."""
         bots = [p for p in self.players if p.bot]
-        return next((p for p in bots if self.me and p.holds_for == self.me), None) or next(
-            iter(bots), None
-        )
+        own = [p for p in bots if self.me and p.holds_for == self.me]
+        free = [p for p in bots if p.holds_for is None]
+        return next(iter(own + free + bots), None)
 
 
 def ledger_rows(state: TableState) -> list[tuple[str, int, tuple[int, ...], int]]:

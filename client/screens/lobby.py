@@ -269,7 +269,9 @@ class LobbyScreen(Screen[None]):
         own = next(
             (seat for seat, name in info.held_for if self.player and name == self.player), None
         )
-        seat = own if own is not None else info.bot_seats[0]
+        held = {seat for seat, _ in info.held_for}
+        free = [seat for seat in info.bot_seats if seat not in held]
+        seat = own if own is not None else (free or list(info.bot_seats))[0]
 
         def answered(yes: bool | None) -> None:
             if yes:
