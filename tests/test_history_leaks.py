@@ -139,7 +139,7 @@ async def test_the_history_shows_each_seat_only_what_it_saw_live(tmp_path, prese
     assert not (cards_in(spectator) & (hidden - Truth.known(final, None)))
 
 
-def _unfiltered(record: HandRecord, seat: int | None) -> list[HistoryStep]:
+def _unfiltered(record: HandRecord, seat: int | None, seats: Any = None) -> list[HistoryStep]:
     """Every event as it happened: the draws of every seat shown to all."""
     hand = record.deal()
     steps = [HistoryStep(tuple(hand.events), hand.view(seat))]
@@ -150,7 +150,7 @@ def _unfiltered(record: HandRecord, seat: int | None) -> list[HistoryStep]:
     return steps
 
 
-def _stock_shown(record: HandRecord, seat: int | None) -> list[HistoryStep]:
+def _stock_shown(record: HandRecord, seat: int | None, seats: Any = None) -> list[HistoryStep]:
     """The next card off the stock put in a spectator's hand."""
     hand = record.deal()
     steps = []

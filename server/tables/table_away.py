@@ -71,6 +71,8 @@ class AwayPlay(Protocol):
     @property
     def hand(self) -> Hand | None: ...
 
+    def changed_hands(self, number: int, name: str) -> list[st.Op]: ...
+
     def seat_taken(self, number: int, name: str) -> None: ...
 
     def send_ledger(self, conn: Connection) -> None: ...
@@ -201,7 +203,8 @@ class TableAway:
             stake=old.stake,
             conn=conn,
         )
-        await self._store.write([st.put_seat(table.id, new.saved(number))])
+        ops = [st.put_seat(table.id, new.saved(number)), *play.changed_hands(number, conn.name)]
+        await self._store.write(ops)
         seats[number] = new
         play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
@@ -239,8 +242,13 @@ class TableAway:
                     "seat",
                 )
             strategy = table.server.config.autoplay_strategy
-            new = Seat(name=bot_name(seats.names()), kind=BOT, strategy=strategy, stake=seat.stake)
-            await self._store.write([st.put_seat(table.id, new.saved(number))])
+            name = bot_name(seats.names())
+            new = Seat(name=name, kind=BOT, strategy=strategy, stake=seat.stake)
+            ops = [
+                st.put_seat(table.id, new.saved(number)),
+                *self._play.changed_hands(number, name),
+            ]
+            await self._store.write(ops)
             seats[number] = new
             if seat.token_hash is not None and seat.name is not None:
                 seats.given_to_bots[seat.token_hash] = seat.name
