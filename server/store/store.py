@@ -64,6 +64,7 @@ from .store_schema import SavedHand as SavedHand
 from .store_schema import SavedName as SavedName
 from .store_schema import SavedSeat as SavedSeat
 from .store_schema import SavedTable as SavedTable
+from .store_schema import hand_occupants as hand_occupants
 from .store_schema import load_tables as load_tables
 from .store_schema import upgrade as upgrade
 
