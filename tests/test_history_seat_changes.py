@@ -59,7 +59,7 @@ async def play_to_cys_second_turn(ann: NetClient, cy: NetClient) -> int:
 
 async def test_a_seat_given_to_a_bot_mid_hand_reads_back_as_live_play_said_it(tmp_path):
     deck = scripted("classic", "stock_out").deck
-    async with start_server(tmp_path, coach_in_thread=True, next_hand_delay=600.0) as server:
+    async with start_server(tmp_path, coach_in_thread=True) as server:
         ann = await NetClient.connect(server.port, "Ann")
         table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
         cy = await NetClient.connect(server.port, "Cy")
@@ -93,6 +93,8 @@ async def test_a_seat_given_to_a_bot_mid_hand_reads_back_as_live_play_said_it(tm
         assert names[CY] == bix and names[ANN] == "Ann"
         await cy_back.expect(p.SEATED)
         await dee.expect(p.SEATED)
+        for client in (cy_back, dee):  # the next deal comes to the seat
+            await client.expect(p.UPDATE, lambda got: got["hand"] == 2)
 
         steps = await answer(cy_back, {"type": p.HISTORY_HAND, "table": table, "hand": 1})
         page = await answer(cy_back, {"type": p.HISTORY, "table": table})
@@ -130,6 +132,13 @@ async def test_a_seat_given_to_a_bot_mid_hand_reads_back_as_live_play_said_it(tm
     assert steps["steps"][changed - 1]["view"]["hand"]
     spectator_saw = set().union(*(cards_in(got) for got in spec.received))
     assert cards_in(steps["steps"][changed:]) <= spectator_saw
+
+    # Live play did not show them the bot's hand once they sat in its seat either: hand 1 came
+    # to them only as a spectator saw it.
+    for client in (cy_back, dee):
+        seen = [got for got in client.received if got["type"] == p.UPDATE and got["hand"] == 1]
+        assert all(got["view"]["seat"] is None for got in seen), client.name
+        assert cards_in(seen) <= spectator_saw
 
     # The client's replay (`l`): "You" and your hand only while the seat was Cy's, the bot by
     # its name after.

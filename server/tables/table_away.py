@@ -214,7 +214,11 @@ class TableAway:
         log.info("table %d: %s takes %s's seat %d", table.id, conn.name, old.name, number)
         table.broadcast_table()
         play.send_ledger(conn)
-        play.send_hand(conn, number)
+        if not self._between_hands():
+            play.send_hand(conn, number)
+        # (A hand over is not sent again: its seat was the bot's, and its cards were the bot's
+        # to see, a hand the rules keep hidden among them. One who watched it has it as a
+        # spectator saw it; the next deal comes to the seat.)
         table.kick()
 
     async def seat_to_bot(self, conn: Connection, number: int) -> None:
