@@ -15,7 +15,10 @@ from pathlib import Path
 
 from historykit import answer, ask, scripted
 from netclient import NetClient, cards_in, start_server
-from test_server_audit import tonk_server
+from ptyterm import Term
+from termkit import command_path, tonk_server
+from test_client_seats import client_env
+from test_server_audit import tonk_server as tonk_server_command
 from tonk.client.text.render import CardStyle
 from tonk.client.text.replay import board, names_by_step, step_logs
 from tonk.server.commands import audit
@@ -25,6 +28,15 @@ from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
 ANN, ADA, CY = 0, 1, 2  # the seats: Ann the creator, a bot, Cy
+
+
+def term_client(state: Path, port: int, name: str) -> Term:
+    """The real tonk-client on an 80x24 terminal, its state kept in `state`."""
+    term = Term(80, 24)
+    term.start(
+        [command_path("tonk-client"), f"127.0.0.1:{port}", "--name", name], client_env(state)
+    )
+    return term
 
 
 async def read_to(client: NetClient, count: int) -> None:
@@ -161,10 +173,10 @@ async def test_a_seat_given_to_a_bot_mid_hand_reads_back_as_live_play_said_it(tm
 
     # `tonk-server audit` finds the ledger sound, and `replay` names the bot for its moves.
     db = str(tmp_path / "tonk.db")
-    audited = tonk_server("audit", "--db", db, str(table))
+    audited = tonk_server_command("audit", "--db", db, str(table))
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert "ledger sound" in audited.stdout
-    replayed = tonk_server("replay", "--db", db, str(table), "1")
+    replayed = tonk_server_command("replay", "--db", db, str(table), "1")
     assert replayed.returncode == 0, replayed.stderr
     lines = replayed.stdout.splitlines()
     took = lines.index(f"{bix} takes Cy's seat")
@@ -193,3 +205,51 @@ async def test_a_database_from_before_the_occupants_reads_as_before(tmp_path: Pa
     with audit.read_only(path) as conn:
         seating = st.hand_occupants(conn, 1, 1, ["Ann", "Ben"])
         assert seating.final == ("Ann", "Bix (bot)") and seating.names_at(2) == ("Ann", "Ben")
+
+
+async def test_the_friends_replay_on_the_real_client_shows_his_hand_only_while_it_was_his(
+    tmp_path: Path,
+) -> None:
+    """The issue's first finding as Cy met it: the real `tonk-client` on a terminal, his seat
+    given to a bot after he closed it mid-hand, back in a bot's seat, `l` on the hand."""
+    deck = scripted("classic", "stock_out").deck
+    with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "600") as port:
+        ann = await NetClient.connect(port, "Ann")
+        table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
+        cy = term_client(tmp_path / "first", port, "Cy")
+        try:
+            await cy.wait_for("Friday")
+            cy.keys("Enter")
+            await cy.wait_for("Your hand")
+            await ann.play_until(lambda got: got["type"] == p.UPDATE and got["view"]["turn"] == CY)
+            await cy.wait_for("Your turn")
+        finally:
+            cy.close()  # the terminal goes, on his turn
+        await ann.expect(
+            p.TABLE, lambda got: got["table"]["players"][CY]["status"] == "disconnected"
+        )
+        given = await ann.request({"type": p.SEAT_TO_BOT, "seat": CY}, p.TABLE)
+        bix = given["table"]["players"][CY]["name"]
+        await ann.play_until(lambda got: got["type"] == p.HAND_END, timeout=120)
+        cy = term_client(tmp_path / "again", port, "Cy")
+        try:
+            await cy.wait_for("Friday")
+            cy.keys("Enter")
+            await cy.wait_for("Take a bot's seat?")
+            cy.keys("y")
+            await cy.wait_for("(you)")
+            cy.keys("l")
+            await cy.wait_for("the session's hands (1)")
+            cy.keys("Enter")
+            deal = await cy.wait_for_all("Hand 1, as you saw it", "the deal", "Your hand: ")
+            assert "Seen as a spectator" not in deal
+            cy.keys("End")
+            end = await cy.wait_for_all("the hand is over", "Seen as a spectator sees it")
+            # The board shows no hand (the seat was the bot's); "Your hand" is only the log's
+            # line of the deal, which Cy saw.
+            assert end.count("Your hand: ") <= 1, end
+            assert f"{bix.split()[0]} " in end  # the bot, by its name, for the seat's moves
+        finally:
+            cy.close()
+        await ann.close()
+    assert table
