@@ -104,6 +104,7 @@ def test_the_occupants_say_who_held_each_seat_at_each_step():
         [2, 6, "Cy"],
     ]
     assert Occupants.from_wire(CHANGED.final, rows) == CHANGED
+    assert Occupants.from_wire(CHANGED.final, [*rows, [7, 2, "Zed"], [-1, 0, "Zed"]]) == CHANGED
     assert Occupants(("Ann", "Ben")).to_wire() == []
 
 

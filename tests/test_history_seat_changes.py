@@ -4,7 +4,8 @@ back, watches and asks for a bot's seat (taken as the hand ends), while a friend
 asks for the other bot's; then the history and its replay, `tonk-server audit` and `replay`,
 and the coach, each through the real server and the real commands. Each of them must say the
 hand as live play did: the bot's moves the bot's, its cards hidden from the friend, the payer
-as `hand_end` named it, and the ledger sound. A database from before the seats' occupants were
+as `hand_end` named it, and the ledger sound. The same seen on the real `tonk-client` (`l`), and
+after a restart in the middle of the hand. A database from before the seats' occupants were
 kept reads as before."""
 
 from __future__ import annotations
@@ -253,3 +254,32 @@ async def test_the_friends_replay_on_the_real_client_shows_his_hand_only_while_i
             cy.close()
         await ann.close()
     assert table
+
+
+async def test_a_seat_given_away_before_a_restart_reads_back_after_it(tmp_path: Path) -> None:
+    """The seat changes hands, the server stops mid-hand and starts again on the same
+    database: the hand goes on, and its history and audit still have the bot from that step."""
+    deck = scripted("classic", "stock_out").deck
+    async with start_server(tmp_path, grace=600) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
+        token = ann.token
+        cy = await NetClient.connect(server.port, "Cy")
+        await cy.request({"type": p.SIT, "table": table, "seat": CY}, p.SEATED)
+        await play_to_cys_second_turn(ann, cy)
+        await cy.close()
+        await ann.expect(
+            p.TABLE, lambda got: got["table"]["players"][CY]["status"] == "disconnected"
+        )
+        given = await ann.request({"type": p.SEAT_TO_BOT, "seat": CY}, p.TABLE)
+        bix = given["table"]["players"][CY]["name"]
+        await ann.close()
+    async with start_server(tmp_path, grace=600) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        await ann.request({"type": p.RESUME, "table": table, "token": token}, p.SEATED)
+        ended = await ann.play_until(lambda got: got["type"] == p.HAND_END, timeout=120)
+        steps = await answer(ann, {"type": p.HISTORY_HAND, "table": table, "hand": 1})
+    assert ended["names"][CY] == bix == steps["names"][CY]
+    assert [row[::2] for row in steps["occupants"]] == [[CY, "Cy"], [CY, bix]]
+    with audit.read_only(tmp_path / "tonk.db") as conn:
+        assert audit.table_problems(conn, table) == []

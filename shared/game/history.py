@@ -104,10 +104,13 @@ class Occupants:
 
     @classmethod
     def from_wire(cls, final: Sequence[str], rows: Sequence[Sequence[Any]]) -> Occupants:
-        """Read back from the hand's names as it ended and its occupants (`to_wire`)."""
+        """Read back from the hand's names as it ended and its occupants (`to_wire`); a row
+        for a seat the hand did not have is left out."""
         dealt = list(final)
         changes: list[SeatChange] = []
         for seat, step, name in rows:
+            if not 0 <= seat < len(dealt):
+                continue
             if step == 0:
                 dealt[seat] = name
             else:
