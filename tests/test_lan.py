@@ -6,6 +6,7 @@ missing). Then the pure part (the TXT record) and the start screen driven by Tex
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -347,3 +348,12 @@ def test_the_servers_joined_are_kept_newest_first_with_their_names(tmp_path: Pat
 def test_found_server_line_for_scripts() -> None:
     server = found("Kim", "10.0.0.5", 7001, "Ann")
     assert server.line() == "Kim\t10.0.0.5:7001\t1\t1\tAnn"
+
+
+def test_protocol_md_names_every_txt_key_and_the_service_type() -> None:
+    doc = (TESTS.parent / "PROTOCOL.md").read_text()
+    text = doc.split("\n## Finding a server on the LAN", 1)[1].split("\n## ", 1)[0]
+    keys = re.findall(r"^\| `([a-z]+)` \|", text, re.M)
+    record = dd.txt_record(ssh_port=1, web_port=2, tables=0, players=[])
+    assert sorted(keys) == sorted(record)
+    assert f"`{dd.SERVICE_TYPE}`" in text

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tonk.shared.wire.protocol import DEFAULT_PORT
 
-from ..announce import is_loopback
+from ..announce import interface_addresses, is_loopback
 from ..store import ports
 from ..store.paths import default_db_path
 from .audit import AuditError, read_only
@@ -56,8 +56,8 @@ class Invitation:
 
 def machine_addresses(hostname: str | None = None) -> list[str]:
     """This machine's addresses, without sending anything: the one its default route leaves
-    from (a UDP socket's connect sends no packet) and what its host name resolves to; the
-    LAN's first, loopback left out when there are others."""
+    from (a UDP socket's connect sends no packet), what its host name resolves to, and its
+    network interfaces' own; the LAN's first, loopback left out when there are others."""
     found: list[str] = []
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         udp.connect(("10.255.255.255", 9))
@@ -67,6 +67,7 @@ def machine_addresses(hostname: str | None = None) -> list[str]:
             hostname or socket.gethostname(), None, type=socket.SOCK_STREAM
         ):
             found.append(str(sockaddr[0]))
+    found += interface_addresses()
     return ordered(found)
 
 
