@@ -4,6 +4,8 @@ for an address. An App of its own, run before the table's: it ends with the choi
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -113,6 +115,12 @@ class StartApp(App[Choice]):
         choices = self.query_one("#choices", OptionList)
         choices.highlighted = 0
         choices.focus()
+        self.run_worker(self._browse(), name="browse", exit_on_error=False)
+
+    async def _browse(self) -> None:
+        """Look for servers, once the screen is drawn: the multicast DNS package is imported
+        in a thread (a few tenths of a second), so Enter takes the practice table meanwhile."""
+        await asyncio.to_thread(importlib.import_module, "zeroconf.asyncio")
         try:
             await self.browser.start()
         except OSError as exc:

@@ -44,38 +44,58 @@ def cannot(reason: str) -> None:
     pytest.skip(reason)
 
 
+class NoNamespaces(Exception):
+    """Network namespaces cannot be made here; the message says why."""
+
+
 @contextlib.contextmanager
 def lan_pair() -> Iterator[Lan]:
-    """Make the namespaces and their link; remove them after."""
+    """`made_lan()` for a test: skipped (failed where TONK_TESTS_REQUIRE_TOOLS is set) where
+    the namespaces cannot be made, saying why."""
     ip = require_tool("ip", "iproute2")
+    try:
+        with made_lan(ip) as lan:
+            yield lan
+    except NoNamespaces as exc:
+        cannot(str(exc))
+
+
+@contextlib.contextmanager
+def made_lan(ip: str = "ip") -> Iterator[Lan]:
+    """Make the namespaces and their link (raises NoNamespaces where they cannot be made);
+    remove them after. `ip`: the path of iproute2's command."""
     if os.geteuid() != 0:
-        cannot("network namespaces need root (ip netns add), and the tests do not run as root")
+        raise NoNamespaces(
+            "network namespaces need root (ip netns add), and the tests do not run as root"
+        )
     tag = f"{os.getpid() % 100000}{next(_serial)}"
     server, client = f"tonk{tag}s", f"tonk{tag}c"
     server_end, client_end = f"tk{tag}s", f"tk{tag}c"
     made: list[str] = []
 
     def ip_run(*argv: str) -> None:
-        done = subprocess.run([ip, *argv], capture_output=True, text=True, timeout=30)
+        try:
+            done = subprocess.run([ip, *argv], capture_output=True, text=True, timeout=30)
+        except OSError as exc:
+            raise NoNamespaces(f"cannot run {ip}: {exc}") from None
         if done.returncode != 0:
-            raise RuntimeError(f"ip {' '.join(argv)}: {done.stderr.strip()}")
+            raise NoNamespaces(
+                f"cannot make network namespaces here: ip {' '.join(argv)}: {done.stderr.strip()}"
+            )
 
     try:
-        try:
-            for namespace in (server, client):
-                ip_run("netns", "add", namespace)
-                made.append(namespace)
-                ip_run("-n", namespace, "link", "set", "lo", "up")
-            ip_run("link", "add", server_end, "type", "veth", "peer", "name", client_end)
-            for end, namespace, address in (
-                (server_end, server, SERVER_ADDRESS),
-                (client_end, client, CLIENT_ADDRESS),
-            ):
-                ip_run("link", "set", end, "netns", namespace)
-                ip_run("-n", namespace, "addr", "add", f"{address}/{PREFIX}", "dev", end)
-                ip_run("-n", namespace, "link", "set", end, "up")
-        except RuntimeError as exc:
-            cannot(f"cannot make network namespaces here: {exc}")
+        for namespace in (server, client):
+            ip_run("netns", "add", namespace)
+            made.append(namespace)
+            ip_run("-n", namespace, "link", "set", "lo", "up")
+        ip_run("link", "add", server_end, "type", "veth", "peer", "name", client_end)
+        for end, namespace, address in (
+            (server_end, server, SERVER_ADDRESS),
+            (client_end, client, CLIENT_ADDRESS),
+        ):
+            ip_run("link", "set", end, "netns", namespace)
+            ip_run("-n", namespace, "addr", "add", f"{address}/{PREFIX}", "dev", end)
+            ip_run("-n", namespace, "link", "set", end, "up")
         yield Lan(server, client, ip)
     finally:
         for namespace in made:  # (the pair goes with them)

@@ -15,7 +15,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from netclient import NetClient
-from netnskit import SERVER_ADDRESS, Lan, lan_pair
+from netnskit import SERVER_ADDRESS, Lan, NoNamespaces, lan_pair, made_lan
 from ptyterm import Term
 from termkit import command_path, stop_process
 from tonk.client.discovery import FoundServer, LanBrowser
@@ -357,3 +357,9 @@ def test_protocol_md_names_every_txt_key_and_the_service_type() -> None:
     record = dd.txt_record(ssh_port=1, web_port=2, tables=0, players=[])
     assert sorted(keys) == sorted(record)
     assert f"`{dd.SERVICE_TYPE}`" in text
+
+
+def test_where_namespaces_cannot_be_made_the_reason_is_given() -> None:
+    reason = r"cannot make network namespaces here: ip netns add"
+    with pytest.raises(NoNamespaces, match=reason), made_lan("/bin/false"):
+        pass
