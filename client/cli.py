@@ -191,6 +191,8 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
         bell=args.bell,
     )
     if args.address:
+        if args.practice:
+            raise ValueError("--practice plays on this machine: give no address with it")
         config.host, config.port = parse_address(args.address)
         if args.table is not None:
             if not args.table.strip():

@@ -18,6 +18,7 @@ from netclient import NetClient
 from netnskit import SERVER_ADDRESS, Lan, NoNamespaces, lan_pair, made_lan
 from ptyterm import Term
 from termkit import command_path, stop_process
+from tonk.client.cli import build_parser, config_from_args, wants_start_screen
 from tonk.client.discovery import FoundServer, LanBrowser
 from tonk.client.recent import RecentServer, read_recent, remember
 from tonk.client.start import Choice, StartApp
@@ -205,12 +206,15 @@ def test_invite_prints_the_web_door_as_a_qr_code_and_the_television_shows_the_sa
             ann = await NetClient.connect(server.tcp_port, "Ann")
             table = await ann.create_table(name="Friday", seats=3)
             await ann.close()
-            async with (
-                aiohttp.ClientSession() as session,
-                session.get(f"{server.url}/watch/{table}") as response,
-            ):
-                assert response.status == 200
-                return table, await response.text()
+            async with aiohttp.ClientSession() as session:
+                for _ in range(300):  # (the corner is drawn once the door is open: waited for)
+                    async with session.get(f"{server.url}/watch/{table}") as response:
+                        assert response.status == 200
+                        page = await response.text()
+                    if "scan to play" in page:
+                        break
+                    await asyncio.sleep(0.1)
+                return table, page
 
         table, television = asyncio.run(create_and_watch())
         said = subprocess.run(
@@ -363,3 +367,14 @@ def test_where_namespaces_cannot_be_made_the_reason_is_given() -> None:
     reason = r"cannot make network namespaces here: ip netns add"
     with pytest.raises(NoNamespaces, match=reason), made_lan("/bin/false"):
         pass
+
+
+def test_the_start_screen_is_for_tonk_client_alone_and_any_practice_option_skips_it() -> None:
+    def start_screen(*argv: str) -> bool:
+        return wants_start_screen(build_parser().parse_args(list(argv)))
+
+    assert start_screen() and start_screen("--name", "Bo", "--ascii")
+    for argv in (["--practice"], ["--bots", "3"], ["--rules", "speno"], ["--hands", "5"], ["box"]):
+        assert not start_screen(*argv), argv
+    with pytest.raises(ValueError, match="--practice plays on this machine"):
+        config_from_args(build_parser().parse_args(["box", "--practice"]), {})

@@ -372,7 +372,7 @@ async def announce(
     )
     try:
         await announcer.start()
-    except OSError as exc:
+    except Exception as exc:  # (no multicast here, an interface gone: the tables go on)
         log.warning("not announced on the LAN: %s", exc)
         return None
     return announcer
@@ -458,6 +458,8 @@ async def serve(
             await stopping  # (its last step closed the server: it is all but done)
         else:
             stopping.cancel()
+            if announcer is not None:
+                await announcer.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -141,11 +141,16 @@ class WebDoor(DoorServing):
             raise
         if self.port != kept:
             await ports.keep(store, {ports.WEB_PORT: str(self.port)})
-        self.corner = await asyncio.to_thread(scan, self.config.host, self.port)
         self._tasks = [
+            asyncio.create_task(self._draw_corner(), name="web-scan"),
             asyncio.create_task(self._close_idle(), name="web-idle"),
             asyncio.create_task(follow_releases(self.server, "web door"), name="web-releases"),
         ]
+
+    async def _draw_corner(self) -> None:
+        """The television page's QR code, made in a thread (finding this machine's addresses
+        may ask its resolver) while the door already serves: a page asked for sooner has none."""
+        self.corner = await asyncio.to_thread(scan, self.config.host, self.port)
 
     async def _listen(self, port: int) -> None:
         assert self._runner is not None
