@@ -18,6 +18,8 @@ def qr_terminal(url: str) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def qr_svg(url: str, scale: int = 4) -> str:
-    """The code as an inline SVG element, dark modules on the light quiet zone."""
+def qr_svg(url: str, scale: int = 6) -> str:
+    """The code as an inline SVG element, dark modules on the light quiet zone, `scale` pixels
+    a module (about 200 pixels across for a web door's address: a phone's camera finds it
+    on a television across the room)."""
     return str(segno.make(url, error=ERROR).svg_inline(scale=scale, light="#fff"))

@@ -25,7 +25,7 @@ from tonk.client.start import Choice, StartApp
 from tonk.server.qr import qr_svg, qr_terminal
 from tonk.shared.wire import discovery as dd
 from tonk.shared.wire.protocol import PROTOCOL_VERSION
-from webkit import web_server
+from webkit import Browser, web_server
 
 TESTS = Path(__file__).parent
 ENV = {"LANG": "C.UTF-8"}
@@ -217,6 +217,17 @@ def test_invite_prints_the_web_door_as_a_qr_code_and_the_television_shows_the_sa
                 return table, page
 
         table, television = asyncio.run(create_and_watch())
+        with Browser(1280, 720, touch=False) as browser:  # (the television's browser)
+            from selenium.webdriver.common.by import By
+
+            browser.driver.get(f"{server.url}/watch/{table}")
+            corner = browser.driver.find_element(By.ID, "scan")
+            drawn = corner.find_element(By.TAG_NAME, "svg").rect
+            box = corner.rect
+            shown = corner.is_displayed() and "scan to play" in corner.text
+            width, height = browser.driver.execute_script(
+                "return [window.innerWidth, window.innerHeight]"
+            )
         said = subprocess.run(
             [command_path("tonk-server"), "invite", "--db", str(server.db)],
             capture_output=True,
@@ -230,7 +241,11 @@ def test_invite_prints_the_web_door_as_a_qr_code_and_the_television_shows_the_sa
     code = qr_terminal(page).splitlines()
     assert lines[start + 1 : start + 1 + len(code)] == code
     assert len(code) > 10 and "▀" in "".join(code)
-    # The television page's corner: the same address, drawn as SVG.
+    # The television page's corner: the same address, drawn as SVG, shown in the bottom right
+    # corner of the screen, the code at least 150 pixels wide.
+    assert shown and drawn["width"] >= 150, (box, drawn)
+    assert width - 40 < box["x"] + box["width"] <= width, (box, width)
+    assert height - 40 < box["y"] + box["height"] <= height, (box, height)
     assert qr_svg(page) in television and "scan to play" in television
     assert f"/watch/{table}/ws" in television
     # Bound to loopback: said, with what to do instead.
