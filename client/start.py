@@ -18,6 +18,7 @@ from textual.css.query import NoMatches
 from textual.filter import Monochrome, NoColor
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from tonk.shared.wire.protocol import PROTOCOL_VERSION
 
 from .discovery import FoundServer, LanBrowser
 from .recent import RecentServer
@@ -48,7 +49,12 @@ def server_label(server: FoundServer) -> str:
     tables = f"{said.tables} table" + ("" if said.tables == 1 else "s")
     who = ", ".join(said.who) + (", ..." if said.more else "")
     playing = f": {who}" if who else (f", {said.players} playing" if said.players else "")
-    return f"{server.name}  {server.address}  {tables}{playing}"
+    other = (
+        f"  (protocol {said.version}: another tonk's)"
+        if said.version is not None and said.version != PROTOCOL_VERSION
+        else ""
+    )
+    return f"{server.name}  {server.address}  {tables}{playing}{other}"
 
 
 class StartApp(App[Choice]):
@@ -99,8 +105,7 @@ class StartApp(App[Choice]):
             yield Input(placeholder="192.168.1.20:7777", id="address")
             yield Static("", id="said")
             yield Static(
-                "Enter: play the highlighted choice   p: practice table   a: address   "
-                "Tab: move   q: quit",
+                "Enter: play the highlighted   p: practice   a: address   Tab: move   q: quit",
                 id="help",
             )
 

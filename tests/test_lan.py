@@ -21,7 +21,7 @@ from termkit import command_path, stop_process
 from tonk.client.cli import build_parser, config_from_args, wants_start_screen
 from tonk.client.discovery import FoundServer, LanBrowser
 from tonk.client.recent import RecentServer, read_recent, remember
-from tonk.client.start import Choice, StartApp
+from tonk.client.start import Choice, StartApp, server_label
 from tonk.server.qr import qr_svg, qr_terminal
 from tonk.shared.wire import discovery as dd
 from tonk.shared.wire.protocol import PROTOCOL_VERSION
@@ -176,7 +176,7 @@ async def test_a_server_on_loopback_or_told_not_to_announces_nothing_and_says_so
     (tmp_path / "c").mkdir()
     loopback = LanServer(lan, tmp_path / "a", "--name", "Loop", host="127.0.0.1")
     quiet = LanServer(lan, tmp_path / "b", "--name", "Quiet", "--no-announce")
-    shown = LanServer(lan, tmp_path / "c", "--name", "Shown")
+    shown = LanServer(lan, tmp_path / "c", "--name", "Shown", host=SERVER_ADDRESS)
     try:
         assert loopback.lines[1].startswith(
             "tonk-server: Warning: the server listens on 127.0.0.1 only (loopback)"
@@ -186,7 +186,10 @@ async def test_a_server_on_loopback_or_told_not_to_announces_nothing_and_says_so
             listed = lan_list(lan)
             if "Shown" in listed.stdout:
                 break
-        assert [line.split("\t")[0] for line in listed.stdout.splitlines()] == ["Shown"]
+        # (Listening on one address: announced there, and found at it.)
+        assert [line.split("\t")[:2] for line in listed.stdout.splitlines()] == [
+            ["Shown", f"{SERVER_ADDRESS}:{shown.port}"]
+        ]
         assert "not announced on the LAN: the server listens on loopback" in loopback.log()
         assert "not announced on the LAN (--no-announce)" in quiet.log()
     finally:
@@ -331,6 +334,10 @@ async def test_servers_come_and_go_on_the_start_screen_and_one_is_chosen(tmp_pat
         await pilot.pause()
         text = [str(o.prompt) for o in app.query_one("#choices").options]  # type: ignore[attr-defined]
         assert "  Kim  10.0.0.5:7001  1 table: Ann, Bo" in text
+        later = dd.Announced(PROTOCOL_VERSION + 1, None, None, 0, 0, (), False)
+        assert server_label(FoundServer("New", ("10.0.0.7",), 7777, later)) == (
+            f"New  10.0.0.7:7777  0 tables  (protocol {PROTOCOL_VERSION + 1}: another tonk's)"
+        )
         assert "  Old  10.0.0.9:7777" in text
         browser.found()
         await pilot.pause()
