@@ -130,6 +130,22 @@ async def test_a_server_is_listed_in_the_other_namespace_kept_current_and_gone_w
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.splitlines() == [f"Kim's box\t{address}\t1\t1\tAnn"]
 
+        # `invite` in the server's namespace tells the same address, with no warning.
+        invite = subprocess.run(
+            lan.run_in(
+                lan.server,
+                [command_path("tonk-server"), "invite", "--db", str(tmp_path / "s.db")],
+            ),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert invite.returncode == 0, invite.stderr
+        told = invite.stdout.splitlines()
+        assert any(line.startswith(f"This machine: {SERVER_ADDRESS}") for line in told), told
+        assert f"  tonk-client {address}" in told and "0.0.0.0" not in invite.stdout
+        assert not any(line.startswith("Warning:") for line in told), told
+
         # Stopped: its goodbye takes it off the list.
         server.stop()
         await term.wait_gone("Kim's box")
