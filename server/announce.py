@@ -109,8 +109,6 @@ class Announcer:
         self.ssh_port = ssh_port
         self.web_port = web_port
         self.interval = interval
-        self.registered = asyncio.Event()
-        self.updates = 0  # TXT records sent again since the first (for tests)
         self._zc: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None
         self._task: asyncio.Task[None] | None = None
@@ -169,16 +167,18 @@ class Announcer:
             dd.SERVICE_TYPE,
             ", ".join(self.addresses),
         )
-        self.registered.set()
         while True:
             await asyncio.sleep(self.interval)
             now = self.txt()
-            if now != sent:
-                sent = now
-                self._info = info = self._service(now)
-                with contextlib.suppress(Exception):
-                    await self._zc.async_update_service(info)
-                    self.updates += 1
+            if now == sent:
+                continue
+            self._info = info = self._service(now)
+            try:
+                await self._zc.async_update_service(info)
+            except Exception as exc:  # (tried again at the next look)
+                log.debug("the LAN's record not sent again: %s", exc)
+                continue
+            sent = now
 
     async def close(self) -> None:
         """Say goodbye (clients drop the server at once) and close the sockets."""
