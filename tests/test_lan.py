@@ -14,7 +14,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from netclient import NetClient
+from netclient import NetClient, start_server
 from netnskit import SERVER_ADDRESS, Lan, NoNamespaces, lan_pair, made_lan
 from ptyterm import Term
 from termkit import command_path, stop_process
@@ -22,6 +22,7 @@ from tonk.client.cli import build_parser, config_from_args, wants_start_screen
 from tonk.client.discovery import FoundServer, LanBrowser
 from tonk.client.recent import RecentServer, read_recent, remember
 from tonk.client.start import Choice, StartApp, server_label
+from tonk.server.announce import Announcer
 from tonk.server.qr import qr_svg, qr_terminal
 from tonk.shared.wire import discovery as dd
 from tonk.shared.wire.protocol import PROTOCOL_VERSION
@@ -416,3 +417,23 @@ def test_the_start_screen_is_for_tonk_client_alone_and_any_practice_option_skips
         assert not start_screen(*argv), argv
     with pytest.raises(ValueError, match="--practice plays on this machine"):
         config_from_args(build_parser().parse_args(["box", "--practice"]), {})
+
+
+async def test_the_txt_record_counts_the_open_tables_and_the_people_seated_not_bots(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        announcer = Announcer(server, "Den", ["10.0.0.5"], web_port=8080)
+        assert announcer.txt()["tables"] == "0"
+        ann = await NetClient.connect(server.port, "Ann")
+        await ann.create_table(None, name="Friday", seats=3)
+        bo = await NetClient.connect(server.port, "Bo")
+        await bo.create_table(name="Kitchen", seats=2)
+        async with asyncio.timeout(30):  # (the bot sits down: waited for, not timed)
+            while not any(s.kind == "bot" for t in server.tables.values() for s in t.seats):
+                await asyncio.sleep(0.01)
+        record = announcer.txt()
+        await ann.close()
+        await bo.close()
+    assert (record["tables"], record["players"], record["who"]) == ("2", "2", "Ann,Bo")
+    assert record["web"] == "8080" and "ssh" not in record
