@@ -31,3 +31,11 @@ def test_the_discovery_benchmark_times_the_listing_and_the_goodbye() -> None:
     for line in lines:
         median = float(re.findall(r": ([0-9.]+) s \(", line)[0])
         assert median >= 0
+
+
+def test_the_announcer_s_look_at_the_tables_is_timed() -> None:
+    run = subprocess.run(
+        [sys.executable, BENCH, "--txt-tables", "50"], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    assert float(re.findall(r"^TXT record of 50 tables: ([0-9.]+) ms$", run.stdout)[0]) > 0
