@@ -102,7 +102,7 @@ class StartApp(App[Choice]):
             yield Static("tonk: where to play", id="title")
             yield OptionList(*self._options(), id="choices")
             yield Static("Or a server's address (HOST[:PORT]), then Enter:", id="address-label")
-            yield Input(placeholder="192.168.1.20:7777", id="address")
+            yield Input(placeholder="e.g. tonkbox or 192.168.1.20:7777", id="address")
             yield Static("", id="said")
             yield Static(
                 "Enter: play the highlighted   p: practice   a: address   Tab: move   q: quit",

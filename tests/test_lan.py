@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -437,3 +438,18 @@ async def test_the_txt_record_counts_the_open_tables_and_the_people_seated_not_b
         await bo.close()
     assert (record["tables"], record["players"], record["who"]) == ("2", "2", "Ann,Bo")
     assert record["web"] == "8080" and "ssh" not in record
+
+
+def test_the_start_screen_with_a_server_found_and_one_joined_before(snap_compare: Any) -> None:
+    browser = QuietBrowser()
+    app = StartApp(
+        "Practice table against 2 bots, on this machine",
+        [RecentServer("192.168.1.20:7777", "Den"), RecentServer("tonkbox:7000", "")],
+        browser=browser,
+    )
+
+    async def found_one(pilot: Any) -> None:
+        browser.found(found("Kim's box", "192.168.1.31", 7777, "Ann", "Bo"))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=found_one)
