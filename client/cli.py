@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tonk-client",
         description=(
             "Play Tonk at a terminal. With HOST[:PORT], join that tonk-server; with no "
-            "address, play a practice table against bots on this machine."
+            "address, choose on the start screen: a practice table against bots on this "
+            "machine (Enter), a tonk-server found on the LAN, or one joined before."
         ),
     )
     parser.add_argument(
