@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from tonk.shared.wire import discovery as dd
 
+from .recent import client_address
+
 if TYPE_CHECKING:
     from zeroconf import ServiceStateChange, Zeroconf
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
@@ -35,8 +37,7 @@ class FoundServer:
     @property
     def address(self) -> str:
         """`HOST:PORT` as tonk-client takes it (an IPv6 address in brackets)."""
-        host = self.addresses[0]
-        return f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
+        return client_address(self.addresses[0], self.port)
 
     @property
     def host(self) -> str:
