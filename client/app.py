@@ -43,6 +43,7 @@ from .messages import (
 )
 from .model.state import TableInfo, TableState
 from .practice import PracticeServer, start_practice_server
+from .recent import client_address, remember
 from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
 from .terminal import AsciiOnly, NoColour
 from .text.coaching import advice_text
@@ -87,6 +88,8 @@ class ClientConfig:
     join: str | None = None
     #: An SSH door guest (no computer account here: seats are held by their name).
     guest: bool = False
+    #: The server's name as found on the LAN (kept with it among the servers joined).
+    server_name: str = ""
 
     @property
     def practice(self) -> bool:
@@ -290,6 +293,12 @@ class TonkApp(KeyedApp):
         host = "" if self.config.practice else str(self.config.host)
         self.identity = (host, connected.name)
         self.link_note = ""
+        if not self.config.practice and self.config.opener is None and not connected.reconnect:
+            remember(
+                client_address(str(self.config.host), self.config.port),
+                self.config.server_name,
+                self.config.state_dir,
+            )
         if connected.reconnect:
             self.notify("Connected again.", title="Connection")
 

@@ -24,7 +24,7 @@ from tonk.shared.wire import protocol as p
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
 from ..text.render import CardStyle, ending_line, payment_lines, short_names
-from ..text.replay import seen_names
+from ..text.replay import names_by_step
 from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
 from .reports import (
@@ -773,7 +773,7 @@ class ClientModel:
             self.send(m.HistoryHand(message.table, message.hand, len(steps)))
             return
         self._replaying = None
-        shown = tuple(seen_names(message.names, message.seat))
+        shown = tuple(names_by_step(message.seating, steps))
         unit = table.info.unit if table.info is not None else ""
         self.report(
             HandReplayed(message.table, message.hand, message.seat, shown, tuple(steps), unit)

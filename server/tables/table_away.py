@@ -71,6 +71,8 @@ class AwayPlay(Protocol):
     @property
     def hand(self) -> Hand | None: ...
 
+    def changed_hands(self, number: int, name: str) -> list[st.Op]: ...
+
     def seat_taken(self, number: int, name: str) -> None: ...
 
     def send_ledger(self, conn: Connection) -> None: ...
@@ -202,7 +204,8 @@ class TableAway:
             stake=old.stake,
             conn=conn,
         )
-        await self._store.write([st.put_seat(table.id, new.saved(number))])
+        ops = [st.put_seat(table.id, new.saved(number)), *play.changed_hands(number, conn.name)]
+        await self._store.write(ops)
         seats[number] = new
         play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
@@ -212,8 +215,11 @@ class TableAway:
         log.info("table %d: %s takes %s's seat %d", table.id, conn.name, old.name, number)
         table.broadcast_table()
         play.send_ledger(conn)
-        # (Between hands: the hand that ended is not sent again as this seat saw it, its
-        # private cards the bot's; the next deal is the new player's first view from it.)
+        if not self._between_hands():
+            play.send_hand(conn, number)
+        # (A hand over is not sent again: its seat was the bot's, and its cards were the bot's
+        # to see, a hand the rules keep hidden among them. One who watched it has it as a
+        # spectator saw it; the next deal comes to the seat.)
         table.kick()
 
     async def seat_to_bot(self, conn: Connection, number: int) -> None:
@@ -241,14 +247,15 @@ class TableAway:
                     "seat",
                 )
             strategy = table.server.config.autoplay_strategy
+            name = bot_name(seats.names())
             new = Seat(
-                name=bot_name(seats.names()),
-                kind=BOT,
-                strategy=strategy,
-                stake=seat.stake,
-                holds_for=seat.name,
+                name=name, kind=BOT, strategy=strategy, stake=seat.stake, holds_for=seat.name
             )
-            await self._store.write([st.put_seat(table.id, new.saved(number))])
+            ops = [
+                st.put_seat(table.id, new.saved(number)),
+                *self._play.changed_hands(number, name),
+            ]
+            await self._store.write(ops)
             seats[number] = new
             if seat.token_hash is not None and seat.name is not None:
                 seats.given_to_bots[seat.token_hash] = seat.name
