@@ -3,6 +3,8 @@ server), routes what the connection reports to the screens, and sends what the s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,6 +282,15 @@ class TonkApp(KeyedApp):
                 )
                 return other
         return name
+
+    def hang_up(self) -> None:
+        """The terminal was closed (SIGHUP; called from the signal's handler): the practice
+        table's files go at once (the process may not live to stop its server), and the App
+        is asked to end."""
+        if self.practice_server is not None:
+            self.practice_server.remove_files()
+        with contextlib.suppress(RuntimeError):  # (not running: nothing to end)
+            asyncio.get_running_loop().call_soon_threadsafe(self.exit)
 
     async def action_quit(self) -> None:
         if self.connection is not None:

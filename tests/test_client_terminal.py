@@ -5,7 +5,9 @@ after the terminal grows back from too small, and a start-up error on one line."
 from __future__ import annotations
 
 import re
+import signal
 import socket
+from pathlib import Path
 
 from clientkit import deck_text
 from ptyterm import Term
@@ -159,6 +161,18 @@ async def test_a_client_on_a_test_terminal_keeps_its_files_in_the_terminals_own_
     assert await term.wait_exit() == 1
     locks = list((term.home / ".local" / "state" / "tonk").glob("playing-*.lock"))
     assert locks, sorted(str(p.relative_to(term.home)) for p in term.home.rglob("*"))
+
+
+async def test_a_practice_client_whose_terminal_is_closed_removes_its_files(
+    term: Term, tmp_path: Path
+) -> None:
+    # TMPDIR: where this client's practice database goes, watched by this test alone.
+    term.start(practice(), {**ENV, "TMPDIR": str(tmp_path)})
+    await term.wait_for("Your turn: d draw")
+    assert [p.name[:14] for p in tmp_path.iterdir()] == ["tonk-practice-"]
+    term.process.kill(signal.SIGHUP)  # the terminal window closed
+    assert await term.wait_exit() == 0
+    assert list(tmp_path.iterdir()) == []
 
 
 def hand_rows(screen: str) -> list[str]:
