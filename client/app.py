@@ -143,6 +143,8 @@ class TonkApp(KeyedApp):
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
         self.failure: str | None = None
+        # The final standings, held back while the last hand's window is open.
+        self._standings_held: StandingsScreen | None = None
 
     def notify(
         self,
@@ -357,6 +359,7 @@ class TonkApp(KeyedApp):
         self.switch_mode("lobby")
 
     def _close_modals(self) -> None:
+        self._standings_held = None
         if self.current_mode == "table":
             while len(self.screen_stack) > 1:
                 self.pop_screen()
@@ -381,7 +384,24 @@ class TonkApp(KeyedApp):
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
-            self.push_screen(modal)
+            self.push_screen(modal, self._hand_window_closed)
+
+    def _hand_window_closed(self, _result: None) -> None:
+        """The last hand's window is closed: the final standings it held back come now."""
+        self._show_standings()
+
+    def _show_standings(self) -> None:
+        if self._standings_held is not None:
+            standings, self._standings_held = self._standings_held, None
+            self.push_screen(standings, self._standings_closed)
+
+    def _standings_closed(self, result: str | None) -> None:
+        if result == MOVED:
+            return
+        if self.config.practice:
+            self.exit()
+        elif self.connection is not None:
+            self.connection.leave()
 
     def on_session_ended(self, message: SessionEnded) -> None:
         """The final standings, over everything else at once (the last hand's result is on
@@ -390,20 +410,18 @@ class TonkApp(KeyedApp):
         top = self.screen
         if isinstance(top, StandingsScreen) and top.table_id == ended.table_id:
             return
+        standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
+        if isinstance(top, EndOfHandModal) and top.table == ended.table_id:
+            # The last hand's window stays until it is closed: its cards and payments are
+            # seen before the standings take its place.
+            self._standings_held = standings
+            top.last_of_session()
+            return
         self._close_modals()
         if self.current_mode != "table":
             self.switch_mode("table")
-
-        def done(result: str | None) -> None:
-            if result == MOVED:
-                return
-            if self.config.practice:
-                self.exit()
-            elif self.connection is not None:
-                self.connection.leave()
-
-        standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
-        self.push_screen(standings, done)
+        self._standings_held = standings
+        self._show_standings()
 
     def on_rematch_changed(self, message: RematchChanged) -> None:
         for screen in self.screen_stack:
@@ -433,8 +451,10 @@ class TonkApp(KeyedApp):
             return
         if isinstance(self.screen, EndOfHandModal):
             # The history takes the window's place: it would be stale under it once the next
-            # hand is dealt (the hand's result stays in the log and the ledger).
+            # hand is dealt (the hand's result stays in the log and the ledger). After the
+            # session's last hand the final standings come under the history.
             self.pop_screen()
+            self._show_standings()
         self.push_screen(HistoryScreen(page))
 
     def on_hand_replayed(self, message: HandReplayed) -> None:

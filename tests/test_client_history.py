@@ -32,7 +32,7 @@ async def play_and_look_back(term: Term, port: int) -> None:
         listed = await term.wait_for_all(
             "Kitchen: the session's hands (1)",
             "Hand 1  Alice dealt  You dropped with 9 and won.",
-            "Alice pays You 1 chip",
+            "Alice pays you 1 chip",
             "Settle up now: Alice pays Tester 1 chip.",
             "enter: replay the hand",
         )
@@ -55,7 +55,7 @@ async def play_and_look_back(term: Term, port: int) -> None:
             "You dropped with 9 and won.",
             "Alice: Q♦ J♥ 2♣ 3♦ 4♣ (count 29)",  # what the drop revealed
             "Alice drew, discarded K♣",
-            "Alice pays You 1 chip.",
+            "Alice pays you 1 chip.",
         )
         assert "Discard: K♣ (2 under it)" in end
         term.keys("Left")

@@ -4,6 +4,7 @@ the client's keys against a real server on loopback."""
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,22 @@ from clientkit import (
 from netclient import NetClient, start_server
 from ptyterm import Term
 from termkit import command_path, tonk_server
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label, Select
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Label, Select, Static
 from tonk.client.app import TonkApp
-from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, StandingsScreen
+from tonk.client.dialogs import (
+    CreateTableScreen,
+    EndOfHandModal,
+    HelpScreen,
+    HistoryScreen,
+    StandingsScreen,
+)
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.screens.lobby import LOBBY_COLUMNS
 from tonk.client.widgets import HandView, KeyBar, PlayersPanel, StatusBar
@@ -359,20 +370,51 @@ async def test_watching_shows_no_hand_and_only_the_keys_a_spectator_has(tmp_path
             await alice.close()
 
 
-async def test_the_last_hand_of_a_session_shows_the_standings_at_once(tmp_path: Path) -> None:
+def screen_words(screen: Screen[Any]) -> str:
+    """Every line the screen's texts and tables show."""
+    console = Console(width=76, record=True, file=io.StringIO())
+    for widget in screen.query(Static):
+        content = widget.content
+        console.print(content if isinstance(content, Table | Text) else str(content))
+    return console.export_text()
+
+
+async def test_the_last_hand_s_window_comes_before_the_standings(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
+        app = joined_app(server.port, tmp_path / "state", table=table_request(hands=2))
         async with at_my_turn(app) as pilot:
+            status = app.table_screen.query_one(StatusBar)
+            assert "hand 1 of 2" in status.text, status.text
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
-            # No key pressed: the final standings are on top, with the last hand's result.
+            await wait_for(pilot, lambda: "last hand (2 of 2)" in status.text, "the last hand")
+            await wait_for(pilot, lambda: my_turn(app), "our turn in the last hand")
+            await pilot.press("k", "k")
+            # The last hand's window, its cards shown, stays until it is closed: the final
+            # standings wait behind it.
+            await screen_shown(pilot, EndOfHandModal, "the last hand's window")
+            window = app.screen
+            await wait_for(
+                pilot,
+                lambda: "enter: the final standings" in screen_words(window),
+                "the way on to the standings",
+            )
+            shown = screen_words(window)
+            assert "Hand 2 is over" in shown and "Ada (bot)" in shown and "pays" in shown
+            assert not any(isinstance(s, StandingsScreen) for s in app.screen_stack)
+            await pilot.press("enter")
             await screen_shown(pilot, StandingsScreen, "the standings")
             standings = app.screen
             assert isinstance(standings, StandingsScreen)
-            assert not any(isinstance(s, EndOfHandModal) for s in app.screen_stack)
-            assert standings.standings == [("Ada (bot)", 2), ("Tester", -2)]
-            assert standings.hands == 1
-            assert standings.ended.last_hand[0].startswith("Hand 1: ")
-            assert standings.ended.settle_up == (("Tester", "Ada (bot)", 2),)
+            assert "l: history" in screen_words(standings)
+            # l: the session's hands, over the standings; escape goes back to them.
+            await pilot.press("l")
+            await screen_shown(pilot, HistoryScreen, "the history")
+            await pilot.press("escape")
+            await screen_shown(pilot, StandingsScreen, "the standings again")
+            assert standings.standings == [("Ada (bot)", 1), ("Tester", -1)]
+            assert standings.hands == 2
+            assert standings.ended.last_hand[0].startswith("Hand 2: ")
+            assert standings.ended.settle_up == (("Tester", "Ada (bot)", 1),)
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
             await screen_shown(pilot, LobbyScreen, "the lobby")
