@@ -27,10 +27,10 @@ from clientkit import (
 )
 from netclient import NetClient, start_server
 from ptyterm import Term
-from termkit import command_path, tonk_server
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from termkit import command_path, tonk_server
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
