@@ -133,6 +133,7 @@ class TonkApp(KeyedApp):
             practice=config.practice,
             confirm_drop=config.confirm_drop,
             bell=config.bell,
+            guest=config.guest,
         )
         where = (
             "Starting a practice table..."

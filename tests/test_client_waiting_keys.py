@@ -17,6 +17,7 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
+from textual.widgets import Static
 from tonk.client.dialogs import ConfirmModal
 from tonk.client.model.state import PlayerInfo, TableState
 from tonk.client.widgets import player_lines
@@ -62,6 +63,7 @@ async def test_the_creator_plays_for_a_lost_seat_with_f_and_gives_one_to_a_bot_w
 
             await pilot.press("a")  # the first absent seat: Bob's; it asks first
             await screen_shown(pilot, ConfirmModal, "the question")
+            assert "token" not in str(app.screen.query_one("#question", Static).render())
             await pilot.press("y")
             await wait_for(
                 pilot,

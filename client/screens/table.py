@@ -78,11 +78,13 @@ class TableScreen(Screen[None]):
         practice: bool = False,
         confirm_drop: bool = True,
         bell: bool = True,
+        guest: bool = False,
     ) -> None:
         super().__init__()
         self.card_style = style
         self.practice = practice
         self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
+        self.guest = guest  # a door's guest: tonk-client's options are not theirs to give
         # What the App's reactives say, as last drawn (see on_mount).
         self.state: TableState | None = None
         self.link_note = ""
@@ -632,8 +634,7 @@ class TableScreen(Screen[None]):
         self.app.push_screen(
             ConfirmModal(
                 f"Give {name}'s seat to a bot? Their balance stays under their name; back, "
-                "they can watch, or take a bot's seat between hands, but not this seat with "
-                "its token."
+                "they can watch, or take a bot's seat between hands."
             ),
             answered,
         )
@@ -684,7 +685,9 @@ class TableScreen(Screen[None]):
             if answer in ("drop", "always"):
                 self._play("drop")
 
-        self.app.push_screen(DropModal(count(view.hand), self._moment()), answered)
+        self.app.push_screen(
+            DropModal(count(view.hand), self._moment(), command_line=not self.guest), answered
+        )
 
     def action_spread(self) -> None:
         self._play("spread")

@@ -329,7 +329,7 @@ class TableSeats:
                         f"{given}'s seat was given to a bot while you were away; watch the "
                         "table, or take a bot's seat between hands",
                     )
-                raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
+                raise RequestError(p.BAD_TOKEN, "you hold no seat at this table to take back")
             if conn.table is table and conn.seat is not None and conn.seat != number:
                 raise RequestError(p.ALREADY_AT_TABLE, "you hold another seat at this table")
             seat = self._seats[number]
@@ -338,7 +338,8 @@ class TableSeats:
                 table.server.seating.clear(old)
                 old.error(
                     p.SEAT_RESUMED_ELSEWHERE,
-                    "your seat was taken back with its token from another connection",
+                    "your seat was taken back from another connection (the same player, "
+                    "started again or on another computer)",
                 )
                 table.server.lobby.arrived(old)
             seat.conn = conn
