@@ -113,6 +113,12 @@ async def test_with_the_creator_gone_f_is_a_vote_and_says_so(tmp_path: Path) -> 
             assert notes[-1] == "You have voted to play for Alice now: the others' votes decide."
             await bob.send({"type": "play_for_now", "seat": 0})
             await wait_for(pilot, lambda: player_named(app, "Alice").away, "Alice played for")  # type: ignore[union-attr]
+            # Our notice of "1 of the 2 votes" is replaced by the outcome.
+            await wait_for(
+                pilot,
+                lambda: notes[-1] == "The vote passed: Alice's seat is played for now.",
+                "the vote's outcome",
+            )
             await bob.close()
             await carol.close()
 
