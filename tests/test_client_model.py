@@ -296,12 +296,7 @@ def test_the_table_and_its_views_share_one_reading_of_the_rules(
 def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    give(
-        model,
-        m.HandEnd(
-            7, 1, hand_settlement(), ("Kim", "Ada"), (("Kim", "Ada", 2),), {"Kim": -2, "Ada": 2}
-        ),
-    )
+    give(model, FIRST_HAND_END)
     posted = model.take_reports()
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
     assert state.balances == {"Kim": -2, "Ada": 2}
@@ -319,6 +314,12 @@ def hand_settlement() -> Settlement:
     hand.apply(Drop(0))
     assert hand.settlement is not None
     return hand.settlement
+
+
+#: Hand 1 at table 7 settled: Kim pays Ada 2.
+FIRST_HAND_END = m.HandEnd(
+    7, 1, hand_settlement(), ("Kim", "Ada"), (("Kim", "Ada", 2),), {"Kim": -2, "Ada": 2}
+)
 
 
 def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None:
@@ -417,12 +418,7 @@ def test_a_players_trend_is_the_same_on_a_client_there_all_along_and_one_come_la
     points for everybody: one before the hands and one after each."""
     hand = a_hand()
     kim = seated_at_a_table(hand)
-    give(
-        kim,
-        m.HandEnd(
-            7, 1, hand_settlement(), ("Kim", "Ada"), (("Kim", "Ada", 2),), {"Kim": -2, "Ada": 2}
-        ),
-    )
+    give(kim, FIRST_HAND_END)
     cy = m.PlayerSummary(1, "Cy", m.SeatKind.HUMAN, None, m.SeatStatus.CONNECTED, 1, 0)
     kim_after = replaced(table_map(hand).players[0], balance=-2)
     with_cy = table_map(hand, players=(kim_after, cy))
