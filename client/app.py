@@ -22,7 +22,13 @@ from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
 from .connection import Connection, Opener, TableRequest
-from .dialogs import EndOfHandModal, HandReplayScreen, HistoryScreen, StandingsScreen
+from .dialogs import (
+    CreateTableScreen,
+    EndOfHandModal,
+    HandReplayScreen,
+    HistoryScreen,
+    StandingsScreen,
+)
 from .dialogs.standings import MOVED
 from .keys import KeyedApp
 from .messages import (
@@ -348,6 +354,8 @@ class TonkApp(KeyedApp):
             self.table_screen.window_closed_at = time.monotonic()
         self.table_state = state
         if self.current_mode != "table":
+            if isinstance(self.screen, CreateTableScreen):
+                self.screen.dismiss(None)  # its table is made: we sit at it
             self.switch_mode("table")
 
     def on_left_table(self, message: LeftTable) -> None:
@@ -477,6 +485,8 @@ class TonkApp(KeyedApp):
         refused = message.report
         if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
             self.screen.refused = refused.message
+        if refused.request == p.CREATE_TABLE and isinstance(self.screen, CreateTableScreen):
+            self.screen.refused(refused.message)  # the form stays, with what was typed
         if refused.request == p.COACH and isinstance(self.screen, HandReplayScreen):
             self.screen.show_advice(None, refused.message)
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"

@@ -143,6 +143,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             form.query_one("#preset", Select).value = "pagat"
             form.query_one("#options", Input).value = "hit_lock=1"
             form.query_one("#stake", Input).value = "2"
+            await pilot.pause()  # (the rules chosen set the seats: chosen after them)
             note = form.query_one("#form-note", Label)
             form.query_one("#seats", Select).value = 3
             form.query_one("#bots", Select).value = 1
@@ -168,6 +169,49 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             assert state.rules.preset == "pagat" and state.rules.hit_lock == 1
             assert state.stake == 2
             assert [p.bot for p in state.players] == [False, True, True]
+
+
+def offered(form: CreateTableScreen, select: str) -> list[object]:
+    """The values a list of the form offers."""
+    return [value for _, value in form.query_one(select, Select)._options]
+
+
+async def test_the_form_offers_the_seats_the_rules_allow_and_keeps_what_was_refused(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            seats = form.query_one("#seats", Select)
+            # Classic seats 2 to 4 (5 was offered, and refused by the server), 4 at first.
+            assert (offered(form, "#seats"), seats.value) == ([2, 3, 4], 4)
+            assert offered(form, "#bots") == [0, 1, 2, 3]
+            # Other rules set the seats to their number of players, as README says.
+            form.query_one("#preset", Select).value = "pagat"
+            await wait_for(pilot, lambda: len(offered(form, "#bots")) == 5, "pagat's seats")
+            assert (offered(form, "#seats"), seats.value) == ([2, 3, 4, 5], 5)
+            form.query_one("#options", Input).value = "players=3"
+            await wait_for(pilot, lambda: len(offered(form, "#bots")) == 3, "three players")
+            assert (offered(form, "#seats"), seats.value) == ([2, 3], 3)
+            # The server refuses a stake past its range: the form stays, everything in it.
+            form.query_one("#name", Input).value = "Rich"
+            form.query_one("#stake", Input).value = "5000000"
+            await pilot.press("ctrl+s")
+            error = form.query_one("#form-error", Label)
+            await wait_for(pilot, lambda: "stake" in str(error.render()), "the refusal")
+            assert app.screen is form
+            assert form.query_one("#name", Input).value == "Rich"
+            assert form.query_one("#options", Input).value == "players=3"
+            assert (str(form.query_one("#preset", Select).value), seats.value) == ("pagat", 3)
+            # Changed, it makes the table, and the form goes.
+            form.query_one("#stake", Input).value = "5"
+            await pilot.press("ctrl+s")
+            await screen_shown(pilot, TableScreen, "the new table")
+            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+            assert table_state(app).name == "Rich" and table_state(app).stake == 5  # type: ignore[union-attr]
+            await pilot.press("q")
+            await screen_shown(pilot, LobbyScreen, "the lobby again, without the form")
 
 
 def seated_strategies(app: TonkApp) -> list[str | None]:
@@ -328,6 +372,7 @@ async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:
             form = app.screen
             form.query_one("#preset", Select).value = "speno"
             form.query_one("#options", Input).value = "deal_tonk_low=off, hit_books=yes"
+            await pilot.pause()
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
             await wait_for(pilot, lambda: table_state(app) is not None, "the table")
