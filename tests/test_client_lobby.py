@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -176,42 +178,49 @@ def offered(form: CreateTableScreen, select: str) -> list[object]:
     return [value for _, value in form.query_one(select, Select)._options]
 
 
-async def test_the_form_offers_the_seats_the_rules_allow_and_keeps_what_was_refused(
-    tmp_path: Path,
-) -> None:
+@asynccontextmanager
+async def a_lobby(tmp_path: Path) -> AsyncIterator[tuple[TonkApp, Pilot[None]]]:
+    """A server of the test's own, and a client in its lobby."""
     async with start_server(tmp_path) as server:
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
-            form = await new_table_form(pilot)
-            seats = form.query_one("#seats", Select)
-            # Classic seats 2 to 4 (5 was offered, and refused by the server), 4 at first.
-            assert (offered(form, "#seats"), seats.value) == ([2, 3, 4], 4)
-            assert offered(form, "#bots") == [0, 1, 2, 3]
-            # Other rules set the seats to their number of players, as README says.
-            form.query_one("#preset", Select).value = "pagat"
-            await wait_for(pilot, lambda: len(offered(form, "#bots")) == 5, "pagat's seats")
-            assert (offered(form, "#seats"), seats.value) == ([2, 3, 4, 5], 5)
-            form.query_one("#options", Input).value = "players=3"
-            await wait_for(pilot, lambda: len(offered(form, "#bots")) == 3, "three players")
-            assert (offered(form, "#seats"), seats.value) == ([2, 3], 3)
-            # The server refuses a stake past its range: the form stays, everything in it.
-            form.query_one("#name", Input).value = "Rich"
-            form.query_one("#stake", Input).value = "5000000"
-            await pilot.press("ctrl+s")
-            error = form.query_one("#form-error", Label)
-            await wait_for(pilot, lambda: "stake" in str(error.render()), "the refusal")
-            assert app.screen is form
-            assert form.query_one("#name", Input).value == "Rich"
-            assert form.query_one("#options", Input).value == "players=3"
-            assert (str(form.query_one("#preset", Select).value), seats.value) == ("pagat", 3)
-            # Changed, it makes the table, and the form goes.
-            form.query_one("#stake", Input).value = "5"
-            await pilot.press("ctrl+s")
-            await screen_shown(pilot, TableScreen, "the new table")
-            await wait_for(pilot, lambda: table_state(app) is not None, "the table")
-            assert table_state(app).name == "Rich" and table_state(app).stake == 5  # type: ignore[union-attr]
-            await pilot.press("q")
-            await screen_shown(pilot, LobbyScreen, "the lobby again, without the form")
+            yield app, pilot
+
+
+async def test_the_form_offers_the_seats_the_rules_allow_and_keeps_what_was_refused(
+    tmp_path: Path,
+) -> None:
+    async with a_lobby(tmp_path) as (app, pilot):
+        form = await new_table_form(pilot)
+        seats = form.query_one("#seats", Select)
+        # Classic seats 2 to 4 (5 was offered, and refused by the server), 4 at first.
+        assert (offered(form, "#seats"), seats.value) == ([2, 3, 4], 4)
+        assert offered(form, "#bots") == [0, 1, 2, 3]
+        # Other rules set the seats to their number of players, as README says.
+        form.query_one("#preset", Select).value = "pagat"
+        await wait_for(pilot, lambda: len(offered(form, "#bots")) == 5, "pagat's seats")
+        assert (offered(form, "#seats"), seats.value) == ([2, 3, 4, 5], 5)
+        form.query_one("#options", Input).value = "players=3"
+        await wait_for(pilot, lambda: len(offered(form, "#bots")) == 3, "three players")
+        assert (offered(form, "#seats"), seats.value) == ([2, 3], 3)
+        # The server refuses a stake past its range: the form stays, everything in it.
+        form.query_one("#name", Input).value = "Rich"
+        form.query_one("#stake", Input).value = "5000000"
+        await pilot.press("ctrl+s")
+        error = form.query_one("#form-error", Label)
+        await wait_for(pilot, lambda: "stake" in str(error.render()), "the refusal")
+        assert app.screen is form
+        assert form.query_one("#name", Input).value == "Rich"
+        assert form.query_one("#options", Input).value == "players=3"
+        assert (str(form.query_one("#preset", Select).value), seats.value) == ("pagat", 3)
+        # Changed, it makes the table, and the form goes.
+        form.query_one("#stake", Input).value = "5"
+        await pilot.press("ctrl+s")
+        await screen_shown(pilot, TableScreen, "the new table")
+        await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+        assert table_state(app).name == "Rich" and table_state(app).stake == 5  # type: ignore[union-attr]
+        await pilot.press("q")
+        await screen_shown(pilot, LobbyScreen, "the lobby again, without the form")
 
 
 def seated_strategies(app: TonkApp) -> list[str | None]:
