@@ -113,6 +113,9 @@ class TonkApp(KeyedApp):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     LATE_KEY = "The hand was over before {key}: not used."
+    #: How long the session's last hand's window stays before the final standings replace it
+    #: by themselves (None: until it is closed; a page that takes no keys sets a time).
+    LAST_WINDOW_SECONDS: float | None = None
 
     # What the connection reports, flowing down to the screens that watch it.
     #: The server's tables, for the lobby.
@@ -395,6 +398,10 @@ class TonkApp(KeyedApp):
                 self.pop_screen()
             self.push_screen(modal, self._hand_window_closed)
 
+    def _close_window(self, window: EndOfHandModal) -> None:
+        if self.screen is window:
+            window.dismiss(None)
+
     def _hand_window_closed(self, _result: None) -> None:
         """The last hand's window is closed: the final standings it held back come now."""
         self._show_standings()
@@ -425,6 +432,8 @@ class TonkApp(KeyedApp):
             # seen before the standings take its place.
             self._standings_held = standings
             top.last_of_session()
+            if self.LAST_WINDOW_SECONDS is not None:
+                self.set_timer(self.LAST_WINDOW_SECONDS, lambda: self._close_window(top))
             return
         self._close_modals()
         if self.current_mode != "table":

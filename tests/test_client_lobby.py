@@ -38,7 +38,7 @@ from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Select, Static
-from tonk.client.app import TonkApp
+from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.dialogs import (
     CreateTableScreen,
     EndOfHandModal,
@@ -46,6 +46,7 @@ from tonk.client.dialogs import (
     HistoryScreen,
     StandingsScreen,
 )
+from tonk.client.door.door_child import WatchApp
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.screens.lobby import LOBBY_COLUMNS
 from tonk.client.widgets import HandView, KeyBar, PlayersPanel, StatusBar
@@ -736,3 +737,27 @@ async def test_the_lobby_says_what_a_tables_rules_changed_and_when_it_ends(
         await term.wait_for("Quick: 30 s a turn; ends after 10 hands")
         for client in (ada, cy, dot):
             await client.close()
+
+
+class Television(WatchApp):
+    """The web door's television page, its last hand's window given a shorter time."""
+
+    LAST_WINDOW_SECONDS = WatchApp.LAST_WINDOW_SECONDS / 10
+
+
+async def test_a_page_that_takes_no_keys_shows_the_standings_after_the_last_hand(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path, bot_pause=0.0) as server:
+        bob = await NetClient.connect(server.port, "Bob")
+        table = await bob.create_table("easy", name="Telly", seats=2, hands=1)
+        await bob.expect("update")
+        config = ClientConfig(
+            name="Tv", host="127.0.0.1", port=server.port, state_dir=tmp_path / "tv"
+        )
+        app = Television(config, table)
+        async with running(app, lambda: table_state(app) is not None, "watching") as pilot:
+            await bob.play_until(lambda m: m["type"] == "session_end", timeout=60)
+            # No key pressed: the standings come once the last hand has been seen.
+            await screen_shown(pilot, StandingsScreen, "the standings, by themselves")
+        await bob.close()
