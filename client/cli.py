@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import getpass
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -282,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wants_start_screen(args) and not choose(config):
         return 0
     app = TonkApp(config)
+    # A closed terminal (SIGHUP) ends the client as q does, its practice table's files
+    # removed, rather than killing it with them left behind.
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: app.hang_up())
     app.run()
     if app.failure:
         print(app.failure, file=sys.stderr)

@@ -165,7 +165,7 @@ TABLE_KEYS: tuple[TableKey, ...] = (
         "look back: every hand of the session, and any one replayed step by step as you saw it",
         "History",
         13,
-        2,  # (at 80 columns the end-of-hand window and the help say it)
+        2,
     ),
     TableKey(
         (("g", "start"),),

@@ -106,10 +106,15 @@ class DropModal(ModalScreen[str]):
         Binding("escape,n", "answer('cancel')", "Keep playing"),
     ]
 
-    def __init__(self, count: int, asked_at: tuple[int, int] = (0, 0)) -> None:
+    def __init__(
+        self, count: int, asked_at: tuple[int, int] = (0, 0), command_line: bool = True
+    ) -> None:
         super().__init__()
         self.count = count
         self.asked_at = asked_at  # (hand, events so far) when it was asked
+        # The player started tonk-client themselves (not a guest of a door, whose command
+        # line is the server's): the option that never asks is theirs to give.
+        self.command_line = command_line
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -126,7 +131,8 @@ class DropModal(ModalScreen[str]):
                 ),
                 (
                     (
-                        "a: drop, and stop asking (or start with --no-confirm-drop)",
+                        "a: drop, and stop asking"
+                        + (" (or start with --no-confirm-drop)" if self.command_line else ""),
                         "answer('always')",
                     ),
                 ),

@@ -121,8 +121,15 @@ class EndOfHandModal(ModalScreen[None]):
             yield Static(Text(payments), id="payments")
             yield Label(
                 "enter: back to the table (closes by itself at the next deal)  l: history",
+                id="end-of-hand-hint",
                 classes="hint",
             )
+
+    def last_of_session(self) -> None:
+        """This was the session's last hand: closing the window shows the final standings."""
+        self.query_one("#end-of-hand-hint", Label).update(
+            "The session is over. enter: the final standings  l: history"
+        )
 
     def on_click(self, event: events.Click) -> None:
         """A tap anywhere continues, as enter does."""

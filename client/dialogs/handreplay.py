@@ -22,6 +22,8 @@ from ..widgets import TooSmall
 
 #: The replay's keys, as its last line shows them.
 KEYS_LINE = "left/right: step back/on  home/end: deal/end  c: coach  escape: back"
+#: A spectator's: the coach looks at a player's own moves, and a spectator made none.
+WATCHING_KEYS_LINE = "left/right: step back/on  home/end: deal/end  escape: back"
 
 
 class HandReplayScreen(ModalScreen[None]):
@@ -62,7 +64,7 @@ class HandReplayScreen(ModalScreen[None]):
             with VerticalScroll(id="replay-log"):
                 yield Static("", id="replay-moves")
             yield Static("", id="replay-coach")
-            yield Label(KEYS_LINE, classes="hint")
+            yield Label(WATCHING_KEYS_LINE if replayed.seat is None else KEYS_LINE, classes="hint")
 
     def on_mount(self) -> None:
         self._draw()
@@ -89,6 +91,10 @@ class HandReplayScreen(ModalScreen[None]):
             return False
         view = steps[self.at].view
         return view.settlement is None and view.turn == steps[self.at + 1].view.seat
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No coach for a spectator's replay: they made no move to ask about."""
+        return not (action == "coach" and self.replayed.seat is None)
 
     def action_coach(self) -> None:
         """Ask the coach for the expert's view of your move from this step."""

@@ -15,6 +15,7 @@ from rich.text import Text
 from tonk.shared.game.history import HistoryStep
 from tonk.shared.game.ledger import LedgerEntry
 from tonk.shared.game.rules import HouseRules, RulesError
+from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.waiting import away_text
 from tonk.shared.records import replaced
 from tonk.shared.wire import link as ln
@@ -661,10 +662,7 @@ class ClientModel:
         if table.seat is not None and table.seat < len(names):
             seen[table.seat] = "You"
         unit = table.info.unit if table.info is not None else ""
-        table.last_hand = (
-            f"Hand {message.hand}: {ending_line(settlement, seen)}",
-            *payment_lines(settlement, seen, unit),
-        )
+        table.last_hand = last_hand_words(message.hand, settlement, seen, unit)
         self._publish()
         view = table.view
         spreads = tuple(view.spreads) if view is not None and table.hand == message.hand else ()
@@ -698,6 +696,11 @@ class ClientModel:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
         combined = message.combined
+        view = table.view
+        if not table.last_hand and view is not None and view.settlement is not None:
+            # Back at the table during the rematch offer: the last hand's end was before we
+            # came back, and its view (sent on our return) holds its settlement.
+            table.last_hand = last_hand_words(table.hand, view.settlement, table.names(), unit)
         self.report(
             SessionEnded(
                 name,
@@ -865,3 +868,10 @@ class ClientModel:
         state = self.state()
         if state is not None:
             self.report(TableChanged(state))
+
+
+def last_hand_words(
+    hand: int, settlement: Settlement, seen: list[str], unit: str
+) -> tuple[str, ...]:
+    """A hand's ending and its payments in words, names as this seat saw them ("You")."""
+    return (f"Hand {hand}: {ending_line(settlement, seen)}", *payment_lines(settlement, seen, unit))

@@ -103,6 +103,7 @@ class TableState:
     paused: str = ""  # why the server has paused play (it cannot save the game), or ""
     seats: int = 0  # how many seats the table has (taken or not)
     turn_timer: float | None = None  # the table's turn timer, seconds (None: none)
+    hands: int | None = None  # the session ends after this many hands (None: not so)
     #: Each seat's last turn of the hand in play, as the log says it, by seat.
     last_turns: tuple[tuple[int, Text], ...] = ()
     #: The same turns without their subject ("drew 8♥, discarded 2♣"), by seat.

@@ -133,6 +133,7 @@ class TableSeen:
             paused=(info.paused or "") if info is not None else "",
             seats=info.seats if info is not None else len(players),
             turn_timer=info.turn_timer if info is not None else None,
+            hands=info.hands if info is not None else None,
             last_turns=last_turns,
             last_moves=last_moves or {},
             pile=pile,

@@ -19,7 +19,6 @@ from tonk.shared.wire import messages as m
 from ..dialogs import ConfirmModal, CreateTableScreen, HelpScreen
 from ..messages import Request
 from ..model.state import TableInfo
-from ..tablerequest import TableRequest
 from ..text.render import fit_name
 from ..widgets import TooSmall
 from .nights import NightsScreen
@@ -245,11 +244,8 @@ class LobbyScreen(Screen[None]):
         return True
 
     def action_create(self) -> None:
-        def created(request: TableRequest | None) -> None:
-            if request is not None:
-                self.post_message(Request(request))
-
-        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
+        """The form: it sends the table it describes itself, and stays until it is made."""
+        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]))
 
     @on(DataTable.RowSelected)
     def _row_chosen(self, event: DataTable.RowSelected) -> None:

@@ -78,11 +78,13 @@ class TableScreen(Screen[None]):
         practice: bool = False,
         confirm_drop: bool = True,
         bell: bool = True,
+        guest: bool = False,
     ) -> None:
         super().__init__()
         self.card_style = style
         self.practice = practice
         self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
+        self.guest = guest  # a door's guest: tonk-client's options are not theirs to give
         # What the App's reactives say, as last drawn (see on_mount).
         self.state: TableState | None = None
         self.link_note = ""
@@ -94,6 +96,8 @@ class TableScreen(Screen[None]):
         self.rung = False  # the bell has rung this turn
         # When the end-of-hand window last closed by itself, at the next deal (monotonic).
         self.window_closed_at = -CLOSED_GRACE
+        # The seat (and its player) we voted to play for now, until the vote is decided.
+        self.voted_for: tuple[int, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -190,6 +194,22 @@ class TableScreen(Screen[None]):
             # The hand moved on since the question (the turn was played for you, the hand
             # ended): the question goes, rather than a late k dropping in another moment.
             question.dismiss("cancel")
+        self._vote_decided(state)
+
+    def _vote_decided(self, state: TableState) -> None:
+        """A vote of ours that others carried: its notice ("1 of the 2 votes needed") is
+        replaced by the outcome."""
+        voted = self.voted_for
+        if voted is None:
+            return
+        player = state.player(voted[0])
+        if player is None or player.name != voted[1]:
+            self.voted_for = None  # the seat is someone else's now: nothing to say
+        elif player.away:
+            self.voted_for = None
+            self.notify(f"The vote passed: {player.name}'s seat is played for now.")
+        elif player.connected:
+            self.voted_for = None  # back before the vote was decided
 
     def _hand_title(self) -> None:
         state = self.state
@@ -614,6 +634,7 @@ class TableScreen(Screen[None]):
         if votes >= needed:
             self.notify(f"Your vote makes a majority: {player.name}'s seat is played for now.")
         else:
+            self.voted_for = (player.seat, player.name)
             self.notify(
                 f"You voted to play for {player.name} now: {votes} of the {needed} votes needed."
             )
@@ -714,7 +735,9 @@ class TableScreen(Screen[None]):
             if answer in ("drop", "always"):
                 self._play("drop")
 
-        self.app.push_screen(DropModal(count(view.hand), self._moment()), answered)
+        self.app.push_screen(
+            DropModal(count(view.hand), self._moment(), command_line=not self.guest), answered
+        )
 
     def action_spread(self) -> None:
         self._play("spread")

@@ -48,7 +48,7 @@ class StatusBar(LineWidget):
         state = status.state
         parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
         if state.hand_number:
-            parts.append(f"hand {state.hand_number}")
+            parts.append(hand_words(state.hand_number, state.hands))
         view = state.view
         if view is not None and view.multiplier > 1:
             parts.append(f"x{view.multiplier} stakes")
@@ -80,6 +80,15 @@ class StatusBar(LineWidget):
     def refit(self) -> None:
         self._build()
         super().refit()
+
+
+def hand_words(number: int, hands: int | None) -> str:
+    """The hand in play, and where it stands in a session of `hands` (None: no end set)."""
+    if hands is None:
+        return f"hand {number}"
+    if number >= hands:
+        return f"last hand ({number} of {hands})"
+    return f"hand {number} of {hands}"
 
 
 #: What the status line says while our seat is played for us.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
@@ -212,8 +213,11 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     hand = record.deal()
 
     def sentence(events: Sequence[Event]) -> str:
-        """What an action did, as one sentence: its events joined, the first word capital."""
+        """What an action did, as one sentence: its events joined, the first word capital
+        unless it is a player's name (written as the player typed it: "cy draws")."""
         text = "; ".join(event_text(event, names) for event in events)
+        if events and events[0].seat is not None:
+            return text
         return text[:1].upper() + text[1:]
 
     lines = [
@@ -336,20 +340,30 @@ def main(argv: Sequence[str]) -> int:
     try:
         with read_only(path) as conn:
             if args.command == "ledger":
-                for ledger in ledgers(conn, args.tables):
-                    print(ledger_text(ledger))
-                return 0
+                return print_quietly([ledger_text(ledger) for ledger in ledgers(conn, args.tables)])
             if args.command == "audit":
                 return audit(conn, args.tables)
             table, note = find_table(conn, args.table)
             if note:
                 print(f"tonk-server replay: {note}", file=sys.stderr)
-            for line in replay_lines(conn, table, args.hand):
-                print(line)
-            return 0
+            lines = replay_lines(conn, table, args.hand)
     except AuditError as exc:
         print(f"tonk-server {args.command}: {exc}", file=sys.stderr)
         return 2
+    return print_quietly(lines)
+
+
+def print_quietly(lines: Sequence[str]) -> int:
+    """Write `lines` to the standard output; a reader that stops early (`| head`) ends the
+    command quietly, as it ends any other, rather than with a BrokenPipeError's traceback."""
+    try:
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's own flush at exit would fail again: point stdout at nothing first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 def ledger_text(ledger: TableLedger) -> str:

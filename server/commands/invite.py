@@ -212,6 +212,8 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
             f"  ssh -t -p {invite.ssh_port} {NAME}@{address} join {table}",
             f"{NAME} is the name each friend plays under: the first key to come in under a "
             "name keeps it.",
+            "A friend with no SSH key yet makes one with `ssh-keygen -t ed25519` (Enter at "
+            "each question; Windows 10 and later have it too).",
         ]
         if invite.fingerprint is not None:
             lines.append(

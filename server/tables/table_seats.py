@@ -341,7 +341,7 @@ class TableSeats:
                         "away: watch the table, or take your seat back from the bot (at once "
                         "between hands, else as the hand in play ends)",
                     )
-                raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
+                raise RequestError(p.BAD_TOKEN, "you hold no seat at this table to take back")
             if conn.table is table and conn.seat is not None and conn.seat != number:
                 raise RequestError(p.ALREADY_AT_TABLE, "you hold another seat at this table")
             seat = self._seats[number]
@@ -350,7 +350,8 @@ class TableSeats:
                 table.server.seating.clear(old)
                 old.error(
                     p.SEAT_RESUMED_ELSEWHERE,
-                    "your seat was taken back with its token from another connection",
+                    "your seat was taken back from another connection (the same player, "
+                    "started again or on another computer)",
                 )
                 table.server.lobby.arrived(old)
             seat.conn = conn

@@ -56,12 +56,19 @@ def advise(
             if allowed and action not in options:
                 options.append(action)
     means = [Mean() for _ in options]
-    gain = Mean()
-    for nets in expert.outcomes(view, options, deals):
+    outcomes = list(expert.outcomes(view, options, deals))
+    for nets in outcomes:
         for mean, net in zip(means, nets, strict=True):
             mean.add(net)
-        if played is not None:
-            gain.add(nets[0] - nets[options.index(played)])
+    # The choice recommended is the one these deals rate best (the expert's own, unless
+    # another did better on them): never one its own figures put below another.
+    top = max(range(len(options)), key=lambda i: (means[i].mean or 0.0, -i))
+    best = options[top]
+    gain = Mean()
+    if played is not None:
+        mine = options.index(played)
+        for nets in outcomes:
+            gain.add(nets[top] - nets[mine])
     interval = gain.ci95() or (0.0, 0.0)
     return Advice(
         best,
@@ -69,9 +76,10 @@ def advise(
         gain.mean or 0.0,
         interval[0],
         interval[1],
-        means[0].n,
-        tuple(
-            Weighed(action, mean.mean or 0.0) for action, mean in zip(options, means, strict=True)
+        means[top].n,
+        tuple(  # the one recommended first, then the rest as weighed (`played` next)
+            Weighed(options[i], means[i].mean or 0.0)
+            for i in sorted(range(len(options)), key=lambda i: i != top)
         ),
         view.stakes[view.turn] * view.multiplier,
     )
