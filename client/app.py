@@ -100,7 +100,11 @@ class TonkApp(KeyedApp):
     TITLE = "tonk"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    # Each screen is marked by the terminal's width: `-portrait` under 80 columns (the panels
+    # stacked: a phone held upright; tonk.tcss), `-wide` from 110; and by its height:
+    # `-tall` from 40 rows (an upright table has room for the log).
+    HORIZONTAL_BREAKPOINTS = [(0, "-portrait"), (80, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]  # noqa: RUF012
     LATE_KEY = "The hand was over before {key}: not used."
 
     # What the connection reports, flowing down to the screens that watch it.

@@ -30,6 +30,9 @@ SPREADS = (
     spread(7, 2, RUN, "5c 6c 7c 8c", ("8c", 3)),
 )
 
+#: Two more books, unhit.
+BOOKS = (spread(8, 2, BOOK, "4h 4d 4c"), spread(9, 0, BOOK, "9h 9d 9c"))
+
 
 async def laid(pilot: Pilot[None], app: TonkApp, spreads: tuple[Spread, ...]) -> list[str]:
     """The table drawn with `spreads` on it: the spreads panel's rows."""
@@ -55,9 +58,26 @@ async def test_five_spreads_with_hits_fit_a_full_table_at_80x24() -> None:
             "4 Dot: J♥ J♦ J♣",
             "5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada",
         ]
-        # In whole words where each spread fits its row; in short where one would not.
-        assert await laid(pilot, app, SPREADS[3:4]) == ["1 Dot (bot)'s book: J♥ J♦ J♣"]
-        assert await laid(pilot, app, SPREADS[1:2]) == ["1 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot"]
+        # Four books side by side take two bands of cards, more than the rows: in whole
+        # words where each fits its row.
+        books = (*SPREADS[3:4], *SPREADS[5:6], *BOOKS)
+        assert await laid(pilot, app, books) == [
+            "1 Dot (bot)'s book: J♥ J♦ J♣",
+            "2 Ada (bot)'s book: K♥ K♦ K♣",
+            "3 Bix (bot)'s book: 4♥ 4♦ 4♣",
+            "4 Your book: 9♥ 9♦ 9♣",
+        ]
+        # One spread fits as cards even here, under its number and owner, a hit card with
+        # who hit it under it.
+        rows = await laid(pilot, app, SPREADS[1:2])
+        assert [row.strip() for row in rows] == [
+            "1 Bix's book",
+            "╭───┬───┬───┬───╮",
+            "│ 7♥│ 7♦│ 7♣│ 7♠│",
+            "╰───┴───┴───┴───╯",
+            "+Dot",
+        ]
+        assert rows[4].index("+Dot") == rows[2].index("7♠") - 1  # under the card hit
 
 
 async def test_more_spreads_than_rows_go_two_a_line_then_say_how_many_more() -> None:

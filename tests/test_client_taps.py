@@ -25,8 +25,8 @@ async def tap_card(pilot: Pilot[None], hand: HandView, index: int) -> None:
 
 async def tap_key(pilot: Pilot[None], bar: KeyBar, key: str) -> None:
     """A tap on `key` in the key bar, where it is drawn."""
-    start = next(s for s, _, k in bar._spans if k == key)
-    await pilot.click(KeyBar, offset=(start, 0))
+    row, start = next((y, s) for y, s, _, k in bar._spans if k == key)
+    await pilot.click(KeyBar, offset=(start, row))
 
 
 async def test_a_hand_played_by_taps(tmp_path: Path) -> None:

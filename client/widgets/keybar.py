@@ -24,9 +24,9 @@ class KeyEntry:
 
 
 class KeyBar(LineWidget):
-    """The table's keys on one line, those not open now greyed out. Unlike Textual's footer
-    (a widget per key, all repainted when any changes) it is one row of text, repainted as
-    far as it changed. A click on a key presses it."""
+    """The table's keys on one line (on a narrow screen, `bar_rows`), those not open now greyed
+    out. Unlike Textual's footer (a widget per key, all repainted when any changes) it is
+    rows of text, repainted as far as they changed. A click on a key presses it."""
 
     class Pressed(Message):
         def __init__(self, key: str) -> None:
@@ -36,40 +36,61 @@ class KeyBar(LineWidget):
     #: The keys to show, in order (set by the screen; drawn as far as they changed).
     entries: var[tuple[KeyEntry, ...]] = var((), init=False)
 
+    #: How many rows the keys may take (a narrow screen's bar takes two).
+    bar_rows: var[int] = var(1, init=False)
+
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._spans: list[tuple[int, int, str]] = []
+        self._spans: list[tuple[int, int, int, str]] = []  # (row, start, end, key)
 
     def watch_entries(self) -> None:
+        self._build()
+
+    def watch_bar_rows(self) -> None:
         self._build()
 
     def _build(self) -> None:
         width = self.size.width or 80
         entries = list(self.entries)
 
-        def length(items: list[KeyEntry]) -> int:
-            return sum(len(e.shown) + len(e.description) + 2 for e in items)
+        def length(entry: KeyEntry) -> int:
+            return len(entry.shown) + len(entry.description) + 2
 
-        while entries and length(entries) > width:
+        def laid(items: list[KeyEntry]) -> list[list[KeyEntry]]:
+            """`items` in order, row after row, each row as many as fit `width`."""
+            lines: list[list[KeyEntry]] = [[]]
+            used = 0
+            for entry in items:
+                if lines[-1] and used + length(entry) > width:
+                    lines.append([])
+                    used = 0
+                lines[-1].append(entry)
+                used += length(entry)
+            return lines
+
+        while entries and len(laid(entries)) > max(self.bar_rows, 1):
             entries.remove(min(entries, key=lambda e: e.keep))
-        line = Text()
+        lines = []
         self._spans = []
-        for entry in entries:
-            start = line.cell_len
-            if entry.enabled:
-                line.append(entry.shown, style="bold")
-                line.append(f" {entry.description} ")
-            else:
-                line.append(f"{entry.shown} {entry.description} ", style="dim")
-            self._spans.append((start, line.cell_len, entry.key))
-        self.set_lines([line])
+        for y, row in enumerate(laid(entries)):
+            line = Text()
+            for entry in row:
+                start = line.cell_len
+                if entry.enabled:
+                    line.append(entry.shown, style="bold")
+                    line.append(f" {entry.description} ")
+                else:
+                    line.append(f"{entry.shown} {entry.description} ", style="dim")
+                self._spans.append((y, start, line.cell_len, entry.key))
+            lines.append(line)
+        self.set_lines(lines)
 
     def refit(self) -> None:
         self._build()
         super().refit()
 
     def on_click(self, event: events.Click) -> None:
-        for start, end, key in self._spans:
-            if start <= event.x < end:
+        for y, start, end, key in self._spans:
+            if y == event.y and start <= event.x < end:
                 self.post_message(self.Pressed(key))
                 return

@@ -8,7 +8,8 @@ from textual.widgets import Static
 class TooSmall(Static):
     """Covers a screen when the terminal is smaller than the table needs."""
 
-    MIN_WIDTH = 80
+    #: Narrower than 80 columns the table is laid out upright (screens/table.py: PORTRAIT).
+    MIN_WIDTH = 40
     MIN_HEIGHT = 24
 
     def __init__(self) -> None:
