@@ -295,9 +295,9 @@ class CentrePanel(Vertical):
         self.fit_cards()
 
     def fit_cards(self) -> None:
-        """Draw the pile and the spreads as large as they fit: the spreads' cards first (they
-        are what a player reads most), then the pile's, its last cards fanned where there is
-        room; text where no cards fit."""
+        """Draw the pile and the spreads with cards of one size, the largest they fit at (the
+        pile's last cards fanned where there is room); short of rows, the pile in words beside
+        the smallest cards, or the spreads in words; text where no cards fit."""
         state = self.state
         if state is None or not self.is_mounted:
             return
@@ -324,36 +324,36 @@ class CentrePanel(Vertical):
         plain = Pile(view.stock_size, view.discard_top, view.discard_size)
         text_pile = self.pile_text(state)
         if width > 0 and height > 0:
-            for spread_size in (*SIZES, None):
-                laid = (
-                    spreads.as_cards(spread_size, width)
-                    if spread_size is not None
-                    else spreads.fitted_text(height)
-                )
-                if laid is None:
+            # The pile and the spreads at one size, the largest that fits, the pile fanned
+            # where it can be; then, short of rows, the pile or the spreads in words.
+            candidates: list[tuple[CardSize | None, Pile, CardSize | None]] = [
+                (size, pile, size) for size in SIZES for pile in (fanned, plain)
+            ]
+            candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
+            laid: dict[CardSize | None, list[Text] | None] = {}
+            for pile_size, pile_seen, spread_size in candidates:
+                if spread_size not in laid:
+                    laid[spread_size] = (
+                        spreads.as_cards(spread_size, width)
+                        if spread_size is not None
+                        else spreads.fitted_text(height)
+                    )
+                spread_rows = laid[spread_size]
+                if spread_rows is None:
                     continue
                 # With no spreads yet, room is kept for one of this size: the pile keeps its
                 # size as the first is laid.
-                need = len(laid)
+                need = len(spread_rows)
                 if not view.spreads and spread_size is not None:
                     need = max(need, spread_size.rows + 1)
-                for pile_size in (*SIZES, None):
-                    options: list[tuple[list[Text] | None, bool]]
-                    if pile_size is None and spread_size not in (None, SMALL):
-                        continue  # (large cards beside a pile in words: smaller cards first)
-                    if pile_size is None:
-                        options = [(text_pile, False)]
-                    elif spread_size is not None and pile_size.rows < spread_size.rows:
-                        continue
-                    else:
-                        options = [
-                            (pile_block(fanned, names, self.card_style, pile_size, width), True),
-                            (pile_block(plain, names, self.card_style, pile_size, width), False),
-                        ]
-                    for rows, fan in options:
-                        if rows is not None and len(rows) + need <= height:
-                            self._draw(rows, (pile_size, spread_size, fan), need)
-                            return
+                rows = (
+                    text_pile
+                    if pile_size is None
+                    else pile_block(pile_seen, names, self.card_style, pile_size, width)
+                )
+                if rows is not None and len(rows) + need <= height:
+                    self._draw(rows, (pile_size, spread_size, pile_seen is fanned), need)
+                    return
         self._draw(text_pile, (None, None, False))
 
     def _draw(
