@@ -4,7 +4,9 @@ dealt from the stacked deck (you hold 5♠ 6♠ 7♠ 9♥ 9♦ and draw the 8♠
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,8 +15,17 @@ from ptyterm import Term
 from termkit import command_path
 
 
-def env(tmp_path: Path) -> dict[str, str]:
-    return {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")}
+@contextlib.contextmanager
+def client(tmp_path: Path, size: tuple[int, int], *options: str) -> Iterator[Term]:
+    """`tonk-client` on a terminal of `size`: the stacked practice table, or with `options`
+    as they say; closed after the test."""
+    term = Term(*size)
+    try:
+        argv = [command_path("tonk-client"), *options] if options else practice_command()
+        term.start(argv, {"LANG": "C.UTF-8", "XDG_STATE_HOME": str(tmp_path / "state")})
+        yield term
+    finally:
+        term.close()
 
 
 #: One card's label at the top of its face, at any size (`│ 5♠│`, `│5♠   │`), side by side.
@@ -64,23 +75,17 @@ async def play_a_spread_and_a_hit(term: Term) -> str:
 async def test_a_spread_laid_and_hit_shows_as_cards_at_every_size(
     tmp_path: Path, size: tuple[int, int]
 ) -> None:
-    term = Term(*size)
-    try:
-        term.start(practice_command(), env(tmp_path))
+    with client(tmp_path, size) as term:
         screen = await play_a_spread_and_a_hit(term)
         # The stock as a card back beside its count; the discard pile's words beside it.
         assert "▒▒▒│" in screen and re.search(r"Stock: \d+", screen)
         assert "Terminal too small" not in screen
-    finally:
-        term.close()
 
 
 async def test_the_discard_pile_is_fanned_with_who_threw_each_where_there_is_room(
     tmp_path: Path,
 ) -> None:
-    term = Term(100, 30)
-    try:
-        term.start(practice_command(), env(tmp_path))
+    with client(tmp_path, (100, 30)) as term:
         await term.wait_for("Your turn: d draw")
         term.write("dx")  # draw the 8♠, discard the 5♠; the bot draws and throws the K♣
         screen = await term.wait_until(
@@ -98,14 +103,10 @@ async def test_the_discard_pile_is_fanned_with_who_threw_each_where_there_is_roo
             edges[0] + 1 + 2 * (edges[1] - edges[0]),
         ]
         assert "Discard: K♣" in screen and "3 in the pile" in screen
-    finally:
-        term.close()
 
 
 async def test_a_narrow_terminal_stacks_the_panels_and_cuts_nothing(tmp_path: Path) -> None:
-    term = Term(40, 30)
-    try:
-        term.start(practice_command(), env(tmp_path))
+    with client(tmp_path, (40, 30)) as term:
         await term.wait_for("Your turn: d draw")
         term.write("d")
         screen = await term.wait_for("Your turn: x discard")
@@ -136,20 +137,17 @@ async def test_a_narrow_terminal_stacks_the_panels_and_cuts_nothing(tmp_path: Pa
         # Grown to 80 columns, the ledger and the log are beside the table again.
         term.resize(80, 30)
         await term.wait_for_all("Ledger", "Log and chat", "You drew 8♠")
-    finally:
-        term.close()
 
 
 async def test_five_seats_at_80x24_keep_the_compact_text_where_cards_do_not_fit(
     tmp_path: Path,
 ) -> None:
-    term = Term(80, 24)
-    try:
-        options = ["--name", "Tester", "--bots", "4", "--rules", "speno", "--seed", "11"]
-        term.start([command_path("tonk-client"), *options], env(tmp_path))
-        screen = await term.wait_for_all("Dot (bot)", "Stock: ", "No spreads on the table.")
+    options = ["--name", "Tester", "--bots", "4", "--rules", "speno", "--seed", "11"]
+    with client(tmp_path, (80, 24), *options) as term:
         # Five players listed leave the table six rows: the stock and discard as a line.
-        assert re.search(r"Stock: \d+   Discard: \S+  \(\d+ in the pile\)", screen)
+        line = re.compile(r"Stock: \d+   Discard: \S+  \(\d+ in the pile\)")
+        screen = await term.wait_until(
+            lambda s: "Dot (bot)" in s and "No spreads on the table." in s and line.search(s),
+            "the table laid out for five",
+        )
         assert "▒▒▒" not in screen
-    finally:
-        term.close()
