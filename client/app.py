@@ -48,7 +48,7 @@ from .terminal import AsciiOnly, NoColour
 from .text.coaching import advice_text
 from .text.render import CardStyle
 from .tokens import SeatTokens
-from .widgets import TooSmall
+from .widgets import PORTRAIT, TooSmall
 
 
 @dataclass
@@ -103,7 +103,7 @@ class TonkApp(KeyedApp):
     # Each screen is marked by the terminal's width: `-portrait` under 80 columns (the panels
     # stacked: a phone held upright; tonk.tcss), `-wide` from 110; and by its height:
     # `-tall` from 40 rows (an upright table has room for the log).
-    HORIZONTAL_BREAKPOINTS = [(0, "-portrait"), (80, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    HORIZONTAL_BREAKPOINTS = [(0, "-portrait"), (PORTRAIT, "-narrow"), (110, "-wide")]  # noqa: RUF012
     VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]  # noqa: RUF012
     LATE_KEY = "The hand was over before {key}: not used."
 

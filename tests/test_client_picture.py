@@ -151,3 +151,21 @@ async def test_five_seats_at_80x24_keep_the_compact_text_where_cards_do_not_fit(
             "the table laid out for five",
         )
         assert "▒▒▒" not in screen
+
+
+async def test_the_end_of_hand_window_fits_a_narrow_terminal(tmp_path: Path) -> None:
+    """Upright, each player's hand and result go under their name and numbers: nothing of
+    the window is cut at 40 columns."""
+    with client(tmp_path, (40, 30)) as term:
+        await term.wait_for("Your turn: d draw")
+        term.write("kk")  # drop at once, and yes
+        screen = await term.wait_for_all("Hand 1 is over", "This hand", "pays")
+        assert "…" not in screen
+        assert re.search(r"Tester \(you\) +36 +[-+]\d+ +[-+]\d+ █", screen), screen
+        assert re.search(r"█   5♠ 6♠ 7♠ 9♥ 9♦  dropped", screen), screen
+        # Turned wide while it is open, it lays its table out wide again.
+        term.resize(80, 30)
+        await term.wait_until(
+            lambda s: re.search(r"Tester \(you\) +5♠ 6♠ 7♠ 9♥ 9♦ +36 +dropped", s) is not None,
+            "the hand beside the name",
+        )

@@ -24,6 +24,7 @@ from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
 from ..text.render import HAND_ORDERS, CardStyle, sort_hand
 from ..widgets import (
+    PORTRAIT,
     CentrePanel,
     HandView,
     KeyBar,
@@ -44,9 +45,6 @@ from .common import too_small
 LARGE = (140, 44)
 #: From this size (columns, rows) the hand's cards are drawn larger.
 BIG_HAND = (100, 30)
-#: Under this many columns the table is laid out upright (a phone held upright, a narrow
-#: pane): its panels stacked, the screen marked `-portrait` (the App's breakpoints).
-PORTRAIT = 80
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
 
