@@ -10,6 +10,7 @@ render.py where no size does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from rich.text import Text
 from tonk.shared.game.cards import Card
@@ -91,12 +92,16 @@ def card_row(cards: Sequence[Drawn], style: CardStyle, size: CardSize) -> list[T
 
 def marks_row(marks: Sequence[tuple[int, str]], step: int) -> Text:
     """Words under cards of a row (`card_row`): each mark (the card's place from 0, its word)
-    starts under its card, inside its left edge, and is cut short of the next mark."""
+    starts under its card, inside its left edge, and is cut short of the next mark (a hit's
+    `+`s left out first: `+Bix +Cleo` under two cards side by side is `Bix Cleo`)."""
     out = Text()
     ordered = sorted(marks)
+    rooms = [(later - place) * step - 1 for (place, _), (later, _) in pairwise(ordered)]
+    if any(len(word) > room for (_, word), room in zip(ordered, rooms, strict=False)):
+        ordered = [(place, word.removeprefix("+")) for place, word in ordered]
     for i, (place, word) in enumerate(ordered):
         start = place * step + 1
-        room = ordered[i + 1][0] * step - start - 1 if i + 1 < len(ordered) else len(word)
+        room = rooms[i] if i < len(rooms) else len(word)
         out.append(" " * (start - out.cell_len))
         out.append(word[: max(room, 0)], style="dim")
     return out
