@@ -59,7 +59,7 @@ def test_a_spread_names_its_owner_and_marks_each_hit_card_with_who_hit_it() -> N
     underlined = {
         face.plain[span.start : span.end] for span in face.spans if "underline" in str(span.style)
     }
-    assert underlined == {" J♠"}
+    assert underlined == {"J♠"}  # (the label alone)
 
 
 def test_names_under_cards_side_by_side_drop_their_plus_before_being_cut() -> None:

@@ -79,13 +79,21 @@ def card_row(cards: Sequence[Drawn], style: CardStyle, size: CardSize) -> list[T
     for card, extra in cards:
         if card is None:
             back = ASCII_BACK if style.ascii else BACK
-            shown = [back * size.inner] * (size.rows - 2)
-            face_style = "blue"
-        else:
-            shown = faces(card_label(card, style), size)
-            face_style = " ".join(s for s in (style.suit_style(card.suit), "bold", extra) if s)
-        for row, text in zip(lines[1:-1], shown, strict=True):
-            row.append(text, style=face_style)
+            for row in lines[1:-1]:
+                row.append(back * size.inner, style="blue")
+                row.append(box["v"])
+            continue
+        label = card_label(card, style)
+        face_style = " ".join(s for s in (style.suit_style(card.suit), "bold") if s)
+        for row, text in zip(lines[1:-1], faces(label, size), strict=True):
+            # `extra` (a hit card's underline) on the label alone, not the space about it.
+            start = text.find(label)
+            if extra and start >= 0:
+                row.append(text[:start], style=face_style)
+                row.append(label, style=f"{face_style} {extra}")
+                row.append(text[start + len(label) :], style=face_style)
+            else:
+                row.append(text, style=face_style)
             row.append(box["v"])
     return lines
 
