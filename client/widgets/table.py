@@ -232,15 +232,27 @@ class SpreadsPanel(LineWidget):
         # As many lines as fit above the line that says how many spreads are not shown.
         shown: list[Text] = []
         count = 0
+        below = self._rows([self._more(len(self.spreads))])
         for line, spreads in packed:
-            if self._rows([*shown, line]) > height - 1:
+            if self._rows([*shown, line]) > height - below:
                 break
             shown.append(line)
             count += spreads
-        more = len(self.spreads) - count
-        spreads_ = "spreads" if more != 1 else "spread"
-        shown.append(Text(f"+{more} more {spreads_}: h lists them on your turn"))
+        shown.append(self._more(len(self.spreads) - count))
         return shown
+
+    @staticmethod
+    def _more(more: int) -> Text:
+        spreads = "spreads" if more != 1 else "spread"
+        return Text(f"+{more} more {spreads}: h lists them on your turn")
+
+    def whole_text(self, height: int) -> tuple[list[Text], int] | None:
+        """The spreads as text and the rows they take, where each is written whole on a row
+        of its own in `height` rows (not in short); None where they are not."""
+        lines = self.fitted_text(height)
+        rows = self._rows(lines)
+        whole = not self.spreads or (rows == len(lines) == len(self.spreads))
+        return (lines, rows) if whole and rows <= height else None
 
 
 def centred(lines: Sequence[Text], width: int) -> list[Text]:
@@ -330,28 +342,33 @@ class CentrePanel(Vertical):
                 (size, pile, size) for size in SIZES for pile in (fanned, plain)
             ]
             candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
-            laid: dict[CardSize | None, list[Text] | None] = {}
+            laid: dict[CardSize, list[Text] | None] = {}
             for pile_size, pile_seen, spread_size in candidates:
-                if spread_size not in laid:
-                    laid[spread_size] = (
-                        spreads.as_cards(spread_size, width)
-                        if spread_size is not None
-                        else spreads.fitted_text(height)
-                    )
-                spread_rows = laid[spread_size]
-                if spread_rows is None:
-                    continue
-                # With no spreads yet, room is kept for one of this size: the pile keeps its
-                # size as the first is laid.
-                need = len(spread_rows)
-                if not view.spreads and spread_size is not None:
-                    need = max(need, spread_size.rows + 1)
                 rows = (
                     text_pile
                     if pile_size is None
                     else pile_block(pile_seen, names, self.card_style, pile_size, width)
                 )
-                if rows is not None and len(rows) + need <= height:
+                if rows is None:
+                    continue
+                if spread_size is None:
+                    # In words, each spread whole on a row, in the rows the pile leaves.
+                    text = spreads.whole_text(height - len(rows))
+                    if text is not None:
+                        self._draw(rows, (pile_size, None, pile_seen is fanned), text[1])
+                        return
+                    continue
+                if spread_size not in laid:
+                    laid[spread_size] = spreads.as_cards(spread_size, width)
+                cards = laid[spread_size]
+                if cards is None:
+                    continue
+                # With no spreads yet, room is kept for one of this size: the pile keeps its
+                # size as the first is laid.
+                need = len(cards)
+                if not view.spreads:
+                    need = max(need, spread_size.rows + 1)
+                if len(rows) + need <= height:
                     self._draw(rows, (pile_size, spread_size, pile_seen is fanned), need)
                     return
         self._draw(text_pile, (None, None, False))
