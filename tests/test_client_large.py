@@ -177,7 +177,11 @@ async def test_a_spectator_on_a_large_terminal_reads_each_last_turn_under_the_na
                     and "5 cards" in rows[alice + 1]
                 )
 
-            screen = await term.wait_until(placed, "each player in their place")
+            # (The log's line may be written a moment after the table's rows.)
+            screen = await term.wait_until(
+                lambda s: placed(s) and "Bob drew, discarded 5♠" in s,
+                "each player in their place, the log",
+            )
             assert "each player's last turn" not in screen
             assert screen.count("drew, discarded 5♠") == 2  # under the name, the log
         finally:
