@@ -114,3 +114,10 @@ def test_the_pile_fans_as_many_discards_as_fit_with_who_threw_each() -> None:
     rows = plain(pile_block(Pile(29, parse_card("Qs"), 3), NAMES, CardStyle(), SMALL, 60) or [])
     assert len(rows) == 3 and "│ Q♠│" in rows[1]
     assert pile_block(pile, NAMES, CardStyle(), SMALL, 20) is None
+
+
+def test_a_pile_that_must_fan_its_last_three_is_not_drawn_where_fewer_fit() -> None:
+    last = ((parse_card("7d"), None), (parse_card("Jd"), 2), (parse_card("Qs"), 3))
+    pile = Pile(29, parse_card("Qs"), 3, last, least=3)
+    assert pile_block(pile, NAMES, CardStyle(), SMALL, 36) is not None
+    assert pile_block(pile, NAMES, CardStyle(), MEDIUM, 36) is None  # (one would fit)

@@ -197,12 +197,14 @@ def spreads_as_cards(
 class Pile:
     """The stock and the discard pile as the seat sees them: the stock's count, the top
     discard and the pile's size, and the pile's last cards with who threw each (None: the
-    up card), oldest first, where the hand's events say them (empty where they do not)."""
+    up card), oldest first, where the hand's events say them (empty where they do not); and
+    the fewest of those to fan (`pile_block` draws none where fewer fit)."""
 
     stock: int
     top: Card | None
     size: int
     last: tuple[tuple[Card, int | None], ...] = ()
+    least: int = 1
 
 
 def pile_block(
@@ -211,7 +213,7 @@ def pile_block(
     """The stock as a card back and the discard pile face up, with their words at the right
     (`Stock: 29`, `Discard: Q♠`, `4 in the pile`); the pile's last cards fanned, the top at
     the right, each with who threw it under it, as many as fit `width`. None where even the
-    two cards and their words do not fit."""
+    two cards and their words, or fewer than `pile.least` of its last cards, do not fit."""
     words = [f"Stock: {pile.stock}"]
     if pile.top is None:
         words.append("Discard: none")
@@ -226,7 +228,7 @@ def pile_block(
         if wide <= width:
             break
         fanned = fanned[1:]
-    if pile.top is not None and not fanned:
+    if pile.top is not None and len(fanned) < (pile.least if known else 1):
         return None
     stock = card_row([(None, "")], style, size)
     discard = card_row([(card, "") for card, _ in fanned], style, size)

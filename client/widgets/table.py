@@ -35,8 +35,10 @@ from ..text.render import (
 )
 from .lines import LineWidget
 
-#: How many of the discard pile's last cards are fanned with who threw each, where they fit.
+#: How many of the discard pile's last cards are fanned with who threw each, where they fit,
+#: and the fewest worth fanning: smaller cards are drawn rather than fewer fanned.
 PILE_FAN = 5
+PILE_LEAST = 3
 
 
 class PlayersPanel(LineWidget):
@@ -307,9 +309,10 @@ class CentrePanel(Vertical):
         self.fit_cards()
 
     def fit_cards(self) -> None:
-        """Draw the pile and the spreads with cards of one size, the largest they fit at (the
-        pile's last cards fanned where there is room); short of rows, the pile in words beside
-        the smallest cards, or the spreads in words; text where no cards fit."""
+        """Draw the pile and the spreads with cards of one size, the largest they fit at with
+        the pile's last cards fanned (three at least, where the hand has had three), else
+        the largest they fit at; short of rows, the pile in words beside the smallest cards,
+        or the spreads in words; text where no cards fit."""
         state = self.state
         if state is None or not self.is_mounted:
             return
@@ -327,19 +330,18 @@ class CentrePanel(Vertical):
         spreads.spreads, spreads.names, spreads.order = view.spreads, names, tuple(order)
         width, height = self.size.width, self.size.height
         followed = bool(state.pile) and state.pile[-1][0] == view.discard_top
+        last = state.pile[-PILE_FAN:] if followed else ()
         fanned = Pile(
-            view.stock_size,
-            view.discard_top,
-            view.discard_size,
-            state.pile[-PILE_FAN:] if followed else (),
+            view.stock_size, view.discard_top, view.discard_size, last, min(PILE_LEAST, len(last))
         )
         plain = Pile(view.stock_size, view.discard_top, view.discard_size)
         text_pile = self.pile_text(state)
         if width > 0 and height > 0:
-            # The pile and the spreads at one size, the largest that fits, the pile fanned
-            # where it can be; then, short of rows, the pile or the spreads in words.
+            # The pile and the spreads at one size: the largest with the pile fanned, else
+            # the largest; then, short of rows, the pile or the spreads in words.
             candidates: list[tuple[CardSize | None, Pile, CardSize | None]] = [
-                (size, pile, size) for size in SIZES for pile in (fanned, plain)
+                *((size, fanned, size) for size in SIZES),
+                *((size, plain, size) for size in SIZES),
             ]
             candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
             laid: dict[CardSize, list[Text] | None] = {}
