@@ -121,3 +121,11 @@ def test_a_pile_that_must_fan_its_last_three_is_not_drawn_where_fewer_fit() -> N
     pile = Pile(29, parse_card("Qs"), 3, last, least=3)
     assert pile_block(pile, NAMES, CardStyle(), SMALL, 36) is not None
     assert pile_block(pile, NAMES, CardStyle(), MEDIUM, 36) is None  # (one would fit)
+
+
+def test_short_of_room_beside_the_pile_its_words_go_under_it() -> None:
+    last = ((parse_card("7d"), None), (parse_card("Jd"), 2), (parse_card("Qs"), 3))
+    pile = Pile(29, parse_card("Qs"), 3, last, least=3)
+    rows = plain(pile_block(pile, NAMES, CardStyle(), MEDIUM, 40) or [])
+    assert rows[1] == "│▒▒▒▒▒│  │7♦   │J♦   │Q♠   │"
+    assert rows[-2:] == ["          up    Bix   Cleo", "Stock: 29   Discard: Q♠   3 in the pile"]

@@ -211,9 +211,10 @@ def pile_block(
     pile: Pile, names: Sequence[str], style: CardStyle, size: CardSize, width: int
 ) -> list[Text] | None:
     """The stock as a card back and the discard pile face up, with their words at the right
-    (`Stock: 29`, `Discard: Q♠`, `4 in the pile`); the pile's last cards fanned, the top at
-    the right, each with who threw it under it, as many as fit `width`. None where even the
-    two cards and their words, or fewer than `pile.least` of its last cards, do not fit."""
+    (`Stock: 29`, `Discard: Q♠`, `4 in the pile`), or on a line under them where `width` is
+    short of room beside them; the pile's last cards fanned, the top at the right, each with
+    who threw it under it, as many as fit `width`. None where even the two cards and their
+    words, or fewer than `pile.least` of its last cards, do not fit."""
     words = [f"Stock: {pile.stock}"]
     if pile.top is None:
         words.append("Discard: none")
@@ -221,14 +222,18 @@ def pile_block(
         words.append(f"Discard: {card_label(pile.top, style)}")
         words.append(f"{pile.size} in the pile")
     known = pile.top is not None and bool(pile.last)  # who threw each is known
-    fanned = list(pile.last) if known else [] if pile.top is None else [(pile.top, None)]
-    words_wide = max(len(word) for word in words)
-    while fanned:
-        wide = size.step + 1 + 2 + len(fanned) * size.step + 1 + 2 + words_wide
-        if wide <= width:
+    shown = list(pile.last) if known else [] if pile.top is None else [(pile.top, None)]
+    least = pile.least if known else 1
+    beside = max(len(word) for word in words) + 2
+    line = "   ".join(words)
+    for room, under in ((width - beside, False), (width, True)):
+        if under and len(line) > width:
+            return None
+        fits = max(0, (room - size.step - 4) // size.step)  # (the stock, gaps, edges)
+        fanned = shown[len(shown) - min(fits, len(shown)) :]
+        if pile.top is None or len(fanned) >= least:
             break
-        fanned = fanned[1:]
-    if pile.top is not None and len(fanned) < (pile.least if known else 1):
+    else:
         return None
     stock = card_row([(None, "")], style, size)
     discard = card_row([(card, "") for card, _ in fanned], style, size)
@@ -237,12 +242,10 @@ def pile_block(
     top = (size.rows - len(words)) // 2
     rows = []
     for y in range(size.rows):
-        line = Text().append_text(stock[y]).append("  ").append_text(discard[y])
-        if 0 <= y - top < len(words):
-            line.append("  " + words[y - top])
-        rows.append(line)
-    if rows[0].cell_len > width:
-        return None
+        row = Text().append_text(stock[y]).append("  ").append_text(discard[y])
+        if not under and 0 <= y - top < len(words):
+            row.append("  " + words[y - top])
+        rows.append(row)
     if known:
         short = short_names(names)
 
@@ -252,6 +255,7 @@ def pile_block(
             return short[seat] if 0 <= seat < len(short) else "?"
 
         marks = [(i, who(seat)) for i, (_, seat) in enumerate(fanned)]
-        under = marks_row(marks, size.step)
-        rows.append(Text(" " * (size.step + 3)).append_text(under))  # (under the discards)
+        rows.append(Text(" " * (size.step + 3)).append_text(marks_row(marks, size.step)))
+    if under:
+        rows.append(Text(line))
     return rows
