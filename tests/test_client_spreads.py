@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from clientkit import at_my_turn, practice_app, table_state
+import pytest
+from clientkit import at_my_turn, my_turn, practice_app, table_state, wait_for
 from textual.pilot import Pilot
 from tonk.client.app import TonkApp
-from tonk.client.widgets.table import SpreadsPanel
+from tonk.client.widgets import LineWidget
+from tonk.client.widgets.table import CentrePanel, SpreadsPanel
 from tonk.shared.game.cards import parse_card, parse_cards
 from tonk.shared.game.spreads import Spread, SpreadKind
 
@@ -91,3 +93,22 @@ async def test_more_spreads_than_rows_go_two_a_line_then_say_how_many_more() -> 
         assert rows[-1] == "+2 more spreads: h lists them on your turn"
         for row in rows[:-1]:
             assert row[0].isdigit()  # every row a spread's start: no hit on a row of its own
+
+
+@pytest.mark.parametrize("size", [(40, 30), (44, 28)], ids=str)
+async def test_an_upright_table_keeps_the_pile_and_spreads_within_its_rows(
+    size: tuple[int, int],
+) -> None:
+    """Upright with five seats the pile's line wraps: the spreads are fitted to the
+    rows it leaves, every row of both inside the table."""
+    app = practice_app(bots=4, rules="speno")
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        for count in range(1, len(SPREADS) + 1):
+            rows = await laid(pilot, app, SPREADS[:count])
+            panel = app.screen.query_one(SpreadsPanel)
+            pile = app.screen.query_one("#pile", LineWidget)
+            centre = app.screen.query_one(CentrePanel)
+            assert len(rows) <= panel.size.height, (count, rows)
+            assert len(pile.rows) + panel.size.height <= centre.size.height
+            assert all(len(row) <= panel.size.width for row in rows)

@@ -353,9 +353,11 @@ class CentrePanel(Vertical):
                 )
                 if rows is None:
                     continue
+                # (The pile's line of text may wrap on a narrow table: its rows, not lines.)
+                taken = len(pile.render_rows(rows, width)) if pile_size is None else len(rows)
                 if spread_size is None:
                     # In words, each spread whole on a row, in the rows the pile leaves.
-                    text = spreads.whole_text(height - len(rows))
+                    text = spreads.whole_text(height - taken)
                     if text is not None:
                         self._draw(rows, (pile_size, None, pile_seen is fanned), text[1])
                         return
@@ -370,7 +372,7 @@ class CentrePanel(Vertical):
                 need = len(cards)
                 if not view.spreads:
                     need = max(need, spread_size.rows + 1)
-                if len(rows) + need <= height:
+                if taken + need <= height:
                     self._draw(rows, (pile_size, spread_size, pile_seen is fanned), need)
                     return
         self._draw(text_pile, (None, None, False))
