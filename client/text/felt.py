@@ -183,8 +183,8 @@ def spreads_as_cards(
     order: Sequence[int] = (),
 ) -> list[Text] | None:
     """Every spread as cards, each under its title, grouped by owner (in `order`, the seats
-    as the table goes round from yours; seat order where not given) and numbered as the view
-    lists them; None where one is wider than `width`."""
+    as the table goes round from yours; where not given, in the view's order) and numbered
+    as the view lists them; None where one is wider than `width`."""
     rank = {seat: i for i, seat in enumerate(order)}
     numbered = sorted(
         enumerate(spreads, start=1), key=lambda item: (rank.get(item[1].owner, 99), item[0])
