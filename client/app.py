@@ -57,7 +57,7 @@ from .terminal import AsciiOnly, NoColour
 from .text.coaching import advice_text
 from .text.render import CardStyle
 from .tokens import SeatTokens
-from .widgets import TooSmall
+from .widgets import PORTRAIT, TooSmall
 
 
 @dataclass
@@ -111,7 +111,11 @@ class TonkApp(KeyedApp):
     TITLE = "tonk"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    # Each screen is marked by the terminal's width: `-portrait` under 80 columns (the panels
+    # stacked: a phone held upright; tonk.tcss), `-wide` from 110; and by its height:
+    # `-tall` from 40 rows (an upright table has room for the log).
+    HORIZONTAL_BREAKPOINTS = [(0, "-portrait"), (PORTRAIT, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]  # noqa: RUF012
     LATE_KEY = "The hand was over before {key}: not used."
     #: How long the session's last hand's window stays before the final standings replace it
     #: by themselves (None: until it is closed; a page that takes no keys sets a time).

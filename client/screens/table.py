@@ -24,6 +24,7 @@ from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
 from ..text.render import HAND_ORDERS, CardStyle, signed, sort_hand
 from ..widgets import (
+    PORTRAIT,
     CentrePanel,
     HandView,
     KeyBar,
@@ -42,6 +43,8 @@ from .common import too_small
 
 #: From this size (columns, rows) the table is drawn large (see TableScreen.on_resize).
 LARGE = (140, 44)
+#: From this size (columns, rows) the hand's cards are drawn larger.
+BIG_HAND = (100, 30)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
 
@@ -132,14 +135,26 @@ class TableScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
-        """A large terminal (LARGE and up) has room for more: bigger cards, the players around
-        the table (each with their last move), the last discards with who threw them."""
+        """A narrow terminal (under PORTRAIT columns) stacks the panels; from BIG_HAND the
+        hand's cards are larger; a large terminal (LARGE and up) has room for more: the
+        players around the table (each with their last move). The table's own cards grow
+        with its panel (CentrePanel)."""
         width, height = event.size
+        big_hand = width >= BIG_HAND[0] and height >= BIG_HAND[1]
+        if big_hand != self.has_class("-big-hand"):
+            self.set_class(big_hand, "-big-hand")
+            self.query_one(HandView).big = big_hand
+        portrait = width < PORTRAIT
+        self.query_one(PlayersPanel).balances = portrait  # (the ledger is not beside them)
+        self._players_title()
+        status = self.query_one(StatusBar)
+        if status.wrap != portrait:
+            status.wrap = portrait
+            status.refit()
         large = width >= LARGE[0] and height >= LARGE[1]
         if large == self.has_class("-large"):
             return
         self.set_class(large, "-large")
-        self.query_one(HandView).big = large
         self.query_one(TableArea).around = large
         self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
         if self.state is not None:
@@ -172,7 +187,8 @@ class TableScreen(Screen[None]):
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
             # (On a large table each player's last turn is beside their name already.)
-            hand.note = "You are watching this table." if hand.big else watching_note(state)
+            around = self.query_one(TableArea).around
+            hand.note = "You are watching this table." if around else watching_note(state)
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
@@ -182,6 +198,7 @@ class TableScreen(Screen[None]):
         box = self.query_one("#ledger-box")
         if box.border_title != unit_title:
             box.border_title = unit_title
+        self._players_title()
         self.query_one(LedgerPanel).state = state
         log = self.query_one(LogPanel)
         log.table_id = state.table_id
@@ -211,6 +228,18 @@ class TableScreen(Screen[None]):
         elif player.connected:
             self.voted_for = None  # back before the vote was decided
 
+    def _players_title(self) -> None:
+        """The players' box says when it holds the balances too (an upright table's)."""
+        state = self.state
+        if state is None:
+            return
+        title = "Players"
+        if self.query_one(PlayersPanel).balances:
+            title += f" · balance ({state.unit})" if state.unit else " · balance"
+        box = self.query_one("#players-box")
+        if box.border_title != title:
+            box.border_title = title
+
     def _hand_title(self) -> None:
         state = self.state
         if state is None:
@@ -218,7 +247,7 @@ class TableScreen(Screen[None]):
         hand = self.query_one(HandView)
         if state.seat is not None:
             title = hand_title(state.view, hand.order)
-        elif state.view is not None and state.last_turns and not hand.big:
+        elif state.view is not None and state.last_turns and not self.query_one(TableArea).around:
             title = "Watching · each player's last turn"
         else:
             title = "Watching"
@@ -439,7 +468,8 @@ class TableScreen(Screen[None]):
         words the server would refuse it with), without sending it."""
         state = self.state
         if too_small(self):
-            self.notify("The terminal is too small to play: make it at least 80x24.")
+            least = f"{TooSmall.MIN_WIDTH}x{TooSmall.MIN_HEIGHT}"
+            self.notify(f"The terminal is too small to play: make it at least {least}.")
             return
         if state is None:
             return

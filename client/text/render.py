@@ -25,8 +25,9 @@ FOUR_COLOURS = {
     Suit.CLUBS: "green3",
 }
 
-BOX = {"tl": "╭", "tr": "╮", "bl": "╰", "br": "╯", "h": "─", "v": "│"}
-ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|"}
+#: A card's frame: its corners, edges, and where two cards side by side meet (top, bottom).
+BOX = {"tl": "╭", "tr": "╮", "bl": "╰", "br": "╯", "h": "─", "v": "│", "tj": "┬", "bj": "┴"}
+ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|", "tj": "+", "bj": "+"}
 SPARK = "▁▂▃▄▅▆▇█"
 ASCII_SPARK = "_.-=^"
 

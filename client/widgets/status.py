@@ -73,6 +73,11 @@ class StatusBar(LineWidget):
             parts[drop] = ""
             right = Text(" · ".join(part for part in parts if part))
         parts = [part for part in parts if part]
+        if self.wrap and (not parts or left.cell_len + 2 + right.cell_len > width):
+            # (A narrow screen: the message whole, on as many rows as it takes, and the
+            # table's name, rules, stake and hand under it.)
+            self.set_lines([left, Text(" · ".join(self._parts), style="dim")])
+            return
         room = width - (right.cell_len + 2 if parts else 0)
         left.truncate(room, overflow="ellipsis", pad=True)
         self.set_lines([left + Text("  ") + right if parts else left])
