@@ -26,8 +26,8 @@ async def tap_card(pilot: Pilot[None], hand: HandView, index: int) -> None:
 
 async def tap_key(pilot: Pilot[None], bar: KeyBar, key: str) -> None:
     """A tap on `key` in the key bar, where it is drawn."""
-    start = next(s for s, _, k in bar._spans if k == key)
-    await pilot.click(KeyBar, offset=(start, 0))
+    row, start = next((y, s) for y, s, _, k in bar._spans if k == key)
+    await pilot.click(KeyBar, offset=(start, row))
 
 
 @pytest.mark.slow
@@ -56,7 +56,7 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             await tap_key(pilot, bar, "h")
             await screen_shown(pilot, HitChooser, "the spread chooser")
             await pilot.pause(0.2)  # (laid out)
-            await pilot.click("#hit-list", offset=(4, 0))
+            await pilot.click("#choices", offset=(4, 0))
             await wait_for(pilot, lambda: "8s" not in hand_text(app), "the 8s hit onto the run")
             # Discard; on the next turn drop, and answer the question by a tap.
             await tap_card(pilot, hand, hand.cards.index(parse_card("9h")))

@@ -1,7 +1,8 @@
-"""Yes/no questions: a plain one, and the one asked before a drop."""
+"""Questions: a plain yes/no, the one asked before a drop, and one with a few answers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import events
@@ -13,6 +14,7 @@ from textual.widgets import Label, Static
 
 from ..keys import ScreenKeys
 from ..widgets import TooSmall
+from .chooser import Chooser
 
 
 class TapHint(Label):
@@ -60,6 +62,39 @@ class ConfirmModal(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+class ChoiceModal(Chooser[int]):
+    """A question with a few answers: an answer's number, or the arrows and enter, gives its
+    index; escape gives None (no answer)."""
+
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="an answer's number, or the arrows and enter, answers; escape cancels"
+    )
+
+    def __init__(self, question: str, answers: Sequence[str]) -> None:
+        super().__init__()
+        self.question = question
+        self.answers = tuple(answers)
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog confirm"):
+            yield Static(self.question, id="question")
+            yield Static(self.lines(), id="choices")
+            yield TapHint((("1-9 or enter: choose", "pick"), ("escape: cancel", "choose(-1)")))
+
+    def count(self) -> int:
+        return len(self.answers)
+
+    def lines(self) -> str:
+        return "\n".join(
+            f"{'>' if n == self.index else ' '} {n + 1} {answer}"
+            for n, answer in enumerate(self.answers)
+        )
+
+    def chosen(self, index: int) -> int:
+        return index
+
+
 class DropModal(ModalScreen[str]):
     """Asked before a drop, which cannot be taken back: k (again) or enter drops, a drops
     and stops asking for the rest of this run of the client, escape or n keeps playing.
@@ -71,10 +106,15 @@ class DropModal(ModalScreen[str]):
         Binding("escape,n", "answer('cancel')", "Keep playing"),
     ]
 
-    def __init__(self, count: int, asked_at: tuple[int, int] = (0, 0)) -> None:
+    def __init__(
+        self, count: int, asked_at: tuple[int, int] = (0, 0), command_line: bool = True
+    ) -> None:
         super().__init__()
         self.count = count
         self.asked_at = asked_at  # (hand, events so far) when it was asked
+        # The player started tonk-client themselves (not a guest of a door, whose command
+        # line is the server's): the option that never asks is theirs to give.
+        self.command_line = command_line
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -91,7 +131,8 @@ class DropModal(ModalScreen[str]):
                 ),
                 (
                     (
-                        "a: drop, and stop asking (or start with --no-confirm-drop)",
+                        "a: drop, and stop asking"
+                        + (" (or start with --no-confirm-drop)" if self.command_line else ""),
                         "answer('always')",
                     ),
                 ),

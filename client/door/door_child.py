@@ -183,7 +183,10 @@ class DoorApp(TonkApp):
 
 class WatchApp(DoorApp):
     """The television page's app: it watches one table (and takes back the watch when the
-    link comes back); the door sends it no keys, and it shows none."""
+    link comes back); the door sends it no keys, and it shows none. The session's last
+    hand's window gives way to the final standings by itself."""
+
+    LAST_WINDOW_SECONDS = 15.0
 
     def __init__(self, config: ClientConfig, table: int) -> None:
         super().__init__(config)

@@ -48,7 +48,7 @@ class StatusBar(LineWidget):
         state = status.state
         parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
         if state.hand_number:
-            parts.append(f"hand {state.hand_number}")
+            parts.append(hand_words(state.hand_number, state.hands))
         view = state.view
         if view is not None and view.multiplier > 1:
             parts.append(f"x{view.multiplier} stakes")
@@ -73,6 +73,11 @@ class StatusBar(LineWidget):
             parts[drop] = ""
             right = Text(" · ".join(part for part in parts if part))
         parts = [part for part in parts if part]
+        if self.wrap and (not parts or left.cell_len + 2 + right.cell_len > width):
+            # (A narrow screen: the message whole, on as many rows as it takes, and the
+            # table's name, rules, stake and hand under it.)
+            self.set_lines([left, Text(" · ".join(self._parts), style="dim")])
+            return
         room = width - (right.cell_len + 2 if parts else 0)
         left.truncate(room, overflow="ellipsis", pad=True)
         self.set_lines([left + Text("  ") + right if parts else left])
@@ -80,6 +85,15 @@ class StatusBar(LineWidget):
     def refit(self) -> None:
         self._build()
         super().refit()
+
+
+def hand_words(number: int, hands: int | None) -> str:
+    """The hand in play, and where it stands in a session of `hands` (None: no end set)."""
+    if hands is None:
+        return f"hand {number}"
+    if number >= hands:
+        return f"last hand ({number} of {hands})"
+    return f"hand {number} of {hands}"
 
 
 #: What the status line says while our seat is played for us.

@@ -45,19 +45,29 @@ def name_page(server: str, limit: int, reason: str = "", name: str = "") -> str:
     )
 
 
-def table_page(title: str, socket_path: str, *, watch: bool = False) -> str:
-    """The page's terminal: textual-serve's script connects it to `socket_path`."""
+def table_page(title: str, socket_path: str, *, watch: bool = False, corner: str = "") -> str:
+    """The page's terminal: textual-serve's script connects it to `socket_path`; `corner`,
+    what the television page shows over it in a corner (`scan_corner`)."""
     closed = "The table is closed." if not watch else "The television page is closed."
     return _page(
         title,
         f"<div id='terminal' class='textual-terminal' data-socket-path='{escape(socket_path)}' "
         "data-font-size='16'></div>\n"
         f"<div id='closed' role='status'><span>{closed}</span> "
-        "<a href='' id='again'>Open it again</a></div>",
+        "<a href='' id='again'>Open it again</a></div>" + corner,
         head="<link rel='stylesheet' href='/static/xterm.css'>\n"
         "<script src='/static/tonk.js'></script>\n"
         "<script src='/static/textual.js'></script>\n",
         page="watch" if watch else "table",
+    )
+
+
+def scan_corner(url: str, svg: str) -> str:
+    """The web door's address as a QR code (`svg`, made by `tonk.server.qr`) in a corner of
+    the television page, for a phone at the party to join by its camera."""
+    return (
+        f"\n<aside id='scan' aria-label='scan to play: {escape(url)}'>{svg}"
+        "<span>scan to play</span></aside>"
     )
 
 
