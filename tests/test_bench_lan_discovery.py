@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from netnskit import lan_pair
+
+pytestmark = pytest.mark.e2e
 
 BENCH = str(Path(__file__).resolve().parent.parent / "bench" / "lan_discovery.py")
 

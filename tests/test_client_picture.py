@@ -14,6 +14,8 @@ from clientkit import practice_command
 from ptyterm import Term
 from termkit import command_path
 
+pytestmark = pytest.mark.e2e
+
 
 @contextlib.contextmanager
 def client(tmp_path: Path, size: tuple[int, int], *options: str) -> Iterator[Term]:

@@ -14,6 +14,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 from historykit import answer, ask, scripted
 from netclient import NetClient, cards_in, start_server
 from ptyterm import Term
@@ -208,6 +209,7 @@ async def test_a_database_from_before_the_occupants_reads_as_before(tmp_path: Pa
         assert seating.final == ("Ann", "Bix (bot)") and seating.names_at(2) == ("Ann", "Ben")
 
 
+@pytest.mark.e2e
 async def test_the_friends_replay_on_the_real_client_shows_his_hand_only_while_it_was_his(
     tmp_path: Path,
 ) -> None:

@@ -100,6 +100,7 @@ def lan_list(lan: Lan, wait: float = 3.0) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 async def test_a_server_is_listed_in_the_other_namespace_kept_current_and_gone_when_it_stops(
     lan: Lan, tmp_path: Path, term: Term
 ) -> None:
@@ -158,6 +159,7 @@ async def test_a_server_is_listed_in_the_other_namespace_kept_current_and_gone_w
         server.stop()
 
 
+@pytest.mark.e2e
 async def test_a_server_found_is_joined_with_enter_and_kept_among_those_joined_before(
     lan: Lan, tmp_path: Path
 ) -> None:
@@ -186,6 +188,7 @@ async def test_a_server_found_is_joined_with_enter_and_kept_among_those_joined_b
         server.stop()
 
 
+@pytest.mark.e2e
 async def test_a_server_on_loopback_or_told_not_to_announces_nothing_and_says_so(
     lan: Lan, tmp_path: Path
 ) -> None:
@@ -218,6 +221,7 @@ async def test_a_server_on_loopback_or_told_not_to_announces_nothing_and_says_so
 # -- the code for a phone ------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_invite_prints_the_web_door_as_a_qr_code_and_the_television_shows_the_same(
     tmp_path: Path,
 ) -> None:
