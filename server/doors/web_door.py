@@ -244,7 +244,11 @@ class WebDoor(DoorServing):
 
     def _watched(self, request: web.Request) -> Any:
         text = request.match_info["table"]
-        return self.open_table(int(text)) if text.isdigit() and len(text) < 10 else None
+        return (
+            self.open_table(int(text))
+            if text.isascii() and text.isdigit() and len(text) < 10
+            else None
+        )
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         found = STATIC_FILES.get(request.match_info["file"])

@@ -1,0 +1,128 @@
+"""The web door under attack, from outside: a real `tonk-server --web-port`, and websocket and
+HTTP clients doing what a browser's page (or a script posing as one) can: messages that are
+not keys sent in a flood, television pages by the dozen, names claimed by the thousand, idle
+and trickling connections, another site's name for the server, and requests no page sends."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import aiohttp
+import pytest
+from netclient import NetClient
+from test_web_door import claim_in_a_browser, client_session, origin, terminal_text
+from webkit import WebServer, web_server
+
+GOODBYE = "more came from your terminal than a player sends"
+#: A session's budget smaller than the default (a flood several times its burst is then
+#: sent in a moment, and read by the door before it closes the session).
+SMALL_BUDGET = ("--limit", "door_input_rate=256", "--limit", "door_input_burst=2048")
+
+
+async def played_session(
+    session: aiohttp.ClientSession, server: WebServer, name: str
+) -> aiohttp.ClientWebSocketResponse:
+    """A browser's table app, in the lobby: the name chosen, the websocket open."""
+    assert (await claim_in_a_browser(session, server, name)).status == 303
+    return await open_page(session, server)
+
+
+async def open_page(
+    session: aiohttp.ClientSession, server: WebServer
+) -> aiohttp.ClientWebSocketResponse:
+    """The page's websocket, with the browser's cookie, once the lobby is drawn."""
+    socket = await session.ws_connect(
+        server.url + "/ws?width=100&height=30", headers={"Origin": origin(server)}
+    )
+    await terminal_text(socket, "lobby")
+    return socket
+
+
+async def an_open_table(server: WebServer) -> tuple[NetClient, int]:
+    """A table waiting for players (its creator stays connected)."""
+    ann = await NetClient.connect(server.tcp_port, "Ann")
+    return ann, await ann.create_table(name="Friday", seats=3)
+
+
+FLOODS = {
+    "resize": ["resize", {"width": 100, "height": 30}],
+    "resize to new sizes": None,  # each its own size
+    "focus": ["focus"],
+    "not a message": ["nothing", "x" * 40],
+}
+
+
+def flood_message(kind: str, n: int) -> str:
+    if FLOODS[kind] is None:
+        return json.dumps(["resize", {"width": 80 + n % 40, "height": 24 + n % 20}])
+    return json.dumps(FLOODS[kind])
+
+
+async def flood(socket: aiohttp.ClientWebSocketResponse, kind: str) -> str:
+    """Send `kind` as fast as the socket takes it, 6 KB of it (SMALL_BUDGET's burst and 16 s
+    of its rate), then read what the terminal gets until the door closes the session.
+    (Sending stops first: a socket closed with bytes unread is reset, and what the door sent
+    before the reset may be lost on the way.)"""
+    sent, n = 0, 0
+    while sent < 6 * 1024:
+        n += 1
+        text = flood_message(kind, n)
+        await socket.send_str(text)
+        sent += len(text)
+    seen = ""
+    async with asyncio.timeout(60):
+        while (message := await socket.receive()).type == aiohttp.WSMsgType.BINARY:
+            seen += message.data.decode("utf-8", "replace")
+    return seen
+
+
+@pytest.mark.parametrize("kind", FLOODS)
+async def test_a_page_sending_sizes_or_focus_in_a_flood_is_closed_with_a_line(
+    tmp_path: Path, kind: str
+) -> None:
+    with web_server(tmp_path, *SMALL_BUDGET) as server:
+        async with client_session() as session:
+            socket = await played_session(session, server, "Ada")
+            seen = await flood(socket, kind)
+            assert GOODBYE in seen, seen[-500:]
+            # The door is still there for the next page.
+            again = await open_page(session, server)
+            await again.close()
+
+
+async def test_a_television_page_sending_a_flood_is_closed_with_a_line(tmp_path: Path) -> None:
+    with web_server(tmp_path, *SMALL_BUDGET) as server:
+        ann, table = await an_open_table(server)
+        async with client_session() as session:
+            socket = await session.ws_connect(
+                f"{server.url}/watch/{table}/ws?width=100&height=30",
+                headers={"Origin": origin(server)},
+            )
+            await terminal_text(socket, "Friday")
+            assert GOODBYE in await flood(socket, "resize to new sizes")
+        await ann.close()
+
+
+async def test_a_message_nested_thousands_deep_is_ignored_and_the_session_goes_on(
+    tmp_path: Path,
+) -> None:
+    with web_server(tmp_path, "--limit", "door_input_burst=100000") as server:
+        async with client_session() as session:
+            socket = await played_session(session, server, "Ada")
+            await socket.send_str("[" * 10_000 + "]" * 10_000)
+            await socket.send_str(json.dumps(["resize", {"width": 120, "height": 40}]))
+            await terminal_text(socket, "lobby")  # drawn again at the new size
+            assert not socket.closed
+            await socket.close()
+        assert "RecursionError" not in server.server_log()
+
+
+async def test_a_table_number_in_other_digits_is_no_such_table(tmp_path: Path) -> None:
+    with web_server(tmp_path) as server:
+        async with client_session() as session:
+            for path in ("/watch/¹", "/watch/١٢", "/watch/¹/ws"):
+                response = await session.get(server.url + path, headers={"Origin": origin(server)})
+                assert response.status == 404, path
+        assert "Traceback" not in server.server_log()
