@@ -6,7 +6,9 @@ and trickling connections, another site's name for the server, and requests no p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 from pathlib import Path
 
 import aiohttp
@@ -126,3 +128,48 @@ async def test_a_table_number_in_other_digits_is_no_such_table(tmp_path: Path) -
                 response = await session.get(server.url + path, headers={"Origin": origin(server)})
                 assert response.status == 404, path
         assert "Traceback" not in server.server_log()
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process started under `pid` (its children, theirs, ...)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for child, its_parent in parents.items():
+            if its_parent == parent and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return False
+
+
+async def test_sessions_end_with_a_server_killed_while_it_holds_a_thousand_files(
+    tmp_path: Path,
+) -> None:
+    crowd = ("--limit", "max_per_address=2000", "--limit", "handshake_timeout=600")
+    with web_server(tmp_path, *crowd) as server:
+        # 1,100 connections that say nothing: the server's descriptors go past 1,024, and
+        # those it hands a session's app are numbered above it.
+        held = [await asyncio.open_connection("127.0.0.1", server.tcp_port) for _ in range(1100)]
+        async with client_session() as session:
+            await played_session(session, server, "Ada")
+            apps = descendants(server.proc.pid)
+            assert apps
+            server.proc.send_signal(signal.SIGKILL)
+            server.proc.wait()
+            async with asyncio.timeout(60):
+                while any(alive(pid) for pid in apps):
+                    await asyncio.sleep(0.2)
+        for _, writer in held:
+            writer.close()
