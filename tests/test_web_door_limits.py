@@ -173,3 +173,66 @@ async def test_sessions_end_with_a_server_killed_while_it_holds_a_thousand_files
                     await asyncio.sleep(0.2)
         for _, writer in held:
             writer.close()
+
+
+async def watch_page(
+    session: aiohttp.ClientSession, server: WebServer, table: int
+) -> aiohttp.ClientWebSocketResponse:
+    """A television page's websocket (no name, no cookie)."""
+    return await session.ws_connect(
+        f"{server.url}/watch/{table}/ws?width=100&height=30", headers={"Origin": origin(server)}
+    )
+
+
+async def television_pages(
+    session: aiohttp.ClientSession, server: WebServer, table: int, count: int
+) -> list[aiohttp.ClientWebSocketResponse]:
+    """`count` television pages watching `table`, each showing it."""
+    watching = [await watch_page(session, server, table) for _ in range(count)]
+    for socket in watching:
+        await terminal_text(socket, "Friday")
+    return watching
+
+
+async def test_names_claimed_by_players_do_not_stop_the_television_page(tmp_path: Path) -> None:
+    with web_server(tmp_path) as server:
+        ann, table = await an_open_table(server)
+        async with client_session() as session:
+            for name in ("TV", *(f"TV {n}" for n in range(2, 10))):
+                async with client_session() as someone:
+                    assert (await claim_in_a_browser(someone, server, name)).status == 303
+            socket = await watch_page(session, server, table)
+            seen = await terminal_text(socket, "Friday", "Ann")
+            assert "refused" not in seen
+            await socket.close()
+        await ann.close()
+
+
+async def test_television_pages_have_places_of_their_own_and_a_player_gets_in(
+    tmp_path: Path,
+) -> None:
+    limits = ("web_sessions=1", "web_per_address=1", "web_watchers=2")
+    with web_server(tmp_path, *(f"--limit={limit}" for limit in limits)) as server:
+        ann, table = await an_open_table(server)
+        async with client_session() as session:
+            watching = await television_pages(session, server, table, 2)
+            one_more = await watch_page(session, server, table)
+            await terminal_text(one_more, "as many television pages as it allows")
+            # The places the television pages hold are not a player's.
+            player = await played_session(session, server, "Ada")
+            await player.close()
+            for socket in watching:
+                await socket.close()
+        await ann.close()
+
+
+async def test_one_address_holds_two_television_pages_at_most(tmp_path: Path) -> None:
+    with web_server(tmp_path) as server:
+        ann, table = await an_open_table(server)
+        async with client_session() as session:
+            watching = await television_pages(session, server, table, 2)
+            third = await watch_page(session, server, table)
+            await terminal_text(third, "too many television pages from your address")
+            for socket in watching:
+                await socket.close()
+        await ann.close()

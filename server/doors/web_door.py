@@ -56,8 +56,9 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
-#: The television page's names in hello, the first not claimed by a player.
-TV_NAMES = ("TV", *(f"TV {n}" for n in range(2, 10)))
+#: The television page's name in hello (the server lets a door's watcher say it whoever has
+#: claimed it: no player's name can stop a television page).
+TV_NAME = "TV"
 
 
 def token_hash(token: str) -> str:
@@ -93,7 +94,8 @@ class WebDoor(DoorServing):
         self.take_template(template)
         self.limits = server.config.limits
         self.sessions: set[WebSession] = set()
-        self.per_address: dict[str, int] = {}
+        # Sessions by address and kind (True: a television page's).
+        self.per_address: dict[tuple[str, bool], int] = {}
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -282,9 +284,7 @@ class WebDoor(DoorServing):
         table = self._watched(request)
         if table is None:
             raise web.HTTPNotFound(text=_no_table(request))
-        names = self.server.door_names
-        name = next((n for n in TV_NAMES if names.owner(n) is None), TV_NAMES[-1])
-        return await self._session(request, name, table.id)
+        return await self._session(request, TV_NAME, table.id)
 
     async def _session(
         self, request: web.Request, name: str, watch: int | None
@@ -292,7 +292,7 @@ class WebDoor(DoorServing):
         socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
         await socket.prepare(request)
         address = request.remote or ""
-        refusal = self._over_limits(address)
+        refusal = self._over_limits(address, watch is not None)
         if refusal is not None:
             await socket.send_bytes(f"\r\n{refusal}\r\n".encode())
             await socket.close()
@@ -301,7 +301,8 @@ class WebDoor(DoorServing):
         session = WebSession(WebLink(self, address, self._server_label(request)), name, size, watch)
         session.attach(socket)
         self.sessions.add(session)
-        self.per_address[address] = self.per_address.get(address, 0) + 1
+        place = (address, watch is not None)
+        self.per_address[place] = self.per_address.get(place, 0) + 1
         log.info(
             "web door: %s in from %s%s", name, address, f" watching table {watch}" if watch else ""
         )
@@ -315,20 +316,30 @@ class WebDoor(DoorServing):
         finally:
             session.end(None, None)  # the browser is gone (or the session is over already)
             self.sessions.discard(session)
-            left = self.per_address.get(address, 1) - 1
+            left = self.per_address.get(place, 1) - 1
             if left > 0:
-                self.per_address[address] = left
+                self.per_address[place] = left
             else:
-                self.per_address.pop(address, None)
+                self.per_address.pop(place, None)
             if session.task is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.shield(session.task)
         return socket
 
-    def _over_limits(self, address: str) -> str | None:
-        if len(self.sessions) >= self.limits.web_sessions:
+    def _over_limits(self, address: str, watching: bool) -> str | None:
+        """Why a session may not start (None: it may). Television pages have places of their
+        own: however many watch, a player can get in."""
+        limits = self.limits
+        if watching:
+            watchers = sum(1 for s in self.sessions if not s.player)
+            if watchers >= limits.web_watchers:
+                return "tonk: the server has as many television pages as it allows; try later"
+            if self.per_address.get((address, True), 0) >= limits.web_watchers_per_address:
+                return "tonk: too many television pages from your address"
+            return None
+        if sum(1 for s in self.sessions if s.player) >= limits.web_sessions:
             return "tonk: the server has as many web sessions as it allows; try again later"
-        if self.per_address.get(address, 0) >= self.limits.web_per_address:
+        if self.per_address.get((address, False), 0) >= limits.web_per_address:
             return "tonk: too many web sessions from your address"
         return None
 
