@@ -236,3 +236,34 @@ async def test_one_address_holds_two_television_pages_at_most(tmp_path: Path) ->
             for socket in watching:
                 await socket.close()
         await ann.close()
+
+
+async def test_a_name_the_server_does_not_answer_to_is_refused(tmp_path: Path) -> None:
+    with web_server(tmp_path, "--web-name", "Tonk.LAN") as server:
+        async with client_session() as session:
+            # A site whose name was made to point at this box (DNS rebinding): its page is
+            # on its own origin, the same as the Host its requests carry.
+            for name in ("rebind.example.test", "localhost.example.test", "tonk.lan.evil"):
+                host = f"{name}:{server.port}"
+                page = await session.get(server.url + "/", headers={"Host": host})
+                assert page.status == 421, name
+                form = await session.post(
+                    server.url + "/",
+                    data={"name": "Eve"},
+                    headers={"Host": host, "Origin": f"http://{host}"},
+                    allow_redirects=False,
+                )
+                assert form.status == 421, name
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await session.ws_connect(
+                        f"{server.url}/watch/1/ws",
+                        headers={"Host": host, "Origin": f"http://{host}"},
+                    )
+                assert refused.value.status == 421
+            # By its address, as localhost, and by the name its host gave it: the page.
+            for name in ("127.0.0.1", "localhost", "tonk.lan", "TONK.LAN."):
+                page = await session.get(
+                    server.url + "/", headers={"Host": f"{name}:{server.port}"}
+                )
+                assert page.status == 200, name
+        assert server.server_log().count("not a name this server answers to") <= 6

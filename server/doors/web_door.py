@@ -25,6 +25,7 @@ from ..store import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
 from .door_template import SessionTemplate
+from .web_guard import KnownHosts, LogEvery, host_names
 from .web_pages import STATIC_FILES, message_page, name_page, table_page
 from .web_session import WebLink, WebSession, clamp_size
 
@@ -70,6 +71,7 @@ def token_hash(token: str) -> str:
 class WebConfig:
     host: str = "0.0.0.0"
     port: int = 0  # 0: the port kept in the database, or a free one the first time
+    names: tuple[str, ...] = ()  # more names the page is reached by (--web-name)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -99,11 +101,13 @@ class WebDoor(DoorServing):
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.hosts = KnownHosts(config.names)
+        self._log_host = LogEvery()
 
     # -- life ---------------------------------------------------------------------------------
 
     def application(self) -> web.Application:
-        app = web.Application(middlewares=[_secured], client_max_size=4096)
+        app = web.Application(middlewares=[_secured, self._known_host], client_max_size=4096)
         app.add_routes(
             [
                 web.get("/", self.index),
@@ -118,6 +122,7 @@ class WebDoor(DoorServing):
 
     async def start(self) -> None:
         await self.start_template()
+        self.hosts = KnownHosts([*await asyncio.to_thread(host_names), *self.config.names])
         self._runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
         await self._runner.setup()
         store = self.server.store
@@ -167,6 +172,24 @@ class WebDoor(DoorServing):
                 if session.player and now - session.last_input > idle:
                     said = f"{idle / 60:g} minutes" if idle >= 120 else f"{idle:g} seconds"
                     session.end(f"tonk: no key pressed or card tapped for {said}: goodbye", 0)
+
+    @web.middleware
+    async def _known_host(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Only a request for one of the names the server answers to: a page of another site,
+        whose name was made to point at this box, would otherwise be this server's own page
+        to the browser (its `Origin` the same as its `Host`)."""
+        if self.hosts.allows(request):
+            return await handler(request)
+        self._log_host(
+            logging.INFO,
+            f"web door: a request from {request.remote} for {request.host[:80]!r} refused "
+            "(not a name this server answers to: --web-name adds one)",
+        )
+        text = (
+            "This server does not answer to that name. Open it by its address, or by a name "
+            "its host has given it (tonk-server --web-name)."
+        )
+        return _html(message_page("Not this server's name", text), 421)
 
     # -- who is who -----------------------------------------------------------------------------
 
