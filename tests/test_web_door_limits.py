@@ -14,7 +14,14 @@ from pathlib import Path
 import aiohttp
 import pytest
 from netclient import NetClient
-from test_web_door import claim_in_a_browser, client_session, origin, terminal_text
+from test_web_door import (
+    claim_by_playing,
+    claim_in_a_browser,
+    client_session,
+    names_list,
+    origin,
+    terminal_text,
+)
 from webkit import WebServer, web_server
 
 GOODBYE = "more came from your terminal than a player sends"
@@ -195,12 +202,12 @@ async def television_pages(
 
 
 async def test_names_claimed_by_players_do_not_stop_the_television_page(tmp_path: Path) -> None:
-    with web_server(tmp_path) as server:
+    with web_server(tmp_path, "--limit", "web_names_per_address=10") as server:
         ann, table = await an_open_table(server)
         async with client_session() as session:
             for name in ("TV", *(f"TV {n}" for n in range(2, 10))):
                 async with client_session() as someone:
-                    assert (await claim_in_a_browser(someone, server, name)).status == 303
+                    assert await claim_by_playing(someone, server, name) == 303
             socket = await watch_page(session, server, table)
             seen = await terminal_text(socket, "Friday", "Ann")
             assert "refused" not in seen
@@ -267,3 +274,48 @@ async def test_a_name_the_server_does_not_answer_to_is_refused(tmp_path: Path) -
                 )
                 assert page.status == 200, name
         assert server.server_log().count("not a name this server answers to") <= 6
+
+
+async def test_a_name_chosen_is_claimed_only_when_a_session_opens_under_it(
+    tmp_path: Path,
+) -> None:
+    with web_server(tmp_path) as server:
+        for n in range(50):
+            async with client_session() as session:
+                assert (await claim_in_a_browser(session, server, f"Name{n}")).status == 303
+        # Nothing is claimed: the names are anybody's, over TCP as at the doors.
+        assert "Name" not in names_list(server.db)
+        client = await NetClient.connect(server.tcp_port, "Name7")
+        await client.close()
+        # A browser that chose a name has the table page, and claims the name as it plays.
+        async with client_session() as session:
+            assert await claim_by_playing(session, server, "Ada") == 303
+            assert "Ada" in names_list(server.db)
+            page = await session.get(server.url + "/")
+            assert "Your name at the table" not in await page.text()
+        # A name taken between the form and the page's session: the page says so.
+        async with client_session() as late, client_session() as early:
+            assert (await claim_in_a_browser(late, server, "Bea")).status == 303
+            assert await claim_by_playing(early, server, "bea") == 303
+            socket = await late.ws_connect(
+                server.url + "/ws?width=100&height=30", headers={"Origin": origin(server)}
+            )
+            await terminal_text(socket, "Bea was taken since you chose it")
+            page = await late.get(server.url + "/")
+            assert "Your name at the table" in await page.text()
+
+
+async def test_one_address_claims_a_handful_of_names_an_hour(tmp_path: Path) -> None:
+    with web_server(tmp_path, "--limit", "web_names_per_address=2") as server:
+        for name in ("Ada", "Bea"):
+            async with client_session() as session:
+                assert await claim_by_playing(session, server, name) == 303
+        async with client_session() as session:
+            third = await claim_in_a_browser(session, server, "Cy")
+            assert third.status == 429
+            assert "Your address has taken 2 names here in the last hour" in await third.text()
+        listed = names_list(server.db)
+        assert "Ada" in listed and "Bea" in listed and "Cy" not in listed
+        # Another name over TCP is not the web door's to count.
+        client = await NetClient.connect(server.tcp_port, "Cy")
+        await client.close()

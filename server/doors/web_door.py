@@ -25,7 +25,7 @@ from ..store import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
 from .door_template import SessionTemplate
-from .web_guard import KnownHosts, LogEvery, host_names
+from .web_guard import Chosen, ChosenNames, KnownHosts, LogEvery, host_names
 from .web_pages import STATIC_FILES, message_page, name_page, table_page
 from .web_session import WebLink, WebSession, clamp_size
 
@@ -102,6 +102,7 @@ class WebDoor(DoorServing):
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.hosts = KnownHosts(config.names)
+        self.chosen = ChosenNames(self.limits.web_names_per_address)
         self._log_host = LogEvery()
 
     # -- life ---------------------------------------------------------------------------------
@@ -197,12 +198,22 @@ class WebDoor(DoorServing):
     def cookie(self) -> str:
         return COOKIE.format(port=self.port)
 
-    def claim_of(self, request: web.Request) -> st.SavedName | None:
-        """The name this browser claimed (by its cookie's token), if it has one still."""
+    def token_of(self, request: web.Request) -> str | None:
+        """The hash of this browser's token (its cookie's), if it has one."""
         token = request.cookies.get(self.cookie)
         if not token or len(token) > 200:
             return None
-        return self.server.door_names.by_token(token_hash(token))
+        return token_hash(token)
+
+    def claim_of(self, request: web.Request) -> st.SavedName | None:
+        """The name this browser claimed (by its cookie's token), if it has one still."""
+        token = self.token_of(request)
+        return None if token is None else self.server.door_names.by_token(token)
+
+    def chosen_by(self, request: web.Request) -> Chosen | None:
+        """The name this browser chose in the form and has not played under yet."""
+        token = self.token_of(request)
+        return None if token is None else self.chosen.of(token)
 
     def refusal(self, name: str) -> str | None:
         """Why a browser may not claim `name` (None: it may)."""
@@ -223,7 +234,7 @@ class WebDoor(DoorServing):
         return request.host.rsplit(":", 1)[0] if request.host else self.config.host
 
     async def index(self, request: web.Request) -> web.Response:
-        if self.claim_of(request) is None:
+        if self.claim_of(request) is None and self.chosen_by(request) is None:
             return _html(name_page(self._server_label(request), self.limits.max_name))
         return _html(table_page("tonk", "/ws"))
 
@@ -240,26 +251,48 @@ class WebDoor(DoorServing):
         label = self._server_label(request)
         if reason is not None:
             return _html(name_page(label, self.limits.max_name, reason, name[:100]), 400)
+        address = request.remote or ""
+        if not self.chosen.may_claim(address, time.monotonic()):
+            reason = (
+                f"Your address has taken {self.limits.web_names_per_address} names here in the "
+                "last hour: play under one of them, or try again later."
+            )
+            return _html(name_page(label, self.limits.max_name, reason, name), 429)
         token = secrets.token_urlsafe(32)
-        claim = st.SavedName(name, "", "", time.time(), token_hash(token))
-        names = self.server.door_names
-        try:
-            await self.server.store.write([names.claim(claim)])
-        except ValueError:  # another browser or key claimed it first
-            reason = f"{name} was taken a moment ago: choose another."
-            return _html(name_page(label, self.limits.max_name, reason, name), 400)
-        except st.StoreError as exc:
-            names.unclaim(claim.name)
-            log.error("web door: the name %s could not be saved: %s", name, exc)
-            reason = "The server could not keep your name just now: try again later."
-            return _html(name_page(label, self.limits.max_name, reason, name), 503)
-        names.saved(claim.name)
-        log.info("web door: %s claimed by a browser at %s", name, request.remote)
+        self.chosen.choose(Chosen(name, token_hash(token), address))
         response = web.HTTPSeeOther("/")
         response.set_cookie(
             self.cookie, token, max_age=COOKIE_AGE, path="/", httponly=True, samesite="Strict"
         )
         return response
+
+    async def claim_chosen(self, chosen: Chosen) -> str | None:
+        """Claim the name a browser chose, as its first session opens (None: claimed; else
+        why not, a line for its terminal)."""
+        again = "reload the page to choose another name"
+        if self.refusal(chosen.name) is not None:
+            self.chosen.forget(chosen.token_hash)
+            return f"tonk: {chosen.name} was taken since you chose it: {again}"
+        now = time.monotonic()
+        if not self.chosen.may_claim(chosen.address, now):
+            self.chosen.forget(chosen.token_hash)
+            return f"tonk: your address has taken as many names as it may in an hour: {again}"
+        claim = st.SavedName(chosen.name, "", "", time.time(), chosen.token_hash)
+        names = self.server.door_names
+        try:
+            await self.server.store.write([names.claim(claim)])
+        except ValueError:  # another browser or key claimed it first
+            self.chosen.forget(chosen.token_hash)
+            return f"tonk: {chosen.name} was taken a moment ago: {again}"
+        except st.StoreError as exc:
+            names.unclaim(claim.name)
+            log.error("web door: the name %s could not be saved: %s", chosen.name, exc)
+            return "tonk: the server could not keep your name just now: try again later"
+        names.saved(claim.name)
+        self.chosen.forget(chosen.token_hash)
+        self.chosen.claimed(chosen.address, now)
+        log.info("web door: %s claimed by a browser at %s", chosen.name, chosen.address)
+        return None
 
     async def watch_page(self, request: web.Request) -> web.Response:
         table = self._watched(request)
@@ -297,9 +330,12 @@ class WebDoor(DoorServing):
             )
             raise web.HTTPForbidden(text="tonk: this server's page only")
         claim = self.claim_of(request)
-        if claim is None:
+        chosen = self.chosen_by(request) if claim is None else None
+        if claim is not None:
+            return await self._session(request, claim.name, None)
+        if chosen is None:
             raise web.HTTPForbidden(text="tonk: choose a name first")
-        return await self._session(request, claim.name, None)
+        return await self._session(request, chosen.name, None, chosen)
 
     async def watch(self, request: web.Request) -> web.StreamResponse:
         if not same_origin(request):
@@ -310,12 +346,16 @@ class WebDoor(DoorServing):
         return await self._session(request, TV_NAME, table.id)
 
     async def _session(
-        self, request: web.Request, name: str, watch: int | None
+        self, request: web.Request, name: str, watch: int | None, chosen: Chosen | None = None
     ) -> web.WebSocketResponse:
+        """A session for `name` (`watch`: a television page's); `chosen`: the name is claimed
+        first."""
         socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
         await socket.prepare(request)
         address = request.remote or ""
         refusal = self._over_limits(address, watch is not None)
+        if refusal is None and chosen is not None:
+            refusal = await self.claim_chosen(chosen)
         if refusal is not None:
             await socket.send_bytes(f"\r\n{refusal}\r\n".encode())
             await socket.close()

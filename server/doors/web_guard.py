@@ -8,7 +8,9 @@ import ipaddress
 import logging
 import socket
 import time
+from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from aiohttp import web
 
@@ -101,3 +103,62 @@ class LogEvery:
             text = f"{text} (and {self.held} more like it not logged)"
             self.held = 0
         self.logger.log(level, "%s", text)
+
+
+#: Names chosen in the form and not claimed yet, kept from one address (the newest)...
+CHOSEN_PER_ADDRESS = 3
+#: ...and in all (the oldest go first).
+MAX_CHOSEN = 1000
+#: Seconds over which `web_names_per_address` counts an address's claims.
+CLAIMS_WINDOW = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """A name chosen in the form: the browser's token (hashed) and its address."""
+
+    name: str
+    token_hash: str
+    address: str
+
+
+class ChosenNames:
+    """Names chosen in the web door's form, not claimed yet: a name is claimed when a session
+    opens under it (as at the SSH door), and an address claims `per_address` names in
+    CLAIMS_WINDOW at most. What is only chosen is kept in memory, bounded, and lost with a
+    restart (the browser is asked for its name again)."""
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.chosen: dict[str, Chosen] = {}  # by token hash, the oldest first
+        self.claims: dict[str, deque[float]] = {}  # an address's claims' times
+
+    def choose(self, chosen: Chosen) -> None:
+        self.chosen.pop(chosen.token_hash, None)
+        self.chosen[chosen.token_hash] = chosen
+        same = [c.token_hash for c in self.chosen.values() if c.address == chosen.address]
+        for token in same[:-CHOSEN_PER_ADDRESS]:
+            del self.chosen[token]
+        while len(self.chosen) > MAX_CHOSEN:
+            del self.chosen[next(iter(self.chosen))]
+
+    def of(self, token_hash: str) -> Chosen | None:
+        return self.chosen.get(token_hash)
+
+    def forget(self, token_hash: str) -> None:
+        self.chosen.pop(token_hash, None)
+
+    def may_claim(self, address: str, now: float) -> bool:
+        """May `address` claim one more name now?"""
+        times = self.claims.get(address)
+        if times is None:
+            return True
+        while times and times[0] <= now - CLAIMS_WINDOW:
+            times.popleft()
+        if not times:
+            del self.claims[address]
+            return True
+        return len(times) < self.per_address
+
+    def claimed(self, address: str, now: float) -> None:
+        self.claims.setdefault(address, deque()).append(now)
