@@ -69,6 +69,10 @@ class Limits:
     web_watchers: int = 8  # television pages in all (a table app each, as a player's)
     web_watchers_per_address: int = 2  # television pages from one IP address
     web_idle_timeout: float = 1800.0  # seconds without a key or a tap before a session ends
+    web_connections: int = 256  # HTTP connections in all (a page's websocket is one)
+    web_connections_per_address: int = 32  # HTTP connections from one IP address
+    web_request_timeout: float = 10.0  # seconds to send a request's head (idle: closed)
+    web_body_timeout: float = 10.0  # seconds to send the name form's body
 
     def to_wire(self, grace: float) -> dict[str, int | float]:
         """The `limits` of `welcome`."""

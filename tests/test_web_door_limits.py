@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import signal
 from pathlib import Path
 
@@ -319,3 +320,75 @@ async def test_one_address_claims_a_handful_of_names_an_hour(tmp_path: Path) -> 
         # Another name over TCP is not the web door's to count.
         client = await NetClient.connect(server.tcp_port, "Cy")
         await client.close()
+
+
+async def closed_by_the_server(reader: asyncio.StreamReader) -> bytes:
+    """What comes on a raw connection until the server closes it."""
+    async with asyncio.timeout(60):
+        try:
+            return await reader.read()
+        except ConnectionResetError:
+            return b""
+
+
+async def test_http_connections_are_capped_by_address_and_idle_ones_closed(
+    tmp_path: Path,
+) -> None:
+    limits = ("web_connections=20", "web_connections_per_address=20", "web_request_timeout=3")
+    with web_server(tmp_path, *(f"--limit={limit}" for limit in limits)) as server:
+        idle = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(20)]
+        # One more from the same address is closed as it connects...
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        assert await closed_by_the_server(reader) == b""
+        writer.close()
+        # ...while another address gets the page (all the places taken: the connection idle
+        # the longest makes room).
+        connector = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+        async with aiohttp.ClientSession(connector=connector) as other:
+            page = await other.get(server.url + "/")
+            assert page.status == 200
+        # The idle ones, and one that sends its head a byte at a time, are closed.
+        slow_reader, slow = await asyncio.open_connection(
+            "127.0.0.1", server.port, local_addr=("127.0.0.2", 0)
+        )
+
+        async def trickle() -> None:
+            for byte in b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"x" * 1000:
+                slow.write(bytes([byte]))
+                await asyncio.sleep(0.5)
+
+        trickling = asyncio.create_task(trickle())
+        for idle_reader, idle_writer in idle:
+            assert await closed_by_the_server(idle_reader) == b""
+            idle_writer.close()
+        assert await closed_by_the_server(slow_reader) == b""
+        trickling.cancel()
+        slow.close()
+
+
+async def test_a_form_whose_body_never_comes_is_answered_408(tmp_path: Path) -> None:
+    with web_server(tmp_path, "--limit", "web_body_timeout=2") as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(
+            f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Origin: {server.url}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            "Content-Length: 100\r\n\r\nname=Sl".encode()
+        )
+        answer = await closed_by_the_server(reader)
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        writer.close()
+
+
+async def test_requests_no_browser_sends_are_each_one_line_in_the_log(tmp_path: Path) -> None:
+    with web_server(tmp_path) as server:
+        for n in range(300):
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(b"GET /\x00%d HTTP/1.1\r\nHost: \x01\r\n\r\n" % n)
+            await closed_by_the_server(reader)
+            writer.close()
+        # The server still serves.
+        async with client_session() as session:
+            assert (await session.get(server.url + "/")).status == 200
+        lines = server.server_log().splitlines()
+        assert all(re.match(r"\d{4}-\d\d-\d\d ", line) for line in lines), lines[-20:]
+        assert len(lines) < 40, lines[-20:]

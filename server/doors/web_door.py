@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import importlib.resources
 import logging
+import resource
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -25,7 +26,17 @@ from ..store import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
 from .door_template import SessionTemplate
-from .web_guard import Chosen, ChosenNames, KnownHosts, LogEvery, host_names
+from .web_guard import (
+    Chosen,
+    ChosenNames,
+    ConnectionGuard,
+    GuardedSite,
+    KnownHosts,
+    LogEvery,
+    OneLine,
+    host_names,
+    in_hand,
+)
 from .web_pages import STATIC_FILES, message_page, name_page, table_page
 from .web_session import WebLink, WebSession, clamp_size
 
@@ -60,6 +71,24 @@ SECURITY_HEADERS = {
 #: The television page's name in hello (the server lets a door's watcher say it whoever has
 #: claimed it: no player's name can stop a television page).
 TV_NAME = "TV"
+
+
+#: aiohttp's log of the door's requests: a request it cannot parse is one line (OneLine).
+HTTP_LOG = logging.getLogger("tonk.server.http")
+HTTP_LOG.addFilter(OneLine("web door: "))
+#: asyncio's, about connections it could not accept (out of files): one line, a few a minute.
+ACCEPT_TROUBLE = OneLine("", only="socket.accept() out of system resource")
+#: The web door's HTTP connections are this share of the open files at most: the rest are
+#: the game's (players' connections, the database, the door sessions' apps).
+FILES_SHARE = 4
+
+
+def web_connection_cap(wanted: int) -> int:
+    """`web_connections`, or fewer under a low open-file limit (a quarter of it)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(16, min(wanted, soft // FILES_SHARE))
 
 
 def token_hash(token: str) -> str:
@@ -102,13 +131,20 @@ class WebDoor(DoorServing):
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.hosts = KnownHosts(config.names)
+        self.guard = ConnectionGuard(
+            web_connection_cap(self.limits.web_connections),
+            self.limits.web_connections_per_address,
+            self.limits.web_request_timeout,
+        )
         self.chosen = ChosenNames(self.limits.web_names_per_address)
         self._log_host = LogEvery()
 
     # -- life ---------------------------------------------------------------------------------
 
     def application(self) -> web.Application:
-        app = web.Application(middlewares=[_secured, self._known_host], client_max_size=4096)
+        app = web.Application(
+            middlewares=[in_hand, _secured, self._known_host], client_max_size=4096
+        )
         app.add_routes(
             [
                 web.get("/", self.index),
@@ -138,6 +174,8 @@ class WebDoor(DoorServing):
             raise
         if self.port != kept:
             await ports.keep(store, {ports.WEB_PORT: str(self.port)})
+        self.guard.start()
+        logging.getLogger("asyncio").addFilter(ACCEPT_TROUBLE)
         self._tasks = [
             asyncio.create_task(self._close_idle(), name="web-idle"),
             asyncio.create_task(follow_releases(self.server, "web door"), name="web-releases"),
@@ -145,15 +183,24 @@ class WebDoor(DoorServing):
 
     async def _listen(self, port: int) -> None:
         assert self._runner is not None
-        site = web.TCPSite(self._runner, self.config.host, port, shutdown_timeout=1.0)
+        site = GuardedSite(
+            self._runner,
+            self.config.host,
+            port,
+            self.guard,
+            access_log=None,
+            logger=HTTP_LOG,
+            keepalive_timeout=self.limits.web_request_timeout,
+        )
         await site.start()
-        addresses = self._runner.addresses
-        self.port = int(addresses[-1][1]) if addresses else port
+        self.port = site.port
 
     async def close(self) -> None:
         """No new sessions; every session's app ends; the listener is closed."""
         for task in self._tasks:
             task.cancel()
+        self.guard.stop()
+        logging.getLogger("asyncio").removeFilter(ACCEPT_TROUBLE)
         for session in list(self.sessions):
             session.end("tonk: the server is shutting down", 1)
         running = [s.task for s in self.sessions if s.task is not None]
@@ -242,9 +289,13 @@ class WebDoor(DoorServing):
         if not same_origin(request):
             return _html(message_page("Not from here", "This form is this server's own."), 403)
         try:
-            form = await request.post()
+            async with asyncio.timeout(self.limits.web_body_timeout):
+                form = await request.post()
         except ValueError:
             form = {}  # type: ignore[assignment]
+        except TimeoutError:
+            text = "The form took too long to come: send it again."
+            return _html(message_page("Too slow", text), 408)
         value = form.get("name", "")
         name = value.strip() if isinstance(value, str) else ""
         reason = self.refusal(name)

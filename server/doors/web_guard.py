@@ -4,17 +4,21 @@ a log that says each kind of trouble in one line, a few times a minute at most."
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import socket
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 from aiohttp import web
 
 log = logging.getLogger("tonk.server")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 #: The names every server answers to, whatever its host is called.
 LOCAL_NAMES = ("localhost",)
@@ -162,3 +166,167 @@ class ChosenNames:
 
     def claimed(self, address: str, now: float) -> None:
         self.claims.setdefault(address, deque()).append(now)
+
+
+class GuardedHandler(web.RequestHandler):
+    """aiohttp's handler of one HTTP connection, counted by the door's guard: let in or closed
+    at once as it connects, timed while it is not in a request."""
+
+    def __init__(self, manager: web.Server, guard: ConnectionGuard, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self.guard = guard
+        self.address = ""
+        self.since = 0.0  # (the loop's time) it connected, or its last request was answered
+        self.busy = 0  # requests being handled (a websocket's: its whole session)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.guard.connected(self, cast(asyncio.Transport, transport))
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.guard.lost(self)
+        super().connection_lost(exc)
+
+
+class ConnectionGuard:
+    """The web door's HTTP connections: `per_address` from one address at most (one past it is
+    closed as it connects), `total` in all (past it, the one idle the longest makes room), and
+    `timeout` seconds for each to send a request's head, from connecting or from its last
+    answer (a connection idle, or sending a byte at a time, is closed). A request in hand (a
+    websocket's session, the form's body, which has its own time) is not timed here."""
+
+    def __init__(self, total: int, per_address: int, timeout: float) -> None:
+        self.total = total
+        self.per_address = per_address
+        self.timeout = timeout
+        self.connections: dict[GuardedHandler, asyncio.Transport] = {}
+        self.by_address: dict[str, int] = {}
+        self._log = LogEvery()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def protocol(self, manager: web.Server, **kwargs: Any) -> Callable[[], GuardedHandler]:
+        """The factory of the listening socket's protocols."""
+        loop = asyncio.get_running_loop()
+        return lambda: GuardedHandler(manager, self, loop=loop, **kwargs)
+
+    def start(self) -> None:
+        self._sweeper = asyncio.create_task(self._sweep(), name="web-connections")
+
+    def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+
+    def connected(self, handler: GuardedHandler, transport: asyncio.Transport) -> None:
+        peer = transport.get_extra_info("peername")
+        handler.address = str(peer[0]) if peer else ""
+        handler.since = asyncio.get_running_loop().time()
+        over = None
+        if self.by_address.get(handler.address, 0) >= self.per_address:
+            over = f"{self.per_address} from {handler.address}"
+        elif len(self.connections) >= self.total and not self._make_room():
+            over = f"{self.total} in all, each with a request in hand"
+        if over is not None:
+            self._log(
+                logging.WARNING,
+                f"web door: a connection from {handler.address} closed at once: the door "
+                f"holds as many HTTP connections as it takes ({over})",
+            )
+            transport.abort()
+            return
+        self.connections[handler] = transport
+        self.by_address[handler.address] = self.by_address.get(handler.address, 0) + 1
+
+    def _make_room(self) -> bool:
+        """All the places are taken: the connection idle the longest (with no request in
+        hand) is closed for the new one, so that idle sockets cannot keep a player out."""
+        idle = [h for h in self.connections if not h.busy]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda h: h.since)
+        self.connections[oldest].abort()
+        self.lost(oldest)
+        return True
+
+    def lost(self, handler: GuardedHandler) -> None:
+        if self.connections.pop(handler, None) is None:
+            return
+        left = self.by_address.get(handler.address, 1) - 1
+        if left > 0:
+            self.by_address[handler.address] = left
+        else:
+            self.by_address.pop(handler.address, None)
+
+    async def _sweep(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(1.0, self.timeout / 4))
+            late = loop.time() - self.timeout
+            for handler, transport in list(self.connections.items()):
+                if not handler.busy and handler.since < late:
+                    transport.abort()
+
+
+@web.middleware
+async def in_hand(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A request being handled: its connection is not timed meanwhile (ConnectionGuard)."""
+    connection = request.protocol
+    if not isinstance(connection, GuardedHandler):
+        return await handler(request)
+    connection.busy += 1
+    try:
+        return await handler(request)
+    finally:
+        connection.busy -= 1
+        connection.since = asyncio.get_running_loop().time()
+
+
+class GuardedSite(web.BaseSite):
+    """aiohttp's TCP site, its connections counted and timed by `guard`."""
+
+    def __init__(
+        self, runner: web.BaseRunner, host: str, port: int, guard: ConnectionGuard, **handler: Any
+    ) -> None:
+        super().__init__(runner, backlog=128)
+        self.host = host
+        self.port = port
+        self.guard = guard
+        self.handler = handler
+
+    @property
+    def name(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def start(self) -> None:
+        await super().start()
+        manager = self._runner.server
+        assert manager is not None
+        server = await asyncio.get_running_loop().create_server(
+            self.guard.protocol(manager, **self.handler), self.host, self.port, backlog=128
+        )
+        self._server = server
+        self.port = int(server.sockets[0].getsockname()[1]) if server.sockets else self.port
+
+
+class OneLine(logging.Filter):
+    """A logger's records (those that begin with `only`, if given) said in one line each, the
+    exception's type and text in place of its traceback, LINES_A_MINUTE a minute at most:
+    aiohttp's about a request it could not parse, asyncio's about a connection it could not
+    accept (a crowd of them must not fill the disk)."""
+
+    def __init__(self, prefix: str, only: str | None = None) -> None:
+        super().__init__()
+        self.prefix = prefix
+        self.only = only
+        self.every = LogEvery()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if self.only is not None and not text.startswith(self.only):
+            return True
+        text = text.split("\n", 1)[0]
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            said = " ".join(str(exc).split())[:200]
+            text = f"{text}: {type(exc).__name__}: {said}"
+        self.every(record.levelno, self.prefix + text)
+        return False
