@@ -54,6 +54,18 @@ def clamp_size(width: Any, height: Any) -> tuple[int, int]:
     return max(MIN_SIZE, min(cols, MAX_WIDTH)), max(MIN_SIZE, min(rows, MAX_HEIGHT))
 
 
+def envelope(text: str) -> tuple[str | None, Any]:
+    """A page's message as (its kind, its value): `["kind", value]`; (None, None) for what
+    is not one (not JSON, a list nested thousands deep, another shape)."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        return None, None
+    if not isinstance(message, list) or not message or not isinstance(message[0], str):
+        return None, None
+    return message[0], message[1] if len(message) > 1 else None
+
+
 class WebLink:
     """The browser a session runs for (door_host.DoorLink): its door, its address, and the
     host name it reached the page by."""
@@ -214,19 +226,17 @@ class WebSession(DoorSession):
     def received(self, text: str) -> None:
         """One message from the page (textual-serve's page's JSON); anything else is
         ignored. Every message, whatever it is, counts against the session's input budget:
-        a page that sends more than a player does is closed, as a terminal would be."""
+        keys by their bytes (as a terminal's), any other message by its length, so that a
+        page that sends more than a player does is closed, as a terminal would be."""
+        kind, value = envelope(text)
+        if kind == "stdin" and isinstance(value, str):
+            keys = value.encode("utf-8", "replace")
+            if self.within_budget(len(keys)) and self.player:
+                self.keys_received(packet(b"D", keys))
+            return
         if not self.within_budget(len(text)):
             return
-        try:
-            envelope = json.loads(text)
-        except (ValueError, RecursionError):  # (a list nested thousands deep, say)
-            return
-        if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
-            return
-        kind, value = envelope[0], envelope[1] if len(envelope) > 1 else None
-        if kind == "stdin" and isinstance(value, str) and self.player:
-            self.keys_received(packet(b"D", value.encode("utf-8", "replace")))
-        elif kind == "resize" and isinstance(value, dict):
+        if kind == "resize" and isinstance(value, dict):
             width, height = clamp_size(value.get("width"), value.get("height"))
             self.terminal_size_changed(width, height, 0, 0)
         # `focus` and `blur`: the app is told it is looked at once, as it draws (app_drew);
