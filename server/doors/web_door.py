@@ -160,7 +160,9 @@ class WebDoor(DoorServing):
     async def start(self) -> None:
         await self.start_template()
         self.hosts = KnownHosts([*await asyncio.to_thread(host_names), *self.config.names])
-        self._runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(
+            self.application(), access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
         await self._runner.setup()
         store = self.server.store
         try:
