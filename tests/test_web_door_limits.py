@@ -392,3 +392,32 @@ async def test_requests_no_browser_sends_are_each_one_line_in_the_log(tmp_path: 
         lines = server.server_log().splitlines()
         assert all(re.match(r"\d{4}-\d\d-\d\d ", line) for line in lines), lines[-20:]
         assert len(lines) < 40, lines[-20:]
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+async def test_keys_faster_than_the_table_is_drawn_are_shed_not_queued(tmp_path: Path) -> None:
+    # A budget no player is given: keys that the app reads at once, and cannot act on as fast.
+    budget = ("--limit", "door_input_rate=10000000", "--limit", "door_input_burst=10000000")
+    with web_server(tmp_path, *budget) as server:
+        async with client_session() as session:
+            socket = await played_session(session, server, "Ada")
+            apps = descendants(server.proc.pid)
+            for _ in range(200):  # 20 KB a second of keys that move the lobby's cursor, 10 s
+                await socket.send_str(json.dumps(["stdin", "jk" * 1000]))
+                await asyncio.sleep(0.1)
+            await socket.send_str(json.dumps(["resize", {"width": 100, "height": 41}]))
+            seen = ""
+            async with asyncio.timeout(60):  # the size is taken behind a few keys, not 400,000
+                while "\x1b[41;" not in seen:
+                    message = await socket.receive()
+                    assert message.type == aiohttp.WSMsgType.BINARY, seen[-300:]
+                    seen += message.data.decode("utf-8", "replace")
+            largest = max(rss_mib(pid) for pid in apps if alive(pid))
+            assert largest < 150, largest
+            await socket.close()
