@@ -43,6 +43,7 @@ CLIENT: dict[str, list[Row]] = {
         ("seed", "int", False, False, 0, 0, 0, 9223372036854775807, "bad_table"),
         ("deck", "str", False, False, 208, 0, -INF, INF, "bad_table"),
         ("dealer", "int", False, False, 0, 0, 0, 4, "bad_table"),
+        ("open_bot_seats", "bool", False, False, 0, 0, -INF, INF, "bad_value"),
     ],
     "sit": [
         ("table", "int", True, False, 0, 0, 1, 2147483647, "no_such_table"),

@@ -97,6 +97,7 @@ def old_summary(table: Table) -> dict[str, Any]:
             for number, seat in enumerate(table.seats)
         ],
         "changes": table.rules.overrides(),
+        "open_bot_seats": table.config.open_bot_seats,
     }
 
 

@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
+from textual import events
+from textual.message import Message
 from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.logstore import LogStore
 from tonk.client.messages import Connected
@@ -165,6 +167,10 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
     return config
 
 
+#: Messages an app may have waiting before the keys and mouse events that come are dropped.
+MAX_WAITING_INPUT = 64
+
+
 class DoorApp(TonkApp):
     """tonk-client's App, whose parting line (a refusal, a lost server: `failure`) is said on
     the terminal by main(), so that what Textual prints on its error console at the end is
@@ -172,6 +178,17 @@ class DoorApp(TonkApp):
 
     # Textual looks for CSS_PATH beside the module that defines the class: tonk.client's.
     CSS_PATH = str(Path(inspect.getfile(TonkApp)).with_name(str(TonkApp.CSS_PATH)))
+
+    def post_message(self, message: Message) -> bool:
+        """A key or a mouse event while MAX_WAITING_INPUT messages wait already is dropped:
+        what the app cannot keep up with is shed, not queued (input within the door's budget
+        can come faster than a table is drawn: the queue grew the apps by hundreds of MB)."""
+        if (
+            isinstance(message, events.Key | events.MouseEvent)
+            and self._message_queue.qsize() >= MAX_WAITING_INPUT
+        ):
+            return False
+        return super().post_message(message)
 
     @property
     def parting(self) -> str | None:

@@ -173,6 +173,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="open the web door on this port (0: the port this --db's web door had last, or a "
         "free one the first time; off when not given)",
     )
+    web.add_argument(
+        "--web-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the page is reached by, besides this machine's names and addresses "
+        "(another is refused: a site's name pointed at this box); may be given more than once",
+    )
     lan = parser.add_argument_group("the LAN (tonk-client lists the servers it finds there)")
     lan.add_argument(
         "--name",
@@ -517,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         from ..doors.web_door import WebConfig
 
-        web_config = WebConfig(host=config.host, port=args.web_port)
+        web_config = WebConfig(host=config.host, port=args.web_port, names=tuple(args.web_name))
     try:
         lan_config = LanConfig(name=(args.name or "").strip(), announce=args.announce)
         asyncio.run(run(config, door_config, web_config, lan_config))

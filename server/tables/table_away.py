@@ -39,6 +39,8 @@ class AwayFrame(LockedFrame, Protocol):
 
     def broadcast_table(self, answer: Connection | None = None) -> None: ...
 
+    def bot_seats_open_to(self, name: str) -> bool: ...
+
 
 class AwaySeats(SeatRow, Protocol):
     """What the away part asks of the seats besides reading them: a seat replaced by
@@ -155,6 +157,12 @@ class TableAway:
             number = self._seat_number(number)
             if seats[number].kind != BOT:
                 raise RequestError(p.BAD_BOT, f"seat {number} is not a bot's")
+            assert conn.name is not None
+            if not table.bot_seats_open_to(conn.name):
+                raise RequestError(
+                    p.BAD_BOT,
+                    "this table's creator keeps its bots' seats for who has played at it",
+                )
             claimant = self.claims.get(number)
             if claimant is not None and claimant is not conn:
                 raise RequestError(p.SEAT_TAKEN, f"someone has asked for seat {number} already")

@@ -122,6 +122,8 @@ class TableConfig:
     hands: int | None = None
     minutes: float | None = None
     bot_pause: float = 0.8
+    # May anybody take a bot's seat (take_bot_seat), or only who has played at the table?
+    open_bot_seats: bool = True
     seed: int | None = None
     deck: str | None = None
     dealer: int | None = None
@@ -136,6 +138,7 @@ class TableConfig:
             "hands": self.hands,
             "minutes": self.minutes,
             "bot_pause": self.bot_pause,
+            "open_bot_seats": self.open_bot_seats,
             "seed": self.seed,
             "deck": self.deck,
             "dealer": self.dealer,

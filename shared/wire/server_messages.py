@@ -94,6 +94,8 @@ class TableSummary(WireValue):
     changes: Mapping[str, RuleValue] = field(
         default=_NO_CHANGES, required=True, codec=Codec(dict, None)
     )
+    #: May anybody take a bot's seat here (take_bot_seat), or only who has played at it?
+    open_bot_seats: bool = field(default=True)
 
 
 _SUMMARY = Codec(TableSummary.to_wire, TableSummary.from_wire)
