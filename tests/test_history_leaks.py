@@ -327,6 +327,7 @@ async def play_with_seat_changes(
 MOVED = tuple(ending for ending in ENDINGS if "deal_tonk" not in ending)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", MOVED)
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 async def test_a_seat_that_changed_hands_shows_each_holder_only_what_they_saw_live(
