@@ -19,6 +19,7 @@ from ..keys import ScreenKeys
 from ..tablerequest import TableRequest
 from ..widgets import TooSmall
 from .help import HelpScreen
+from .taps import by_touch
 
 SESSION_ENDS = (
     ("never", "never"),
@@ -156,10 +157,11 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Label(
-                "tab: next field    ctrl+s: create    f1: options    escape: cancel",
-                classes="hint",
-            )
+                yield Button("House rules", id="house-rules", compact=True)
+            keys = "tab: next field    ctrl+s: create    f1: options    escape: cancel"
+            if by_touch(self.app):
+                keys = "Tap a field to change it; House rules lists the options."
+            yield Label(keys, classes="hint")
 
     @on(Select.Changed, "#seats, #bots")
     def _seats_changed(self) -> None:
@@ -194,6 +196,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
         """An error said on create is about the form as it was: any change clears it."""
         self.query_one("#form-error", Label).update("")
 
+    @on(Button.Pressed, "#house-rules")
     def action_options_help(self) -> None:
         """Every house-rule option and what it takes, in the help."""
         self.app.push_screen(HelpScreen(None, at_options=True))

@@ -29,6 +29,7 @@ from ..text.render import (
     spread_line,
 )
 from ..widgets import TooSmall
+from .taps import by_touch
 
 
 class EndOfHandModal(ModalScreen[None]):
@@ -119,10 +120,10 @@ class EndOfHandModal(ModalScreen[None]):
                     laid.append_text(spread_line(number, spread, self.names, self.card_style))
                 yield Static(laid, id="laid")
             yield Static(Text(payments), id="payments")
-            yield Label(
-                "enter: back to the table (closes by itself at the next deal)  l: history",
-                classes="hint",
-            )
+            keys = "enter: back to the table (closes by itself at the next deal)  l: history"
+            if by_touch(self.app):
+                keys = "Tap: back to the table (closes by itself at the next deal)"
+            yield Label(keys, classes="hint")
 
     def on_click(self, event: events.Click) -> None:
         """A tap anywhere continues, as enter does."""

@@ -19,6 +19,7 @@ from tonk.shared.game.spreads import Spread
 from ..keys import ScreenKeys
 from ..text.render import CardStyle, cards_text, spread_line
 from ..widgets import TooSmall
+from .taps import tapped_outside, way_out
 
 
 class HitChooser(ModalScreen[int | None]):
@@ -60,7 +61,12 @@ class HitChooser(ModalScreen[int | None]):
             title.append(" onto which spread?")
             yield Label(title, classes="title")
             yield Static(self._body(), id="hit-list")
-            yield Label("1-9 or arrows and enter: hit    escape: cancel", classes="hint")
+            yield way_out(
+                self.app,
+                "1-9 or arrows and enter: hit    escape: cancel",
+                (("Cancel", "choose(-1)"),),
+                "choose(-1)",
+            )
 
     def _body(self) -> Group:
         lines = []
@@ -75,7 +81,11 @@ class HitChooser(ModalScreen[int | None]):
         return Group(*lines)
 
     def on_click(self, event: events.Click) -> None:
-        """A tap on a spread hits onto it, as its number's key does."""
+        """A tap on a spread hits onto it, as its number's key does; a tap outside the
+        window cancels."""
+        if tapped_outside(self, event):
+            self.action_choose(-1)
+            return
         spreads = self.query_one("#hit-list", Static)
         offset = event.get_content_offset(spreads)
         if event.widget is spreads and offset is not None:

@@ -226,6 +226,7 @@ class TableScreen(Screen[None]):
             legal=self.legal(),
             cursor=hand.card_under_cursor,
             ascii_only=self.card_style.ascii,
+            touch=getattr(self.app, "touch", False),
         )
         self.query_one(StatusBar).status = Status(self.state, message)
 
@@ -516,8 +517,14 @@ class TableScreen(Screen[None]):
     @on(HandView.Tapped)
     def _card_tapped(self, event: HandView.Tapped) -> None:
         """A tap on a card is its number's key: the cursor goes to it, and it is selected
-        (or no longer)."""
+        (or no longer: then, if one card is left raised, the cursor goes back to that one,
+        the card the player sees chosen, which Discard throws)."""
         self.action_select(event.number)
+        hand = self.query_one(HandView)
+        raised = hand.selected_cards()
+        if len(raised) == 1 and hand.card_under_cursor not in hand.selected:
+            hand.cursor = hand.cards.index(raised[0])
+            self._status()
 
     def action_cursor(self, step: int) -> None:
         hand = self.query_one(HandView)
