@@ -24,8 +24,10 @@ from ..text.render import fit_name
 from ..widgets import TooSmall
 from .nights import NightsScreen
 
-#: The lobby's columns: (key, heading).
+#: The lobby's columns: (key, heading). A table's number is the one its television page
+#: names it by (`/watch/N` at the web door).
 LOBBY_COLUMNS = (
+    ("number", "No."),
     ("name", "Table"),
     ("rules", "Rules"),
     ("stake", "Stake"),
@@ -40,6 +42,7 @@ def lobby_row(info: TableInfo) -> tuple[str, ...]:
     """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
     state = str(info.state)
     return (
+        info.table_id,
         info.name,
         info.rules,
         amount_text(info.stake, info.unit),
@@ -205,6 +208,8 @@ class LobbyScreen(Screen[None]):
         table under the cursor changed from its preset (the `+` of `classic+`)."""
         if not self.tables:
             note = "No tables yet: press n to create one."
+            if getattr(self.app, "touch", False):
+                note = "No tables yet: tap New table to create one."
         else:
             chosen = self.selected()
             note = changes_note(chosen) if chosen is not None else ""
