@@ -131,7 +131,27 @@ class Browser:
         self.driver.get("about:blank")
         self.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
         self.driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.driver.set_window_size(width, height)
+
+    def screen_as(self, width: int, height: int, *, phone: bool = True) -> None:
+        """The page's window as a device's screen of `width`x`height` CSS pixels: a phone's
+        (or a tablet's) turned as its shape says, or (`phone` False) a computer's or a
+        television's. Called again with the sizes swapped, the phone is turned."""
+        upright = height > width
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {
+                "width": width,
+                "height": height,
+                "deviceScaleFactor": 1,
+                "mobile": phone,
+                "screenOrientation": {
+                    "type": "portraitPrimary" if upright else "landscapePrimary",
+                    "angle": 0 if upright else 90,
+                },
+            },
+        )
 
     def __enter__(self) -> Browser:
         return self
@@ -237,6 +257,38 @@ class Browser:
 
         area = self.driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea")
         area.send_keys(text)
+
+    def terminal_size(self) -> tuple[int, int]:
+        """The page's terminal, in cells (columns, rows)."""
+        cols, rows = self.js("return [window.tonk.terminal.cols, window.tonk.terminal.rows]")
+        return int(cols), int(rows)
+
+    def font(self) -> tuple[float, float, float]:
+        """The terminal's text as the page lays it out, in CSS pixels: the font's size (as
+        the terminal draws it), and a cell's width and height (as its screen is laid out)."""
+        size, width, height = self.js(
+            "const t = window.tonk.terminal;"
+            "const r = t.element.querySelector('.xterm-screen').getBoundingClientRect();"
+            "return [t.options.fontSize, r.width / t.cols, r.height / t.rows];"
+        )
+        return float(size), float(width), float(height)
+
+    def wait_fitted(self, timeout: float = 20.0) -> tuple[int, int]:
+        """Wait until the terminal fills the window at its font (no fit left to do) and
+        the font's size is the one the page chose for this window; its size in cells."""
+        end = time.monotonic() + timeout
+        script = (
+            "const s = window.tonk.session; const t = window.tonk.terminal;"
+            "if (!s || !s.socket || s.socket.readyState !== 1) return null;"
+            "const p = s.fitAddon.proposeDimensions();"
+            "return p && p.cols === t.cols && p.rows === t.rows"
+            " && t.options.fontSize === window.tonk.fontSize();"
+        )
+        while not self.js(script):
+            if time.monotonic() > end:
+                raise AssertionError(f"the terminal never fitted the window: {self.font()}")
+            time.sleep(0.1)
+        return self.terminal_size()
 
     def cell_point(self, column: int, row: int) -> tuple[float, float]:
         """The middle of a terminal cell, in the page's pixels."""

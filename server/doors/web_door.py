@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib.resources
 import logging
 import secrets
 import time
@@ -25,8 +24,9 @@ from ..store import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
 from .door_template import SessionTemplate
-from .web_pages import STATIC_FILES, message_page, name_page, table_page
+from .web_pages import message_page, name_page, table_page
 from .web_session import WebLink, WebSession, clamp_size
+from .web_static import static_file, static_response
 
 if TYPE_CHECKING:
     from ..app import TonkServer
@@ -78,7 +78,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 async def _secured(request: web.Request, handler: Handler) -> web.StreamResponse:
     response = await handler(request)
     if not response.prepared:
-        response.headers.update(SECURITY_HEADERS)
+        for header, value in SECURITY_HEADERS.items():  # (a file says how long it is kept)
+            response.headers.setdefault(header, value)
     return response
 
 
@@ -107,6 +108,7 @@ class WebDoor(DoorServing):
                 web.get("/", self.index),
                 web.post("/", self.choose_name),
                 web.get("/ws", self.play),
+                web.get("/ws/touch", self.play_by_touch),
                 web.get("/watch/{table}", self.watch_page),
                 web.get("/watch/{table}/ws", self.watch),
                 web.get("/static/{file}", self.static),
@@ -199,8 +201,14 @@ class WebDoor(DoorServing):
 
     async def index(self, request: web.Request) -> web.Response:
         if self.claim_of(request) is None:
-            return _html(name_page(self._server_label(request), self.limits.max_name))
+            label = self._server_label(request)
+            return _html(name_page(label, self.limits.max_name, tables=self.watchable()))
         return _html(table_page("tonk", "/ws"))
+
+    def watchable(self) -> list[tuple[int, str]]:
+        """The open tables (number, name), for their television pages' links."""
+        tables = self.server.tables
+        return [(n, tables[n].name) for n in sorted(tables) if self.open_table(n) is not None]
 
     async def choose_name(self, request: web.Request) -> web.Response:
         if not same_origin(request):
@@ -247,19 +255,18 @@ class WebDoor(DoorServing):
         return self.open_table(int(text)) if text.isdigit() and len(text) < 10 else None
 
     async def static(self, request: web.Request) -> web.StreamResponse:
-        found = STATIC_FILES.get(request.match_info["file"])
+        found = await asyncio.to_thread(static_file, request.match_info["file"])
         if found is None:
             raise web.HTTPNotFound()
-        package, path, kind = found
-        data = await asyncio.to_thread(importlib.resources.files(package).joinpath(path).read_bytes)
-        response = web.Response(body=data, content_type=kind)
-        response.headers.update(SECURITY_HEADERS)
-        response.headers["Cache-Control"] = "max-age=3600"
-        return response
+        return static_response(request, found)
 
     # -- the sessions ---------------------------------------------------------------------------
 
-    async def play(self, request: web.Request) -> web.StreamResponse:
+    async def play_by_touch(self, request: web.Request) -> web.StreamResponse:
+        """A player's page on a touch screen: its app says "tap" and shows buttons."""
+        return await self.play(request, touch=True)
+
+    async def play(self, request: web.Request, touch: bool = False) -> web.StreamResponse:
         if not same_origin(request):
             log.info(
                 "web door: a websocket from %s refused (Origin %r)",
@@ -270,7 +277,7 @@ class WebDoor(DoorServing):
         claim = self.claim_of(request)
         if claim is None:
             raise web.HTTPForbidden(text="tonk: choose a name first")
-        return await self._session(request, claim.name, None)
+        return await self._session(request, claim.name, None, touch)
 
     async def watch(self, request: web.Request) -> web.StreamResponse:
         if not same_origin(request):
@@ -283,7 +290,7 @@ class WebDoor(DoorServing):
         return await self._session(request, name, table.id)
 
     async def _session(
-        self, request: web.Request, name: str, watch: int | None
+        self, request: web.Request, name: str, watch: int | None, touch: bool = False
     ) -> web.WebSocketResponse:
         socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
         await socket.prepare(request)
@@ -295,6 +302,7 @@ class WebDoor(DoorServing):
             return socket
         size = clamp_size(request.query.get("width"), request.query.get("height"))
         session = WebSession(WebLink(self, address, self._server_label(request)), name, size, watch)
+        session.touch = touch
         session.attach(socket)
         self.sessions.add(session)
         self.per_address[address] = self.per_address.get(address, 0) + 1

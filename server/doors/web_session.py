@@ -161,6 +161,7 @@ class WebSession(DoorSession):
         # come before the size it starts with, and lose: it is said once it has drawn).
         self.app_size: tuple[int, int] | None = None
         self.start_size = size  # the size the app starts with
+        self.touch = False  # a touch screen's page: the app says "tap" and shows buttons
 
     door_label = "web door"
     crash_line = (
@@ -178,7 +179,8 @@ class WebSession(DoorSession):
 
     def child_args(self) -> list[str]:
         watch = ["--watch", str(self.watch)] if self.watch is not None else []
-        return [*super().child_args(), "--web", *watch]
+        touch = ["--touch"] if self.touch else []
+        return [*super().child_args(), "--web", *watch, *touch]
 
     def child_environ(self) -> dict[str, str]:
         assert self.terminal is not None
