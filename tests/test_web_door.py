@@ -23,7 +23,15 @@ from tonk.shared.game import actions
 from tonk.shared.game.cards import parse_card
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import action_request
-from webkit import Browser, SharedBrowser, WebServer, require_browser, web_server
+from webkit import (
+    Browser,
+    SharedBrowser,
+    WebServer,
+    create_a_table_by_taps,
+    require_browser,
+    tap_button,
+    web_server,
+)
 
 
 def client_session() -> aiohttp.ClientSession:
@@ -103,63 +111,6 @@ def chromium() -> Iterator[SharedBrowser]:
         yield shared
     finally:
         shared.close()
-
-
-def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
-    """From the lobby, a table for the browser's player and a bot, made by taps on the key
-    bar and the form (`house_rules`: the form's list of options opened and closed by taps
-    on the way)."""
-    # (The footer is made again as the app starts; a tap meanwhile is lost: tapped again
-    # till the form is up. A tap that comes once it is falls on the form's backdrop, which
-    # takes none.)
-    end = time.monotonic() + 30
-    while True:
-        browser.tap_text("New table", after=browser.terminal_size()[1] - 1)  # (the footer)
-        try:
-            browser.wait_for("Create a table", timeout=2)
-            break
-        except AssertionError:
-            assert time.monotonic() < end, browser.screen()
-    browser.wait_for("Create a table", "Seats, bots")
-    if house_rules:
-        browser.tap_text("House rules")
-        browser.wait_for("House-rule options", "Takes")
-        browser.tap_text(" Close ")
-        browser.wait_gone("House-rule options")
-    column, row = browser.find("Seats, bots")
-    seats_at = browser.screen().split("\n")[row].index("4", column + 11)
-    # (An open drop-down has a border: its first choice is two rows down, a column in.)
-    browser.tap(seats_at, row)
-    browser.wait_for_row(row + 2, "2")
-    browser.tap(seats_at + 2, row + 2)
-    line = browser.wait_for_row(row, "2")
-    bots_at = line.index("0", seats_at + 3)
-    browser.tap(bots_at, row)
-    browser.wait_for_row(row + 3, "1")
-    browser.tap(bots_at + 2, row + 3)
-    # (The form's note comes above the buttons: the form, centred, may move up a row.)
-    browser.wait_for("fill all 2 seats")
-    end = time.monotonic() + 10
-    while not re.search(r"Seats, bots\s+2\s+▼\s+1\s+▼", browser.screen()):
-        assert time.monotonic() < end, browser.screen()
-        time.sleep(0.1)
-    # (A tap that comes while the form is laid out again, as its note comes, is lost, as
-    # the key bar's first one above can be: once more while the form is still up.)
-    browser.tap_text("Create", after=row)
-    try:
-        browser.wait_for("Your hand", timeout=10)
-    except AssertionError:
-        if "Create a table" in browser.screen():
-            browser.tap_text("Create", after=row)
-        browser.wait_for("Your hand", timeout=30)
-
-
-def tap_button(browser: Browser, label: str, row: int = 0) -> None:
-    """A tap on the key bar's button `label` (the bar is the last three rows), on `row` of
-    its three rows (-1 the top, 0 the middle where its words are, 1 the bottom): a button
-    takes a tap anywhere on it."""
-    column, middle = browser.find(f" {label} ", after=browser.terminal_size()[1] - 3)
-    browser.tap(column + 1, middle + row)
 
 
 def play_a_hand_by_taps(browser: Browser) -> bool:
