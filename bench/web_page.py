@@ -61,7 +61,7 @@ def open_to_lobby(browser: Browser, url: str) -> float:
 def tap_to_screen(browser: Browser) -> tuple[float, float]:
     """A tap on the lobby's Help key until the help is drawn; a tap on its Close button
     until the lobby is back."""
-    column, row = browser.find("Help", after=browser.terminal_size()[1] - 1)
+    column, row = browser.find("Help", after=browser.terminal_size()[1] - 3)
     x, y = browser.cell_point(column, row)
     started = time.perf_counter()
     browser.tap_at(x, y)

@@ -351,7 +351,7 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
     # takes none.)
     end = time.monotonic() + 30
     while True:
-        browser.tap_text("New table", after=browser.terminal_size()[1] - 1)  # (the footer)
+        browser.tap_text("New table", after=browser.terminal_size()[1] - 3)  # (the footer)
         try:
             browser.wait_for("Create a table", timeout=2)
             break
