@@ -22,7 +22,7 @@ from tonk.client.dialogs.confirm import TapHint
 from tonk.client.dialogs.taps import TapButtons
 from tonk.client.screens import TableScreen
 from tonk.client.text.render import CARD_WIDTH
-from tonk.client.widgets import HandView, KeyBar, StatusBar
+from tonk.client.widgets import HandView, KeyBar, StatusBar, TouchKeyBar
 from tonk.shared.game.cards import format_cards, parse_card
 
 
@@ -82,9 +82,10 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
 
 async def tap_button(pilot: Pilot[None], bar: KeyBar, key: str, row: int) -> None:
     """A tap on `key`'s button in a touch screen's key bar, on `row` of its three."""
-    start, end = next((s, e) for s, e, k in bar._spans if k == key)
-    assert bar.size.height == 3, "a button is three rows tall"
-    await pilot.click(KeyBar, offset=((start + end) // 2, row))
+    assert isinstance(bar, TouchKeyBar)
+    line, start, end = next((n, s, e) for n, s, e, k in bar._buttons if k == key)
+    assert bar.size.height % 3 == 0, "a button is three rows tall"
+    await pilot.click(KeyBar, offset=((start + end) // 2, line * 3 + row))
 
 
 async def tap_label(pilot: Pilot[None], label: str) -> None:

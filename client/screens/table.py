@@ -35,6 +35,7 @@ from ..widgets import (
     StatusBar,
     TableArea,
     TooSmall,
+    TouchKeyBar,
     hand_title,
     turn_message,
 )
@@ -125,7 +126,8 @@ class TableScreen(Screen[None]):
                     max_length=200,
                     disabled=True,
                 )
-        yield KeyBar(id="keys")
+        # (A touch screen's keys are buttons: the same bar, drawn for a finger.)
+        yield (TouchKeyBar if getattr(self.app, "touch", False) else KeyBar)(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
         """A large terminal (LARGE and up) has room for more: bigger cards, the players around

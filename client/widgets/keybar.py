@@ -26,8 +26,7 @@ class KeyEntry:
 class KeyBar(LineWidget):
     """The table's keys on one line, those not open now greyed out. Unlike Textual's footer
     (a widget per key, all repainted when any changes) it is one row of text, repainted as
-    far as it changed. A click on a key presses it. On a touch screen (the app's `touch`)
-    each key is a button three rows tall, named by what it does, not by its key."""
+    far as it changed. A click on a key presses it."""
 
     class Pressed(Message):
         def __init__(self, key: str) -> None:
@@ -47,9 +46,6 @@ class KeyBar(LineWidget):
     def _build(self) -> None:
         width = self.size.width or 80
         entries = list(self.entries)
-        if getattr(self.app, "touch", False):
-            self._build_buttons(entries, width)
-            return
 
         def length(items: list[KeyEntry]) -> int:
             return sum(len(e.shown) + len(e.description) + 2 for e in items)
@@ -67,25 +63,6 @@ class KeyBar(LineWidget):
                 line.append(f"{entry.shown} {entry.description} ", style="dim")
             self._spans.append((start, line.cell_len, entry.key))
         self.set_lines([line])
-
-    def _build_buttons(self, entries: list[KeyEntry], width: int) -> None:
-        """The keys as buttons for a finger: each its words on the middle of three rows,
-        reversed while it is open now, one column apart; those that keep least go first
-        when the row is too narrow."""
-        while entries and sum(len(e.description) + 3 for e in entries) - 1 > width:
-            entries.remove(min(entries, key=lambda e: e.keep))
-        rows = [Text(), Text(), Text()]
-        self._spans = []
-        for entry in entries:
-            start = rows[1].cell_len
-            style = "reverse" if entry.enabled else "dim"
-            for row, text in enumerate(rows):
-                if start:
-                    text.append(" ")
-                face = f" {entry.description} " if row == 1 else " " * (len(entry.description) + 2)
-                text.append(face, style=f"bold {style}" if row == 1 else style)
-            self._spans.append((start + (1 if start else 0), rows[1].cell_len, entry.key))
-        self.set_lines(rows)
 
     def refit(self) -> None:
         self._build()
