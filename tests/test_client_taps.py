@@ -22,7 +22,8 @@ from tonk.client.dialogs.confirm import TapHint
 from tonk.client.dialogs.taps import TapButtons
 from tonk.client.screens import TableScreen
 from tonk.client.text.render import CARD_WIDTH
-from tonk.client.widgets import HandView, KeyBar, StatusBar, TouchKeyBar
+from tonk.client.widgets import HandView, KeyBar, StatusBar
+from tonk.client.widgets.touchkeys import TouchKeyBar
 from tonk.shared.game.cards import format_cards, parse_card
 
 

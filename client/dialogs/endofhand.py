@@ -29,7 +29,6 @@ from ..text.render import (
     spread_line,
 )
 from ..widgets import TooSmall
-from .taps import by_touch
 
 
 class EndOfHandModal(ModalScreen[None]):
@@ -121,7 +120,7 @@ class EndOfHandModal(ModalScreen[None]):
                 yield Static(laid, id="laid")
             yield Static(Text(payments), id="payments")
             keys = "enter: back to the table (closes by itself at the next deal)  l: history"
-            if by_touch(self.app):
+            if getattr(self.app, "touch", False):  # (a touch screen's: see taps.by_touch)
                 keys = "Tap: back to the table (closes by itself at the next deal)"
             yield Label(keys, classes="hint")
 

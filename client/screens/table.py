@@ -35,10 +35,10 @@ from ..widgets import (
     StatusBar,
     TableArea,
     TooSmall,
-    TouchKeyBar,
     hand_title,
     turn_message,
 )
+from ..widgets.touchkeys import TouchKeyBar
 from .common import too_small
 
 #: From this size (columns, rows) the table is drawn large (see TableScreen.on_resize).

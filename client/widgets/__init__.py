@@ -8,7 +8,6 @@ from .sidebar import LedgerPanel, LogPanel
 from .status import Status, StatusBar, turn_message, waiting_message
 from .table import CentrePanel, HandView, PlayersPanel, hand_title, player_lines
 from .toosmall import TooSmall
-from .touchkeys import TouchKeyBar
 
 __all__ = [
     "CentrePanel",
@@ -23,7 +22,6 @@ __all__ = [
     "StatusBar",
     "TableArea",
     "TooSmall",
-    "TouchKeyBar",
     "changed_to",
     "hand_title",
     "player_lines",
