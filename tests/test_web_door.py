@@ -531,7 +531,15 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
         shown = browser.wait_for("Your hand")
         assert "Terminal too small" not in shown
 
-        tap_button(browser, "Help", -1)
+        # (A tap that comes while the app lays the table out for its new size is lost, as one
+        # while it starts can be: tapped again if nothing came of it.)
+        for _ in range(3):
+            tap_button(browser, "Help", -1)
+            try:
+                browser.wait_for("move the cursor in your hand", " Close ", timeout=10)
+                break
+            except AssertionError:
+                pass
         browser.wait_for("move the cursor in your hand", " Close ")
         browser.tap_text(" Close ")
         browser.wait_gone("move the cursor in your hand")
