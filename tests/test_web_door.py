@@ -513,9 +513,9 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
     tmp_path: Path, chromium: SharedBrowser
 ) -> None:
     """A phone held sideways: a table made (the house rules looked at on the way), the
-    phone turned upright and back three times, a hand played by taps alone, and help, the
-    history and a hand's replay each closed by a tap; its keyboard comes up only for the
-    chat."""
+    phone turned upright and back three times, a hand played by taps alone (upright, once the
+    client has its portrait layout), and help, the history and a hand's replay each closed by
+    a tap; its keyboard comes up only for the chat."""
     browser = chromium.fresh(1000, 700)
     with web_server(tmp_path) as server:
         browser.screen_as(844, 390)
@@ -527,6 +527,14 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
         assert keyboard_mode(browser) == "none"
         for _ in range(3):
             turn(browser, 390, 844)
+            turn(browser, 844, 390)
+        # The hand is played upright where the client has a layout for an upright phone's
+        # width, sideways where it has not (its narrowest is 80 columns).
+        upright = turn(browser, 390, 844)[0] >= TooSmall.MIN_WIDTH
+        if upright:
+            size, _, cell_height = browser.font()
+            assert size >= PHONE_TEXT and 3 * cell_height >= FINGER, (size, cell_height)
+        else:
             turn(browser, 844, 390)
         shown = browser.wait_for("Your hand")
         assert "Terminal too small" not in shown
@@ -545,6 +553,8 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
         browser.wait_gone("move the cursor in your hand")
 
         assert play_a_hand_by_taps(browser)
+        if upright:  # (the history's button is in the wide key bar)
+            turn(browser, 844, 390)
 
         tap_button(browser, "History", 1)
         browser.wait_for("the session's hands", "Back to the table")

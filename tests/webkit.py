@@ -392,10 +392,10 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
 
 
 def tap_button(browser: Browser, label: str, row: int = 0) -> None:
-    """A tap on the key bar's button `label` (the bar is the last three rows), on `row` of
+    """A tap on the key bar's button `label` (the bar is the last six rows at most), on `row` of
     its three rows (-1 the top, 0 the middle where its words are, 1 the bottom): a button
     takes a tap anywhere on it."""
-    column, middle = browser.find(f" {label} ", after=browser.terminal_size()[1] - 3)
+    column, middle = browser.find(f" {label} ", after=browser.terminal_size()[1] - 6)
     browser.tap(column + 1, middle + row)
 
 
