@@ -544,13 +544,13 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
         for _ in range(3):
             tap_button(browser, "Help", -1)
             try:
-                browser.wait_for("move the cursor in your hand", " Close ", timeout=10)
+                browser.wait_for("left right", " Close ", timeout=10)
                 break
             except AssertionError:
                 pass
-        browser.wait_for("move the cursor in your hand", " Close ")
+        browser.wait_for("left right", " Close ")
         browser.tap_text(" Close ")
-        browser.wait_gone("move the cursor in your hand")
+        browser.wait_gone("left right")
 
         assert play_a_hand_by_taps(browser)
         if upright:  # (the history's button is in the wide key bar)
