@@ -43,6 +43,7 @@ from .messages import (
 )
 from .model.state import TableInfo, TableState
 from .practice import PracticeServer, start_practice_server
+from .recent import client_address, remember
 from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
 from .terminal import AsciiOnly, NoColour
 from .text.coaching import advice_text
@@ -89,6 +90,8 @@ class ClientConfig:
     guest: bool = False
     #: A touch screen's web page: the words say "tap" and name buttons, not keys.
     touch: bool = False
+    #: The server's name as found on the LAN (kept with it among the servers joined).
+    server_name: str = ""
 
     @property
     def practice(self) -> bool:
@@ -299,6 +302,12 @@ class TonkApp(KeyedApp):
         host = "" if self.config.practice else str(self.config.host)
         self.identity = (host, connected.name)
         self.link_note = ""
+        if not self.config.practice and self.config.opener is None and not connected.reconnect:
+            remember(
+                client_address(str(self.config.host), self.config.port),
+                self.config.server_name,
+                self.config.state_dir,
+            )
         if connected.reconnect:
             self.notify("Connected again.", title="Connection")
 
@@ -339,7 +348,7 @@ class TonkApp(KeyedApp):
     def on_left_table(self, message: LeftTable) -> None:
         reason = message.report.reason
         if reason:
-            self.notify(reason, severity="warning")
+            self.notify(reason, severity="warning", timeout=15)
         if self.config.practice:
             return
         self._close_modals()

@@ -64,7 +64,7 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             await tap_key(pilot, bar, "h")
             await screen_shown(pilot, HitChooser, "the spread chooser")
             await pilot.pause(0.2)  # (laid out)
-            await pilot.click("#hit-list", offset=(4, 0))
+            await pilot.click("#choices", offset=(4, 0))
             await wait_for(pilot, lambda: "8s" not in hand_text(app), "the 8s hit onto the run")
             # Discard; on the next turn drop, and answer the question by a tap.
             await tap_card(pilot, hand, hand.cards.index(parse_card("9h")))

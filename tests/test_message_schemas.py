@@ -232,6 +232,7 @@ SERVER: dict[str, list[Row]] = {
         ("steps", "list", True, False, 0, 0, -INF, INF, "bad_value"),
         ("from", "int", True, False, 0, 0, 0, 2147483647, "bad_value"),
         ("total", "int", True, False, 0, 0, 1, 2147483647, "bad_value"),
+        ("occupants", "list", False, False, 0, 0, -INF, INF, "bad_value"),
         ("reply_to", "int", False, False, 0, 0, 0, 2147483647, "bad_value"),
     ],
     "chat": [

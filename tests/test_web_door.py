@@ -648,3 +648,29 @@ def fetched(browser: Browser) -> dict[str, int]:
         ".map(e => [e.name, e.transferSize]);"
     )
     return {str(name).split("?")[0].rsplit("/", 1)[-1] or "/": int(size) for name, size in entries}
+
+
+async def test_a_friend_whose_seat_went_to_a_bot_is_told_so_in_the_browser(
+    tmp_path: Path, chromium: SharedBrowser
+) -> None:
+    browser = chromium.fresh(1000, 700)
+    with web_server(tmp_path) as server:
+        ann = await NetClient.connect(server.tcp_port, "Ann")
+        try:
+            await ann.create_table("easy", name="Kitchen", seats=3)
+            await asyncio.to_thread(browser.open, server.url + "/")
+            await asyncio.to_thread(browser.wait_for_page, "Your name at the table")
+            await asyncio.to_thread(browser.choose_name, "dee")
+            await asyncio.to_thread(browser.wait_for, "playing as dee", "Kitchen")
+            await asyncio.to_thread(browser.keys, "\ue007")  # enter: the last seat
+            await asyncio.to_thread(browser.wait_for, "Your hand")
+            await asyncio.to_thread(browser.open, "about:blank")  # the tab goes: link dropped
+            await ann.expect(
+                p.TABLE, lambda m: m["table"]["players"][2]["status"] == "disconnected"
+            )
+            await ann.request({"type": p.SEAT_TO_BOT, "seat": 2}, p.TABLE)
+            # Back in the browser: the lobby, saying why (not a plain lobby with no word).
+            await asyncio.to_thread(browser.open, server.url + "/")
+            await asyncio.to_thread(browser.wait_for, "playing as dee", "given to a bot")
+        finally:
+            await ann.close()

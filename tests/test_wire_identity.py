@@ -354,6 +354,7 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
                         "dealer": 1,
                         "multiplier": 2,
                         "settlement": _DROP_WON.to_dict(),
+                        "occupants": [],
                     }
                 ],
                 "total": 4,
@@ -391,6 +392,7 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
             ],
             "from": 0,
             "total": 9,
+            "occupants": [],
         },
         m.HistoryHandSteps(
             1,

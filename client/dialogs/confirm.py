@@ -1,7 +1,8 @@
-"""Yes/no questions: a plain one, and the one asked before a drop."""
+"""Questions: a plain yes/no, the one asked before a drop, and one with a few answers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.widgets import Label, Static
 
 from ..keys import ScreenKeys
 from ..widgets import TooSmall
+from .chooser import Chooser
 from .taps import TapButtons, by_touch
 
 
@@ -68,6 +70,42 @@ class ConfirmModal(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+class ChoiceModal(Chooser[int]):
+    """A question with a few answers: an answer's number, or the arrows and enter, gives its
+    index; escape gives None (no answer)."""
+
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="an answer's number, or the arrows and enter, answers; escape cancels"
+    )
+
+    def __init__(self, question: str, answers: Sequence[str]) -> None:
+        super().__init__()
+        self.question = question
+        self.answers = tuple(answers)
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog confirm"):
+            yield Static(self.question, id="question")
+            yield Static(self.lines(), id="choices")
+            if by_touch(self.app):
+                yield TapButtons(("Cancel", "choose(-1)"))
+            else:
+                yield TapHint((("1-9 or enter: choose", "pick"), ("escape: cancel", "choose(-1)")))
+
+    def count(self) -> int:
+        return len(self.answers)
+
+    def lines(self) -> str:
+        return "\n".join(
+            f"{'>' if n == self.index else ' '} {n + 1} {answer}"
+            for n, answer in enumerate(self.answers)
+        )
+
+    def chosen(self, index: int) -> int:
+        return index
 
 
 class DropModal(ModalScreen[str]):

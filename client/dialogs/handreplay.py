@@ -82,9 +82,10 @@ class HandReplayScreen(ModalScreen[None]):
         replayed = self.replayed
         steps = replayed.steps
         view = steps[self.at].view
-        self.query_one("#replay-step", Label).update(step_title(self.at, steps, replayed.names))
+        names = replayed.names[self.at]
+        self.query_one("#replay-step", Label).update(step_title(self.at, steps, names))
         self.query_one("#replay-board", Static).update(
-            board(view, replayed.names, replayed.unit, self.card_style)
+            board(view, names, replayed.unit, self.card_style)
         )
         moves = Text("\n").join(self.logs[self.at]) if self.logs[self.at] else Text("")
         self.query_one("#replay-moves", Static).update(moves)
@@ -92,15 +93,13 @@ class HandReplayScreen(ModalScreen[None]):
         self.query_one("#replay-coach", Static).update(self.advice.get(self.at, ""))
 
     def decision(self) -> bool:
-        """Whether the step shown is one you chose from (its next move is yours)."""
-        replayed = self.replayed
-        view = replayed.steps[self.at].view
-        return (
-            replayed.seat is not None
-            and view.turn == replayed.seat
-            and view.settlement is None
-            and self.at < len(replayed.steps) - 1
-        )
+        """Whether the step shown is one you chose from (its next move is yours: made from
+        the seat the next step is seen from, which you held then)."""
+        steps = self.replayed.steps
+        if self.at >= len(steps) - 1:
+            return False
+        view = steps[self.at].view
+        return view.settlement is None and view.turn == steps[self.at + 1].view.seat
 
     def action_coach(self) -> None:
         """Ask the coach for the expert's view of your move from this step."""

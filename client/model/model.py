@@ -24,7 +24,7 @@ from tonk.shared.wire import protocol as p
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
 from ..text.render import CardStyle, ending_line, payment_lines, short_names
-from ..text.replay import seen_names
+from ..text.replay import names_by_step
 from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
 from .reports import (
@@ -499,6 +499,8 @@ class ClientModel:
             self.log.clear()
             self._restore_log(self.table)
         else:
+            if self.table.seat is None:  # watching: a bot's seat asked for is ours now
+                self.log.add(Text(self._took_seat(self.table, message.seat), style="bold"))
             self.table.seat = message.seat
         if self.tokens is not None:
             self.tokens.remember(self.address, SeatRecord(table_id, self.token, self.name))
@@ -507,6 +509,16 @@ class ClientModel:
             self._pending_bots = None
             for strategy in strategies:
                 self.send(m.AddBot(strategy))
+
+    def _took_seat(self, table: TableSeen, seat: int) -> str:
+        """What the log says as we take seat `seat` from its bot, watching the table."""
+        info = table.info
+        if info is None or not 0 <= seat < len(info.players):
+            return "You sit at the table."
+        bot = info.players[seat]
+        if bot.holds_for is not None and bot.holds_for == self.name:
+            return f"You are back in your own seat at {info.name}, from {bot.name}."
+        return f"You sit at {info.name}, in {bot.name or 'the bot'}'s seat."
 
     def _on_watching(self, message: m.Watching) -> None:
         self.joining = False
@@ -761,7 +773,7 @@ class ClientModel:
             self.send(m.HistoryHand(message.table, message.hand, len(steps)))
             return
         self._replaying = None
-        shown = tuple(seen_names(message.names, message.seat))
+        shown = tuple(names_by_step(message.seating, steps))
         unit = table.info.unit if table.info is not None else ""
         self.report(
             HandReplayed(message.table, message.hand, message.seat, shown, tuple(steps), unit)
@@ -820,6 +832,7 @@ class ClientModel:
             tuple(sorted(log.last_turns.items())),
             dict(log.last_moves),
             tuple(log.pile) if log.pile_followed else (),
+            self.name,
         )
 
     def _keep_log(self) -> None:

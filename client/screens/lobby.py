@@ -273,19 +273,37 @@ class LobbyScreen(Screen[None]):
         self._ask_at_selected(m.Sit, f"There is no table to sit at: {self._to_create()}.")
 
     def _offer_a_bots_seat(self, info: TableInfo) -> None:
-        """A game under way where bots play: a late friend may take a bot's seat."""
-        seat = info.bot_seats[0]
+        """A game under way where bots play: a late friend may take a bot's seat; one whose
+        own seat was given to a bot, that seat (their place in the order of play)."""
+        own = next(
+            (seat for seat, name in info.held_for if self.player and name == self.player), None
+        )
+        held = {seat for seat, _ in info.held_for}
+        free = [seat for seat in info.bot_seats if seat not in held]
+        seat = own if own is not None else (free or list(info.bot_seats))[0]
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.post_message(Request(m.TakeBotSeat(info.number, seat)))
+                whose = "your seat back" if own is not None else "the bot's seat"
+                self.notify(
+                    f"You take {whose}: at once between hands, else as the hand in play ends"
+                    " (you watch meanwhile)."
+                )
 
-        seats = "a seat" if info.bots == 1 else "seats"
-        question = (
-            f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's seat?"
-            " You watch until the hand in play ends, then play from your own balance there (0 if"
-            " you are new to it; the bot's stays the bot's). No: w watches."
-        )
+        if own is not None:
+            question = (
+                f"Your seat at {info.name} was given to a bot while you were away. Take it back?"
+                " You watch until the hand in play ends, then play on in your own place, from"
+                " your own balance there. No: w watches."
+            )
+        else:
+            seats = "a seat" if info.bots == 1 else "seats"
+            question = (
+                f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's"
+                " seat? You watch until the hand in play ends, then play from your own balance"
+                " there (0 if you are new to it; the bot's stays the bot's). No: w watches."
+            )
         self.app.push_screen(ConfirmModal(question), answered)
 
     def action_watch(self) -> None:

@@ -18,11 +18,11 @@ from tonk.shared.game.view import NO_ACTIONS, LegalActions, Phase, why_not
 from tonk.shared.game.waiting import bell_after, votes_needed
 from tonk.shared.wire import messages as m
 
-from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
+from ..dialogs import ChoiceModal, ConfirmModal, DropModal, HelpScreen, HitChooser
 from ..messages import Request
 from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
-from ..text.render import HAND_ORDERS, CardStyle, sort_hand
+from ..text.render import HAND_ORDERS, CardStyle, signed, sort_hand
 from ..widgets import (
     CentrePanel,
     HandView,
@@ -310,7 +310,7 @@ class TableScreen(Screen[None]):
                 state is not None
                 and state.creator
                 and state.playing
-                and self._absent(connected=True) is not None
+                and bool(self._all_absent())
                 and not self.link_note
             )
         if action == "take_bot_seat":
@@ -628,34 +628,64 @@ class TableScreen(Screen[None]):
             )
 
     def action_seat_to_bot(self) -> None:
-        player = self._absent(connected=True)
-        if player is None:
+        absent = self._all_absent()
+        if not absent:
             return
-        seat, name = player.seat, player.name
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.post_message(Request(m.SeatToBot(seat)))
-                self.notify(f"{name}'s seat goes to a bot.")
-
-        self.app.push_screen(
-            ConfirmModal(
-                f"Give {name}'s seat to a bot? Their balance stays under their name; back, "
-                "they can watch, or take a bot's seat between hands, but not this seat with "
-                "its token."
-            ),
-            answered,
+        after = (
+            "Their balance stays under their name; back, they are told, and can watch or take"
+            " their seat back from the bot."
         )
+
+        def give(player: PlayerInfo) -> None:
+            self.post_message(Request(m.SeatToBot(player.seat)))
+            self.notify(f"{player.name}'s seat goes to a bot.")
+
+        if len(absent) == 1:
+            (player,) = absent
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    give(player)
+
+            question = f"Give {player.name}'s seat to a bot? {after}"
+            self.app.push_screen(ConfirmModal(question), answered)
+            return
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                give(absent[index])
+
+        answers = [f"{p.name} ({'away' if p.away else 'lost the connection'})" for p in absent]
+        question = f"Give whose seat to a bot? {after}"
+        self.app.push_screen(ChoiceModal(question, answers), chosen)
+
+    def _all_absent(self) -> list[PlayerInfo]:
+        """The other players who are away or lost the connection: the seats `a` may give."""
+        state = self.state
+        if state is None or not state.playing:
+            return []
+        return [
+            p
+            for p in state.players
+            if p.seat != state.seat and not p.bot and (p.away or not p.connected)
+        ]
 
     def action_take_bot_seat(self) -> None:
         state = self.state
         if state is None:
             return
-        bot = next((p for p in state.players if p.bot), None)
+        bot = state.bot_to_take()
         if bot is None:
             return
         self.post_message(Request(m.TakeBotSeat(int(state.table_id), bot.seat)))
         when = "as this hand ends" if state.hand_in_play else "now"
+        if bot.holds_for == state.me:
+            balance = signed(state.balances.get(state.me, 0))
+            self.notify(
+                f"You take your own seat back from {bot.name} {when}, in your place in the order"
+                f" of play; you play on from your balance here ({balance})."
+            )
+            return
         self.notify(
             f"You take {bot.name}'s seat {when}; you play from your own balance here (0 if "
             "you are new), and the bot's stays the bot's."

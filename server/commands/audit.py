@@ -24,7 +24,7 @@ from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.words import amount_text, plural
 
 from ..store.paths import default_db_path
-from ..store.store_schema import earlier_sessions
+from ..store.store_schema import earlier_sessions, hand_occupants
 from .helptext import HelpFormatter, add_db_option
 
 #: The subcommands of `tonk-server` this module answers.
@@ -134,7 +134,9 @@ def table_problems(conn: sqlite3.Connection, table: int) -> list[str]:
         if settlement_text is None:
             continue
         settled += 1
-        names = json.loads(names_text)
+        # Who paid whom: those who held the seats as the hand ended (a seat may have changed
+        # hands during it), as its settlement named them.
+        names = hand_occupants(conn, table, number, json.loads(names_text)).final
         stored = Settlement.from_dict(json.loads(settlement_text))
         try:
             replayed = HandRecord.from_dict(json.loads(record)).replay().settlement
@@ -194,7 +196,8 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     if row is None:
         raise AuditError(f"table {table} has no hand {number}")
     data = json.loads(row[0])
-    names: list[str] = json.loads(row[1])
+    seating = hand_occupants(conn, table, number, json.loads(row[1]))
+    names = seating.dealt
     (config,) = conn.execute("SELECT config FROM tables WHERE id = ?", (table,)).fetchone()
     unit = json.loads(config).get("unit", "")
     if row[2] is None:  # still being played: its actions so far are stored one by one
@@ -221,11 +224,13 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     ]
     lines += [sentence([event]) for event in hand.events if event.kind != "turn"]
     for i, action in enumerate(record.actions, 1):
+        lines += seat_changes(names, names := seating.names_at(i))
         try:
             events = hand.apply(action)
         except IllegalAction as exc:
             raise AuditError(f"hand {number}: action {i} does not replay: {exc}") from None
         lines.append(f"{i}. " + sentence([e for e in events if e.kind != "turn"]))
+    lines += seat_changes(names, names := seating.final)
     settlement = hand.settlement
     if settlement is None:
         lines.append(f"Still being played: {names[hand.turn]} to play.")
@@ -242,6 +247,14 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     if not settlement.payments:
         lines.append("  Nobody pays.")
     return lines
+
+
+def seat_changes(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """A line for each seat that changed hands between two steps (its new occupant plays
+    it from the next move on)."""
+    return [
+        f"{name} takes {was}'s seat" for was, name in zip(before, after, strict=True) if name != was
+    ]
 
 
 def event_text(event: Event, names: Sequence[str]) -> str:

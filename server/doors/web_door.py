@@ -24,7 +24,7 @@ from ..store import store as st
 from .door import DoorServing, follow_releases, in_use_over_tcp
 from .door_request import DoorCommand
 from .door_template import SessionTemplate
-from .web_pages import message_page, name_page, table_page
+from .web_pages import message_page, name_page, scan_corner, table_page
 from .web_session import WebLink, WebSession, clamp_size
 from .web_static import static_file, static_response
 
@@ -58,6 +58,16 @@ SECURITY_HEADERS = {
 }
 #: The television page's names in hello, the first not claimed by a player.
 TV_NAMES = ("TV", *(f"TV {n}" for n in range(2, 10)))
+
+
+def scan(host: str, port: int) -> str:
+    """The television page's corner: the QR code of the address `tonk-server invite` tells
+    for the web door listening on `host`:`port` (the same code as it prints)."""
+    from ..commands.invite import web_page_url
+    from ..qr import qr_svg
+
+    url = web_page_url(host, port)
+    return scan_corner(url, qr_svg(url))
 
 
 def token_hash(token: str) -> str:
@@ -98,6 +108,7 @@ class WebDoor(DoorServing):
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.corner = ""  # the television page's QR code of this door's address (`scan`)
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -133,9 +144,15 @@ class WebDoor(DoorServing):
         if self.port != kept:
             await ports.keep(store, {ports.WEB_PORT: str(self.port)})
         self._tasks = [
+            asyncio.create_task(self._draw_corner(), name="web-scan"),
             asyncio.create_task(self._close_idle(), name="web-idle"),
             asyncio.create_task(follow_releases(self.server, "web door"), name="web-releases"),
         ]
+
+    async def _draw_corner(self) -> None:
+        """The television page's QR code, made in a thread (finding this machine's addresses
+        may ask its resolver) while the door already serves: a page asked for sooner has none."""
+        self.corner = await asyncio.to_thread(scan, self.config.host, self.port)
 
     async def _listen(self, port: int) -> None:
         assert self._runner is not None
@@ -248,7 +265,11 @@ class WebDoor(DoorServing):
         table = self._watched(request)
         if table is None:
             return _html(message_page("No such table", _no_table(request)), 404)
-        return _html(table_page(f"tonk: {table.name}", f"/watch/{table.id}/ws", watch=True))
+        return _html(
+            table_page(
+                f"tonk: {table.name}", f"/watch/{table.id}/ws", watch=True, corner=self.corner
+            )
+        )
 
     def _watched(self, request: web.Request) -> Any:
         text = request.match_info["table"]

@@ -66,9 +66,10 @@ def name_page(
     )
 
 
-def table_page(title: str, socket_path: str, *, watch: bool = False) -> str:
+def table_page(title: str, socket_path: str, *, watch: bool = False, corner: str = "") -> str:
     """The page's terminal: textual-serve's script connects it to `socket_path` (a player's
-    page on a touch screen to `socket_path/touch`: its app says "tap")."""
+    page on a touch screen to `socket_path/touch`: its app says "tap"); `corner`, what the
+    television page shows over it in a corner (`scan_corner`)."""
     closed = "The table is closed." if not watch else "The television page is closed."
     touch = "" if watch else f" data-touch-socket-path='{escape(socket_path)}/touch'"
     return _page(
@@ -76,11 +77,20 @@ def table_page(title: str, socket_path: str, *, watch: bool = False) -> str:
         f"<div id='terminal' class='textual-terminal' data-socket-path='{escape(socket_path)}'"
         f"{touch} data-font-size='16'></div>\n"
         f"<div id='closed' role='status'><span>{closed}</span> "
-        "<a href='' id='again'>Open it again</a></div>",
+        "<a href='' id='again'>Open it again</a></div>" + corner,
         head=f"<link rel='stylesheet' href='{static_url('xterm.css')}'>\n"
         f"<script src='{static_url('tonk.js')}'></script>\n"
         f"<script src='{static_url('textual.js')}'></script>\n",
         page="watch" if watch else "table",
+    )
+
+
+def scan_corner(url: str, svg: str) -> str:
+    """The web door's address as a QR code (`svg`, made by `tonk.server.qr`) in a corner of
+    the television page, for a phone at the party to join by its camera."""
+    return (
+        f"\n<aside id='scan' aria-label='scan to play: {escape(url)}'>{svg}"
+        "<span>scan to play</span></aside>"
     )
 
 

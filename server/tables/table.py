@@ -44,6 +44,7 @@ from ..connection import Connection
 from ..store import store as st
 from .table_away import TableAway
 from .table_core import (
+    BOT,
     CLOSED,
     FINISHED,
     HUMAN,
@@ -228,6 +229,7 @@ class Table:
                     balance=balances.get(seat.name, 0) if seat.name else 0,
                     played_for_in=seats.played_for_in(seat),
                     votes=tuple(sorted(seat.votes)),
+                    holds_for=seat.holds_for if seat.kind == BOT else None,
                 )
                 for number, seat in enumerate(seats)
             ),

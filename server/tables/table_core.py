@@ -169,6 +169,9 @@ class Seat(SeatRecord):
     votes: set[int] = field(default_factory=set)
     # What the table did for the seat since its player went (told them when they are back).
     tally: AwayTally | None = None
+    # A bot's seat given it during the session: the name of the player it was taken from (in
+    # memory: the table map says whose seat it is, so that they take their own back).
+    holds_for: str | None = None
 
     @property
     def status(self) -> SeatStatus:

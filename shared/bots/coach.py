@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..game.actions import Action, DrawStock, Drop, Event, TakeDiscard
+from ..game.actions import Action, DrawStock, Drop, Event, LaySpread, TakeDiscard
 from ..game.hand import HandRecord
 from ..game.view import Phase, SeatView
 from ..stats import Mean
@@ -40,6 +40,8 @@ def advise(
     expert = ExpertBot(rng)
     expert.observe(events)
     best = expert.choose(view)
+    if played is not None and _same_move(played, best):
+        played = best  # (the same spread, its cards given in another order: one choice)
     options = [best]
     if played is not None and played != best:
         options.append(played)
@@ -73,6 +75,13 @@ def advise(
         ),
         view.stakes[view.turn] * view.multiplier,
     )
+
+
+def _same_move(one: Action, other: Action) -> bool:
+    """Whether two actions are one move: equal, or the same cards spread in any order."""
+    if isinstance(one, LaySpread) and isinstance(other, LaySpread):
+        return one.seat == other.seat and sorted(one.cards) == sorted(other.cards)
+    return one == other
 
 
 def advise_record(record: HandRecord, seat: int, at: int | None, rng: random.Random) -> Advice:
