@@ -119,7 +119,7 @@ class WebDoor(DoorServing):
                 web.get("/", self.index),
                 web.post("/", self.choose_name),
                 web.get("/ws", self.play),
-                web.get("/ws/touch", self.play_by_touch),
+                web.get("/ws/touch", self.play),  # (a touch screen's page: see _session)
                 web.get("/watch/{table}", self.watch_page),
                 web.get("/watch/{table}/ws", self.watch),
                 web.get("/static/{file}", self.static),
@@ -283,11 +283,7 @@ class WebDoor(DoorServing):
 
     # -- the sessions ---------------------------------------------------------------------------
 
-    async def play_by_touch(self, request: web.Request) -> web.StreamResponse:
-        """A player's page on a touch screen: its app says "tap" and shows buttons."""
-        return await self.play(request, touch=True)
-
-    async def play(self, request: web.Request, touch: bool = False) -> web.StreamResponse:
+    async def play(self, request: web.Request) -> web.StreamResponse:
         if not same_origin(request):
             log.info(
                 "web door: a websocket from %s refused (Origin %r)",
@@ -298,7 +294,7 @@ class WebDoor(DoorServing):
         claim = self.claim_of(request)
         if claim is None:
             raise web.HTTPForbidden(text="tonk: choose a name first")
-        return await self._session(request, claim.name, None, touch)
+        return await self._session(request, claim.name, None)
 
     async def watch(self, request: web.Request) -> web.StreamResponse:
         if not same_origin(request):
@@ -311,7 +307,7 @@ class WebDoor(DoorServing):
         return await self._session(request, name, table.id)
 
     async def _session(
-        self, request: web.Request, name: str, watch: int | None, touch: bool = False
+        self, request: web.Request, name: str, watch: int | None
     ) -> web.WebSocketResponse:
         socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
         await socket.prepare(request)
@@ -323,7 +319,7 @@ class WebDoor(DoorServing):
             return socket
         size = clamp_size(request.query.get("width"), request.query.get("height"))
         session = WebSession(WebLink(self, address, self._server_label(request)), name, size, watch)
-        session.touch = touch
+        session.touch = by_touch(request)
         session.attach(socket)
         self.sessions.add(session)
         self.per_address[address] = self.per_address.get(address, 0) + 1
@@ -356,6 +352,12 @@ class WebDoor(DoorServing):
         if self.per_address.get(address, 0) >= self.limits.web_per_address:
             return "tonk: too many web sessions from your address"
         return None
+
+
+def by_touch(request: web.Request) -> bool:
+    """Was the websocket opened by a player's page on a touch screen (`/ws/touch`)? Its app
+    says "tap" and shows buttons."""
+    return request.path == "/ws/touch"
 
 
 def same_origin(request: web.Request) -> bool:

@@ -161,9 +161,9 @@ class WebSession(DoorSession):
         # come before the size it starts with, and lose: it is said once it has drawn).
         self.app_size: tuple[int, int] | None = None
         self.start_size = size  # the size the app starts with
-        self.touch = False  # a touch screen's page: the app says "tap" and shows buttons
 
     door_label = "web door"
+    touch = False  # a touch screen's page: the app says "tap" and shows buttons
     crash_line = (
         "tonk: the table stopped on an error (the host will find it in the server's log); "
         "open the page again to carry on: any seat you hold is kept"
