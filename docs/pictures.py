@@ -88,12 +88,14 @@ def browser_pictures(phone_path: Path, television_path: Path) -> None:
             tap_button(browser, "Draw")
             browser.wait_for_any("then Discard", "back to the table")
         browser.wait_fitted()
+        browser.wait_drawn_whole()
         screenshot(browser, phone_path, 1.0)
         browser.driver.switch_to.new_window("tab")  # (Ada stays at the table in hers)
         browser.screen_as(*TELEVISION, phone=False)
         browser.open(server.url + "/watch/1")
         browser.wait_for("Ada", "Players")
         browser.wait_fitted()
+        browser.wait_drawn_whole()
         screenshot(browser, television_path, TELEVISION_SCALE)
 
 

@@ -463,7 +463,8 @@ def test_the_television_page_fills_a_big_screen_live_and_shows_no_hidden_card(
                 font = browser.font()[0]
                 assert 60 <= cols <= 100 and rows >= 24, (width, height, cols, rows)
                 sizes[width] = font
-                shown = browser.wait_for("Ann", "Players")
+                shown = browser.wait_drawn_whole()  # (the app told this size)
+                assert "Ann" in shown and "Players" in shown
                 assert "watching this table" not in shown  # no spectator's panel
                 assert "too small" not in shown
                 # Dealt, nothing played: the up card is the only card anybody may see.
@@ -506,6 +507,7 @@ def turn(browser: Browser, width: int, height: int) -> tuple[int, int]:
         assert cols >= 80 and rows >= 24, (cols, rows)
     browser.wait_for("Your hand")
     browser.wait_gone("too small")
+    browser.wait_drawn_whole()  # (the app was told the size it ended at)
     return cols, rows
 
 

@@ -290,6 +290,21 @@ class Browser:
             time.sleep(0.1)
         return self.terminal_size()
 
+    def wait_drawn_whole(self, timeout: float = 30.0) -> str:
+        """Wait until the app has drawn the table at the terminal's size: a panel's border in
+        its last column, and a panel's foot in its last rows (above the key bar's buttons at
+        most): the app was told the page's size, and drew at it."""
+        end = time.monotonic() + timeout
+        while True:
+            cols, rows = self.terminal_size()
+            lines = self.screen().split("\n")
+            right = any(len(line) == cols and line[-1] in "│╮╯" for line in lines)
+            if right and any("╰" in line for line in lines[-7:]):
+                return "\n".join(lines)
+            if time.monotonic() > end:
+                raise AssertionError(f"never drawn whole at {cols}x{rows}:\n{self.screen()}")
+            time.sleep(0.1)
+
     def cell_point(self, column: int, row: int) -> tuple[float, float]:
         """The middle of a terminal cell, in the page's pixels."""
         box = self.js(
