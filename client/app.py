@@ -96,6 +96,8 @@ class ClientConfig:
     join: str | None = None
     #: An SSH door guest (no computer account here: seats are held by their name).
     guest: bool = False
+    #: A touch screen's web page: the words say "tap" and name buttons, not keys.
+    touch: bool = False
     #: The server's name as found on the LAN (kept with it among the servers joined).
     server_name: str = ""
 
@@ -201,12 +203,19 @@ class TonkApp(KeyedApp):
             self.theme = self.config.theme
         if self.card_style.ascii:
             self.add_class("-ascii")
+        if self.touch:
+            self.add_class("-touch")
         self.screen_change_signal.subscribe(self, self._screen_changed)
         self.add_mode("connecting", lambda: self.connecting)
         self.add_mode("lobby", lambda: self.lobby)
         self.add_mode("table", lambda: self.table_screen)
         self.switch_mode("connecting")
         self.run_connection()
+
+    @property
+    def touch(self) -> bool:
+        """Played by taps on a touch screen (the web door's page on a phone or a tablet)."""
+        return self.config.touch
 
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size

@@ -120,14 +120,14 @@ async def test_the_lobby_names_the_people_at_a_table_and_counts_its_bots(tmp_pat
         async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the list of tables")
-            assert table.get_cell_at(Coordinate(0, 6)) == "Ada"
+            assert table.get_cell_at(Coordinate(0, 7)) == "Ada"
             for _ in range(3):  # the table is full: it starts
                 await ada.send({"type": "add_bot"})
             await wait_for(pilot, lambda: app.lobby.tables[0].bots == 3, "three bots")
             await pilot.pause()
             info = app.lobby.tables[0]
             assert (info.players, info.bots, info.seats_taken) == (("Ada",), 3, 4)
-            assert table.get_cell_at(Coordinate(0, 6)) == "Ada + 3 bots"
+            assert table.get_cell_at(Coordinate(0, 7)) == "Ada + 3 bots"
             # The column grew with its cell (not cut to the "Ada" it was first drawn with),
             # and a full table's line fits 80 columns.
             assert table.columns["players"].content_width >= len("Ada + 3 bots")
@@ -580,7 +580,7 @@ async def test_the_lobby_follows_the_server_by_itself_and_keeps_the_cursor(tmp_p
             fay = await NetClient.connect(server.port, "Fay")
             await fay.request({"type": "sit", "table": app.lobby.tables[-1].number}, "seated")
             await wait_for(pilot, lambda: app.lobby.tables[-1].playing, "Eve's table playing")
-            assert str(grid.get_row(app.lobby.tables[-1].table_id)[4]) == "playing"
+            assert str(grid.get_row(app.lobby.tables[-1].table_id)[5]) == "playing"
             assert "r" not in {binding.key for binding in LobbyScreen.BINDINGS}
             for client in (*makers, dee, eve, fay):
                 await client.close()
@@ -708,7 +708,7 @@ def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
     from tonk.client.screens.lobby import fit_last_column
 
     people = "Bartholomew, Maximiliana, Konstantin + 1 bot"
-    rows = {"1": ("Friday", "classic", "1 chip", "4/4", "playing, your seat", "0", people)}
+    rows = {"1": ("1", "Friday", "classic", "1 chip", "4/4", "playing, your seat", "0", people)}
     (cells,) = fit_last_column(rows, 79).values()
     widths = [max(len(h), len(c)) + 2 for (_, h), c in zip(LOBBY_COLUMNS, cells, strict=True)]
     assert sum(widths) <= 79, widths

@@ -12,6 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from .taps import tapped_outside
+
 Chosen = TypeVar("Chosen")
 
 
@@ -47,7 +49,11 @@ class Chooser(ModalScreen[Chosen | None]):
         """Line `index` (past the last) was asked for."""
 
     def on_click(self, event: events.Click) -> None:
-        """A tap on a line chooses it, as its number's key does."""
+        """A tap on a line chooses it, as its number's key does; a tap outside the window
+        cancels."""
+        if tapped_outside(self, event):
+            self.action_choose(-1)
+            return
         choices = self.query_one("#choices", Static)
         offset = event.get_content_offset(choices)
         if event.widget is choices and offset is not None:

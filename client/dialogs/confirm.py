@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,16 +16,22 @@ from textual.widgets import Label, Static
 from ..keys import ScreenKeys
 from ..widgets import TooSmall
 from .chooser import Chooser
+from .taps import TapButtons, by_touch
 
 
 class TapHint(Label):
     """A dialog's hint of its keys, whose parts answer taps as their keys do: each line is
-    its parts, (what is shown, the dialog's action), shown four spaces apart."""
+    its parts, (what is shown, the dialog's action), shown four spaces apart (`buttons`: each
+    part drawn as a button, reversed)."""
 
     GAP = "    "
 
-    def __init__(self, *lines: tuple[tuple[str, str], ...]) -> None:
-        super().__init__("\n".join(self.GAP.join(t for t, _ in ln) for ln in lines), classes="hint")
+    def __init__(self, *lines: tuple[tuple[str, str], ...], buttons: bool = False) -> None:
+        style = "bold reverse" if buttons else ""
+        shown = Text("\n").join(
+            Text(self.GAP).join(Text(t, style=style) for t, _ in ln) for ln in lines
+        )
+        super().__init__(shown, classes="hint")
         self.lines = lines
 
     async def on_click(self, event: events.Click) -> None:
@@ -56,7 +63,10 @@ class ConfirmModal(ModalScreen[bool]):
         yield TooSmall()
         with Vertical(id="dialog", classes="dialog confirm"):
             yield Static(self.question, id="question")
-            yield TapHint((("y: yes", "answer(True)"), ("n: no", "answer(False)")))
+            if by_touch(self.app):
+                yield TapButtons(("Yes", "answer(True)"), ("No", "answer(False)"))
+            else:
+                yield TapHint((("y: yes", "answer(True)"), ("n: no", "answer(False)")))
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
@@ -80,7 +90,10 @@ class ChoiceModal(Chooser[int]):
         with Vertical(id="dialog", classes="dialog confirm"):
             yield Static(self.question, id="question")
             yield Static(self.lines(), id="choices")
-            yield TapHint((("1-9 or enter: choose", "pick"), ("escape: cancel", "choose(-1)")))
+            if by_touch(self.app):
+                yield TapButtons(("Cancel", "choose(-1)"))
+            else:
+                yield TapHint((("1-9 or enter: choose", "pick"), ("escape: cancel", "choose(-1)")))
 
     def count(self) -> int:
         return len(self.answers)
@@ -124,6 +137,10 @@ class DropModal(ModalScreen[str]):
                 "enough, you are caught and pay.",
                 id="question",
             )
+            if by_touch(self.app):
+                yield TapButtons(("Drop", "answer('drop')"), ("Keep playing", "answer('cancel')"))
+                yield TapButtons(("Drop, and stop asking", "answer('always')"))
+                return
             yield TapHint(
                 (
                     ("k or enter: drop", "answer('drop')"),
@@ -136,6 +153,7 @@ class DropModal(ModalScreen[str]):
                         "answer('always')",
                     ),
                 ),
+                buttons=True,
             )
 
     def action_answer(self, answer: str) -> None:

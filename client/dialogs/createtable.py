@@ -20,6 +20,7 @@ from ..messages import Request
 from ..tablerequest import TableRequest
 from ..widgets import TooSmall
 from .help import HelpScreen
+from .taps import by_touch
 
 SESSION_ENDS = (
     ("never", "never"),
@@ -172,10 +173,11 @@ class CreateTableScreen(ModalScreen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Label(
-                "tab: next field    ctrl+s: create    f1: options    escape: cancel",
-                classes="hint",
-            )
+                yield Button("House rules", id="house-rules", compact=True)
+            keys = "tab: next field    ctrl+s: create    f1: options    escape: cancel"
+            if by_touch(self.app):
+                keys = "Tap a field to change it; House rules lists the options."
+            yield Label(keys, classes="hint")
 
     def _players(self) -> int | None:
         """How many players the rules chosen seat (the preset, and a `players` option typed
@@ -245,6 +247,7 @@ class CreateTableScreen(ModalScreen[None]):
         """An error said on create is about the form as it was: any change clears it."""
         self.query_one("#form-error", Label).update("")
 
+    @on(Button.Pressed, "#house-rules")
     def action_options_help(self) -> None:
         """Every house-rule option and what it takes, in the help."""
         self.app.push_screen(HelpScreen(None, at_options=True))

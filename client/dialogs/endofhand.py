@@ -143,17 +143,17 @@ class EndOfHandModal(ModalScreen[None]):
                     laid.append_text(spread_line(number, spread, self.names, self.card_style))
                 yield Static(laid, id="laid")
             yield Static(Text(payments), id="payments")
-            yield Label(
-                "enter: back to the table (closes by itself at the next deal)  l: history",
-                id="end-of-hand-hint",
-                classes="hint",
-            )
+            keys = "enter: back to the table (closes by itself at the next deal)  l: history"
+            if getattr(self.app, "touch", False):  # (a touch screen's: see taps.by_touch)
+                keys = "Tap: back to the table (closes by itself at the next deal)"
+            yield Label(keys, id="end-of-hand-hint", classes="hint")
 
     def last_of_session(self) -> None:
         """This was the session's last hand: closing the window shows the final standings."""
-        self.query_one("#end-of-hand-hint", Label).update(
-            "The session is over. enter: the final standings  l: history"
-        )
+        said = "The session is over. enter: the final standings  l: history"
+        if getattr(self.app, "touch", False):
+            said = "The session is over. Tap: the final standings"
+        self.query_one("#end-of-hand-hint", Label).update(said)
 
     def on_click(self, event: events.Click) -> None:
         """A tap anywhere continues, as enter does."""

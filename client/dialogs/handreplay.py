@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -19,6 +20,7 @@ from ..model.reports import HandReplayed
 from ..text.render import CardStyle
 from ..text.replay import board, step_logs, step_title
 from ..widgets import TooSmall
+from .taps import tapped_outside, way_out
 
 #: The replay's keys, as its last line shows them.
 KEYS_LINE = "left/right: step back/on  home/end: deal/end  c: coach  escape: back"
@@ -64,7 +66,16 @@ class HandReplayScreen(ModalScreen[None]):
             with VerticalScroll(id="replay-log"):
                 yield Static("", id="replay-moves")
             yield Static("", id="replay-coach")
-            yield Label(WATCHING_KEYS_LINE if replayed.seat is None else KEYS_LINE, classes="hint")
+            yield way_out(
+                self.app,
+                WATCHING_KEYS_LINE if replayed.seat is None else KEYS_LINE,
+                (
+                    ("< Back", "step(-1)"),
+                    ("On >", "step(1)"),
+                    *((("Coach", "coach"),) if replayed.seat is not None else ()),
+                    ("Close", "close"),
+                ),
+            )
 
     def on_mount(self) -> None:
         self._draw()
@@ -132,6 +143,10 @@ class HandReplayScreen(ModalScreen[None]):
     def action_to(self, step: int) -> None:
         self.at = step % len(self.replayed.steps)
         self._draw()
+
+    def on_click(self, event: events.Click) -> None:
+        if tapped_outside(self, event):
+            self.action_close()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,6 +18,7 @@ from ..keys import ScreenKeys
 from ..text.render import CardStyle, cards_text, spread_line
 from ..widgets import TooSmall
 from .chooser import Chooser, chooser_bindings
+from .taps import way_out
 
 
 class HitChooser(Chooser[int]):
@@ -53,7 +54,12 @@ class HitChooser(Chooser[int]):
             title.append(" onto which spread?")
             yield Label(title, classes="title")
             yield Static(self.lines(), id="choices")
-            yield Label("1-9 or arrows and enter: hit    escape: cancel", classes="hint")
+            yield way_out(
+                self.app,
+                "1-9 or arrows and enter: hit    escape: cancel",
+                (("Cancel", "choose(-1)"),),
+                "choose(-1)",
+            )
 
     def count(self) -> int:
         return len(self.spreads)

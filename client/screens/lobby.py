@@ -23,8 +23,10 @@ from ..text.render import fit_name
 from ..widgets import TooSmall
 from .nights import NightsScreen
 
-#: The lobby's columns: (key, heading).
+#: The lobby's columns: (key, heading). A table's number is the one its television page
+#: names it by (`/watch/N` at the web door).
 LOBBY_COLUMNS = (
+    ("number", "No."),
     ("name", "Table"),
     ("rules", "Rules"),
     ("stake", "Stake"),
@@ -39,6 +41,7 @@ def lobby_row(info: TableInfo) -> tuple[str, ...]:
     """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
     state = str(info.state)
     return (
+        info.table_id,
         info.name,
         info.rules,
         amount_text(info.stake, info.unit),
@@ -203,7 +206,7 @@ class LobbyScreen(Screen[None]):
         """The line under the list: how to start when there is no table, else what the
         table under the cursor changed from its preset (the `+` of `classic+`)."""
         if not self.tables:
-            note = "No tables yet: press n to create one."
+            note = f"No tables yet: {self._to_create()}."
         else:
             chosen = self.selected()
             note = changes_note(chosen) if chosen is not None else ""
@@ -238,6 +241,12 @@ class LobbyScreen(Screen[None]):
         key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return next((info for info in self.tables if info.table_id == key), None)
 
+    def _to_create(self) -> str:
+        """How to create a table, in a terminal or on a touch screen."""
+        if getattr(self.app, "touch", False):
+            return "tap New table to create one"
+        return "press n to create one"
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("sit", "watch"):
             return True if self.tables else None
@@ -257,7 +266,7 @@ class LobbyScreen(Screen[None]):
         if info is not None and info.playing and not info.mine and info.bot_seats:
             self._offer_a_bots_seat(info)
             return
-        self._ask_at_selected(m.Sit, "There is no table to sit at: press n to create one.")
+        self._ask_at_selected(m.Sit, f"There is no table to sit at: {self._to_create()}.")
 
     def _offer_a_bots_seat(self, info: TableInfo) -> None:
         """A game under way where bots play: a late friend may take a bot's seat; one whose

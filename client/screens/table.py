@@ -39,6 +39,7 @@ from ..widgets import (
     hand_title,
     turn_message,
 )
+from ..widgets.touchkeys import TouchKeyBar
 from .common import too_small
 
 #: From this size (columns, rows) the table is drawn large (see TableScreen.on_resize).
@@ -132,7 +133,8 @@ class TableScreen(Screen[None]):
                     max_length=200,
                     disabled=True,
                 )
-        yield KeyBar(id="keys")
+        # (A touch screen's keys are buttons: the same bar, drawn for a finger.)
+        yield (TouchKeyBar if getattr(self.app, "touch", False) else KeyBar)(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
         """A narrow terminal (under PORTRAIT columns) stacks the panels; from BIG_HAND the
@@ -275,6 +277,7 @@ class TableScreen(Screen[None]):
             legal=self.legal(),
             cursor=hand.card_under_cursor,
             ascii_only=self.card_style.ascii,
+            touch=getattr(self.app, "touch", False),
         )
         self.query_one(StatusBar).status = Status(self.state, message)
 
@@ -566,8 +569,14 @@ class TableScreen(Screen[None]):
     @on(HandView.Tapped)
     def _card_tapped(self, event: HandView.Tapped) -> None:
         """A tap on a card is its number's key: the cursor goes to it, and it is selected
-        (or no longer)."""
+        (or no longer: then, if one card is left raised, the cursor goes back to that one,
+        the card the player sees chosen, which Discard throws)."""
         self.action_select(event.number)
+        hand = self.query_one(HandView)
+        raised = hand.selected_cards()
+        if len(raised) == 1 and hand.card_under_cursor not in hand.selected:
+            hand.cursor = hand.cards.index(raised[0])
+            self._status()
 
     def action_cursor(self, step: int) -> None:
         hand = self.query_one(HandView)

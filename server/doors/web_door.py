@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib.resources
 import logging
 import resource
 import secrets
@@ -37,8 +36,9 @@ from .web_guard import (
     host_names,
     in_hand,
 )
-from .web_pages import STATIC_FILES, message_page, name_page, scan_corner, table_page
+from .web_pages import message_page, name_page, scan_corner, table_page
 from .web_session import WebLink, WebSession, clamp_size
+from .web_static import static_file, static_response
 
 if TYPE_CHECKING:
     from ..app import TonkServer
@@ -120,7 +120,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 async def _secured(request: web.Request, handler: Handler) -> web.StreamResponse:
     response = await handler(request)
     if not response.prepared:
-        response.headers.update(SECURITY_HEADERS)
+        for header, value in SECURITY_HEADERS.items():  # (a file says how long it is kept)
+            response.headers.setdefault(header, value)
     return response
 
 
@@ -161,6 +162,7 @@ class WebDoor(DoorServing):
                 web.get("/", self.index),
                 web.post("/", self.choose_name),
                 web.get("/ws", self.play),
+                web.get("/ws/touch", self.play),  # (a touch screen's page: see _session)
                 web.get("/watch/{table}", self.watch_page),
                 web.get("/watch/{table}/ws", self.watch),
                 web.get("/static/{file}", self.static),
@@ -301,8 +303,14 @@ class WebDoor(DoorServing):
 
     async def index(self, request: web.Request) -> web.Response:
         if self.claim_of(request) is None and self.chosen_by(request) is None:
-            return _html(name_page(self._server_label(request), self.limits.max_name))
+            label = self._server_label(request)
+            return _html(name_page(label, self.limits.max_name, tables=self.watchable()))
         return _html(table_page("tonk", "/ws"))
+
+    def watchable(self) -> list[tuple[int, str]]:
+        """The open tables (number, name), for their television pages' links."""
+        tables = self.server.tables
+        return [(n, tables[n].name) for n in sorted(tables) if self.open_table(n) is not None]
 
     async def choose_name(self, request: web.Request) -> web.Response:
         if not same_origin(request):
@@ -383,15 +391,10 @@ class WebDoor(DoorServing):
         )
 
     async def static(self, request: web.Request) -> web.StreamResponse:
-        found = STATIC_FILES.get(request.match_info["file"])
+        found = await asyncio.to_thread(static_file, request.match_info["file"])
         if found is None:
             raise web.HTTPNotFound()
-        package, path, kind = found
-        data = await asyncio.to_thread(importlib.resources.files(package).joinpath(path).read_bytes)
-        response = web.Response(body=data, content_type=kind)
-        response.headers.update(SECURITY_HEADERS)
-        response.headers["Cache-Control"] = "max-age=3600"
-        return response
+        return static_response(request, found)
 
     # -- the sessions ---------------------------------------------------------------------------
 
@@ -436,6 +439,7 @@ class WebDoor(DoorServing):
             return socket
         size = clamp_size(request.query.get("width"), request.query.get("height"))
         session = WebSession(WebLink(self, address, self._server_label(request)), name, size, watch)
+        session.touch = by_touch(request)
         session.attach(socket)
         self.sessions.add(session)
         place = (address, watch is not None)
@@ -479,6 +483,12 @@ class WebDoor(DoorServing):
         if self.per_address.get((address, False), 0) >= limits.web_per_address:
             return "tonk: too many web sessions from your address"
         return None
+
+
+def by_touch(request: web.Request) -> bool:
+    """Was the websocket opened by a player's page on a touch screen (`/ws/touch`)? Its app
+    says "tap" and shows buttons."""
+    return request.path == "/ws/touch"
 
 
 def same_origin(request: web.Request) -> bool:

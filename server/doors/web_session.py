@@ -179,6 +179,7 @@ class WebSession(DoorSession):
         self.resizing: asyncio.TimerHandle | None = None  # a size to tell it after the pause
 
     door_label = "web door"
+    touch = False  # a touch screen's page: the app says "tap" and shows buttons
     crash_line = (
         "tonk: the table stopped on an error (the host will find it in the server's log); "
         "open the page again to carry on: any seat you hold is kept"
@@ -194,7 +195,8 @@ class WebSession(DoorSession):
 
     def child_args(self) -> list[str]:
         watch = ["--watch", str(self.watch)] if self.watch is not None else []
-        return [*super().child_args(), "--web", *watch]
+        touch = ["--touch"] if self.touch else []
+        return [*super().child_args(), "--web", *watch, *touch]
 
     def child_environ(self) -> dict[str, str]:
         assert self.terminal is not None
