@@ -51,6 +51,8 @@ class EndOfHandModal(ModalScreen[None]):
         table: int | None = None,
         seat: int | None = None,
         spreads: Sequence[Spread] = (),
+        deck_line: str = "",
+        deck_ok: bool = True,
     ) -> None:
         super().__init__()
         self.table = table  # the table's id, for `l` (its history)
@@ -62,6 +64,9 @@ class EndOfHandModal(ModalScreen[None]):
         self.unit = unit
         self.card_style = style
         self.balances = list(balances)
+        # The check of the hand's deal (PROTOCOL.md, "A deal anyone can check"): one line.
+        self.deck_line = deck_line
+        self.deck_ok = deck_ok
 
     def compose(self) -> ComposeResult:
         s = self.settlement
@@ -119,6 +124,9 @@ class EndOfHandModal(ModalScreen[None]):
                     laid.append_text(spread_line(number, spread, self.names, self.card_style))
                 yield Static(laid, id="laid")
             yield Static(Text(payments), id="payments")
+            if self.deck_line:
+                style = "dim" if self.deck_ok else "bold red"
+                yield Static(Text(self.deck_line, style=style), id="deck-check")
             yield Label(
                 "enter: back to the table (closes by itself at the next deal)  l: history",
                 classes="hint",
