@@ -354,6 +354,12 @@ class BotClient(asyncio.Protocol):
             self.token, self.table = message["token"], message["table"]
         elif kind == p.HAND_END and self.track_hands:
             self.stats.hands += 1
+        elif kind == p.DEAL_COMMIT and message["wait"] > 0:
+            # A value for the deal, as tonk-client gives one (PROTOCOL.md, "A deal anyone can
+            # check"): the server deals as soon as every player here has given theirs.
+            value = os.urandom(32).hex()  # (not self.rng: the bots play as before)
+            table, hand = message["table"], message["hand"]
+            self.send({"type": p.DEAL_VALUE, "table": table, "hand": hand, "value": value})
         elif kind == p.PING:
             self.send({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
         for i, (wanted, future) in enumerate(self.waiters):
