@@ -28,6 +28,7 @@ from tonk.shared.game.cards import shuffled_deck
 from tonk.shared.game.fairdeal import Seal, Shown, check_deal, cut_of, deck_of
 from tonk.shared.game.hand import Hand
 from tonk.shared.game.rules import PRESETS
+from tonk.shared.sim.play import play_hand
 
 
 def timed(work: Callable[[int], object], hands: int) -> tuple[float, float]:
@@ -77,15 +78,7 @@ def played_hands(hands: int, players: int) -> list[tuple[Shown, str, dict[int, s
         values = {seat: os.urandom(32).hex() for seat in range(players)}
         seal = Seal(7, number, secret.hex(), tuple(sorted(values.items())))
         hand = Hand(rules, players, number % players, (1,), deck=deck_of(seal.seed()))
-        bots = [make_bot("easy", random.Random(rng.random())) for _ in range(players)]
-        for seat, bot in enumerate(bots):
-            bot.observe(hand.events_for(seat))
-        while not hand.ended:
-            seat = hand.turn
-            start = len(hand.events)
-            hand.apply(bots[seat].choose(hand.view(seat)))
-            for other, bot in enumerate(bots):
-                bot.observe(hand.events_for(other, start))
+        play_hand(hand, [make_bot("easy", random.Random(rng.random())) for _ in range(players)])
         shown = Shown(
             table=7,
             hand=number,
