@@ -50,8 +50,10 @@ def open_round(hand: int, waited: frozenset[int], now: float, wait: float, dev: 
 
 
 def take_value(round_: ValueRound | None, dealt: int, seat: int, hand: int, value: str) -> None:
-    """Seat `seat`'s value for hand `hand` into the round (`dealt`: the hand last dealt);
-    RequestError if it cannot be taken, and nothing changes."""
+    """Seat `seat`'s value for hand `hand` into the round (`dealt`: the hand last dealt), in
+    place of one it gave before (a client that took its seat back cannot know whether its
+    first value came; the seat's latest before the deal counts, and is as sound: nobody knows
+    the secret yet); RequestError if it cannot be taken, and nothing changes."""
     if round_ is None or round_.hand != hand or round_.dev:
         if hand <= dealt:
             why = f"hand {hand} was dealt before your value came: it was not used"
@@ -60,8 +62,6 @@ def take_value(round_: ValueRound | None, dealt: int, seat: int, hand: int, valu
         else:
             why = f"no deal of hand {hand} is waiting for values"
         raise RequestError(p.NO_HAND, why, "hand")
-    if seat in round_.values:
-        raise RequestError(p.BAD_VALUE, "you gave a value for this deal already", "value")
     try:
         read_hex(value)
     except SealError as exc:
