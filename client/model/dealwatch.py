@@ -63,6 +63,9 @@ class DealWatch:
         """A commitment came: the value to send for it (None: none to send: a test deck, a
         hand already dealt, or we only watch)."""
         hand = self._hand(message.hand)
+        if hand.commitment != message.commitment and not hand.events:
+            hand.value = hand.request = None  # (another round for that hand: a value anew)
+            hand.late = False
         hand.commitment, hand.dev = message.commitment, message.dev
         if not hand.events:
             self._dealing = message.hand  # (a `cut` before its first update is its)

@@ -586,7 +586,10 @@ class TablePlay:
         try:
             await self._store.write(ops)
         except RequestError:
+            # Dealt again from the same round once the store writes: the commitment sent
+            # stands, and so do the values given for it.
             self.hand, session.hand_number, self.seal, self.test_deck = previous
+            self.value_round = value_round
             raise
         session.dealt(deal)
         table.server.lobby.changed(table.id)
