@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from tonk.shared.game.actions import Discard, DrawStock, Drop
@@ -222,3 +224,22 @@ def test_hex_is_read_strictly() -> None:
     for bad in ("AB" * 32, "ab" * 31, "ab" * 33, "g" * 64):
         with pytest.raises(ValueError):
             read_hex(bad)
+
+
+def test_protocol_md_s_worked_example_is_what_its_words_compute() -> None:
+    """An independent client is written from PROTOCOL.md alone: its example is checked here
+    with the shuffle written again from the document's words (`_as_documented`)."""
+    doc = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
+    example = doc.split("\nExample: secret", 1)[1].split("\n\n", 1)[0]
+    commitment, seed = re.findall(r"`([0-9a-f]{64})`", example)
+    begins = re.search(r"the deck begins\s+`([^`]+)`", example)
+    cut = re.search(r"the cut is one round, `([^`]+)`, seat (\d) deals", example)
+    assert begins and cut
+    values = {0: "11" * 32, 2: "22" * 32}
+    assert commitment == hashlib.sha256(SECRET).hexdigest()
+    assert seed == deal_seed(SECRET, 7, 3, values).hex()
+    deck = _as_documented(SECRET, 7, 3, values)
+    assert begins[1].split() == deck[: len(begins[1].split())]
+    drawn = cut_of(bytes.fromhex(seed), 3)
+    assert [str(card) for card in drawn.rounds[0]] == cut[1].split()
+    assert len(drawn.rounds) == 1 and drawn.dealer == int(cut[2])
