@@ -334,6 +334,19 @@ async def test_audit_checks_every_sealed_deal_and_finds_a_forged_one(sealed_db):
         assert f"hand 1: {said}" in found.stdout, found.stdout
 
 
+async def test_replay_says_what_a_hand_was_dealt_from(sealed_db):
+    with sqlite3.connect(sealed_db) as conn:
+        (table,) = conn.execute("SELECT id FROM tables").fetchone()
+    replay = await asyncio.to_thread(tonk_server, "replay", str(table), "1", "--db", str(sealed_db))
+    assert replay.returncode == 0, replay.stderr
+    line = replay.stdout.splitlines()[2]
+    assert line.startswith("Dealt from the secret committed to (")
+    assert line.endswith(": the deck is the one they draw"), line
+    forged = _edit_first_record(sealed_db, lambda record: record["seal"].update(secret="00" * 32))
+    again = await asyncio.to_thread(tonk_server, "replay", str(table), "1", "--db", str(forged))
+    assert "NOT SOUND: the secret stored is not the one" in again.stdout.splitlines()[2]
+
+
 async def test_hands_stored_before_seals_still_read_audit_and_play_on(sealed_db, tmp_path):
     def older(record: dict[str, Any]) -> None:
         del record["seal"]

@@ -252,6 +252,7 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
         f"{names[record.dealer]} deals"
         + (f", stakes x{record.multiplier}" if record.multiplier > 1 else ""),
         f"Deck order: {format_cards(record.deck)}",
+        dealt_from(data, table, number, names),
     ]
     lines += [sentence([event]) for event in hand.events if event.kind != "turn"]
     for i, action in enumerate(record.actions, 1):
@@ -276,6 +277,24 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     if not settlement.payments:
         lines.append("  Nobody pays.")
     return lines
+
+
+def dealt_from(data: dict[str, Any], table: int, number: int, names: Sequence[str]) -> str:
+    """What a stored hand's deck was drawn from, and whether it is the deck its seal draws."""
+    seal = data.get("seal")
+    if seal is None:
+        if data.get("test_deck"):
+            return "Dealt from a test deck (--dev): no commitment to check"
+        return "Dealt by a server older than commitments: nothing to check"
+    try:
+        givers = [names[seat] for seat, _ in seal["values"]]
+        commitment = str(seal["commitment"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        givers, commitment = [], "?"
+    problem = seal_problem(seal, table, number, HandRecord.from_dict(data).deck)
+    given = f"the values of {', '.join(givers)}" if givers else "no player's value"
+    said = "the deck is the one they draw" if problem is None else f"NOT SOUND: {problem}"
+    return f"Dealt from the secret committed to ({commitment[:16]}...) and {given}: {said}"
 
 
 def event_text(event: Event, names: Sequence[str]) -> str:
