@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from clientkit import joined_app, my_turn, screen_shown, table_state, wait_for
 from netclient import NetClient, cards_in, start_server
+from test_server_audit import tonk_server
 from textual.pilot import Pilot
 from tonk.client.app import TonkApp
 from tonk.client.connection import TableRequest
@@ -274,12 +272,6 @@ async def test_a_test_deck_deals_as_before_and_is_marked(tmp_path):
 
 
 # -- the store: seals audited, older hands still read --------------------------------------
-
-
-def tonk_server(*args: str) -> subprocess.CompletedProcess[str]:
-    command = shutil.which("tonk-server")
-    head = [command] if command else [sys.executable, "-m", "tonk.server"]
-    return subprocess.run([*head, *args], capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture
