@@ -228,6 +228,8 @@ class TablePlay:
         self.last_change += lost
         if self.next_hand_at is not None:
             self.next_hand_at += lost
+        if self.value_round is not None:
+            self.value_round.closes += lost  # (the players' time to give values, too)
         session = self.session
         if session.unseated_since is not None:
             session.unseated_since += lost
