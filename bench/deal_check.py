@@ -25,7 +25,8 @@ from tonk.server.connection import encode_message
 from tonk.server.tables.table_deal import open_round, reveal_of, seal_of, take_value
 from tonk.shared.bots.bots import make_bot
 from tonk.shared.game.cards import shuffled_deck
-from tonk.shared.game.fairdeal import Seal, Shown, check_deal, cut_of, deck_of
+from tonk.shared.game.dealcheck import Shown, check_deal, cut_of
+from tonk.shared.game.fairdeal import Seal, deck_of
 from tonk.shared.game.hand import Hand
 from tonk.shared.game.rules import PRESETS
 from tonk.shared.sim.play import play_hand

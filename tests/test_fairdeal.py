@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 from tonk.shared.game.actions import Discard, DrawStock, Drop
 from tonk.shared.game.cards import DECK, format_cards
+from tonk.shared.game.dealcheck import Shown, check_deal, cut_of
 from tonk.shared.game.fairdeal import (
     KeyedStream,
     Seal,
-    Shown,
-    check_deal,
     commitment_of,
-    cut_of,
     deal_seed,
     deck_of,
+    keyed_shuffle,
     read_hex,
     seal_problem,
 )
@@ -122,8 +121,6 @@ def test_the_cut_is_drawn_from_its_own_stream() -> None:
 
 
 def _first_cards_of_cut_stream(seed: bytes, players: int) -> list[object]:
-    from tonk.shared.game.fairdeal import keyed_shuffle
-
     return keyed_shuffle(KeyedStream(seed, "cut"))[:players]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tonk.shared.game.actions import Event
-from tonk.shared.game.fairdeal import Shown, check_deal, fresh_value
+from tonk.shared.game.fairdeal import fresh_value
 from tonk.shared.game.view import SeatView
 from tonk.shared.wire import messages as m
 
@@ -103,7 +103,10 @@ class DealWatch:
         hand.view = message.view
 
     def revealed(self, message: m.DealReveal, table: int) -> DealChecked:
-        """Check hand `message.hand` from what we were shown."""
+        """Check hand `message.hand` from what we were shown (through the hand engine, loaded
+        here, at the first hand's end: a client does not load it to start)."""
+        from tonk.shared.game.dealcheck import Shown, check_deal
+
         number = message.hand
         hand = self._hands.get(number)
         view = None if hand is None else hand.view

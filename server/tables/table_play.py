@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tonk.shared.bots.bots import Bot, fallback, make_bot
 from tonk.shared.game.actions import Action, Event, IllegalAction, action_to_dict
 from tonk.shared.game.cards import parse_cards
-from tonk.shared.game.fairdeal import Seal, cut_of, deck_of
+from tonk.shared.game.dealcheck import cut_of
+from tonk.shared.game.fairdeal import Seal, deck_of
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.ledger import Ledger, LedgerEntry
 from tonk.shared.game.session import Session, played_for_at, without_last_action
