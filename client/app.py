@@ -3,6 +3,8 @@ server), routes what the connection reports to the screens, and sends what the s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +22,13 @@ from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
 from .connection import Connection, Opener, TableRequest
-from .dialogs import EndOfHandModal, HandReplayScreen, HistoryScreen, StandingsScreen
+from .dialogs import (
+    CreateTableScreen,
+    EndOfHandModal,
+    HandReplayScreen,
+    HistoryScreen,
+    StandingsScreen,
+)
 from .dialogs.standings import MOVED
 from .keys import KeyedApp
 from .messages import (
@@ -43,12 +51,13 @@ from .messages import (
 )
 from .model.state import TableInfo, TableState
 from .practice import PracticeServer, start_practice_server
+from .recent import client_address, remember
 from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
 from .terminal import AsciiOnly, NoColour
 from .text.coaching import advice_text
 from .text.render import CardStyle
 from .tokens import SeatTokens
-from .widgets import TooSmall
+from .widgets import PORTRAIT, TooSmall
 
 
 @dataclass
@@ -87,6 +96,10 @@ class ClientConfig:
     join: str | None = None
     #: An SSH door guest (no computer account here: seats are held by their name).
     guest: bool = False
+    #: A touch screen's web page: the words say "tap" and name buttons, not keys.
+    touch: bool = False
+    #: The server's name as found on the LAN (kept with it among the servers joined).
+    server_name: str = ""
 
     @property
     def practice(self) -> bool:
@@ -100,8 +113,15 @@ class TonkApp(KeyedApp):
     TITLE = "tonk"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    # Each screen is marked by the terminal's width: `-portrait` under 80 columns (the panels
+    # stacked: a phone held upright; tonk.tcss), `-wide` from 110; and by its height:
+    # `-tall` from 40 rows (an upright table has room for the log).
+    HORIZONTAL_BREAKPOINTS = [(0, "-portrait"), (PORTRAIT, "-narrow"), (110, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]  # noqa: RUF012
     LATE_KEY = "The hand was over before {key}: not used."
+    #: How long the session's last hand's window stays before the final standings replace it
+    #: by themselves (None: until it is closed; a page that takes no keys sets a time).
+    LAST_WINDOW_SECONDS: float | None = None
 
     # What the connection reports, flowing down to the screens that watch it.
     #: The server's tables, for the lobby.
@@ -128,6 +148,7 @@ class TonkApp(KeyedApp):
             practice=config.practice,
             confirm_drop=config.confirm_drop,
             bell=config.bell,
+            guest=config.guest,
         )
         where = (
             "Starting a practice table..."
@@ -138,6 +159,8 @@ class TonkApp(KeyedApp):
         # Why the client gave up: said on exit by main(), as one line (Textual's exit message
         # is wrapped at the terminal's width).
         self.failure: str | None = None
+        # The final standings, held back while the last hand's window is open.
+        self._standings_held: StandingsScreen | None = None
 
     def notify(
         self,
@@ -180,12 +203,19 @@ class TonkApp(KeyedApp):
             self.theme = self.config.theme
         if self.card_style.ascii:
             self.add_class("-ascii")
+        if self.touch:
+            self.add_class("-touch")
         self.screen_change_signal.subscribe(self, self._screen_changed)
         self.add_mode("connecting", lambda: self.connecting)
         self.add_mode("lobby", lambda: self.lobby)
         self.add_mode("table", lambda: self.table_screen)
         self.switch_mode("connecting")
         self.run_connection()
+
+    @property
+    def touch(self) -> bool:
+        """Played by taps on a touch screen (the web door's page on a phone or a tablet)."""
+        return self.config.touch
 
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
@@ -278,6 +308,15 @@ class TonkApp(KeyedApp):
                 return other
         return name
 
+    def hang_up(self) -> None:
+        """The terminal was closed (SIGHUP; called from the signal's handler): the practice
+        table's files go at once (the process may not live to stop its server), and the App
+        is asked to end."""
+        if self.practice_server is not None:
+            self.practice_server.remove_files()
+        with contextlib.suppress(RuntimeError):  # (not running: nothing to end)
+            asyncio.get_running_loop().call_soon_threadsafe(self.exit)
+
     async def action_quit(self) -> None:
         if self.connection is not None:
             await self.connection.close()
@@ -290,6 +329,12 @@ class TonkApp(KeyedApp):
         host = "" if self.config.practice else str(self.config.host)
         self.identity = (host, connected.name)
         self.link_note = ""
+        if not self.config.practice and self.config.opener is None and not connected.reconnect:
+            remember(
+                client_address(str(self.config.host), self.config.port),
+                self.config.server_name,
+                self.config.state_dir,
+            )
         if connected.reconnect:
             self.notify("Connected again.", title="Connection")
 
@@ -325,18 +370,21 @@ class TonkApp(KeyedApp):
             self.table_screen.window_closed_at = time.monotonic()
         self.table_state = state
         if self.current_mode != "table":
+            if isinstance(self.screen, CreateTableScreen):
+                self.screen.dismiss(None)  # its table is made: we sit at it
             self.switch_mode("table")
 
     def on_left_table(self, message: LeftTable) -> None:
         reason = message.report.reason
         if reason:
-            self.notify(reason, severity="warning")
+            self.notify(reason, severity="warning", timeout=15)
         if self.config.practice:
             return
         self._close_modals()
         self.switch_mode("lobby")
 
     def _close_modals(self) -> None:
+        self._standings_held = None
         if self.current_mode == "table":
             while len(self.screen_stack) > 1:
                 self.pop_screen()
@@ -368,7 +416,28 @@ class TonkApp(KeyedApp):
             # A modal left open from the last hand is replaced by this one.
             if isinstance(self.screen, EndOfHandModal):
                 self.pop_screen()
-            self.push_screen(modal)
+            self.push_screen(modal, self._hand_window_closed)
+
+    def _close_window(self, window: EndOfHandModal) -> None:
+        if self.screen is window:
+            window.dismiss(None)
+
+    def _hand_window_closed(self, _result: None) -> None:
+        """The last hand's window is closed: the final standings it held back come now."""
+        self._show_standings()
+
+    def _show_standings(self) -> None:
+        if self._standings_held is not None:
+            standings, self._standings_held = self._standings_held, None
+            self.push_screen(standings, self._standings_closed)
+
+    def _standings_closed(self, result: str | None) -> None:
+        if result == MOVED:
+            return
+        if self.config.practice:
+            self.exit()
+        elif self.connection is not None:
+            self.connection.leave()
 
     def on_session_ended(self, message: SessionEnded) -> None:
         """The final standings, over everything else at once (the last hand's result is on
@@ -377,20 +446,20 @@ class TonkApp(KeyedApp):
         top = self.screen
         if isinstance(top, StandingsScreen) and top.table_id == ended.table_id:
             return
+        standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
+        if isinstance(top, EndOfHandModal) and top.table == ended.table_id:
+            # The last hand's window stays until it is closed: its cards and payments are
+            # seen before the standings take its place.
+            self._standings_held = standings
+            top.last_of_session()
+            if self.LAST_WINDOW_SECONDS is not None:
+                self.set_timer(self.LAST_WINDOW_SECONDS, lambda: self._close_window(top))
+            return
         self._close_modals()
         if self.current_mode != "table":
             self.switch_mode("table")
-
-        def done(result: str | None) -> None:
-            if result == MOVED:
-                return
-            if self.config.practice:
-                self.exit()
-            elif self.connection is not None:
-                self.connection.leave()
-
-        standings = StandingsScreen(ended, self.identity[1], practice=self.config.practice)
-        self.push_screen(standings, done)
+        self._standings_held = standings
+        self._show_standings()
 
     def on_rematch_changed(self, message: RematchChanged) -> None:
         for screen in self.screen_stack:
@@ -420,8 +489,10 @@ class TonkApp(KeyedApp):
             return
         if isinstance(self.screen, EndOfHandModal):
             # The history takes the window's place: it would be stale under it once the next
-            # hand is dealt (the hand's result stays in the log and the ledger).
+            # hand is dealt (the hand's result stays in the log and the ledger). After the
+            # session's last hand the final standings come under the history.
             self.pop_screen()
+            self._show_standings()
         self.push_screen(HistoryScreen(page))
 
     def on_hand_replayed(self, message: HandReplayed) -> None:
@@ -443,6 +514,8 @@ class TonkApp(KeyedApp):
         refused = message.report
         if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
             self.screen.refused = refused.message
+        if refused.request == p.CREATE_TABLE and isinstance(self.screen, CreateTableScreen):
+            self.screen.refused(refused.message)  # the form stays, with what was typed
         if refused.request == p.COACH and isinstance(self.screen, HandReplayScreen):
             self.screen.show_advice(None, refused.message)
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"

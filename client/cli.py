@@ -1,12 +1,16 @@
 """`tonk-client [HOST:PORT [--table NAME]] [--name NAME] [--ascii] [--four-colour] [--theme T]
-[--bots N | --bots BOT,BOT,...] [--rules PRESET] [--hands N]`: join a server, or with no
-address play a practice table against bots."""
+[--practice] [--bots N | --bots BOT,BOT,...] [--rules PRESET] [--hands N]`, `tonk-client --lan`:
+join a server; with no address, choose on the start screen between a practice table against
+bots (Enter), the servers found on the LAN and those joined before; --lan lists the servers
+found and exits."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import getpass
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -60,6 +64,14 @@ def parse_bots(text: str) -> tuple[int, tuple[str, ...]]:
     return count, strategies
 
 
+#: Bots at a practice table when --bots is not given.
+PRACTICE_BOTS = 2
+#: Seconds `--lan` looks for servers.
+LAN_WAIT = 3.0
+#: The options that ask for a practice table, each with its default.
+PRACTICE_OPTIONS = ("practice", "bots", "bot_pause", "hands", "seed", "deck", "dealer")
+
+
 def login_name() -> str:
     try:
         name = getpass.getuser()
@@ -73,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tonk-client",
         description=(
             "Play Tonk at a terminal. With HOST[:PORT], join that tonk-server; with no "
-            "address, play a practice table against bots on this machine."
+            "address, choose on the start screen: a practice table against bots on this "
+            "machine (Enter), a tonk-server found on the LAN, or one joined before."
         ),
     )
     parser.add_argument(
@@ -112,10 +125,32 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="never ring the terminal bell (it rings once when your turn has waited a while)",
     )
-    practice = parser.add_argument_group("practice table (no address)")
+    lan = parser.add_argument_group("the LAN (no address)")
+    lan.add_argument(
+        "--lan",
+        action="store_true",
+        help="list the tonk-servers found on the LAN, one a line (name, address, tables, "
+        "players, their names; tab-separated), and exit",
+    )
+    lan.add_argument(
+        "--lan-wait",
+        type=float,
+        default=LAN_WAIT,
+        metavar="S",
+        help=f"seconds --lan looks for servers (default {LAN_WAIT:g})",
+    )
+    practice = parser.add_argument_group(
+        "practice table (no address: any of these goes straight to it, without the start screen)"
+    )
+    practice.add_argument(
+        "--practice",
+        action="store_true",
+        help="the practice table at once (with no option of this group, tonk-client with no "
+        "address opens the start screen, the practice table highlighted)",
+    )
     practice.add_argument(
         "--bots",
-        default="2",
+        default=None,
         metavar="N|BOT,...",
         help=f"bots at the table: how many (1 to 4, each easy), or each bot's strategy in "
         f"seat order ({', '.join(BOT_STRATEGIES)}; e.g. expert,sharp) (default 2)",
@@ -158,6 +193,8 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
         bell=args.bell,
     )
     if args.address:
+        if args.practice:
+            raise ValueError("--practice plays on this machine: give no address with it")
         config.host, config.port = parse_address(args.address)
         if args.table is not None:
             if not args.table.strip():
@@ -166,7 +203,7 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
         return config
     if args.table is not None:
         raise ValueError("--table NAME joins a table on a server: give its HOST[:PORT] too")
-    count, strategies = parse_bots(args.bots)
+    count, strategies = parse_bots(args.bots or str(PRACTICE_BOTS))
     max_players = PRESETS[args.rules].players
     if count + 1 > max_players:
         raise ValueError(
@@ -184,18 +221,71 @@ def config_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Clien
     return config
 
 
+def wants_start_screen(args: argparse.Namespace) -> bool:
+    """No address and nothing that asks for the practice table (nor --rules other than the
+    default): the start screen."""
+    if args.address or args.rules != "classic":
+        return False
+    return not any(getattr(args, option) not in (None, False) for option in PRACTICE_OPTIONS)
+
+
+def list_lan(wait: float) -> int:
+    """`--lan`: the servers found in `wait` seconds, one a line; 1 (said) when none."""
+    from .discovery import find_servers
+
+    try:
+        found = asyncio.run(find_servers(wait))
+    except OSError as exc:
+        print(f"tonk-client: cannot look for servers on the LAN: {exc}", file=sys.stderr)
+        return 1
+    for server in found:
+        print(server.line())
+    if not found:
+        print(f"tonk-client: no tonk-server found on the LAN in {wait:g} s", file=sys.stderr)
+        return 1
+    return 0
+
+
+def choose(config: ClientConfig) -> bool:
+    """The start screen: `config` is set to the choice made; False when the player quit."""
+    from .recent import read_recent
+    from .start import StartApp
+
+    bots = f"{config.bots} bot" + ("" if config.bots == 1 else "s")
+    start = StartApp(
+        f"Practice table against {bots}, on this machine",
+        read_recent(config.state_dir),
+        style=config.style,
+        theme=config.theme,
+    )
+    choice = start.run()
+    if choice is None:
+        return False
+    if not choice.practice:
+        config.host, config.port, config.server_name = choice.host, choice.port, choice.name
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.lan:
+        if args.address:
+            parser.error("--lan lists the servers on the LAN: give no address with it")
+        return list_lan(args.lan_wait)
     try:
         config = config_from_args(args, dict(os.environ))
     except ValueError as exc:
         parser.error(str(exc))
+    themes = TonkApp(config).available_themes
+    if args.theme and args.theme not in themes:
+        parser.error(f"no theme {args.theme!r}; the themes are {', '.join(sorted(themes))}")
+    if wants_start_screen(args) and not choose(config):
+        return 0
     app = TonkApp(config)
-    if args.theme and args.theme not in app.available_themes:
-        parser.error(
-            f"no theme {args.theme!r}; the themes are {', '.join(sorted(app.available_themes))}"
-        )
+    # A closed terminal (SIGHUP) ends the client as q does, its practice table's files
+    # removed, rather than killing it with them left behind.
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: app.hang_up())
     app.run()
     if app.failure:
         print(app.failure, file=sys.stderr)

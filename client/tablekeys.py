@@ -125,8 +125,9 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     TableKey(
         (("a", "seat_to_bot"),),
         "a",
-        "give an absent player's seat to a bot (the table's creator; their balance stays"
-        " under their name, and they may come back to watch or take a bot's seat)",
+        "give an absent player's seat to a bot (the table's creator; with several absent, it"
+        " asks whose; their balance stays under their name, and back, they may watch or take"
+        " their seat back)",
         "To a bot",
         7,
         2,
@@ -135,8 +136,9 @@ TABLE_KEYS: tuple[TableKey, ...] = (
     TableKey(
         (("t", "take_bot_seat"),),
         "t",
-        "take a bot's seat (watching): at once between hands, else as the hand ends; you"
-        " play from your own balance here, 0 if you are new (the bot's stays the bot's)",
+        "take a bot's seat (watching; your own, if it was given to a bot): at once between"
+        " hands, else as the hand ends; you play from your own balance here, 0 if you are new"
+        " (the bot's stays the bot's)",
         "Take seat",
         7,
         6,
@@ -163,7 +165,7 @@ TABLE_KEYS: tuple[TableKey, ...] = (
         "look back: every hand of the session, and any one replayed step by step as you saw it",
         "History",
         13,
-        2,  # (at 80 columns the end-of-hand window and the help say it)
+        2,
     ),
     TableKey(
         (("g", "start"),),

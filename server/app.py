@@ -12,6 +12,7 @@ import contextlib
 import logging
 import socket
 import time
+from collections.abc import Callable
 
 from tonk.shared.bots.bots import BOT_STRATEGIES
 from tonk.shared.game.words import plural
@@ -298,8 +299,9 @@ class TonkServer:
         client's end of a socket pair whose server end is served like any connection, except
         that its hello may use `name` even though that name is claimed, and it counts against
         `address` (the SSH client's, the browser's) in the per-address limits. `player`
-        False: a door's watcher (the web door's television page), whose name is checked as
-        anyone's and who holds no seat through the door."""
+        False: a door's watcher (the web door's television page), who holds no seat through
+        the door, and whose hello may say `name` whoever has claimed it (a watcher needs no
+        name of its own: no player's claim can stop the television page)."""
         ours, theirs = socket.socketpair()
         try:
             reader, writer = await asyncio.open_connection(sock=ours)
@@ -308,7 +310,13 @@ class TonkServer:
             theirs.close()
             raise
         task = asyncio.create_task(
-            self._on_connect(reader, writer, door_name=name if player else None, address=address),
+            self._on_connect(
+                reader,
+                writer,
+                door_name=name if player else None,
+                watcher_name=None if player else name,
+                address=address,
+            ),
             name=f"door-link-{name}",
         )
         self._tasks.add(task)
@@ -325,6 +333,7 @@ class TonkServer:
         writer: asyncio.StreamWriter,
         *,
         door_name: str | None = None,
+        watcher_name: str | None = None,
         address: str | None = None,
     ) -> None:
         task = asyncio.current_task()
@@ -339,9 +348,7 @@ class TonkServer:
                 server=SERVER_NAME,
                 limits=self._welcome_limits,
                 dev=self.config.dev,
-                check_name=self._check_plain_name
-                if door_name is None
-                else lambda name: self._check_name(name, door_name),
+                check_name=self._name_checker(door_name, watcher_name),
             ),
             places=self.seating.places,
             max_queue=limits.queue,
@@ -493,6 +500,18 @@ class TonkServer:
             log.info("connection #%d is %s", conn.number, out.name)
         elif isinstance(out, ln.Closed):
             conn.close()
+
+    def _name_checker(
+        self, door_name: str | None, watcher_name: str | None
+    ) -> Callable[[str], str | None]:
+        """How a connection's hello name is checked: as anyone's, or as a door's player's
+        (who may say their claimed name), or as a door's watcher's (who may say the name it
+        was opened with, claimed or not)."""
+        if watcher_name is not None:
+            return lambda name: None if name == watcher_name else self._check_name(name)
+        if door_name is not None:
+            return lambda name: self._check_name(name, door_name)
+        return self._check_plain_name
 
     def _check_name(self, name: str, door_name: str | None = None) -> str | None:
         """Why `name` may not be said in hello (None: it may), by the server's limits and the

@@ -16,7 +16,6 @@ from typing import Any
 
 from tonk.shared.bots.coach import NotADecision, advise_record
 from tonk.shared.game.hand import HandRecord
-from tonk.shared.game.history import seat_in
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.advice import Advice
@@ -118,10 +117,18 @@ async def answer(
         at: int | None = None
         step = len(record.actions)
     else:
-        record, names = await history.settled_record(readers, path, table.id, message.hand)
-        held = seat_in(names, name)
-        if held is None:
+        record, seating = await history.settled_record(readers, path, table.id, message.hand)
+        if seating.seat_of(name) is None:
             raise RequestError(p.NO_COACH, f"you did not play in hand {message.hand}", "hand")
+        # The move after step `step` is step `step + 1`'s: the asker's only if they held its
+        # seat then (a seat that changed hands during the hand was theirs for part of it).
+        held = seating.seat_at(name, message.step + 1)
+        if held is None:
+            raise RequestError(
+                p.BAD_VALUE,
+                f"step {message.step}'s move was not yours: your seat was another's then",
+                "step",
+            )
         seat = held
         at = step = message.step
     seed = f"coach {table.id} {message.hand} {step}"

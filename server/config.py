@@ -63,9 +63,16 @@ class Limits:
     door_input_burst: float = 8192.0
     door_starting: int = 2  # door sessions' apps starting at once (the others wait their turn)
     # The web door (tonk-server --web-port):
-    web_sessions: int = 50  # browser sessions in all, the television pages among them
-    web_per_address: int = 8  # browser sessions from one IP address
+    web_sessions: int = 50  # browser sessions playing, in all (not the television pages)
+    web_per_address: int = 8  # browser sessions playing from one IP address
+    web_names_per_address: int = 5  # names the browsers of one IP address claim in an hour
+    web_watchers: int = 8  # television pages in all (a table app each, as a player's)
+    web_watchers_per_address: int = 2  # television pages from one IP address
     web_idle_timeout: float = 1800.0  # seconds without a key or a tap before a session ends
+    web_connections: int = 256  # HTTP connections in all (a page's websocket is one)
+    web_connections_per_address: int = 32  # HTTP connections from one IP address
+    web_request_timeout: float = 10.0  # seconds to send a request's head (idle: closed)
+    web_body_timeout: float = 10.0  # seconds to send the name form's body
 
     def to_wire(self, grace: float) -> dict[str, int | float]:
         """The `limits` of `welcome`."""

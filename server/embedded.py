@@ -24,12 +24,18 @@ class EmbeddedServer:
     port: int
     restore_log: Callable[[], None] = field(default=lambda: None)
 
+    def remove_files(self) -> None:
+        """Remove the database and the log at once, without waiting for the server (the
+        process is going: its terminal was closed). The server may carry on a moment with
+        its files unlinked."""
+        shutil.rmtree(self.directory, ignore_errors=True)
+
     async def close(self) -> None:
         try:
             await self.server.close()
         finally:
             self.restore_log()
-            shutil.rmtree(self.directory, ignore_errors=True)
+            self.remove_files()
 
 
 def quiet_server_log(directory: Path) -> Callable[[], None]:

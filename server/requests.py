@@ -82,14 +82,15 @@ class Requests:
         self.history_readers = asyncio.Semaphore(history.READERS)
         self.coach = coach.Coach(host.config.coach, host.config.coach_in_thread)
 
-    def _table(self, table_id: int, returning: bool = False) -> Table:
+    def _table(self, table_id: int, returning: bool = False, watching: bool = False) -> Table:
         """The open table `table_id`; `returning` (taking a seat back): a finished one too
-        while its rematch offer waits for its players."""
+        while its rematch offer waits for its players; `watching`: any finished one the
+        lobby lists (somebody is still at it)."""
         table = self.host.tables.get(table_id)
         if (
             table is None
             or table.state == CLOSED
-            or (table.state == FINISHED and not (returning and table.returnable()))
+            or (table.state == FINISHED and not watching and not (returning and table.returnable()))
         ):
             raise RequestError(p.NO_SUCH_TABLE, f"there is no open table {table_id}")
         return table
@@ -172,7 +173,7 @@ class Requests:
         at = self.host.seating.table_of(conn)
         if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
             self._in_lobby(conn)
-        await self._table(message.table).watch(conn)
+        await self._table(message.table, watching=True).watch(conn)
 
     @handles(m.Leave)
     async def _leave(self, conn: Connection, message: m.Leave) -> None:

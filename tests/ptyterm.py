@@ -88,6 +88,8 @@ class Term:
                 return
             except OSError:
                 return
+            except ValueError:
+                return  # (close() closed the terminal's file while this read it)
             with self._lock:
                 self._raw += data
                 self._stream.feed(data)

@@ -52,11 +52,11 @@ async def kitchen_hand(term: Term, alice: NetClient) -> None:
     # The card just drawn is marked.
     await term.wait_for_all("You drew 8♠", "Your turn: x discard 5♠ · s spread", "4*")
     term.keys("1", "2", "3", "s")
-    await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+    await term.wait_for_all("1 Your run", "│ 5♠│ 6♠│ 7♠│")
     term.keys("1", "h")  # the 8s, first of 8s 9h 9d
     await term.wait_for("onto which spread?")
     term.keys("1")
-    await term.wait_for_all("hit 8♠ on your own run", "1 Your run: 5♠ 6♠ 7♠ 8♠")
+    await term.wait_for_all("hit 8♠ on your own run", "│ 5♠│ 6♠│ 7♠│ 8♠│")
     term.keys("x")  # the cursor stays first: on the 9h now
     await term.wait_for_all("discarded 9♥", "count 9")
 

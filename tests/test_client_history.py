@@ -15,6 +15,7 @@ from ptyterm import Term
 from sshkit import DoorServer, SSHTerminal, make_key
 from termkit import command_path, tonk_server
 from test_client_e2e import client_env, kitchen_hand, leave_and_quit
+from textual.widgets import Label
 from tonk.client.dialogs import HandReplayScreen, HistoryScreen
 from tonk.shared.wire import protocol as p
 
@@ -32,7 +33,7 @@ async def play_and_look_back(term: Term, port: int) -> None:
         listed = await term.wait_for_all(
             "Kitchen: the session's hands (1)",
             "Hand 1  Alice dealt  You dropped with 9 and won.",
-            "Alice pays You 1 chip",
+            "Alice pays you 1 chip",
             "Settle up now: Alice pays Tester 1 chip.",
             "enter: replay the hand",
         )
@@ -55,7 +56,7 @@ async def play_and_look_back(term: Term, port: int) -> None:
             "You dropped with 9 and won.",
             "Alice: Q♦ J♥ 2♣ 3♦ 4♣ (count 29)",  # what the drop revealed
             "Alice drew, discarded K♣",
-            "Alice pays You 1 chip.",
+            "Alice pays you 1 chip.",
         )
         assert "Discard: K♣ (2 under it)" in end
         term.keys("Left")
@@ -150,6 +151,11 @@ async def test_a_spectators_replay_gathers_every_page_of_a_long_hand(
             steps = replay.replayed.steps
             assert len(steps) == len(hand.actions) + 1 > 10
             assert replay.replayed.seat is None
+            # No coach offered: a spectator made no move to ask about.
+            hint = str(replay.query(Label).last().render())
+            assert "escape: back" in hint and "c: coach" not in hint
+            await pilot.press("c")
+            assert app.screen is replay and not replay.advice and replay.asked is None
             assert [s.view.event_count for s in steps] == sorted(
                 {s.view.event_count for s in steps}
             )

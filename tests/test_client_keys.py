@@ -34,7 +34,7 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(
     # Draw, select cards 1 to 3, spread them: the spread key comes before the draw is
     # answered, and after the keys that selected.
     term.write("d123s")
-    screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+    screen = await term.wait_for_all("1 Your run", "│ 5♠│ 6♠│ 7♠│")
     assert "You drew 8♠" in screen
     assert "Select the cards" not in screen and "Not allowed" not in screen
 
@@ -46,7 +46,7 @@ async def test_keys_written_in_one_burst_are_each_handled_in_order(
     await term.wait_gone("onto which spread?")
     # Hit again and choose spread 1, in one write.
     term.write("h1")
-    screen = await term.wait_for_all("1 Your run: 5♠ 6♠ 7♠ 8♠", "hit 8♠ on your own")
+    screen = await term.wait_for_all("│ 5♠│ 6♠│ 7♠│ 8♠│", "hit 8♠ on your own")
     assert "Select the one card" not in screen and "onto which spread?" not in screen
 
     term.write("x")  # the 9h, under the cursor
@@ -75,7 +75,7 @@ async def draw_and_spread_three(term: Term, tmp_path: Path) -> None:
     practice(term, tmp_path)
     await term.wait_for("Your turn: d draw")
     term.write("d123s")
-    await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+    await term.wait_for_all("1 Your run", "│ 5♠│ 6♠│ 7♠│")
 
 
 async def test_h_hits_with_the_card_under_the_cursor_and_a_selection_ends_with_the_turn(
@@ -89,7 +89,7 @@ async def test_h_hits_with_the_card_under_the_cursor_and_a_selection_ends_with_t
     term.write("h")
     await term.wait_for("onto which spread?")
     term.write("1")
-    screen = await term.wait_for_all("1 Your run: 5♠ 6♠ 7♠ 8♠", "hit 8♠ on your own")
+    screen = await term.wait_for_all("│ 5♠│ 6♠│ 7♠│ 8♠│", "hit 8♠ on your own")
     assert "Select the one card" not in screen
 
     # The 9♦ selected, the 9♥ discarded: the turn is over, and so is the selection. At the
@@ -131,7 +131,7 @@ async def test_a_burst_of_keys_over_ssh_is_handled_in_order(tmp_path: Path, term
         term.start(ssh_command(ssh_port, key, remote), client_env(tmp_path))
         await term.wait_for("Your turn: d draw")
         term.write("d123s")
-        screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+        screen = await term.wait_for_all("1 Your run", "│ 5♠│ 6♠│ 7♠│")
         assert "You drew 8♠" in screen and "Select the cards" not in screen
 
 
@@ -141,7 +141,7 @@ async def test_keys_pasted_at_the_table_are_played_in_order(tmp_path: Path, term
     practice(term, tmp_path)
     await term.wait_for("Your turn: d draw")
     term.write("\x1b[200~d123s\x1b[201~")
-    screen = await term.wait_for("1 Your run: 5♠ 6♠ 7♠")
+    screen = await term.wait_for_all("1 Your run", "│ 5♠│ 6♠│ 7♠│")
     assert "You drew 8♠" in screen
 
 

@@ -1,6 +1,7 @@
 """A large terminal (160x50) used: bigger cards, each player's last move beside their name, the
-last discards with who threw them. 80x24 is drawn as before (the snapshots say so). The real
-`tonk-client` on a pseudo-terminal, at a practice table dealt from the stacked deck."""
+last discards fanned with who threw them. At 80x24 the players are listed and the cards are
+smaller (the snapshots say so). The real `tonk-client` on a pseudo-terminal, at a practice
+table dealt from the stacked deck."""
 
 from __future__ import annotations
 
@@ -27,6 +28,23 @@ def table_rows(screen: str) -> list[str]:
     return ["", *(row[:right] if right > 0 else row for row in lines[1:])]
 
 
+def pile_fanned(screen: str, fan: str, who: str) -> bool:
+    """Whether the discard pile is drawn fanned as `fan` says, oldest first (`9♣ 5♠ K♣`: the
+    cards' labels at the top of their faces, side by side), with who threw each (`up You
+    Ada`) under the cards, each word under its card."""
+    rows = table_rows(screen)
+    labels = r"\s+│".join(re.escape(card) for card in fan.split())
+    faces = next((n for n, row in enumerate(rows) if re.search(f"│{labels}\\s+│", row)), None)
+    if faces is None:
+        return False
+    columns = [rows[faces].index(f"│{card}") for card in fan.split()]
+    words = list(zip(who.split(), columns, strict=True))
+    return any(
+        all(row[column + 1 :].startswith(word) for word, column in words)
+        for row in rows[faces + 1 :]
+    )
+
+
 async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_the_pile(
     tmp_path: Path,
 ) -> None:
@@ -34,7 +52,8 @@ async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_t
     try:
         term.start(practice_command(), env(tmp_path))
         # A card of 7 columns and 5 rows.
-        await term.wait_for_all("Your turn: d draw", "│5♠   │", "│  ♠  │", "│   5♠│", "9♣ up card")
+        await term.wait_for_all("Your turn: d draw", "│5♠   │", "│  ♠  │", "│   5♠│")
+        await term.wait_until(lambda s: pile_fanned(s, "9♣", "up"), "the up card fanned")
         term.write("dx")  # draw the 8s, discard the card under the cursor (the 5s)
         # The bot's turn, then ours: each last move is under its player's name. The one other
         # player sits across, above the stock: her name, her cards face down, her last move
@@ -59,18 +78,19 @@ async def test_a_large_terminal_has_big_cards_the_players_around_the_table_and_t
 
         screen = await term.wait_until(
             lambda s: (
-                "Your turn: d draw" in s
-                and "Pile, newest first: K♣ Ada · 5♠ You · 9♣ up card" in s
-                and placed(s)
+                "Your turn: d draw" in s and pile_fanned(s, "9♣ 5♠ K♣", "up You Ada") and placed(s)
             ),
             "the bot's turn done, each move under its player's name",
         )
         assert "Players" not in screen  # (they sit around the table instead)
-        # Made small, the table is drawn as at 80x24: small cards, no pile line.
+        # Made small, the table is drawn as at 80x24: the players listed, small cards in the
+        # hand, the pile not fanned (no room for who threw each).
         term.resize(80, 24)
-        screen = await term.wait_gone("Pile, newest first")
-        await term.wait_until(lambda s: "│  ♠  │" not in s and "╭───╮" in s, "small cards")
-        await term.wait_for_all("Players", "Ada (bot) D 5 cards")
+        await term.wait_until(
+            lambda s: "│  ♠  │" not in s and "╭───╮" in s and not pile_fanned(s, "K♣", "Ada"),
+            "small cards",
+        )
+        await term.wait_for_all("Players", "Ada (bot) D 5 cards", "Stock: ", "Discard: K♣")
     finally:
         term.close()
 
@@ -96,10 +116,11 @@ async def test_three_others_sit_at_your_left_across_and_at_your_right_in_the_ord
         stock_row, stock_column = where("Stock:")
         # Ada plays after you: at your left; Bix across; Cleo, who plays before you, at your
         # right; each with their cards face down.
-        assert where("Ada (bot)")[0] == stock_row and where("Ada (bot)")[1] < stock_column
-        assert where("Bix (bot)")[0] < stock_row
-        assert where("Cleo (bot)")[0] == stock_row and where("Cleo (bot)")[1] > stock_column
-        assert len(re.findall(r"\d cards?\b", rows[stock_row + 1])) == 2  # (six fit too)
+        ada_row, ada_column = where("Ada (bot)")
+        assert ada_row < stock_row and ada_column < stock_column
+        assert where("Bix (bot)")[0] < ada_row
+        assert where("Cleo (bot)")[0] == ada_row and where("Cleo (bot)")[1] > stock_column
+        assert len(re.findall(r"\d cards?\b", rows[ada_row + 1])) == 2  # (six fit too)
         assert "(you)" in rows[where("Your hand")[0] - 2]
     finally:
         term.close()
@@ -110,9 +131,10 @@ async def test_with_ascii_and_no_colour_the_large_table_is_as_readable(tmp_path:
     try:
         term.start(practice_command("--ascii"), {**env(tmp_path), "NO_COLOR": "1"})
         screen = await term.wait_for_all(
-            "Your turn: d draw", "|5S   |", "|  S  |", "|   5S|", "+-----+", "9C up card"
+            "Your turn: d draw", "|5S   |", "|  S  |", "|   5S|", "+-----+", "Discard: 9C"
         )
-        assert "╭" not in screen and "♠" not in screen
+        await term.wait_until(lambda s: "|9C " in s and "|####" in s, "the stock and discard")
+        assert "╭" not in screen and "♠" not in screen and "▒" not in screen
     finally:
         term.close()
 
@@ -155,7 +177,11 @@ async def test_a_spectator_on_a_large_terminal_reads_each_last_turn_under_the_na
                     and "5 cards" in rows[alice + 1]
                 )
 
-            screen = await term.wait_until(placed, "each player in their place")
+            # (The log's line may be written a moment after the table's rows.)
+            screen = await term.wait_until(
+                lambda s: placed(s) and "Bob drew, discarded 5♠" in s,
+                "each player in their place, the log",
+            )
             assert "each player's last turn" not in screen
             assert screen.count("drew, discarded 5♠") == 2  # under the name, the log
         finally:

@@ -4,7 +4,10 @@ the client's keys against a real server on loopback."""
 from __future__ import annotations
 
 import asyncio
+import io
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +29,24 @@ from clientkit import (
 )
 from netclient import NetClient, start_server
 from ptyterm import Term
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 from termkit import command_path, tonk_server
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label, Select
-from tonk.client.app import TonkApp
-from tonk.client.dialogs import CreateTableScreen, EndOfHandModal, HelpScreen, StandingsScreen
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Label, Select, Static
+from tonk.client.app import ClientConfig, TonkApp
+from tonk.client.dialogs import (
+    CreateTableScreen,
+    EndOfHandModal,
+    HelpScreen,
+    HistoryScreen,
+    StandingsScreen,
+)
+from tonk.client.door.door_child import WatchApp
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.screens.lobby import LOBBY_COLUMNS
 from tonk.client.widgets import HandView, KeyBar, PlayersPanel, StatusBar
@@ -104,14 +118,14 @@ async def test_the_lobby_names_the_people_at_a_table_and_counts_its_bots(tmp_pat
         async with in_the_lobby(app) as pilot:
             table = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, "the list of tables")
-            assert table.get_cell_at(Coordinate(0, 6)) == "Ada"
+            assert table.get_cell_at(Coordinate(0, 7)) == "Ada"
             for _ in range(3):  # the table is full: it starts
                 await ada.send({"type": "add_bot"})
             await wait_for(pilot, lambda: app.lobby.tables[0].bots == 3, "three bots")
             await pilot.pause()
             info = app.lobby.tables[0]
             assert (info.players, info.bots, info.seats_taken) == (("Ada",), 3, 4)
-            assert table.get_cell_at(Coordinate(0, 6)) == "Ada + 3 bots"
+            assert table.get_cell_at(Coordinate(0, 7)) == "Ada + 3 bots"
             # The column grew with its cell (not cut to the "Ada" it was first drawn with),
             # and a full table's line fits 80 columns.
             assert table.columns["players"].content_width >= len("Ada + 3 bots")
@@ -132,6 +146,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             form.query_one("#preset", Select).value = "pagat"
             form.query_one("#options", Input).value = "hit_lock=1"
             form.query_one("#stake", Input).value = "2"
+            await pilot.pause()  # (the rules chosen set the seats: chosen after them)
             note = form.query_one("#form-note", Label)
             form.query_one("#seats", Select).value = 3
             form.query_one("#bots", Select).value = 1
@@ -157,6 +172,56 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             assert state.rules.preset == "pagat" and state.rules.hit_lock == 1
             assert state.stake == 2
             assert [p.bot for p in state.players] == [False, True, True]
+
+
+def offered(form: CreateTableScreen, select: str) -> list[object]:
+    """The values a list of the form offers."""
+    return [value for _, value in form.query_one(select, Select)._options]
+
+
+@asynccontextmanager
+async def a_lobby(tmp_path: Path) -> AsyncIterator[tuple[TonkApp, Pilot[None]]]:
+    """A server of the test's own, and a client in its lobby."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            yield app, pilot
+
+
+async def test_the_form_offers_the_seats_the_rules_allow_and_keeps_what_was_refused(
+    tmp_path: Path,
+) -> None:
+    async with a_lobby(tmp_path) as (app, pilot):
+        form = await new_table_form(pilot)
+        seats = form.query_one("#seats", Select)
+        # Classic seats 2 to 4 (5 was offered, and refused by the server), 4 at first.
+        assert (offered(form, "#seats"), seats.value) == ([2, 3, 4], 4)
+        assert offered(form, "#bots") == [0, 1, 2, 3]
+        # Other rules set the seats to their number of players, as README says.
+        form.query_one("#preset", Select).value = "pagat"
+        await wait_for(pilot, lambda: len(offered(form, "#bots")) == 5, "pagat's seats")
+        assert (offered(form, "#seats"), seats.value) == ([2, 3, 4, 5], 5)
+        form.query_one("#options", Input).value = "players=3"
+        await wait_for(pilot, lambda: len(offered(form, "#bots")) == 3, "three players")
+        assert (offered(form, "#seats"), seats.value) == ([2, 3], 3)
+        # The server refuses a stake past its range: the form stays, everything in it.
+        form.query_one("#name", Input).value = "Rich"
+        form.query_one("#stake", Input).value = "5000000"
+        await pilot.press("ctrl+s")
+        error = form.query_one("#form-error", Label)
+        await wait_for(pilot, lambda: "stake" in str(error.render()), "the refusal")
+        assert app.screen is form
+        assert form.query_one("#name", Input).value == "Rich"
+        assert form.query_one("#options", Input).value == "players=3"
+        assert (str(form.query_one("#preset", Select).value), seats.value) == ("pagat", 3)
+        # Changed, it makes the table, and the form goes.
+        form.query_one("#stake", Input).value = "5"
+        await pilot.press("ctrl+s")
+        await screen_shown(pilot, TableScreen, "the new table")
+        await wait_for(pilot, lambda: table_state(app) is not None, "the table")
+        assert table_state(app).name == "Rich" and table_state(app).stake == 5  # type: ignore[union-attr]
+        await pilot.press("q")
+        await screen_shown(pilot, LobbyScreen, "the lobby again, without the form")
 
 
 def seated_strategies(app: TonkApp) -> list[str | None]:
@@ -317,6 +382,7 @@ async def test_the_form_reads_options_as_the_core_does(tmp_path: Path) -> None:
             form = app.screen
             form.query_one("#preset", Select).value = "speno"
             form.query_one("#options", Input).value = "deal_tonk_low=off, hit_books=yes"
+            await pilot.pause()
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
             await wait_for(pilot, lambda: table_state(app) is not None, "the table")
@@ -359,20 +425,51 @@ async def test_watching_shows_no_hand_and_only_the_keys_a_spectator_has(tmp_path
             await alice.close()
 
 
-async def test_the_last_hand_of_a_session_shows_the_standings_at_once(tmp_path: Path) -> None:
+def screen_words(screen: Screen[Any]) -> str:
+    """Every line the screen's texts and tables show."""
+    console = Console(width=76, record=True, file=io.StringIO())
+    for widget in screen.query(Static):
+        content = widget.content
+        console.print(content if isinstance(content, Table | Text) else str(content))
+    return console.export_text()
+
+
+async def test_the_last_hand_s_window_comes_before_the_standings(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
-        app = joined_app(server.port, tmp_path / "state", table=table_request(hands=1))
+        app = joined_app(server.port, tmp_path / "state", table=table_request(hands=2))
         async with at_my_turn(app) as pilot:
+            status = app.table_screen.query_one(StatusBar)
+            assert "hand 1 of 2" in status.text, status.text
             await pilot.press("k", "k")  # 36 against the bot's 35: caught
-            # No key pressed: the final standings are on top, with the last hand's result.
+            await wait_for(pilot, lambda: "last hand (2 of 2)" in status.text, "the last hand")
+            await wait_for(pilot, lambda: my_turn(app), "our turn in the last hand")
+            await pilot.press("k", "k")
+            # The last hand's window, its cards shown, stays until it is closed: the final
+            # standings wait behind it.
+            await screen_shown(pilot, EndOfHandModal, "the last hand's window")
+            window = app.screen
+            await wait_for(
+                pilot,
+                lambda: "enter: the final standings" in screen_words(window),
+                "the way on to the standings",
+            )
+            shown = screen_words(window)
+            assert "Hand 2 is over" in shown and "Ada (bot)" in shown and "pays" in shown
+            assert not any(isinstance(s, StandingsScreen) for s in app.screen_stack)
+            await pilot.press("enter")
             await screen_shown(pilot, StandingsScreen, "the standings")
             standings = app.screen
             assert isinstance(standings, StandingsScreen)
-            assert not any(isinstance(s, EndOfHandModal) for s in app.screen_stack)
-            assert standings.standings == [("Ada (bot)", 2), ("Tester", -2)]
-            assert standings.hands == 1
-            assert standings.ended.last_hand[0].startswith("Hand 1: ")
-            assert standings.ended.settle_up == (("Tester", "Ada (bot)", 2),)
+            assert "l: history" in screen_words(standings)
+            # l: the session's hands, over the standings; escape goes back to them.
+            await pilot.press("l")
+            await screen_shown(pilot, HistoryScreen, "the history")
+            await pilot.press("escape")
+            await screen_shown(pilot, StandingsScreen, "the standings again")
+            assert standings.standings == [("Ada (bot)", 1), ("Tester", -1)]
+            assert standings.hands == 2
+            assert standings.ended.last_hand[0].startswith("Hand 2: ")
+            assert standings.ended.settle_up == (("Tester", "Ada (bot)", 1),)
             assert "The session is over." in log_text(app)
             await pilot.press("enter")
             await screen_shown(pilot, LobbyScreen, "the lobby")
@@ -475,7 +572,7 @@ async def test_the_lobby_follows_the_server_by_itself_and_keeps_the_cursor(tmp_p
             fay = await NetClient.connect(server.port, "Fay")
             await fay.request({"type": "sit", "table": app.lobby.tables[-1].number}, "seated")
             await wait_for(pilot, lambda: app.lobby.tables[-1].playing, "Eve's table playing")
-            assert str(grid.get_row(app.lobby.tables[-1].table_id)[4]) == "playing"
+            assert str(grid.get_row(app.lobby.tables[-1].table_id)[5]) == "playing"
             assert "r" not in {binding.key for binding in LobbyScreen.BINDINGS}
             for client in (*makers, dee, eve, fay):
                 await client.close()
@@ -602,7 +699,7 @@ def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
     from tonk.client.screens.lobby import fit_last_column
 
     people = "Bartholomew, Maximiliana, Konstantin + 1 bot"
-    rows = {"1": ("Friday", "classic", "1 chip", "4/4", "playing, your seat", "0", people)}
+    rows = {"1": ("1", "Friday", "classic", "1 chip", "4/4", "playing, your seat", "0", people)}
     (cells,) = fit_last_column(rows, 79).values()
     widths = [max(len(h), len(c)) + 2 for (_, h), c in zip(LOBBY_COLUMNS, cells, strict=True)]
     assert sum(widths) <= 79, widths
@@ -640,3 +737,27 @@ async def test_the_lobby_says_what_a_tables_rules_changed_and_when_it_ends(
         await term.wait_for("Quick: 30 s a turn; ends after 10 hands")
         for client in (ada, cy, dot):
             await client.close()
+
+
+class Television(WatchApp):
+    """The web door's television page, its last hand's window given a shorter time."""
+
+    LAST_WINDOW_SECONDS = WatchApp.LAST_WINDOW_SECONDS / 10
+
+
+async def test_a_page_that_takes_no_keys_shows_the_standings_after_the_last_hand(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path, bot_pause=0.0) as server:
+        bob = await NetClient.connect(server.port, "Bob")
+        table = await bob.create_table("easy", name="Telly", seats=2, hands=1)
+        await bob.expect("update")
+        config = ClientConfig(
+            name="Tv", host="127.0.0.1", port=server.port, state_dir=tmp_path / "tv"
+        )
+        app = Television(config, table)
+        async with running(app, lambda: table_state(app) is not None, "watching") as pilot:
+            await bob.play_until(lambda m: m["type"] == "session_end", timeout=60)
+            # No key pressed: the standings come once the last hand has been seen.
+            await screen_shown(pilot, StandingsScreen, "the standings, by themselves")
+        await bob.close()

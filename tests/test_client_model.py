@@ -296,12 +296,7 @@ def test_the_table_and_its_views_share_one_reading_of_the_rules(
 def test_a_settled_hand_moves_the_balances_by_its_payments() -> None:
     hand = a_hand()
     model = seated_at_a_table(hand)
-    give(
-        model,
-        m.HandEnd(
-            7, 1, hand_settlement(), ("Kim", "Ada"), (("Kim", "Ada", 2),), {"Kim": -2, "Ada": 2}
-        ),
-    )
+    give(model, FIRST_HAND_END)
     posted = model.take_reports()
     state = [m.state for m in posted if isinstance(m, TableChanged)][-1]
     assert state.balances == {"Kim": -2, "Ada": 2}
@@ -319,6 +314,12 @@ def hand_settlement() -> Settlement:
     hand.apply(Drop(0))
     assert hand.settlement is not None
     return hand.settlement
+
+
+#: Hand 1 at table 7 settled: Kim pays Ada 2.
+FIRST_HAND_END = m.HandEnd(
+    7, 1, hand_settlement(), ("Kim", "Ada"), (("Kim", "Ada", 2),), {"Kim": -2, "Ada": 2}
+)
 
 
 def test_a_refused_resume_forgets_the_table_and_goes_back_to_the_lobby() -> None:
@@ -409,3 +410,26 @@ def test_the_standings_are_reported_and_a_refusal_of_them_says_it_was_theirs() -
     give(model, m.Error.of(p.STORAGE_ERROR, "try again", reply_to=again["id"]))
     (refused,) = [r for r in model.take_reports() if isinstance(r, ServerRefused)]
     assert (refused.request, refused.message) == (p.STANDINGS, "try again")
+
+
+def test_a_players_trend_is_the_same_on_a_client_there_all_along_and_one_come_later() -> None:
+    """Cy takes the bot's seat after hand 1, and pays in hand 2. Kim, at the table all
+    along, and Lee, who comes to watch after hand 2 (and is sent the ledger), draw the same
+    points for everybody: one before the hands and one after each."""
+    hand = a_hand()
+    kim = seated_at_a_table(hand)
+    give(kim, FIRST_HAND_END)
+    cy = m.PlayerSummary(1, "Cy", m.SeatKind.HUMAN, None, m.SeatStatus.CONNECTED, 1, 0)
+    kim_after = replaced(table_map(hand).players[0], balance=-2)
+    with_cy = table_map(hand, players=(kim_after, cy))
+    give(kim, m.TableMessage(with_cy))
+    balances = {"Kim": -3, "Ada": 2, "Cy": 1}
+    give(kim, m.HandEnd(7, 2, hand_settlement(), ("Kim", "Cy"), (("Kim", "Cy", 1),), balances))
+    lee = connected()
+    give(lee, m.Watching(7))
+    give(lee, m.TableMessage(with_cy))
+    give(
+        lee, m.LedgerMessage(7, ("Kim", "Ada", "Cy"), ((1, (-2, 2, 0)), (2, (-1, 0, 1))), balances)
+    )
+    seen = [last_state(model).series for model in (kim, lee)]
+    assert seen[0] == seen[1] == {"Kim": (0, -2, -3), "Ada": (0, 2, 2), "Cy": (0, 0, 1)}

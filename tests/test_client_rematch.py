@@ -35,6 +35,16 @@ async def sit_down(tmp_path: Path, port: int, terms: list[Term]) -> list[Term]:
     return terms
 
 
+async def last_hand_window(term: Term, number: int) -> None:
+    """The session's last hand's window: its title, the players' cards, and the way on to
+    the final standings; enter takes it."""
+    window = await term.wait_for_all(
+        f"Hand {number} is over", "Player", "The session is over. enter: the final standings"
+    )
+    assert "last hand" in window.splitlines()[0]  # the top line, under the window
+    term.keys("Enter")
+
+
 async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
     tmp_path: Path,
 ) -> None:
@@ -44,9 +54,11 @@ async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
         try:
             ann, bob = await sit_down(tmp_path, port, terms)
             for term in terms:
+                # The last hand's window first, its cards shown; enter: the final standings.
+                await last_hand_window(term, 1)
                 screen = await term.wait_for_all("Kitchen: the session is over", "Settle up:")
                 assert "1 hand played. Hand 1:" in screen
-                assert "r: rematch" in screen
+                assert "r: rematch" in screen and "l: history" in screen
                 # Nothing promises a next deal.
                 assert "next deal" not in screen
             ann.keys("r")
@@ -63,6 +75,7 @@ async def test_a_short_session_ends_on_the_standings_and_r_starts_the_rematch(
                 assert list(held) == [str(first + 1)]
             # The rematch's one hand ends too: its standings add the two sessions up.
             for term in terms:
+                await last_hand_window(term, 1)
                 await term.wait_for_all("the session is over", "2 sessions", "together")
         finally:
             for term in terms:
@@ -92,6 +105,7 @@ async def test_a_friend_played_for_meanwhile_is_awaited_by_the_rematch_not_left(
             ann.keys("f")
             await ann.wait_for("away, played for")
             ann.keys("k")  # 28 against Bob's 36: the one hand, and the session, end
+            await last_hand_window(ann, 1)
             await ann.wait_for_all("Kitchen: the session is over", "r: rematch")
             ann.keys("r")
             await ann.wait_for_all("You said yes; waiting for Bob", "Bob: away, not answered yet")
@@ -124,6 +138,7 @@ async def test_the_practice_table_offers_a_rematch_against_the_same_bots(tmp_pat
         term.keys("k")  # drop with 36 against the bot's 35: caught
         await term.wait_for("Drop with 36?")
         term.keys("k")
+        await last_hand_window(term, 1)
         screen = await term.wait_for_all("Practice: the session is over", "Settle up:")
         assert "Tester" in screen and "r: rematch" in screen and "enter: done" in screen
         term.keys("r")  # the bot needs no answer: it starts at once
@@ -141,6 +156,7 @@ async def test_a_server_restart_during_the_wait_keeps_the_answers(tmp_path: Path
             await one_hand_table(port)
             ann, bob = await sit_down(tmp_path, port, terms)
             for term in terms:
+                await last_hand_window(term, 1)
                 await term.wait_for("Settle up:")
             ann.keys("r")
             await bob.wait_for("Ann: yes")
@@ -167,6 +183,7 @@ async def test_a_client_started_again_during_the_wait_is_back_on_the_offer(tmp_p
         try:
             ann, bob = await sit_down(tmp_path, port, terms)
             for term in terms:
+                await last_hand_window(term, 1)
                 await term.wait_for("Settle up:")
             ann.keys("r")
             # Bob's terminal goes (his SSH session died); his client started again takes
@@ -174,7 +191,9 @@ async def test_a_client_started_again_during_the_wait_is_back_on_the_offer(tmp_p
             bob.close()
             bob = client(tmp_path, port, "Bob")
             terms.append(bob)
-            await bob.wait_for_all("Kitchen: the session is over", "Ann: yes", "r: rematch")
+            back = await bob.wait_for_all("Kitchen: the session is over", "Ann: yes", "r: rematch")
+            # The last hand's result too, though its end came before he was back.
+            assert "1 hand played. Hand 1: " in back and "pays" in back
             bob.keys("r")
             for term in (ann, bob):
                 await term.wait_gone("the session is over")

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from clientkit import at_my_turn, practice_app, table_state
+import pytest
+from clientkit import at_my_turn, my_turn, practice_app, table_state, wait_for
 from textual.pilot import Pilot
 from tonk.client.app import TonkApp
-from tonk.client.widgets.table import SpreadsPanel
+from tonk.client.widgets import LineWidget
+from tonk.client.widgets.table import CentrePanel, SpreadsPanel
 from tonk.shared.game.cards import parse_card, parse_cards
 from tonk.shared.game.spreads import Spread, SpreadKind
 
@@ -30,6 +32,9 @@ SPREADS = (
     spread(7, 2, RUN, "5c 6c 7c 8c", ("8c", 3)),
 )
 
+#: Two more books, unhit.
+BOOKS = (spread(8, 2, BOOK, "4h 4d 4c"), spread(9, 0, BOOK, "9h 9d 9c"))
+
 
 async def laid(pilot: Pilot[None], app: TonkApp, spreads: tuple[Spread, ...]) -> list[str]:
     """The table drawn with `spreads` on it: the spreads panel's rows."""
@@ -47,17 +52,29 @@ async def test_five_spreads_with_hits_fit_a_full_table_at_80x24() -> None:
         rows = await laid(pilot, app, SPREADS[:5])
         panel = app.screen.query_one(SpreadsPanel)
         assert len(rows) <= panel.size.height  # nothing cut off below the panel
-        # One row a spread, its hits and who made them on it: short names, no kind words.
+        # One row a spread, its hits and who made them on it: short names, no kind words;
+        # with every key on the key bar (two rows at 80 columns) the short book shares its
+        # row with the spread after it.
         assert rows == [
             "1 Ada: 8♠ 9♠ 10♠ J♠ Q♠ K♠ +Q♠ Bix +K♠ Cleo",
             "2 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot",
             "3 Cleo: 2♦ 3♦ 4♦ 5♦ 6♦ +5♦ You +6♦ Ada",
-            "4 Dot: J♥ J♦ J♣",
-            "5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada",
+            "4 Dot: J♥ J♦ J♣   5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada",
         ]
-        # In whole words where each spread fits its row; in short where one would not.
-        assert await laid(pilot, app, SPREADS[3:4]) == ["1 Dot (bot)'s book: J♥ J♦ J♣"]
-        assert await laid(pilot, app, SPREADS[1:2]) == ["1 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot"]
+        # Four books side by side take two bands of cards, more than the rows: in whole
+        # words where each fits its row.
+        books = (*SPREADS[3:4], *SPREADS[5:6], *BOOKS)
+        assert await laid(pilot, app, books) == [
+            "1 Dot (bot)'s book: J♥ J♦ J♣",
+            "2 Ada (bot)'s book: K♥ K♦ K♣",
+            "3 Bix (bot)'s book: 4♥ 4♦ 4♣",
+            "4 Your book: 9♥ 9♦ 9♣",
+        ]
+        # Five seats at 80x24 with every key on the bar (two rows): one spread is in words
+        # too, as the pile's cards leave the spreads too few rows for a band of cards (at 100x30
+        # it is cards: test_client_picture).
+        rows = await laid(pilot, app, SPREADS[1:2])
+        assert rows == ["1 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot"]
 
 
 async def test_more_spreads_than_rows_go_two_a_line_then_say_how_many_more() -> None:
@@ -66,8 +83,27 @@ async def test_more_spreads_than_rows_go_two_a_line_then_say_how_many_more() -> 
         rows = await laid(pilot, app, SPREADS)
         panel = app.screen.query_one(SpreadsPanel)
         assert len(rows) == panel.size.height
-        # The short book beside the spread after it, where the two fit side by side.
-        assert "4 Dot: J♥ J♦ J♣   5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada" in rows
-        assert rows[-1] == "+2 more spreads: h lists them on your turn"
+        # (The short book beside the spread after it is the test above's last row: here the
+        # rows run out before it.)
+        assert rows[-1] == "+4 more spreads: h lists them on your turn"
         for row in rows[:-1]:
             assert row[0].isdigit()  # every row a spread's start: no hit on a row of its own
+
+
+@pytest.mark.parametrize("size", [(40, 30), (44, 28)], ids=str)
+async def test_an_upright_table_keeps_the_pile_and_spreads_within_its_rows(
+    size: tuple[int, int],
+) -> None:
+    """Upright with five seats the pile's line wraps: the spreads are fitted to the
+    rows it leaves, every row of both inside the table."""
+    app = practice_app(bots=4, rules="speno")
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        for count in range(1, len(SPREADS) + 1):
+            rows = await laid(pilot, app, SPREADS[:count])
+            panel = app.screen.query_one(SpreadsPanel)
+            pile = app.screen.query_one("#pile", LineWidget)
+            centre = app.screen.query_one(CentrePanel)
+            assert len(rows) <= panel.size.height, (count, rows)
+            assert len(pile.rows) + panel.size.height <= centre.size.height
+            assert all(len(row) <= panel.size.width for row in rows)

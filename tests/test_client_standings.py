@@ -7,11 +7,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from clientkit import wait_for
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 from tonk.client.dialogs import StandingsScreen
 from tonk.client.messages import Request
 from tonk.client.model.reports import RematchChanged, SessionEnded
@@ -144,3 +146,35 @@ async def test_a_called_off_offer_says_why() -> None:
         app.standings.show_rematch(RematchChanged(7, seats, "off", None, None))
         await pilot.pause()
         assert "The rematch is called off: nobody said yes." in text(app)
+
+
+def footer_keys(app: Standings) -> list[str]:
+    """The keys the screen's key bar offers."""
+    return [key.key for key in app.standings.query(FooterKey)]
+
+
+async def test_equal_balances_share_a_place_and_your_own_row_is_marked() -> None:
+    tied = (("Ann", 3), ("Bob", 0), ("Ada (bot)", 0), ("Cy", -3))
+    app = Standings(StandingsScreen(ended(standings=tied), "Bob"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = [line.split() for line in text(app).splitlines() if line[:3].strip()[:1].isdigit()]
+        assert [row[:2] for row in rows if row[0].endswith(".")] == [
+            ["1.", "Ann"],
+            ["2.", "Bob"],
+            ["2.", "Ada"],
+            ["4.", "Cy"],
+        ]
+        assert "Bob (you)" in text(app)
+        assert "Ann (you)" not in text(app)
+        await wait_for(pilot, lambda: "l" in footer_keys(app), "the key bar")
+        assert {"r", "n", "l"} <= set(footer_keys(app))
+
+
+async def test_a_spectator_s_key_bar_offers_no_rematch_answer() -> None:
+    app = Standings(StandingsScreen(ended(seated=False), "Zed"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "l" in footer_keys(app), "the key bar")
+        assert "r" not in footer_keys(app) and "n" not in footer_keys(app)
+        assert "(you)" not in text(app)
+        await no_answer_asked(app, pilot, text(app), "You are watching")

@@ -345,28 +345,37 @@ async def test_lines_repaint_only_the_rows_that_change() -> None:
         assert regions == []
 
 
+class Bar(App[None]):
+    """A key bar alone, styled by `css`, the keys its clicks press kept."""
+
+    def __init__(self, css: str) -> None:
+        self.CSS = css
+        super().__init__()
+        self.pressed: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield KeyBar(id="keys")
+
+    def on_key_bar_pressed(self, event: KeyBar.Pressed) -> None:
+        self.pressed.append(event.key)
+
+
+#: Six keys: more than a 40-column row holds.
+SIX_KEYS = (
+    KeyEntry("d", "d", "Draw", True, 9),
+    KeyEntry("x", "x", "Discard", False, 9),
+    KeyEntry("o", "o", "Sort", True, 1),
+    KeyEntry("c", "c", "Chat", True, 2),
+    KeyEntry("question_mark", "?", "Help", True, 6),
+    KeyEntry("q", "q", "Leave", True, 7),
+)
+
+
 async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -> None:
-    class Bar(App[None]):
-        CSS = "KeyBar { width: 40; height: 1; }"
-        pressed: list[str] = []  # noqa: RUF012
-
-        def compose(self) -> ComposeResult:
-            yield KeyBar(id="keys")
-
-        def on_key_bar_pressed(self, event: KeyBar.Pressed) -> None:
-            self.pressed.append(event.key)
-
-    app = Bar()
+    app = Bar("KeyBar { width: 40; height: 1; }")
     async with app.run_test(size=(40, 3)) as pilot:
         bar = app.query_one(KeyBar)
-        bar.entries = (
-            KeyEntry("d", "d", "Draw", True, 9),
-            KeyEntry("x", "x", "Discard", False, 9),
-            KeyEntry("o", "o", "Sort", True, 1),
-            KeyEntry("c", "c", "Chat", True, 2),
-            KeyEntry("question_mark", "?", "Help", True, 6),
-            KeyEntry("q", "q", "Leave", True, 7),
-        )
+        bar.entries = SIX_KEYS
         await pilot.pause()
         assert bar.line_text(0) == "d Draw x Discard c Chat ? Help q Leave"
         dim = [s for s in bar.rows[0] if s.style is not None and s.style.dim]
@@ -375,6 +384,28 @@ async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -
         await pilot.click(KeyBar, offset=(25, 0))
         await pilot.pause()
         assert app.pressed == ["d", "question_mark"]
+
+
+async def test_the_key_bar_takes_a_second_row_rather_than_leave_a_key_out() -> None:
+    app = Bar("KeyBar { width: 40; height: auto; max-height: 2; }")
+    async with app.run_test(size=(40, 4)) as pilot:
+        bar = app.query_one(KeyBar)
+        few = (SIX_KEYS[0], SIX_KEYS[-1])
+        bar.entries = few
+        await pilot.pause()
+        assert (bar.size.height, bar.line_text(0)) == (1, "d Draw q Leave")
+        bar.entries = (*SIX_KEYS, KeyEntry("l", "l", "History", True, 2))
+        await pilot.pause()
+        # Every key, on two rows, each whole.
+        assert bar.size.height == 2
+        assert bar.line_text(0) == "d Draw x Discard o Sort c Chat ? Help"
+        assert bar.line_text(1) == "q Leave l History"
+        await pilot.click(KeyBar, offset=(9, 1))
+        await pilot.pause()
+        assert app.pressed == ["l"]
+        bar.entries = few
+        await pilot.pause()
+        assert bar.size.height == 1
 
 
 def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:

@@ -6,14 +6,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clientkit import at_my_turn, hand_text, joined_app, screen_shown, table_request, wait_for
+from clientkit import (
+    at_my_turn,
+    hand_text,
+    joined_app,
+    my_turn,
+    screen_shown,
+    table_request,
+    wait_for,
+)
 from netclient import start_server
 from textual.pilot import Pilot
-from tonk.client.dialogs import DropModal, EndOfHandModal, HitChooser
+from tonk.client.dialogs import DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.dialogs.confirm import TapHint
+from tonk.client.dialogs.taps import TapButtons
 from tonk.client.screens import TableScreen
 from tonk.client.text.render import CARD_WIDTH
-from tonk.client.widgets import HandView, KeyBar
+from tonk.client.widgets import HandView, KeyBar, StatusBar
+from tonk.client.widgets.touchkeys import TouchKeyBar
 from tonk.shared.game.cards import format_cards, parse_card
 
 
@@ -25,8 +35,8 @@ async def tap_card(pilot: Pilot[None], hand: HandView, index: int) -> None:
 
 async def tap_key(pilot: Pilot[None], bar: KeyBar, key: str) -> None:
     """A tap on `key` in the key bar, where it is drawn."""
-    start = next(s for s, _, k in bar._spans if k == key)
-    await pilot.click(KeyBar, offset=(start, 0))
+    row, start = next((y, s) for y, s, _, k in bar._spans if k == key)
+    await pilot.click(KeyBar, offset=(start, row))
 
 
 async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
@@ -54,7 +64,7 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             await tap_key(pilot, bar, "h")
             await screen_shown(pilot, HitChooser, "the spread chooser")
             await pilot.pause(0.2)  # (laid out)
-            await pilot.click("#hit-list", offset=(4, 0))
+            await pilot.click("#choices", offset=(4, 0))
             await wait_for(pilot, lambda: "8s" not in hand_text(app), "the 8s hit onto the run")
             # Discard; on the next turn drop, and answer the question by a tap.
             await tap_card(pilot, hand, hand.cards.index(parse_card("9h")))
@@ -69,3 +79,83 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             # A tap anywhere on the end of the hand goes back to the table.
             await pilot.click(offset=(2, 2))
             await screen_shown(pilot, TableScreen, "the table again")
+
+
+async def tap_button(pilot: Pilot[None], bar: KeyBar, key: str, row: int) -> None:
+    """A tap on `key`'s button in a touch screen's key bar, on `row` of its three."""
+    assert isinstance(bar, TouchKeyBar)
+    line, start, end = next((n, s, e) for n, s, e, k in bar._buttons if k == key)
+    assert bar.size.height % 3 == 0, "a button is three rows tall"
+    await pilot.click(KeyBar, offset=((start + end) // 2, line * 3 + row))
+
+
+async def tap_label(pilot: Pilot[None], label: str) -> None:
+    """A tap on the button `label` of the window shown."""
+    for buttons in pilot.app.screen.query(TapButtons):
+        for start, part in enumerate(buttons.parts):
+            if part[0] == label:
+                x = sum(len(p[0]) + 2 + TapButtons.GAP for p in buttons.parts[:start]) + 1
+                await pilot.click(buttons, offset=(x, 1))
+                return
+    raise AssertionError(f"no button {label!r} in {pilot.app.screen!r}")
+
+
+async def test_a_touch_screens_table_says_tap_shows_buttons_and_throws_the_card_shown(
+    tmp_path: Path,
+) -> None:
+    """The web door's page on a touch screen: the top line names the buttons to tap, each
+    key is a button three rows tall (a tap on its top or bottom row presses it), Discard
+    throws the card left raised (the cursor goes back to it from the card a tap lowered), and each
+    window closes by a tap on its button or outside it."""
+    async with start_server(tmp_path, next_hand_delay=600.0) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        app.config.touch = True
+        async with at_my_turn(app) as pilot:
+            screen = app.table_screen
+            hand = screen.query_one(HandView)
+            bar = screen.query_one(KeyBar)
+            status = screen.query_one(StatusBar)
+            await wait_for(pilot, lambda: "tap Draw" in status_text(status), "tap Draw")
+            assert "d draw" not in status_text(status)
+            await tap_button(pilot, bar, "d", 0)
+            await wait_for(pilot, lambda: "8s" in hand_text(app), "the 8s drawn")
+            # 9h raised; then 5s tapped twice (raised, lowered): the card shown chosen, under
+            # the cursor again, and thrown, is the 9h.
+            await tap_card(pilot, hand, hand.cards.index(parse_card("9h")))
+            for _ in range(2):
+                await tap_card(pilot, hand, hand.cards.index(parse_card("5s")))
+            assert hand.card_under_cursor == parse_card("9h")
+            assert "Discard 9" in status_text(status), status_text(status)
+            await tap_button(pilot, bar, "x", 2)
+            await wait_for(pilot, lambda: "9h" not in hand_text(app), "the 9h discarded")
+            assert "5s" in hand_text(app)
+            # The next turn: a spread, then the hit chooser closed by a tap outside it, and
+            # again by its Cancel button.
+            await wait_for(pilot, lambda: my_turn(app), "the next turn")
+            await tap_button(pilot, bar, "d", 1)
+            await wait_for(pilot, lambda: screen.check_action("spread", ()) is True, "drawn")
+            for card in ("5s", "6s", "7s"):
+                await tap_card(pilot, hand, hand.cards.index(parse_card(card)))
+            await tap_button(pilot, bar, "s", 1)
+            await wait_for(pilot, lambda: "5s" not in hand_text(app), "the run spread")
+            await tap_card(pilot, hand, hand.cards.index(parse_card("8s")))
+            for way_out in ("outside", "Cancel"):
+                await tap_button(pilot, bar, "h", 1)
+                await screen_shown(pilot, HitChooser, "the spread chooser")
+                await pilot.pause(0.2)  # (laid out)
+                if way_out == "outside":
+                    await pilot.click(offset=(0, 0))
+                else:
+                    await tap_label(pilot, "Cancel")
+                await screen_shown(pilot, TableScreen, f"the table again ({way_out})")
+            assert "8s" in hand_text(app)
+            # Help closes by its Close button.
+            await tap_button(pilot, bar, "question_mark", 1)
+            await screen_shown(pilot, HelpScreen, "the help")
+            await pilot.pause(0.2)
+            await tap_label(pilot, "Close")
+            await screen_shown(pilot, TableScreen, "the table after the help")
+
+
+def status_text(status: StatusBar) -> str:
+    return status.message

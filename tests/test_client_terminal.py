@@ -5,11 +5,15 @@ after the terminal grows back from too small, and a start-up error on one line."
 from __future__ import annotations
 
 import re
+import signal
 import socket
+from pathlib import Path
 
 from clientkit import deck_text
+from netclient import NetClient
 from ptyterm import Term
-from termkit import command_path, mouse_modes_left_on
+from termkit import command_path, mouse_modes_left_on, tonk_server
+from test_server_play import TWO_SEAT_DECK
 
 #: An SGR sequence (`ESC [ ... m`) and the parameters in it that set a colour: 30-39, 40-49,
 #: 90-97, 100-107 (38 and 48 start 256-colour and 24-bit colours).
@@ -126,14 +130,53 @@ def bold(term: Term, x: int, y: int) -> bool:
 async def test_the_key_line_is_right_at_once_after_growing_back_from_too_small(term: Term) -> None:
     term.start(practice(), ENV)
     await term.wait_for("Your turn: d draw")
-    await term.wait_until(lambda _: bold(term, 0, 23), "d open on the key line")
+    await term.wait_until(lambda _: bold(term, 0, 22), "d open on the key line")
     term.resize(60, 20)
     await term.wait_for("Terminal too small: 60x20")
     term.resize(80, 24)
     await term.wait_gone("Terminal too small")
     # d (draw) is open: shown bold on the key line, without anything else happening.
-    await term.wait_until(lambda _: bold(term, 0, 23), "d open on the key line", limit=10)
-    assert term.screen().splitlines()[23].startswith("d Draw p Pick up"), term.screen()
+    await term.wait_until(lambda _: bold(term, 0, 22), "d open on the key line", limit=10)
+    assert term.screen().splitlines()[22].startswith("d Draw p Pick up"), term.screen()
+
+
+#: Every key a player at the table has on the key bar (the move keys greyed or not).
+PLAYER_KEYS = (
+    "d Draw", "p Pick up", "s Spread", "h Hit", "x Discard", "k Drop",
+    "o Sort", "c Chat", "? Help", "q Leave", "l History",
+)  # fmt: skip
+
+
+def key_bar(screen: str) -> list[str]:
+    """The key bar's rows: the last two, below the panels' bottom borders."""
+    rows = screen.splitlines()
+    bottom = max(i for i, row in enumerate(rows) if row.startswith("╰"))
+    return rows[bottom + 1 :]
+
+
+async def test_at_80_columns_no_key_leaves_the_key_bar(term: Term, tmp_path: Path) -> None:
+    term.start(practice(), ENV)
+    screen = await term.wait_for_all("Your turn: d draw", "Help")
+    bar = " ".join(key_bar(screen))
+    assert [key for key in PLAYER_KEYS if key not in bar] == [], key_bar(screen)
+    term.keys("q", "y")
+    assert await term.wait_exit() == 0
+    # With f shown (a friend lost the connection), every key still there, f's whole.
+    with tonk_server(tmp_path, "--grace", "120") as port:
+        bob = await NetClient.connect(port, "Bob")
+        await bob.create_table(name="Kitchen", seats=2, deck=TWO_SEAT_DECK, dealer=0)
+        ann = Term(80, 24)
+        try:
+            ann.start([command_path("tonk-client"), f"127.0.0.1:{port}", "--name", "Ann"], ENV)
+            await ann.wait_for("Kitchen")
+            ann.keys("Enter")
+            await ann.wait_for("Your turn: d draw")
+            await bob.close()
+            screen = await ann.wait_for_all("f Play for ", "Help")
+            bar = " ".join(key_bar(screen))
+            assert [key for key in PLAYER_KEYS if key not in bar] == [], key_bar(screen)
+        finally:
+            ann.close()
 
 
 async def test_a_start_up_error_is_one_line(term: Term) -> None:
@@ -159,6 +202,18 @@ async def test_a_client_on_a_test_terminal_keeps_its_files_in_the_terminals_own_
     assert await term.wait_exit() == 1
     locks = list((term.home / ".local" / "state" / "tonk").glob("playing-*.lock"))
     assert locks, sorted(str(p.relative_to(term.home)) for p in term.home.rglob("*"))
+
+
+async def test_a_practice_client_whose_terminal_is_closed_removes_its_files(
+    term: Term, tmp_path: Path
+) -> None:
+    # TMPDIR: where this client's practice database goes, watched by this test alone.
+    term.start(practice(), {**ENV, "TMPDIR": str(tmp_path)})
+    await term.wait_for("Your turn: d draw")
+    assert [p.name[:14] for p in tmp_path.iterdir()] == ["tonk-practice-"]
+    term.process.kill(signal.SIGHUP)  # the terminal window closed
+    assert await term.wait_exit() == 0
+    assert list(tmp_path.iterdir()) == []
 
 
 def hand_rows(screen: str) -> list[str]:

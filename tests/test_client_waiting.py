@@ -140,7 +140,9 @@ async def take_a_bots_seat(tmp_path: Path, *keys: str) -> None:
     brings up) and then sits in the bot's seat as Bob's hand ends."""
     with tonk_server(tmp_path, "--bot-pause", "0", "--next-hand-delay", "1") as port:
         bob = await NetClient.connect(port, "Bob")
-        await bob.create_table("easy", name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0)
+        await bob.create_table(
+            "easy", name="Friday", seats=2, deck=TWO_SEAT_DECK, dealer=0, open_bot_seats=True
+        )
         await bob.expect("update")
         tester = client(tmp_path, port, "Tester")
         try:

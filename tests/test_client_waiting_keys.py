@@ -17,6 +17,7 @@ from clientkit import (
     wait_for,
 )
 from netclient import NetClient, start_server
+from textual.widgets import Static
 from tonk.client.dialogs import ConfirmModal
 from tonk.client.model.state import PlayerInfo, TableState
 from tonk.client.widgets import player_lines
@@ -62,6 +63,7 @@ async def test_the_creator_plays_for_a_lost_seat_with_f_and_gives_one_to_a_bot_w
 
             await pilot.press("a")  # the first absent seat: Bob's; it asks first
             await screen_shown(pilot, ConfirmModal, "the question")
+            assert "token" not in str(app.screen.query_one("#question", Static).render())
             await pilot.press("y")
             await wait_for(
                 pilot,
@@ -111,6 +113,12 @@ async def test_with_the_creator_gone_f_is_a_vote_and_says_so(tmp_path: Path) -> 
             assert notes[-1] == "You have voted to play for Alice now: the others' votes decide."
             await bob.send({"type": "play_for_now", "seat": 0})
             await wait_for(pilot, lambda: player_named(app, "Alice").away, "Alice played for")  # type: ignore[union-attr]
+            # Our notice of "1 of the 2 votes" is replaced by the outcome.
+            await wait_for(
+                pilot,
+                lambda: notes[-1] == "The vote passed: Alice's seat is played for now.",
+                "the vote's outcome",
+            )
             await bob.close()
             await carol.close()
 

@@ -7,7 +7,8 @@ import random
 
 import pytest
 from test_bots import hidden_swapped
-from tonk.shared.bots.coach import NotADecision, advise_record
+from tonk.shared.bots.coach import NotADecision, advise, advise_record
+from tonk.shared.bots.expert import ExpertBot
 from tonk.shared.game.actions import Discard, DrawStock, Drop
 from tonk.shared.game.cards import parse_card, parse_cards, shuffled_deck, stacked_deck
 from tonk.shared.game.hand import Hand, HandRecord
@@ -78,3 +79,25 @@ def test_the_coach_weighs_only_the_decisions_of_the_seat_asking() -> None:
         advise_record(record, 0, None, random.Random(1))  # seat 1 to discard now
     with pytest.raises(NotADecision):
         advise_record(record, 1, 5, random.Random(1))  # no such step
+
+
+def test_the_coach_never_recommends_a_move_its_own_figures_rate_worse() -> None:
+    """At the start of many turns, the move recommended is the one the coach's deals rate
+    best of all it weighed, though the expert's own first choice (from its fewer deals at a
+    table) is sometimes another."""
+    rng = random.Random(3)
+    overruled = 0
+    for number in range(40):
+        hand = Hand(PRESETS["classic"], 3, DEALER, (1,) * 3, deck=shuffled_deck(rng))
+        if hand.ended:
+            continue
+        seat = hand.turn
+        events, view = hand.events_for(seat, 0), hand.view(seat)
+        advice = advise(events, view, DrawStock(seat), random.Random(number), deals=30)
+        rated = {w.action: w.mean for w in advice.weighed}
+        assert rated[advice.best] == max(rated.values()), advice
+        assert advice.weighed[0].action == advice.best  # listed first, as PROTOCOL.md says
+        expert = ExpertBot(random.Random(number))
+        expert.observe(events)
+        overruled += expert.choose(view) != advice.best
+    assert overruled > 0

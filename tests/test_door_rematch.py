@@ -21,6 +21,8 @@ async def test_two_guests_press_r_and_are_seated_at_the_rematch(tmp_path: Path) 
             process.stdin.write(b"\r")
             guests.append((conn, process))
         for _, process in guests:
+            await screen_of(process, "enter: the final standings")  # the last hand's window
+            process.stdin.write(b"\r")
             await screen_of(process, "Settle up:")
         for _, process in guests:
             process.stdin.write(b"r")

@@ -4,7 +4,12 @@ player who sat in the hand, by a player seated later who did not, and by the spe
 step of every answer is held to the live frames that same connection (or, for one who did not
 sit in the hand, a spectator) was sent by that step: the same events, the same view, no card
 beyond those frames, and none beyond what the rules let that seat know (tests/test_server_leaks
-.py's `Truth.known`): never the stock, a discard under the top card, or a hand kept hidden."""
+.py's `Truth.known`): never the stock, a discard under the top card, or a hand kept hidden.
+
+The same again with two seats changing hands during the hand (each player loses the link and
+the creator gives the seat to a bot, at different steps) and taken back after it: each step is
+held to the frames its asker was sent from the seat while they held it, and to a spectator's
+after."""
 
 from __future__ import annotations
 
@@ -16,14 +21,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from historykit import ENDINGS, Scripted, answer, play_hand, scripted
+from historykit import DEALER, ENDINGS, PLAYERS, Scripted, answer, play_hand, scripted
 from netclient import NetClient, cards_in, start_server
 from test_server_leaks import Truth
 from tonk.server.store import history
+from tonk.server.tables import table_play
+from tonk.shared.game.actions import Action
+from tonk.shared.game.cards import parse_cards
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.history import HistoryStep
 from tonk.shared.game.rules import PRESETS
+from tonk.shared.game.view import SeatView
 from tonk.shared.wire import protocol as p
+from tonk.shared.wire.messages import action_request
 
 
 async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str, Any]:
@@ -66,23 +76,41 @@ def states(record: HandRecord) -> dict[int, Hand]:
 
 
 def problems(
-    history: dict[str, Any], live: list[dict[str, Any]], seat: int | None, truth: dict[int, Hand]
+    history: dict[str, Any],
+    live: list[dict[str, Any]] | dict[int | None, list[dict[str, Any]]],
+    seat: int | None,
+    truth: dict[int, Hand],
+    seats: list[int | None] | None = None,
 ) -> list[str]:
     """Everything in a `history_hand` answer that the live frames `live` (of the same seat)
-    did not show by that step, or that the seat may not know."""
+    did not show by that step, or that the seat may not know. For one who held a seat for
+    only part of the hand: `seats`, the seat each step must be seen from (None: as a
+    spectator), and `live` by seat, the frames the asker was sent from it (a spectator's:
+    what a spectator was sent)."""
     out: list[str] = []
-    updates = [m for m in live if m["type"] == p.UPDATE and m["hand"] == 1]
-    ended = next(m for m in live if m["type"] == p.HAND_END and m["hand"] == 1)
-    by_count = {u["view"]["event_count"]: u for u in updates}
-    live_events = [e for u in sorted(updates, key=lambda u: u["from"]) for e in u["events"]]
     steps = history["steps"]
+    at = [seat] * len(steps) if seats is None else seats
+    by_seat = {seat: live} if isinstance(live, list) else live
     if history["seat"] != seat:
         out.append(f"the answer is seat {history['seat']}'s, not seat {seat}'s")
-    if [e for step in steps for e in step["events"]] != live_events:
-        out.append("the steps' events are not the events the live frames told")
+    told: dict[int | None, tuple[list[dict[str, Any]], dict[str, Any], dict[int, Any]]] = {}
+    for held, frames in by_seat.items():
+        updates = [m for m in frames if m["type"] == p.UPDATE and m["hand"] == 1]
+        # (none for a connection that left during the hand)
+        ended = next((m for m in frames if m["type"] == p.HAND_END and m["hand"] == 1), {})
+        events = {u["from"] + i: e for u in updates for i, e in enumerate(u["events"])}
+        told[held] = (updates, ended, events)
+    counted = 0
     for number, step in enumerate(steps):
+        held = at[number]
+        if step["view"]["seat"] != held:
+            out.append(f"step {number}: seen from seat {step['view']['seat']}, not {held}")
+        updates, ended, events = told[held]
         count = step["view"]["event_count"]
-        frame = by_count.get(count)
+        if step["events"] != [events.get(i) for i in range(counted, count)]:
+            out.append(f"step {number}: the events are not the events the live frames told")
+        counted = count
+        frame = next((u for u in updates if u["view"]["event_count"] == count), None)
         if frame is None:
             out.append(f"step {number}: no live frame showed the hand at {count} events")
             continue
@@ -98,7 +126,7 @@ def problems(
         beyond = cards_in(step) - shown
         if beyond:
             out.append(f"step {number}: {sorted(beyond)} beyond the live frames")
-        unknown = cards_in(step) - Truth.known(truth[count], seat)
+        unknown = cards_in(step) - Truth.known(truth[count], held)
         if unknown:
             out.append(f"step {number}: {sorted(unknown)} not the seat's to know")
     return out
@@ -139,7 +167,7 @@ async def test_the_history_shows_each_seat_only_what_it_saw_live(tmp_path, prese
     assert not (cards_in(spectator) & (hidden - Truth.known(final, None)))
 
 
-def _unfiltered(record: HandRecord, seat: int | None) -> list[HistoryStep]:
+def _unfiltered(record: HandRecord, seat: int | None, seats: Any = None) -> list[HistoryStep]:
     """Every event as it happened: the draws of every seat shown to all."""
     hand = record.deal()
     steps = [HistoryStep(tuple(hand.events), hand.view(seat))]
@@ -150,7 +178,7 @@ def _unfiltered(record: HandRecord, seat: int | None) -> list[HistoryStep]:
     return steps
 
 
-def _stock_shown(record: HandRecord, seat: int | None) -> list[HistoryStep]:
+def _stock_shown(record: HandRecord, seat: int | None, seats: Any = None) -> list[HistoryStep]:
     """The next card off the stock put in a spectator's hand."""
     hand = record.deal()
     steps = []
@@ -173,5 +201,183 @@ async def test_the_check_finds_a_leak_planted_in_the_history(tmp_path, monkeypat
     truth = states(got["record"])
     history_answer, _ = got["asked"]["Spec"]
     found = problems(history_answer, got["live"]["Spec"], None, truth)
+    assert any("not the seat's to know" in problem for problem in found), found
+    assert any("beyond the live frames" in problem for problem in found), found
+
+
+# -- seats that change hands during the hand --------------------------------------------------
+
+
+class ScriptedBot:
+    """The bot that takes a seat given to a bot: it makes the scripted hand's move wherever it
+    is asked (by the hand's count of events), so that every ending is reached with seats
+    changing hands on the way. Only its choice is scripted: the server runs it as any bot."""
+
+    strategy = "scripted"
+    slow = False
+
+    def __init__(self, moves: dict[int, Action]) -> None:
+        self.moves = moves
+
+    def observe(self, events: Any) -> None:
+        pass
+
+    def choose(self, view: SeatView) -> Action:
+        return self.moves[view.event_count]
+
+
+def counts_before(preset: str, hand: Scripted) -> list[int]:
+    """The hand's count of events before each of its actions."""
+    live = Hand(PRESETS[preset], PLAYERS, DEALER, (1,) * PLAYERS, deck=parse_cards(hand.deck))
+    out = []
+    for action in hand.actions:
+        out.append(len(live.events))
+        live.apply(action)
+    return out
+
+
+async def reached(client: NetClient, count: int) -> None:
+    """Read until `client` has been sent hand 1 at `count` events or more."""
+    while not any(
+        m["type"] == p.UPDATE and m["hand"] == 1 and m["view"]["event_count"] >= count
+        for m in client.received
+    ):
+        await client.recv()
+
+
+#: Before which of the hand's actions (by its share of them) each seat goes to a bot: Ben's a
+#: third of the way in, Cy's two thirds: two seats change hands in one hand.
+GIVEN = ((1, 3), (2, 3 / 2))
+
+
+async def play_with_seat_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preset: str, hand: Scripted
+) -> dict[str, Any]:
+    """The hand played on a real server by Ann, Ben and Cy with Spec watching, but Ben and then
+    Cy lose the link during it and Ann, the creator, gives each seat to a bot (`seat_to_bot`),
+    which plays on. Once it is over Ben takes his seat back from the lobby, and Cy his after
+    watching (`take_bot_seat`). Every client's history answers, the live frames, and who held
+    each seat from which step (as `history_hand` said it)."""
+    counts = counts_before(preset, hand)
+    moves = dict(zip(counts, hand.actions, strict=True))
+    monkeypatch.setattr(table_play, "make_bot", lambda strategy, rng: ScriptedBot(moves))
+    given: dict[int, int] = {}
+    for seat, share in GIVEN:
+        # Before a move a person is to make (the seat given away, or Ann): the hand waits
+        # there for them, and the seat changes hands before that move and after the one before.
+        index = max(seat, int(len(hand.actions) / share))
+        while hand.actions[index].seat not in (0, seat):
+            index += 1
+        given[index] = seat
+    async with start_server(tmp_path, next_hand_delay=600.0) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table(
+            name="Changing", rules={"preset": preset}, seats=3, deck=hand.deck, dealer=DEALER
+        )
+        spec = await NetClient.connect(server.port, "Spec")
+        await spec.request({"type": p.WATCH, "table": table}, p.WATCHING)
+        ben = await NetClient.connect(server.port, "Ben")
+        await ben.request({"type": p.SIT, "table": table, "seat": 1}, p.SEATED)
+        cy = await NetClient.connect(server.port, "Cy")
+        await cy.request({"type": p.SIT, "table": table, "seat": 2}, p.SEATED)
+        players = (ann, ben, cy)
+        bots: set[int] = set()
+        for index, action in enumerate(hand.actions):
+            await reached(spec, counts[index])
+            if index in given:
+                seat = given[index]
+                await reached(players[seat], counts[index])  # (all it was sent, read)
+                await players[seat].close()
+                await ann.expect(
+                    p.TABLE, lambda m, s=seat: m["table"]["players"][s]["status"] == "disconnected"
+                )
+                await ann.request({"type": p.SEAT_TO_BOT, "seat": seat}, p.TABLE)
+                bots.add(seat)
+            if action.seat not in bots:
+                await answer(players[action.seat], action_request(action).to_wire())
+        for client in (ann, spec):
+            ended = await client.expect(p.HAND_END, lambda m: m["hand"] == 1)
+            assert ended["settlement"]["ending"] == hand.ending.value
+        ben_back = await NetClient.connect(server.port, "Ben")
+        await ben_back.request({"type": p.TAKE_BOT_SEAT, "table": table, "seat": 1}, p.SEATED)
+        cy_back = await NetClient.connect(server.port, "Cy")
+        await cy_back.request({"type": p.WATCH, "table": table}, p.WATCHING)
+        await cy_back.request({"type": p.TAKE_BOT_SEAT, "table": table, "seat": 2}, p.SEATED)
+        asked: dict[str, Any] = {}
+        for client in (ann, ben_back, cy_back, spec):
+            asked[client.name or ""] = (
+                await answer(client, {"type": p.HISTORY_HAND, "table": table, "hand": 1}),
+                await answer(client, {"type": p.HISTORY, "table": table}),
+            )
+    with sqlite3.connect(tmp_path / "tonk.db") as conn:
+        (text,) = conn.execute(
+            "SELECT record FROM hands WHERE table_id = ? AND number = 1", (table,)
+        ).fetchone()
+    return {
+        "record": HandRecord.from_dict(json.loads(text)),
+        "asked": asked,
+        "live": {c.name: c.received for c in (ann, ben, cy, spec)},
+        "given": {seat: index + 1 for index, seat in given.items()},
+        "ended": ended,
+    }
+
+
+#: The endings with moves in them (at a deal tonk nobody moves: no seat changes hands).
+MOVED = tuple(ending for ending in ENDINGS if "deal_tonk" not in ending)
+
+
+@pytest.mark.parametrize("ending", MOVED)
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+async def test_a_seat_that_changed_hands_shows_each_holder_only_what_they_saw_live(
+    tmp_path, monkeypatch, preset, ending
+):
+    hand = scripted(preset, ending)
+    got = await play_with_seat_changes(tmp_path, monkeypatch, preset, hand)
+    record: HandRecord = got["record"]
+    assert record.actions == hand.actions
+    truth = states(record)
+    given = got["given"]  # seat -> the step from which a bot held it
+    assert sorted(given) == [1, 2] and given[1] < given[2]
+    total = len(record.actions) + 1
+    live = got["live"]
+    found: list[str] = []
+    for name, seat in (("Ann", 0), ("Ben", 1), ("Cy", 2), ("Spec", None)):
+        history, page = got["asked"][name]
+        assert history["total"] == len(history["steps"]) == total
+        # The names as hand_end said them; every holder of a seat that changed hands.
+        assert history["names"] == got["ended"]["names"] == page["hands"][0]["names"]
+        assert history["occupants"] == page["hands"][0]["occupants"]
+        bots = {s: history["names"][s] for s in given}
+        assert history["occupants"] == [
+            [1, 0, "Ben"],
+            [1, given[1], bots[1]],
+            [2, 0, "Cy"],
+            [2, given[2], bots[2]],
+        ]
+        # From their seat while they held it, then as a spectator saw it.
+        seats = [
+            seat if seat is not None and number < given.get(seat, total) else None
+            for number in range(total)
+        ]
+        frames = {seat: live[name], None: live["Spec"]}
+        found += [f"{name}: {x}" for x in problems(history, frames, seat, truth, seats)]
+        ended = got["ended"]
+        beyond = cards_in(page) - cards_in(ended)
+        if beyond:
+            found.append(f"{name}: the list shows {sorted(beyond)}")
+    assert found == []
+
+
+async def test_the_check_finds_the_seat_shown_past_its_change_of_hands(tmp_path, monkeypatch):
+    # The history as it was read before each step had its occupant: the whole hand from the
+    # seat the asker held at some time, the bot's draws and its hidden hand included.
+    whole = history.hand_steps
+    monkeypatch.setattr(history, "hand_steps", lambda record, seat, seats=None: whole(record, seat))
+    hand = scripted("classic", "tonk_out")
+    got = await play_with_seat_changes(tmp_path, monkeypatch, "classic", hand)
+    truth = states(got["record"])
+    steps, _ = got["asked"]["Cy"]
+    seats = [2 if number < got["given"][2] else None for number in range(len(steps["steps"]))]
+    found = problems(steps, {2: got["live"]["Cy"], None: got["live"]["Spec"]}, 2, truth, seats)
     assert any("not the seat's to know" in problem for problem in found), found
     assert any("beyond the live frames" in problem for problem in found), found

@@ -111,6 +111,8 @@ def test_invite_tells_the_ports_the_fingerprint_and_the_commands(tmp_path: Path)
     assert f"  tonk-client 127.0.0.1:{table_port} --table TABLE" in lines
     assert any("YOUR-NAME is the name each friend plays under" in line for line in lines)
     assert any(line.endswith(f"ED25519 key fingerprint must be {fingerprint}") for line in lines)
+    # How a friend makes the SSH key the door lets in.
+    assert "ssh-keygen -t ed25519" in running.stdout
 
     stopped = invite("--db", str(server.db), "--host", "tonkbox")
     assert stopped.returncode == 0, stopped.stderr

@@ -43,6 +43,7 @@ CLIENT: dict[str, list[Row]] = {
         ("seed", "int", False, False, 0, 0, 0, 9223372036854775807, "bad_table"),
         ("deck", "str", False, False, 208, 0, -INF, INF, "bad_table"),
         ("dealer", "int", False, False, 0, 0, 0, 4, "bad_table"),
+        ("open_bot_seats", "bool", False, False, 0, 0, -INF, INF, "bad_value"),
     ],
     "sit": [
         ("table", "int", True, False, 0, 0, 1, 2147483647, "no_such_table"),
@@ -237,6 +238,7 @@ SERVER: dict[str, list[Row]] = {
         ("steps", "list", True, False, 0, 0, -INF, INF, "bad_value"),
         ("from", "int", True, False, 0, 0, 0, 2147483647, "bad_value"),
         ("total", "int", True, False, 0, 0, 1, 2147483647, "bad_value"),
+        ("occupants", "list", False, False, 0, 0, -INF, INF, "bad_value"),
         ("reply_to", "int", False, False, 0, 0, 0, 2147483647, "bad_value"),
     ],
     "chat": [

@@ -269,6 +269,7 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         assert resumed["seat"] == 1 and resumed["token"] == bob.token
         told = await bob.expect(p.ERROR)
         assert told["code"] == p.SEAT_RESUMED_ELSEWHERE and told["fatal"] is False
+        assert "token" not in told["message"]  # (a player reads it: "token" is the wire's word)
         await bob2.expect(p.LEDGER)
         whole = await bob2.expect(p.UPDATE)
         assert whole["from"] == 0 and whole["view"]["hand"] == "9h"
@@ -773,7 +774,8 @@ async def _bad_token(tmp_path: Path) -> None:
         _alice, table = await creator(server)
         bob = await hello(server, "Bob")
         resume = {"type": p.RESUME, "table": table}
-        await refused(bob, {**resume, "token": "guess"}, p.BAD_TOKEN)
+        guessed = await refused(bob, {**resume, "token": "guess"}, p.BAD_TOKEN)
+        assert "token" not in guessed["message"]
         await refused(bob, {**resume, "token": "t" * 65}, p.BAD_TOKEN, "token")
 
 

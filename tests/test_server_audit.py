@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -261,3 +262,29 @@ def test_the_operator_commands_read_the_database_without_loading_the_server(comm
     )
     ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+async def test_replay_writes_names_as_typed_and_ends_quietly_when_its_reader_stops(tmp_path):
+    async with start_server(tmp_path) as server:
+        cy = await NetClient.connect(server.port, "cy")
+        table = await cy.create_table(None, name="Slow", seats=2, seed=5)
+        await cy.expect(p.UPDATE, lambda m: m["view"]["turn"] == m["view"]["seat"])
+        args = ("replay", str(table), "1", "--db", str(tmp_path / "tonk.db"))
+        whole = await run(*args)
+        # A reader gone before a line is written (`| head -0`; `| head` once it has its lines).
+        command = shutil.which("tonk-server")
+        head = [command] if command else [sys.executable, "-m", "tonk.server"]
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            cut = await asyncio.to_thread(
+                subprocess.run, [*head, *args], stdout=write_end, stderr=subprocess.PIPE, timeout=60
+            )
+        finally:
+            os.close(write_end)
+        await cy.close()
+    assert whole.returncode == 0, whole.stderr
+    lines = whole.stdout.splitlines()
+    assert "cy is dealt" in whole.stdout and "Cy " not in whole.stdout
+    assert lines[2].startswith("cy is dealt ") and lines[-1] == "Still being played: cy to play."
+    assert (cut.returncode, cut.stderr) == (0, b"")

@@ -52,7 +52,8 @@ def test_metavars_are_one_kind_per_kind_of_value() -> None:
     text = help_of()
     usage = text.split("\n\n")[0]
     metavars = set(re.findall(r"^  --[a-z-]+ ([A-Z][A-Z=|]*)", text, re.M))
-    assert metavars == {"HOST", "PORT", "PATH", "PRESET|FILE", "NAME=VALUE", "LEVEL", "S", "N"}
+    kinds = {"HOST", "PORT", "PATH", "PRESET|FILE", "NAME=VALUE", "LEVEL", "S", "N", "NAME"}
+    assert metavars == kinds
     for raw in ("GRACE", "BOT_PAUSE", "NEXT_HAND_DELAY", "LOBBY_INTERVAL", "DB", "RULES", "{"):
         assert not re.search(rf"--[a-z-]+ {re.escape(raw)}\b", text), raw
     assert "COMMAND" in usage

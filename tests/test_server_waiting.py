@@ -169,7 +169,9 @@ async def test_back_after_a_missed_turn_tells_the_turns_played_for_the_player(tm
 async def test_a_late_friend_takes_a_bots_seat_as_the_hand_ends(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        table = await alice.create_table("easy", name="Bots", seats=2, stake=3, deck=TWO_SEAT_DECK)
+        table = await alice.create_table(
+            "easy", name="Bots", seats=2, stake=3, deck=TWO_SEAT_DECK, open_bot_seats=True
+        )
         await alice.expect(p.UPDATE)
         carol = await NetClient.connect(server.port, "Carol")
         await carol.send({"type": "take_bot_seat", "table": table, "seat": 0})
@@ -207,7 +209,7 @@ async def test_a_late_friend_takes_a_bots_seat_as_the_hand_ends(tmp_path):
 async def test_a_bots_seat_at_a_waiting_table_is_taken_at_once(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        table = await alice.create_table("easy", name="Later", seats=3)
+        table = await alice.create_table("easy", name="Later", seats=3, open_bot_seats=True)
         await alice.expect(p.TABLE, lambda m: player(m, 1)["kind"] == "bot")
         carol = await NetClient.connect(server.port, "Carol")
         seated = await carol.request({"type": "take_bot_seat", "table": table, "seat": 1}, p.SEATED)
@@ -216,6 +218,42 @@ async def test_a_bots_seat_at_a_waiting_table_is_taken_at_once(tmp_path):
         if alice2.name == "Alice":  # the same name may not sit twice at one table
             await alice2.send({"type": "take_bot_seat", "table": table, "seat": 1})
             await alice2.expect_error(p.BAD_BOT)
+
+
+async def test_a_stranger_takes_no_bots_seat_at_a_table_whose_creator_plays_unless_let(
+    tmp_path,
+):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        table = await alice.create_table("easy", name="Ours", seats=2, deck=TWO_SEAT_DECK)
+        made = await alice.expect(p.TABLE, lambda m: player(m, 1)["kind"] == "bot")
+        assert made["table"]["open_bot_seats"] is False
+        mallory = await NetClient.connect(server.port, "Mallory")
+        await mallory.send({"type": "take_bot_seat", "table": table, "seat": 1})
+        error = await mallory.expect_error(p.BAD_BOT)
+        assert "keeps its bots' seats" in error["message"]
+        # A table made to be joined (its creator does not sit) takes strangers; and a
+        # creator who sits may say so.
+        for open_table in (
+            {"type": "create_table", "name": "Open", "seats": 3, "sit": False},
+            {"type": "create_table", "name": "Let", "seats": 3, "open_bot_seats": True},
+        ):
+            host = await NetClient.connect(server.port, f"Host{open_table['name']}")
+            answer = await host.request(open_table, p.TABLE if "sit" in open_table else p.SEATED)
+            opened = int(answer["table"] if "seat" in answer else answer["table"]["id"])
+            if "sit" in open_table:  # (sat later, it is still a table made to be joined)
+                await host.request({"type": "sit", "table": opened}, p.SEATED)
+            await host.send({"type": "add_bot"})
+            with_bot = await host.expect(
+                p.TABLE, lambda m: any(s["kind"] == "bot" for s in m["table"]["players"])
+            )
+            assert with_bot["table"]["open_bot_seats"] is True
+            bot = next(s["seat"] for s in with_bot["table"]["players"] if s["kind"] == "bot")
+            taker = await NetClient.connect(server.port, f"Taker{open_table['name']}")
+            seated = await taker.request(
+                {"type": "take_bot_seat", "table": opened, "seat": bot}, p.SEATED
+            )
+            assert seated["seat"] == bot
 
 
 async def test_the_creator_gives_an_absent_players_seat_to_a_bot(tmp_path):

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ptyterm import Term
+from test_client_terminal import colour_codes
 from tonk.shared.bots.bots import BOT_STRATEGIES, BotError
 from tonk.shared.game.hand import cut_for_deal
 from tonk.shared.game.rules import PRESETS, HouseRules
@@ -568,6 +570,19 @@ def test_tonk_sim_draws_pictures_without_colour_into_a_pipe() -> None:
     assert "hands by the turn they ended on" in done.stdout
     assert "each seat's running net" in done.stdout and "seat 3 (easy)" in done.stdout
     assert "\x1b[" not in done.stdout
+
+
+async def test_tonk_sim_draws_pictures_without_colour_on_a_terminal_under_no_color() -> None:
+    term = Term(100, 40)
+    try:
+        term.start([*tonk_sim(), "--hands", "120", "--plot", "--jobs", "1"], {"NO_COLOR": "1"})
+        assert await term.wait_exit(120) == 0
+        raw = term.raw()
+    finally:
+        term.close()
+    assert b"running net" in raw
+    found = colour_codes(raw)
+    assert found == [], sorted(set(found))[:5]
 
 
 def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:

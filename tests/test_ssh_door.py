@@ -91,6 +91,19 @@ async def running_door(
             await template.close()
 
 
+@contextlib.asynccontextmanager
+async def door_with_ann(
+    directory: Path, template: SessionTemplate
+) -> AsyncIterator[tuple[TonkServer, SSHDoor, NetClient]]:
+    """A server and its door (sessions forked from `template`), and Ann connected over TCP."""
+    async with running_door(directory, forks_from=template) as (server, door):
+        ann = await NetClient.connect(server.port, "Ann")
+        try:
+            yield server, door, ann
+        finally:
+            await ann.close()
+
+
 def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
 
@@ -1016,32 +1029,28 @@ async def test_a_key_added_to_the_authorized_keys_file_is_admitted_without_a_res
 async def test_join_goes_straight_to_a_table_by_name_seated_watching_or_the_lobby(
     tmp_path: Path, template: SessionTemplate
 ) -> None:
-    async with running_door(tmp_path, forks_from=template) as (server, door):
-        ann = await NetClient.connect(server.port, "Ann")
-        try:
-            await ann.create_table(name="Friday night", seats=2)
-            # A free seat: taken (the name in any case, after join with or without quotes).
-            conn, _ = await connect(door, "dee", new_key())
-            async with conn:
-                process = await terminal(conn, "join friday NIGHT")
-                await screen_of(process, "You sit at Friday night", also=("Your hand",))
-                (table,) = server.tables.values()
-                assert [s.name for s in table.seats] == ["Ann", "dee"]
-            # Full now: watching, with the line that says so.
-            conn, _ = await connect(door, "eve", new_key())
-            async with conn:
-                process = await terminal(conn, "join 'Friday night'")
-                screen = await screen_of(
-                    process, "Friday night is full: you", also=("are watching", "Watching")
-                )
-                assert "You sit" not in "\n".join(screen.display)
-            # No such table: the line, and the lobby.
-            conn, _ = await connect(door, "fay", new_key())
-            async with conn:
-                process = await terminal(conn, "join Saturday")
-                await screen_of(process, "No such table", also=("Saturday", "playing as fay"))
-        finally:
-            await ann.close()
+    async with door_with_ann(tmp_path, template) as (server, door, ann):
+        await ann.create_table(name="Friday night", seats=2)
+        # A free seat: taken (the name in any case, after join with or without quotes).
+        conn, _ = await connect(door, "dee", new_key())
+        async with conn:
+            process = await terminal(conn, "join friday NIGHT")
+            await screen_of(process, "You sit at Friday night", also=("Your hand",))
+            (table,) = server.tables.values()
+            assert [s.name for s in table.seats] == ["Ann", "dee"]
+        # Full now: watching, with the line that says so.
+        conn, _ = await connect(door, "eve", new_key())
+        async with conn:
+            process = await terminal(conn, "join 'Friday night'")
+            screen = await screen_of(
+                process, "Friday night is full: you", also=("are watching", "Watching")
+            )
+            assert "You sit" not in "\n".join(screen.display)
+        # No such table: the line, and the lobby.
+        conn, _ = await connect(door, "fay", new_key())
+        async with conn:
+            process = await terminal(conn, "join Saturday")
+            await screen_of(process, "No such table", also=("Saturday", "playing as fay"))
 
 
 @in_the_modules_loop
@@ -1230,3 +1239,38 @@ async def test_a_session_that_comes_while_the_template_starts_waits_for_it(tmp_p
         assert child is not None and parent_of(child.pid) == slow.process.pid
         conn.close()
         await _nothing_left(server, door)
+
+
+@in_the_modules_loop
+async def test_a_player_whose_seat_went_to_a_bot_is_told_at_the_door_each_time_and_offered_it(
+    tmp_path: Path, template: SessionTemplate
+) -> None:
+    async with door_with_ann(tmp_path, template) as (server, door, ann):
+        table_id = await ann.create_table("easy", name="Kitchen", seats=3)
+        key = new_key()
+        conn, _ = await connect(door, "dee", key)
+        process = await terminal(conn, "join Kitchen")
+        await screen_of(process, "You sit at Kitchen")
+        (table,) = server.tables.values()
+        conn.abort()  # the network goes
+        await ann.expect(p.TABLE, lambda m: m["table"]["players"][2]["status"] == "disconnected")
+        await ann.request({"type": p.SEAT_TO_BOT, "seat": 2}, p.TABLE)
+        # Back through the door, twice: told each time, in the lobby, not left to guess.
+        for visit in (1, 2):
+            conn, _ = await connect(door, "dee", key)
+            async with conn:
+                process = await terminal(conn)
+                await screen_of(process, "playing as dee", also=("given to a bot",))
+                if visit == 1:
+                    continue
+                # Enter on the table offers dee's own seat back (seat 2, not Ada's).
+                process.stdin.write(b"\r")
+                await screen_of(process, "Your seat at Kitchen was given to a bot")
+                process.stdin.write(b"y")
+                for _ in range(200):
+                    if table.away.claims or table.seats[2].name == "dee":
+                        break
+                    await asyncio.sleep(0.05)
+                claimed = {n: c.name for n, c in table.away.claims.items()}
+                assert claimed == {2: "dee"} or table.seats[2].name == "dee", claimed
+        assert table.id == table_id

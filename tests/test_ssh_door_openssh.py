@@ -98,6 +98,11 @@ def test_a_player_plays_a_move_resizes_drops_and_is_back_in_the_seat_mid_hand(
     term = SSHTerminal(door.port, key, "bea", "practice", cols=100, rows=30)
     try:
         term.wait_for(r"Your turn: d draw", timeout=60)
+        # The drop's question: tonk-client's options are the server's, not a guest's to give.
+        term.press(b"k")
+        term.wait_for(r"a: drop, and stop asking")
+        assert "--no-confirm-drop" not in term.text()
+        term.press(b"n")  # keep playing
         term.press(b"d")
         term.wait_for(r"Your turn: x discard")
         assert "bea" in term.text()

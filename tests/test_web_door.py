@@ -15,10 +15,23 @@ from pathlib import Path
 import aiohttp
 import asyncssh
 import pytest
+from clientkit import deck_text
 from netclient import NetClient
 from termkit import command_path, tonk_server
+from tonk.client.widgets import TooSmall
+from tonk.shared.game import actions
+from tonk.shared.game.cards import parse_card
 from tonk.shared.wire import protocol as p
-from webkit import SharedBrowser, WebServer, require_browser, web_server
+from tonk.shared.wire.messages import action_request
+from webkit import (
+    Browser,
+    SharedBrowser,
+    WebServer,
+    create_a_table_by_taps,
+    require_browser,
+    tap_button,
+    web_server,
+)
 
 
 def client_session() -> aiohttp.ClientSession:
@@ -41,6 +54,18 @@ async def claim_in_a_browser(
         headers={"Origin": origin(server)},
         allow_redirects=False,
     )
+
+
+async def claim_by_playing(session: aiohttp.ClientSession, server: WebServer, name: str) -> int:
+    """The name form, then the page's session (which claims the name), until its lobby is
+    drawn: the form's answer's status (303: the name is claimed)."""
+    status = (await claim_in_a_browser(session, server, name)).status
+    if status == 303:
+        async with session.ws_connect(
+            server.url + "/ws?width=100&height=30", headers={"Origin": origin(server)}
+        ) as socket:
+            await terminal_text(socket, "lobby")
+    return status
 
 
 async def terminal_text(socket: aiohttp.ClientWebSocketResponse, *texts: str) -> str:
@@ -100,6 +125,38 @@ def chromium() -> Iterator[SharedBrowser]:
         shared.close()
 
 
+def play_a_hand_by_taps(browser: Browser) -> bool:
+    """At the table, a hand by taps alone: Draw, a card, Discard, each button tapped on its
+    top or bottom row, and the end of the hand closed by a tap. (The deal is not chosen: a
+    hand can end before the player's discard, by a deal tonk or the bot going out; then the
+    next hand is played, a few at most.) Whether a card was discarded by taps."""
+    for _hand in range(5):
+        tapped_a_card = False
+        end = time.monotonic() + 240
+        while True:
+            shown = browser.screen()
+            if "back to the table" in shown:
+                break
+            assert time.monotonic() < end, f"the hand never ended:\n{shown}"
+            if "Your turn" in shown and "tap Draw" in shown:
+                tap_button(browser, "Draw", -1)
+                browser.wait_for_any("then Discard", "back to the table")
+            elif "Your turn" in shown and "then Discard" in shown:
+                column, row = browser.find_number_row()
+                browser.tap(column, row)  # the first card: the cursor goes to it
+                browser.wait_for_cursor_on(1)
+                tapped_a_card = True
+                tap_button(browser, "Discard", 1)
+                browser.wait_gone("then Discard")
+            else:
+                time.sleep(0.2)
+        browser.tap(10, 5)  # a tap anywhere closes the end of the hand
+        browser.wait_gone("back to the table")
+        if tapped_a_card:
+            return True
+    return False
+
+
 def test_a_friend_plays_a_hand_in_the_browser_by_taps_and_comes_back(
     tmp_path: Path, chromium: SharedBrowser
 ) -> None:
@@ -117,74 +174,8 @@ def test_a_friend_plays_a_hand_in_the_browser_by_taps_and_comes_back(
         cols, rows = browser.js("return [window.tonk.terminal.cols, window.tonk.terminal.rows]")
         assert cols >= 80 and rows >= 24
 
-        # The lobby's key bar by a tap; the form's choices by taps.
-        # (The footer is made again as the app starts; a tap meanwhile is lost: tapped again
-        # till the form is up. A tap that comes once it is falls on the form's backdrop, which
-        # takes none.)
-        end = time.monotonic() + 30
-        while True:
-            browser.tap_text("New table", after=20)
-            try:
-                browser.wait_for("Create a table", timeout=2)
-                break
-            except AssertionError:
-                assert time.monotonic() < end, browser.screen()
-        browser.wait_for("Create a table", "Seats, bots")
-        column, row = browser.find("Seats, bots")
-        seats_at = browser.screen().split("\n")[row].index("4", column + 11)
-        # (An open drop-down has a border: its first choice is two rows down, a column in.)
-        browser.tap(seats_at, row)
-        browser.wait_for_row(row + 2, "2")
-        browser.tap(seats_at + 2, row + 2)
-        line = browser.wait_for_row(row, "2")
-        bots_at = line.index("0", seats_at + 3)
-        browser.tap(bots_at, row)
-        browser.wait_for_row(row + 3, "1")
-        browser.tap(bots_at + 2, row + 3)
-        # (The form's note comes above the buttons: the form, centred, may move up a row.)
-        browser.wait_for("fill all 2 seats")
-        end = time.monotonic() + 10
-        while not re.search(r"Seats, bots\s+2\s+▼\s+1\s+▼", browser.screen()):
-            assert time.monotonic() < end, browser.screen()
-            time.sleep(0.1)
-        # (A tap that comes while the form is laid out again, as its note comes, is lost, as
-        # the key bar's first one above can be: once more while the form is still up.)
-        browser.tap_text("Create", after=row)
-        try:
-            browser.wait_for("Your hand", timeout=10)
-        except AssertionError:
-            if "Create a table" in browser.screen():
-                browser.tap_text("Create", after=row)
-            browser.wait_for("Your hand", timeout=30)
-
-        # A hand by taps: draw from the key bar, tap a card, discard from the key bar. (The
-        # deal is not chosen: a hand can end before Ada's discard, by a deal tonk or the bot
-        # going out; then the next hand is played, a few at most.)
-        tapped_a_card = False
-        for _hand in range(5):
-            end = time.monotonic() + 240
-            while True:
-                shown = browser.screen()
-                if "back to the table" in shown:
-                    break
-                assert time.monotonic() < end, f"the hand never ended:\n{shown}"
-                if "Your turn" in shown and "d draw" in shown:
-                    browser.tap_text("Draw", after=20)
-                    browser.wait_for_any("x discard", "back to the table")
-                elif "Your turn" in shown and "x discard" in shown:
-                    column, row = browser.find_number_row()
-                    browser.tap(column, row)  # the first card: the cursor goes to it
-                    browser.wait_for_cursor_on(1)
-                    tapped_a_card = True
-                    browser.tap_text("Discard", after=20)
-                    browser.wait_gone("x discard")
-                else:
-                    time.sleep(0.2)
-            browser.tap(40, 12)  # a tap anywhere closes the end of the hand
-            browser.wait_gone("back to the table")
-            if tapped_a_card:
-                break
-        assert tapped_a_card
+        create_a_table_by_taps(browser)
+        assert play_a_hand_by_taps(browser)
 
         # A reload is a dropped link and a new session: back in the seat, not the lobby.
         browser.driver.refresh()
@@ -194,25 +185,59 @@ def test_a_friend_plays_a_hand_in_the_browser_by_taps_and_comes_back(
         # The television page: the table as a spectator sees it, and no key acts.
         browser.driver.switch_to.new_window("tab")
         browser.open(server.url + "/watch/1")
-        watched = browser.wait_for("You are watching this table.", "Ada")
-        assert "x Discard" not in watched and "d Draw" not in watched  # no key bar
+        watched = browser.wait_for("Ada", "Players")
+        assert "Discard " not in watched and "Draw " not in watched  # no key bar
         browser.keys("q")
         time.sleep(1)
-        assert "You are watching this table." in browser.screen()
+        assert "Players" in browser.screen() and "lobby" not in browser.screen()
         assert "a web browser" in names_list(server.db)
 
 
-def test_the_page_is_sized_for_a_phone_held_sideways(
+#: The windows the page is tried in: (width, height, a phone's or a tablet's screen).
+WINDOWS = (
+    (390, 844, True),
+    (360, 640, True),
+    (844, 390, True),
+    (740, 360, True),
+    (1920, 1080, False),
+    (3840, 2160, False),
+)
+#: The least a finger's target may be, in CSS pixels, and the least size of text on a phone.
+FINGER = 40
+PHONE_TEXT = 14
+
+
+def test_the_font_is_sized_for_each_window_and_the_layout_it_suits(
     tmp_path: Path, chromium: SharedBrowser
 ) -> None:
-    browser = chromium.fresh(740, 360)
+    """Held upright, a phone's page is sized for the portrait layout: about 40 columns of
+    text at least 14 CSS px, a key (three rows) at least 40 px tall; sideways, a tablet, a
+    laptop or a big screen: 80x24 at least, the app told the size (never "too small")."""
     with web_server(tmp_path) as server:
-        browser.open(server.url + "/")
-        browser.choose_name("Bea")
-        browser.wait_for("playing as Bea")
-        cols, rows = browser.js("return [window.tonk.terminal.cols, window.tonk.terminal.rows]")
-        assert cols >= 80 and rows >= 24
-        assert "Terminal too small" not in browser.screen()
+        for number, (width, height, phone) in enumerate(WINDOWS):
+            browser = chromium.fresh(1000, 700)
+            browser.screen_as(width, height, phone=phone)
+            browser.open(server.url + "/")
+            browser.choose_name(f"P{number}")
+            browser.wait_for_any("lobby", "too small")
+            cols, rows = browser.wait_fitted()
+            size, cell_width, cell_height = browser.font()
+            where = f"{width}x{height}: {cols}x{rows} cells at {size} px"
+            if height > width:
+                assert size >= PHONE_TEXT, where
+                assert 40 <= cols <= 48, where
+                assert 3 * cell_height >= FINGER, where
+                narrowest = TooSmall.MIN_WIDTH
+                if cols < narrowest:  # (until the client has its portrait layout)
+                    browser.wait_for(f"Terminal too small: {cols}x{rows}")
+                else:
+                    browser.wait_for("lobby")
+            else:
+                assert cols >= 80 and rows >= 24, where
+                browser.wait_for("lobby", "No.")  # (the tables' numbers' column)
+                assert "too small" not in browser.screen(), where
+                assert size <= 18, where  # a big window gets more cells, not bigger ones
+            assert cols * cell_width <= width and rows * cell_height <= height, where
 
 
 # -- what a browser would not do ---------------------------------------------------------------
@@ -288,7 +313,7 @@ async def test_the_doors_names_rules_hold_across_keys_browsers_and_tcp(tmp_path:
     with web_server(tmp_path, "--ssh-port", "0") as server:
         ssh_port = int(server.lines[1].split()[3].rsplit(":", 1)[1])
         async with client_session() as session:
-            assert (await claim_in_a_browser(session, server, "Ada")).status == 303
+            assert await claim_by_playing(session, server, "Ada") == 303
         # A key cannot come in as a browser's name...
         banners: list[str] = []
 
@@ -367,7 +392,7 @@ def test_a_database_from_before_the_web_door_is_upgraded_and_its_key_claims_kept
 
 async def _claim(server: WebServer, name: str) -> int:
     async with client_session() as session:
-        return (await claim_in_a_browser(session, server, name)).status
+        return await claim_by_playing(session, server, name)
 
 
 def test_invite_gives_the_web_page_and_the_televisions_page_and_says_when_it_is_shut(
@@ -407,3 +432,259 @@ def test_invite_gives_the_web_page_and_the_televisions_page_and_says_when_it_is_
             f"The web door is not open: the server runs without --web-port (it was on port "
             f"{server.port}; --web-port 0 opens it again):"
         ], lines
+
+
+#: A card's face as the table writes it (10♥, K♠).
+CARD_FACE = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]")
+
+
+def faces(screen: str) -> set[str]:
+    return set(CARD_FACE.findall(screen))
+
+
+def test_the_television_page_fills_a_big_screen_live_and_shows_no_hidden_card(
+    tmp_path: Path, chromium: SharedBrowser
+) -> None:
+    """The first page lists the open tables with their television links; the television
+    page is the table at about 80 columns whatever the screen's size (readable across a
+    room), with no spectator's panel, live, and no card that is not on the table for all
+    to see. (Ann, over TCP, plays against a bot from a stacked deck: she plays first.)"""
+    from selenium.webdriver.common.by import By
+
+    loop = asyncio.new_event_loop()
+    browser = chromium.fresh(1000, 700)
+    try:
+        with web_server(tmp_path, "--dev") as server:
+            ann = loop.run_until_complete(NetClient.connect(server.tcp_port, "Ann"))
+            table = loop.run_until_complete(
+                ann.create_table(None, name="Friday", seats=2, deck=deck_text(), dealer=1)
+            )
+            loop.run_until_complete(ann.expect(p.UPDATE))  # the deal
+            browser.screen_as(1920, 1080, phone=False)
+            browser.open(server.url + "/")
+            browser.wait_for_page("on a television")
+            link = browser.driver.find_element(By.LINK_TEXT, "on a television")
+            assert link.get_attribute("href") == f"{server.url}/watch/{table}"
+            assert f"{table} Friday" in browser.text()
+            browser.tap_element(link)
+            shown = browser.wait_for("Ann", "Players")
+            sizes = {}
+            for width, height in ((1920, 1080), (3840, 2160)):
+                browser.screen_as(width, height, phone=False)
+                cols, rows = browser.wait_fitted()
+                font = browser.font()[0]
+                assert 60 <= cols <= 100 and rows >= 24, (width, height, cols, rows)
+                sizes[width] = font
+                shown = browser.wait_drawn_whole()  # (the app told this size)
+                assert "Ann" in shown and "Players" in shown
+                assert "watching this table" not in shown  # no spectator's panel
+                assert "too small" not in shown
+                # Dealt, nothing played: the up card is the only card anybody may see.
+                assert faces(shown) <= {"9♣"}, shown
+            assert sizes[1920] >= 24 and sizes[3840] >= 2 * sizes[1920] - 1, sizes
+            # Live: Ann draws the 8♠ and throws the 9♥; her hand is still hers alone.
+            for action in (actions.DrawStock(0), actions.Discard(0, parse_card("9h"))):
+                loop.run_until_complete(ann.send(action_request(action).to_wire()))
+            shown = browser.wait_for("9♥")
+            assert not faces(shown) & {"5♠", "6♠", "7♠", "8♠", "9♦"}, shown
+            loop.run_until_complete(ann.close())
+    finally:
+        loop.close()
+
+
+def keyboard_mode(browser: Browser) -> str:
+    """What a phone's on-screen keyboard would do for the terminal's text box: "none" (it
+    stays down), or "text"."""
+    return str(browser.js("return window.tonk.terminal.textarea.getAttribute('inputmode')"))
+
+
+def wait_for_keyboard(browser: Browser, mode: str) -> None:
+    end = time.monotonic() + 20
+    while keyboard_mode(browser) != mode:
+        assert time.monotonic() < end, f"the keyboard never became {mode!r}"
+        time.sleep(0.1)
+
+
+def turn(browser: Browser, width: int, height: int) -> tuple[int, int]:
+    """The phone turned to `width`x`height`: the page is refitted, and the app told its
+    size: upright, the portrait layout's columns; sideways, the table at 80x24 at least."""
+    browser.screen_as(width, height)
+    cols, rows = browser.wait_fitted()
+    if height > width:
+        assert 40 <= cols <= 48, (cols, rows)
+        if cols < TooSmall.MIN_WIDTH:  # (until the client has its portrait layout)
+            browser.wait_for(f"Terminal too small: {cols}x{rows}")
+            return cols, rows
+    else:
+        assert cols >= 80 and rows >= 24, (cols, rows)
+    browser.wait_for("Your hand")
+    browser.wait_gone("too small")
+    browser.wait_drawn_whole()  # (the app was told the size it ended at)
+    return cols, rows
+
+
+def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_a_tap(
+    tmp_path: Path, chromium: SharedBrowser
+) -> None:
+    """A phone held sideways: a table made (the house rules looked at on the way), the
+    phone turned upright and back three times, a hand played by taps alone (upright, once the
+    client has its portrait layout), and help, the history and a hand's replay each closed by
+    a tap; its keyboard comes up only for the chat."""
+    browser = chromium.fresh(1000, 700)
+    with web_server(tmp_path) as server:
+        browser.screen_as(844, 390)
+        browser.open(server.url + "/")
+        browser.choose_name("Ada")
+        browser.wait_for("lobby", "playing as Ada")
+        assert keyboard_mode(browser) == "none"
+        create_a_table_by_taps(browser, house_rules=True)
+        assert keyboard_mode(browser) == "none"
+        for _ in range(3):
+            turn(browser, 390, 844)
+            turn(browser, 844, 390)
+        # The hand is played upright where the client has a layout for an upright phone's
+        # width, sideways where it has not (its narrowest is 80 columns).
+        upright = turn(browser, 390, 844)[0] >= TooSmall.MIN_WIDTH
+        if upright:
+            size, _, cell_height = browser.font()
+            assert size >= PHONE_TEXT and 3 * cell_height >= FINGER, (size, cell_height)
+        else:
+            turn(browser, 844, 390)
+        shown = browser.wait_for("Your hand")
+        assert "Terminal too small" not in shown
+
+        # (A tap that comes while the app lays the table out for its new size is lost, as one
+        # while it starts can be: tapped again if nothing came of it.)
+        for _ in range(3):
+            tap_button(browser, "Help", -1)
+            try:
+                browser.wait_for("left right", " Close ", timeout=10)
+                break
+            except AssertionError:
+                pass
+        browser.wait_for("left right", " Close ")
+        browser.tap_text(" Close ")
+        browser.wait_gone("left right")
+
+        assert play_a_hand_by_taps(browser)
+        if upright:  # (the history's button is in the wide key bar)
+            turn(browser, 844, 390)
+
+        tap_button(browser, "History", 1)
+        browser.wait_for("the session's hands", "Back to the table")
+        column, row = browser.find("Hand 1")
+        browser.tap(column, row)
+        browser.wait_for("as you saw it", " Close ")
+        browser.tap_text(" Close ")
+        browser.wait_gone("as you saw it")
+        browser.tap_text("Back to the table")
+        browser.wait_gone("the session's hands")
+
+        # The keyboard: up for the chat line only, down again once it is sent.
+        assert keyboard_mode(browser) == "none"
+        tap_button(browser, "Chat")
+        wait_for_keyboard(browser, "text")
+        browser.keys("good game\n")
+        browser.wait_for("good game")
+        wait_for_keyboard(browser, "none")
+
+
+#: The files the table's page loads, named with their versions.
+PAGE_FILES = {"tonk.css", "RobotoMono.ttf", "xterm.css", "tonk.js", "textual.js"}
+
+
+async def test_the_pages_files_are_sent_compressed_and_kept_by_the_browser(
+    tmp_path: Path,
+) -> None:
+    """The page names each file with its version: sent compressed, kept a year, and checked
+    by its ETag (304) when asked for without it; the whole page well under 700 KB."""
+    with web_server(tmp_path) as server:
+        async with (
+            client_session() as session,
+            aiohttp.ClientSession(auto_decompress=False) as raw,
+        ):
+            await claim_in_a_browser(session, server, "Cy")
+            page = await (await session.get(server.url + "/")).text()
+            urls = re.findall(r"'(/static/([\w.]+)\?v=[0-9a-f]{16})'", page)
+            assert {name for _, name in urls} == PAGE_FILES, urls
+            total = len(page.encode())
+            for url, name in urls:
+                sent = await raw.get(server.url + url, headers={"Accept-Encoding": "gzip, br"})
+                body = await sent.read()
+                assert sent.status == 200, name
+                assert sent.headers["Content-Encoding"] == "gzip", name
+                assert "immutable" in sent.headers["Cache-Control"], name
+                assert "max-age=31536000" in sent.headers["Cache-Control"], name
+                assert "nosniff" in sent.headers["X-Content-Type-Options"], name
+                total += len(body)
+                whole = await (await session.get(server.url + url)).read()
+                assert len(body) < len(whole), name  # (the same, compressed)
+                # Asked for again with its ETag: nothing but "you have it".
+                again = await raw.get(
+                    server.url + url, headers={"If-None-Match": sent.headers["ETag"]}
+                )
+                assert again.status == 304 and await again.read() == b"", name
+                # Without its version (an old page's link): sent, but checked each time.
+                plain = await raw.get(server.url + f"/static/{name}?v=0123456789abcdef")
+                assert plain.headers["Cache-Control"] == "no-cache", name
+            assert total < 350_000, total
+            page_headers = (await session.get(server.url + "/")).headers
+            assert page_headers["Cache-Control"] == "no-store"  # (the page itself: never kept)
+
+
+def test_a_reload_fetches_the_page_alone(tmp_path: Path, chromium: SharedBrowser) -> None:
+    """In a real browser: the first load fetches the files (compressed), a reload only the
+    page, its files coming from the browser's cache."""
+    browser = chromium.fresh(1000, 700)
+    with web_server(tmp_path) as server:
+        browser.open(server.url + "/")
+        browser.wait_for_page("Your name at the table")
+        form = fetched(browser)
+        browser.choose_name("Dee")
+        browser.wait_for("lobby")
+        table = fetched(browser)
+        # (The form's page fetched the style and the font: the table's page has them.)
+        assert set(form) | set(table) >= PAGE_FILES, (form, table)
+        assert not set(form) & set(table) - {"/"}, (form, table)
+        assert sum(form.values()) + sum(table.values()) < 350_000, (form, table)
+        browser.driver.refresh()
+        browser.wait_for("lobby")
+        again = fetched(browser)
+        assert not set(again) & PAGE_FILES, again  # all from the cache
+        assert sum(again.values()) < 20_000, again
+
+
+def fetched(browser: Browser) -> dict[str, int]:
+    """The bytes the page's load took from the network, by file (the page as "/"): none for
+    what came from the browser's cache."""
+    entries = browser.js(
+        "return performance.getEntries().filter(e => e.transferSize > 0)"
+        ".map(e => [e.name, e.transferSize]);"
+    )
+    return {str(name).split("?")[0].rsplit("/", 1)[-1] or "/": int(size) for name, size in entries}
+
+
+async def test_a_friend_whose_seat_went_to_a_bot_is_told_so_in_the_browser(
+    tmp_path: Path, chromium: SharedBrowser
+) -> None:
+    browser = chromium.fresh(1000, 700)
+    with web_server(tmp_path) as server:
+        ann = await NetClient.connect(server.tcp_port, "Ann")
+        try:
+            await ann.create_table("easy", name="Kitchen", seats=3)
+            await asyncio.to_thread(browser.open, server.url + "/")
+            await asyncio.to_thread(browser.wait_for_page, "Your name at the table")
+            await asyncio.to_thread(browser.choose_name, "dee")
+            await asyncio.to_thread(browser.wait_for, "playing as dee", "Kitchen")
+            await asyncio.to_thread(browser.keys, "\ue007")  # enter: the last seat
+            await asyncio.to_thread(browser.wait_for, "Your hand")
+            await asyncio.to_thread(browser.open, "about:blank")  # the tab goes: link dropped
+            await ann.expect(
+                p.TABLE, lambda m: m["table"]["players"][2]["status"] == "disconnected"
+            )
+            await ann.request({"type": p.SEAT_TO_BOT, "seat": 2}, p.TABLE)
+            # Back in the browser: the lobby, saying why (not a plain lobby with no word).
+            await asyncio.to_thread(browser.open, server.url + "/")
+            await asyncio.to_thread(browser.wait_for, "playing as dee", "given to a bot")
+        finally:
+            await ann.close()

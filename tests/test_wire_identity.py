@@ -97,6 +97,7 @@ def old_summary(table: Table) -> dict[str, Any]:
             for number, seat in enumerate(table.seats)
         ],
         "changes": table.rules.overrides(),
+        "open_bot_seats": table.config.open_bot_seats,
     }
 
 
@@ -354,6 +355,7 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
                         "dealer": 1,
                         "multiplier": 2,
                         "settlement": _DROP_WON.to_dict(),
+                        "occupants": [],
                     }
                 ],
                 "total": 4,
@@ -391,6 +393,7 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
             ],
             "from": 0,
             "total": 9,
+            "occupants": [],
         },
         m.HistoryHandSteps(
             1,

@@ -131,7 +131,27 @@ class Browser:
         self.driver.get("about:blank")
         self.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
         self.driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.driver.set_window_size(width, height)
+
+    def screen_as(self, width: int, height: int, *, phone: bool = True) -> None:
+        """The page's window as a device's screen of `width`x`height` CSS pixels: a phone's
+        (or a tablet's) turned as its shape says, or (`phone` False) a computer's or a
+        television's. Called again with the sizes swapped, the phone is turned."""
+        upright = height > width
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {
+                "width": width,
+                "height": height,
+                "deviceScaleFactor": 1,
+                "mobile": phone,
+                "screenOrientation": {
+                    "type": "portraitPrimary" if upright else "landscapePrimary",
+                    "angle": 0 if upright else 90,
+                },
+            },
+        )
 
     def __enter__(self) -> Browser:
         return self
@@ -238,6 +258,53 @@ class Browser:
         area = self.driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea")
         area.send_keys(text)
 
+    def terminal_size(self) -> tuple[int, int]:
+        """The page's terminal, in cells (columns, rows)."""
+        cols, rows = self.js("return [window.tonk.terminal.cols, window.tonk.terminal.rows]")
+        return int(cols), int(rows)
+
+    def font(self) -> tuple[float, float, float]:
+        """The terminal's text as the page lays it out, in CSS pixels: the font's size (as
+        the terminal draws it), and a cell's width and height (as its screen is laid out)."""
+        size, width, height = self.js(
+            "const t = window.tonk.terminal;"
+            "const r = t.element.querySelector('.xterm-screen').getBoundingClientRect();"
+            "return [t.options.fontSize, r.width / t.cols, r.height / t.rows];"
+        )
+        return float(size), float(width), float(height)
+
+    def wait_fitted(self, timeout: float = 20.0) -> tuple[int, int]:
+        """Wait until the terminal fills the window at its font (no fit left to do) and
+        the font's size is the one the page chose for this window; its size in cells."""
+        end = time.monotonic() + timeout
+        script = (
+            "const s = window.tonk.session; const t = window.tonk.terminal;"
+            "if (!s || !s.socket || s.socket.readyState !== 1) return null;"
+            "const p = s.fitAddon.proposeDimensions();"
+            "return p && p.cols === t.cols && p.rows === t.rows"
+            " && t.options.fontSize === window.tonk.fontSize();"
+        )
+        while not self.js(script):
+            if time.monotonic() > end:
+                raise AssertionError(f"the terminal never fitted the window: {self.font()}")
+            time.sleep(0.1)
+        return self.terminal_size()
+
+    def wait_drawn_whole(self, timeout: float = 30.0) -> str:
+        """Wait until the app has drawn the table at the terminal's size: a panel's border in
+        its last column, and a panel's foot in its last rows (above the key bar's buttons at
+        most): the app was told the page's size, and drew at it."""
+        end = time.monotonic() + timeout
+        while True:
+            cols, rows = self.terminal_size()
+            lines = self.screen().split("\n")
+            right = any(len(line) == cols and line[-1] in "│╮╯" for line in lines)
+            if right and any("╰" in line for line in lines[-7:]):
+                return "\n".join(lines)
+            if time.monotonic() > end:
+                raise AssertionError(f"never drawn whole at {cols}x{rows}:\n{self.screen()}")
+            time.sleep(0.1)
+
     def cell_point(self, column: int, row: int) -> tuple[float, float]:
         """The middle of a terminal cell, in the page's pixels."""
         box = self.js(
@@ -288,6 +355,63 @@ class Browser:
             element,
         )
         self.tap_at(x, y)
+
+
+def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
+    """From the lobby, a table for the browser's player and a bot, made by taps on the key
+    bar and the form (`house_rules`: the form's list of options opened and closed by taps
+    on the way)."""
+    # (The footer is made again as the app starts; a tap meanwhile is lost: tapped again
+    # till the form is up. A tap that comes once it is falls on the form's backdrop, which
+    # takes none.)
+    end = time.monotonic() + 30
+    while True:
+        browser.tap_text("New table", after=browser.terminal_size()[1] - 3)  # (the footer)
+        try:
+            browser.wait_for("Create a table", timeout=2)
+            break
+        except AssertionError:
+            assert time.monotonic() < end, browser.screen()
+    browser.wait_for("Create a table", "Seats, bots")
+    if house_rules:
+        browser.tap_text("House rules")
+        browser.wait_for("House-rule options", "Takes")
+        browser.tap_text(" Close ")
+        browser.wait_gone("House-rule options")
+    column, row = browser.find("Seats, bots")
+    seats_at = browser.screen().split("\n")[row].index("4", column + 11)
+    # (An open drop-down has a border: its first choice is two rows down, a column in.)
+    browser.tap(seats_at, row)
+    browser.wait_for_row(row + 2, "2")
+    browser.tap(seats_at + 2, row + 2)
+    line = browser.wait_for_row(row, "2")
+    bots_at = line.index("0", seats_at + 3)
+    browser.tap(bots_at, row)
+    browser.wait_for_row(row + 3, "1")
+    browser.tap(bots_at + 2, row + 3)
+    # (The form's note comes above the buttons: the form, centred, may move up a row.)
+    browser.wait_for("fill all 2 seats")
+    end = time.monotonic() + 10
+    while not re.search(r"Seats, bots\s+2\s+▼\s+1\s+▼", browser.screen()):
+        assert time.monotonic() < end, browser.screen()
+        time.sleep(0.1)
+    # (A tap that comes while the form is laid out again, as its note comes, is lost, as
+    # the key bar's first one above can be: once more while the form is still up.)
+    browser.tap_text("Create", after=row)
+    try:
+        browser.wait_for("Your hand", timeout=10)
+    except AssertionError:
+        if "Create a table" in browser.screen():
+            browser.tap_text("Create", after=row)
+        browser.wait_for("Your hand", timeout=30)
+
+
+def tap_button(browser: Browser, label: str, row: int = 0) -> None:
+    """A tap on the key bar's button `label` (the bar is the last six rows at most), on `row` of
+    its three rows (-1 the top, 0 the middle where its words are, 1 the bottom): a button
+    takes a tap anywhere on it."""
+    column, middle = browser.find(f" {label} ", after=browser.terminal_size()[1] - 6)
+    browser.tap(column + 1, middle + row)
 
 
 class SharedBrowser:

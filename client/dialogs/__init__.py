@@ -1,7 +1,7 @@
 """Modal screens, one a file: confirm, help, choose a spread to hit, the end of a hand, the
 end of a session, the create-table form, and the history (its list, and one hand replayed)."""
 
-from .confirm import ConfirmModal, DropModal
+from .confirm import ChoiceModal, ConfirmModal, DropModal
 from .createtable import CreateTableScreen
 from .endofhand import EndOfHandModal
 from .handreplay import HandReplayScreen
@@ -11,6 +11,7 @@ from .hit import HitChooser
 from .standings import StandingsScreen
 
 __all__ = [
+    "ChoiceModal",
     "ConfirmModal",
     "CreateTableScreen",
     "DropModal",

@@ -1,9 +1,11 @@
-"""Yes/no questions: a plain one, and the one asked before a drop."""
+"""Questions: a plain yes/no, the one asked before a drop, and one with a few answers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,16 +15,23 @@ from textual.widgets import Label, Static
 
 from ..keys import ScreenKeys
 from ..widgets import TooSmall
+from .chooser import Chooser
+from .taps import TapButtons, by_touch
 
 
 class TapHint(Label):
     """A dialog's hint of its keys, whose parts answer taps as their keys do: each line is
-    its parts, (what is shown, the dialog's action), shown four spaces apart."""
+    its parts, (what is shown, the dialog's action), shown four spaces apart (`buttons`: each
+    part drawn as a button, reversed)."""
 
     GAP = "    "
 
-    def __init__(self, *lines: tuple[tuple[str, str], ...]) -> None:
-        super().__init__("\n".join(self.GAP.join(t for t, _ in ln) for ln in lines), classes="hint")
+    def __init__(self, *lines: tuple[tuple[str, str], ...], buttons: bool = False) -> None:
+        style = "bold reverse" if buttons else ""
+        shown = Text("\n").join(
+            Text(self.GAP).join(Text(t, style=style) for t, _ in ln) for ln in lines
+        )
+        super().__init__(shown, classes="hint")
         self.lines = lines
 
     async def on_click(self, event: events.Click) -> None:
@@ -54,10 +63,49 @@ class ConfirmModal(ModalScreen[bool]):
         yield TooSmall()
         with Vertical(id="dialog", classes="dialog confirm"):
             yield Static(self.question, id="question")
-            yield TapHint((("y: yes", "answer(True)"), ("n: no", "answer(False)")))
+            if by_touch(self.app):
+                yield TapButtons(("Yes", "answer(True)"), ("No", "answer(False)"))
+            else:
+                yield TapHint((("y: yes", "answer(True)"), ("n: no", "answer(False)")))
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+class ChoiceModal(Chooser[int]):
+    """A question with a few answers: an answer's number, or the arrows and enter, gives its
+    index; escape gives None (no answer)."""
+
+    KEYS: ClassVar[ScreenKeys] = ScreenKeys(
+        hint="an answer's number, or the arrows and enter, answers; escape cancels"
+    )
+
+    def __init__(self, question: str, answers: Sequence[str]) -> None:
+        super().__init__()
+        self.question = question
+        self.answers = tuple(answers)
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(id="dialog", classes="dialog confirm"):
+            yield Static(self.question, id="question")
+            yield Static(self.lines(), id="choices")
+            if by_touch(self.app):
+                yield TapButtons(("Cancel", "choose(-1)"))
+            else:
+                yield TapHint((("1-9 or enter: choose", "pick"), ("escape: cancel", "choose(-1)")))
+
+    def count(self) -> int:
+        return len(self.answers)
+
+    def lines(self) -> str:
+        return "\n".join(
+            f"{'>' if n == self.index else ' '} {n + 1} {answer}"
+            for n, answer in enumerate(self.answers)
+        )
+
+    def chosen(self, index: int) -> int:
+        return index
 
 
 class DropModal(ModalScreen[str]):
@@ -71,10 +119,15 @@ class DropModal(ModalScreen[str]):
         Binding("escape,n", "answer('cancel')", "Keep playing"),
     ]
 
-    def __init__(self, count: int, asked_at: tuple[int, int] = (0, 0)) -> None:
+    def __init__(
+        self, count: int, asked_at: tuple[int, int] = (0, 0), command_line: bool = True
+    ) -> None:
         super().__init__()
         self.count = count
         self.asked_at = asked_at  # (hand, events so far) when it was asked
+        # The player started tonk-client themselves (not a guest of a door, whose command
+        # line is the server's): the option that never asks is theirs to give.
+        self.command_line = command_line
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -84,6 +137,10 @@ class DropModal(ModalScreen[str]):
                 "enough, you are caught and pay.",
                 id="question",
             )
+            if by_touch(self.app):
+                yield TapButtons(("Drop", "answer('drop')"), ("Keep playing", "answer('cancel')"))
+                yield TapButtons(("Drop, and stop asking", "answer('always')"))
+                return
             yield TapHint(
                 (
                     ("k or enter: drop", "answer('drop')"),
@@ -91,10 +148,12 @@ class DropModal(ModalScreen[str]):
                 ),
                 (
                     (
-                        "a: drop, and stop asking (or start with --no-confirm-drop)",
+                        "a: drop, and stop asking"
+                        + (" (or start with --no-confirm-drop)" if self.command_line else ""),
                         "answer('always')",
                     ),
                 ),
+                buttons=True,
             )
 
     def action_answer(self, answer: str) -> None:

@@ -16,9 +16,11 @@ from tonk.shared.game.rules import OPTIONS, PRESETS, HouseRules, RulesError, par
 from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
+from ..messages import Request
 from ..tablerequest import TableRequest
 from ..widgets import TooSmall
 from .help import HelpScreen
+from .taps import by_touch
 
 SESSION_ENDS = (
     ("never", "never"),
@@ -68,10 +70,22 @@ def option_hint(typed: str) -> str:
     return f"No option begins {name!r}; f1 lists them."
 
 
-class CreateTableScreen(ModalScreen[TableRequest | None]):
+def seat_counts(players: int) -> list[tuple[str, int]]:
+    """The seat counts a table under rules of `players` players may have: 2 to that."""
+    return [(str(n), n) for n in range(2, players + 1)]
+
+
+def bot_counts(seats: int) -> list[tuple[str, int]]:
+    """The bots that fit beside you at a table of `seats`: none to `seats` - 1."""
+    return [(str(n), n) for n in range(seats)]
+
+
+class CreateTableScreen(ModalScreen[None]):
     """The create-table form: name, preset, option overrides, stake and unit, seats, bots and
-    their strategy, turn timer, and how the session ends. Dismisses with the request (the
-    create_table message, and the bots for the client to seat), or None."""
+    their strategy, turn timer, and how the session ends. Create sends the request (the
+    create_table message, and the bots for the client to seat) and the form stays, with
+    everything typed, until the table is made (the App closes it) or the server refuses it
+    (the reason is said in the form, to change and create again)."""
 
     KEYS: ClassVar[ScreenKeys] = ScreenKeys(form=True)
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -83,6 +97,9 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
     def __init__(self, default_name: str) -> None:
         super().__init__()
         self.default_name = default_name
+        # What the seats and the bots lists offer now (up to these).
+        self.most_seats = PRESETS["classic"].players
+        self.most_bots = self.most_seats - 1
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -115,14 +132,14 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                 yield Label("Seats, bots")
                 with Horizontal(classes="pair"):
                     yield Select(
-                        [(str(n), n) for n in range(2, 6)],
-                        value=4,
+                        seat_counts(self.most_seats),
+                        value=self.most_seats,
                         allow_blank=False,
                         id="seats",
                         compact=True,
                     )
                     yield Select(
-                        [(str(n), n) for n in range(5)],
+                        bot_counts(self.most_seats),
                         value=0,
                         allow_blank=False,
                         id="bots",
@@ -156,10 +173,46 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Label(
-                "tab: next field    ctrl+s: create    f1: options    escape: cancel",
-                classes="hint",
-            )
+                yield Button("House rules", id="house-rules", compact=True)
+            keys = "tab: next field    ctrl+s: create    f1: options    escape: cancel"
+            if by_touch(self.app):
+                keys = "Tap a field to change it; House rules lists the options."
+            yield Label(keys, classes="hint")
+
+    def _players(self) -> int | None:
+        """How many players the rules chosen seat (the preset, and a `players` option typed
+        over it), or None while the options do not read."""
+        preset = str(self.query_one("#preset", Select).value)
+        try:
+            options = parse_options(self._value("#options"))
+            return HouseRules.preset_named(preset).with_options(options).players
+        except RulesError:
+            return None
+
+    @on(Select.Changed, "#preset")
+    @on(Input.Changed, "#options")
+    def _rules_changed(self) -> None:
+        """The seat counts offered are those the rules allow; new rules set the seats to
+        their number of players (as a table made without a count has)."""
+        players = self._players()
+        if players is None or players == self.most_seats:
+            return
+        self.most_seats = players
+        seats = self.query_one("#seats", Select)
+        seats.set_options(seat_counts(players))
+        seats.value = players
+
+    @on(Select.Changed, "#seats")
+    def _bots_offered(self) -> None:
+        """The bots offered fit beside you: at most a seat fewer than the table has."""
+        seats = int(str(self.query_one("#seats", Select).value))
+        if seats - 1 == self.most_bots:
+            return
+        self.most_bots = seats - 1
+        bots = self.query_one("#bots", Select)
+        was = int(str(bots.value))
+        bots.set_options(bot_counts(seats))
+        bots.value = min(was, seats - 1)
 
     @on(Select.Changed, "#seats, #bots")
     def _seats_changed(self) -> None:
@@ -194,6 +247,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
         """An error said on create is about the form as it was: any change clears it."""
         self.query_one("#form-error", Label).update("")
 
+    @on(Button.Pressed, "#house-rules")
     def action_options_help(self) -> None:
         """Every house-rule option and what it takes, in the help."""
         self.app.push_screen(HelpScreen(None, at_options=True))
@@ -248,9 +302,15 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
         try:
             request = self.form()
         except ValueError as exc:
-            self.query_one("#form-error", Label).update(Text(str(exc), style="bold red"))
+            self.refused(str(exc))
             return
-        self.dismiss(request)
+        self.post_message(Request(request))
+        self.query_one("#form-error", Label).update(Text("Creating the table...", style="bold"))
+
+    def refused(self, reason: str) -> None:
+        """The form as it is cannot make a table (the form's check, or the server's answer):
+        why, in the form, which keeps everything typed."""
+        self.query_one("#form-error", Label).update(Text(reason, style="bold red"))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -28,7 +29,7 @@ from ..text.render import (
     sort_hand,
     spread_line,
 )
-from ..widgets import TooSmall
+from ..widgets import PORTRAIT, TooSmall
 
 
 class EndOfHandModal(ModalScreen[None]):
@@ -64,25 +65,42 @@ class EndOfHandModal(ModalScreen[None]):
         self.unit = unit
         self.card_style = style
         self.balances = list(balances)
+        self.narrow = False  # drawn for a narrow terminal (see compose)
         # The check of the hand's deal (PROTOCOL.md, "A deal anyone can check"): one line.
         self.deck_line = deck_line
         self.deck_ok = deck_ok
 
+    def _grid(self, headings: Sequence[str]) -> Table:
+        """The table of hands, or (narrow) one row of it: every row's columns as wide as the
+        others', the players' taking the room the numbers leave."""
+        if not self.narrow:
+            table = Table.grid(padding=(0, 2))
+            for heading in headings:
+                right = heading in ("Count", "This hand", "Balance")
+                table.add_column(justify="right" if right else "left", no_wrap=True)
+            return table
+        table = Table.grid(padding=(0, 1), expand=True)
+        table.add_column(no_wrap=True, ratio=1)
+        for heading in headings[1:]:
+            table.add_column(justify="right", no_wrap=True, width=len(heading))
+        return table
+
+    def on_resize(self) -> None:
+        """Turned from narrow to wide or back (a phone turned): the table of hands again."""
+        if self.narrow != (self.app.size.width < PORTRAIT):
+            self.refresh(recompose=True)
+
     def compose(self) -> ComposeResult:
         s = self.settlement
-        table = Table.grid(padding=(0, 2))
-        table.add_column(no_wrap=True)
-        table.add_column(no_wrap=True)
-        table.add_column(justify="right", no_wrap=True)
-        table.add_column(no_wrap=True)
-        table.add_column(justify="right", no_wrap=True)
-        table.add_column(justify="right", no_wrap=True)
-        table.add_row(
-            *(
-                Text(heading, style="bold")
-                for heading in ("Player", "Hand", "Count", "", "This hand", "Balance")
-            )
-        )
+        # Narrow (an upright table): each player's hand and result under their name, so that
+        # the table fits 40 columns.
+        self.narrow = self.app.size.width < PORTRAIT
+        headings: tuple[str, ...] = ("Player", "Hand", "Count", "", "This hand", "Balance")
+        if self.narrow:
+            headings = ("Player", "Count", "This hand", "Balance")
+        table = self._grid(headings)
+        table.add_row(*(Text(heading, style="bold") for heading in headings))
+        pieces: list[RenderableType] = [table]  # (narrow: a grid and a line a player)
         net = s.net(len(self.names))
         caught_by = {seat for _, seat in s.catchers}
         for seat, name in enumerate(self.names):
@@ -99,23 +117,29 @@ class EndOfHandModal(ModalScreen[None]):
             if seat == self.seat:
                 player.append(" (you)", style="dim")
             shown = sort_hand(revealed, "suit") if revealed else ()
-            table.add_row(
-                player,
-                cards_text(shown, self.card_style) if shown else Text("-", style="dim"),
-                "-" if counted is None else str(counted),
-                Text(result, style="bold green" if won else ""),
-                Text(
-                    signed(net[seat]) if seat < len(net) else "",
-                    style="green" if net[seat] > 0 else "red" if net[seat] < 0 else "",
-                ),
-                "" if balance is None else signed(balance),
+            cards = cards_text(shown, self.card_style) if shown else Text("-", style="dim")
+            outcome = Text(result, style="bold green" if won else "")
+            this_hand = Text(
+                signed(net[seat]) if seat < len(net) else "",
+                style="green" if net[seat] > 0 else "red" if net[seat] < 0 else "",
             )
+            counted_text = "-" if counted is None else str(counted)
+            balance_text = "" if balance is None else signed(balance)
+            if self.narrow:
+                row = self._grid(headings)
+                row.add_row(player, counted_text, this_hand, balance_text)
+                under = Text("  ").append_text(cards)
+                if result:
+                    under.append("  ").append_text(outcome)
+                pieces += [row, under]
+            else:
+                table.add_row(player, cards, counted_text, outcome, this_hand, balance_text)
         payments = "\n".join(payment_lines(s, self.names, self.unit))
         yield TooSmall()
         with Vertical(id="dialog", classes="dialog end-of-hand"):
             yield Label(f"Hand {self.hand_number} is over", classes="title")
             yield Static(Text(ending_line(s, self.names), style="bold"), id="ending")
-            yield Static(table, id="revealed")
+            yield Static(Group(*pieces), id="revealed")
             if self.spreads:
                 laid = Text("Spreads: ", style="bold")
                 for number, spread in enumerate(self.spreads, 1):
@@ -127,10 +151,17 @@ class EndOfHandModal(ModalScreen[None]):
             if self.deck_line:
                 style = "dim" if self.deck_ok else "bold red"
                 yield Static(Text(self.deck_line, style=style), id="deck-check")
-            yield Label(
-                "enter: back to the table (closes by itself at the next deal)  l: history",
-                classes="hint",
-            )
+            keys = "enter: back to the table (closes by itself at the next deal)  l: history"
+            if getattr(self.app, "touch", False):  # (a touch screen's: see taps.by_touch)
+                keys = "Tap: back to the table (closes by itself at the next deal)"
+            yield Label(keys, id="end-of-hand-hint", classes="hint")
+
+    def last_of_session(self) -> None:
+        """This was the session's last hand: closing the window shows the final standings."""
+        said = "The session is over. enter: the final standings  l: history"
+        if getattr(self.app, "touch", False):
+            said = "The session is over. Tap: the final standings"
+        self.query_one("#end-of-hand-hint", Label).update(said)
 
     def on_click(self, event: events.Click) -> None:
         """A tap anywhere continues, as enter does."""

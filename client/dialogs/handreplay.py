@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -19,9 +20,12 @@ from ..model.reports import HandReplayed
 from ..text.render import CardStyle
 from ..text.replay import board, step_logs, step_title
 from ..widgets import TooSmall
+from .taps import tapped_outside, way_out
 
 #: The replay's keys, as its last line shows them.
 KEYS_LINE = "left/right: step back/on  home/end: deal/end  c: coach  escape: back"
+#: A spectator's: the coach looks at a player's own moves, and a spectator made none.
+WATCHING_KEYS_LINE = "left/right: step back/on  home/end: deal/end  escape: back"
 
 
 class HandReplayScreen(ModalScreen[None]):
@@ -62,7 +66,16 @@ class HandReplayScreen(ModalScreen[None]):
             with VerticalScroll(id="replay-log"):
                 yield Static("", id="replay-moves")
             yield Static("", id="replay-coach")
-            yield Label(KEYS_LINE, classes="hint")
+            yield way_out(
+                self.app,
+                WATCHING_KEYS_LINE if replayed.seat is None else KEYS_LINE,
+                (
+                    ("< Back", "step(-1)"),
+                    ("On >", "step(1)"),
+                    *((("Coach", "coach"),) if replayed.seat is not None else ()),
+                    ("Close", "close"),
+                ),
+            )
 
     def on_mount(self) -> None:
         self._draw()
@@ -71,9 +84,10 @@ class HandReplayScreen(ModalScreen[None]):
         replayed = self.replayed
         steps = replayed.steps
         view = steps[self.at].view
-        self.query_one("#replay-step", Label).update(step_title(self.at, steps, replayed.names))
+        names = replayed.names[self.at]
+        self.query_one("#replay-step", Label).update(step_title(self.at, steps, names))
         self.query_one("#replay-board", Static).update(
-            board(view, replayed.names, replayed.unit, self.card_style)
+            board(view, names, replayed.unit, self.card_style)
         )
         moves = Text("\n").join(self.logs[self.at]) if self.logs[self.at] else Text("")
         self.query_one("#replay-moves", Static).update(moves)
@@ -81,15 +95,17 @@ class HandReplayScreen(ModalScreen[None]):
         self.query_one("#replay-coach", Static).update(self.advice.get(self.at, ""))
 
     def decision(self) -> bool:
-        """Whether the step shown is one you chose from (its next move is yours)."""
-        replayed = self.replayed
-        view = replayed.steps[self.at].view
-        return (
-            replayed.seat is not None
-            and view.turn == replayed.seat
-            and view.settlement is None
-            and self.at < len(replayed.steps) - 1
-        )
+        """Whether the step shown is one you chose from (its next move is yours: made from
+        the seat the next step is seen from, which you held then)."""
+        steps = self.replayed.steps
+        if self.at >= len(steps) - 1:
+            return False
+        view = steps[self.at].view
+        return view.settlement is None and view.turn == steps[self.at + 1].view.seat
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No coach for a spectator's replay: they made no move to ask about."""
+        return not (action == "coach" and self.replayed.seat is None)
 
     def action_coach(self) -> None:
         """Ask the coach for the expert's view of your move from this step."""
@@ -127,6 +143,10 @@ class HandReplayScreen(ModalScreen[None]):
     def action_to(self, step: int) -> None:
         self.at = step % len(self.replayed.steps)
         self._draw()
+
+    def on_click(self, event: events.Click) -> None:
+        if tapped_outside(self, event):
+            self.action_close()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -20,6 +21,7 @@ from tonk.shared.game.rules import OPTIONS, PRESETS, HouseRules, Option
 from ..keys import ScreenKeys
 from ..tablekeys import KEYS_HELP
 from ..widgets import TooSmall
+from .taps import tapped_outside, way_out
 
 #: What the marks on the table mean.
 MARKS_HELP: tuple[tuple[str, str], ...] = (
@@ -117,7 +119,7 @@ class HelpScreen(ModalScreen[None]):
                 )
                 yield Static(Text(OPTIONS_INTRO))
                 yield Static(options, id="help-options")
-            yield Label("escape: close    up/down: scroll", classes="hint")
+            yield way_out(self.app, "escape: close    up/down: scroll", (("Close", "close"),))
 
     def on_mount(self) -> None:
         self.app.clear_notifications()  # a notice would draw over the help
@@ -127,6 +129,10 @@ class HelpScreen(ModalScreen[None]):
     def _scroll_to_options(self) -> None:
         body = self.query_one("#help-body", VerticalScroll)
         body.scroll_to_widget(self.query_one("#help-options-title"), top=True, animate=False)
+
+    def on_click(self, event: events.Click) -> None:
+        if tapped_outside(self, event):
+            self.action_close()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -21,6 +21,7 @@ from ..messages import Request
 from ..model.reports import HistoryListed
 from ..text.replay import hand_entry, ledger_foot
 from ..widgets import TooSmall
+from .taps import tapped_outside, way_out
 
 #: The last line of the list while older hands are left to ask for.
 OLDER = "older"
@@ -50,9 +51,10 @@ class HistoryScreen(ModalScreen[None]):
             yield Label("", id="history-title", classes="title")
             yield OptionList(id="history-hands")
             yield Static("", id="history-foot")
-            yield Label(
+            yield way_out(
+                self.app,
                 "up/down: choose   enter: replay the hand   escape: back to the table",
-                classes="hint",
+                (("Back to the table", "close"),),
             )
 
     def on_mount(self) -> None:
@@ -94,6 +96,10 @@ class HistoryScreen(ModalScreen[None]):
             self.post_message(Request(m.History(self.table, before=before)))
         elif chosen:
             self.post_message(Request(m.HistoryHand(self.table, int(chosen))))
+
+    def on_click(self, event: events.Click) -> None:
+        if tapped_outside(self, event):
+            self.action_close()
 
     def action_close(self) -> None:
         self.dismiss(None)

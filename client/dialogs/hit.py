@@ -7,11 +7,9 @@ from typing import ClassVar
 
 from rich.console import Group
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 from tonk.shared.game.cards import Card
 from tonk.shared.game.spreads import Spread
@@ -19,21 +17,17 @@ from tonk.shared.game.spreads import Spread
 from ..keys import ScreenKeys
 from ..text.render import CardStyle, cards_text, spread_line
 from ..widgets import TooSmall
+from .chooser import Chooser, chooser_bindings
+from .taps import way_out
 
 
-class HitChooser(ModalScreen[int | None]):
+class HitChooser(Chooser[int]):
     """Choose the spread to hit a card onto: its number, or up/down and enter."""
 
     KEYS: ClassVar[ScreenKeys] = ScreenKeys(
         hint="the spread's number, or arrows and enter, hits; escape cancels"
     )
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "choose(-1)", "Cancel"),
-        Binding("up,left", "move(-1)", "Up", show=False),
-        Binding("down,right", "move(1)", "Down", show=False),
-        Binding("enter,space", "pick", "Hit"),
-        *(Binding(str(n), f"choose({n - 1})", show=False) for n in range(1, 10)),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = chooser_bindings("Hit")
 
     def __init__(
         self,
@@ -59,10 +53,18 @@ class HitChooser(ModalScreen[int | None]):
             title.append_text(cards_text((self.card,), self.card_style))
             title.append(" onto which spread?")
             yield Label(title, classes="title")
-            yield Static(self._body(), id="hit-list")
-            yield Label("1-9 or arrows and enter: hit    escape: cancel", classes="hint")
+            yield Static(self.lines(), id="choices")
+            yield way_out(
+                self.app,
+                "1-9 or arrows and enter: hit    escape: cancel",
+                (("Cancel", "choose(-1)"),),
+                "choose(-1)",
+            )
 
-    def _body(self) -> Group:
+    def count(self) -> int:
+        return len(self.spreads)
+
+    def lines(self) -> Group:
         lines = []
         for i, spread in enumerate(self.spreads):
             line = Text("> " if i == self.index else "  ", style="bold")
@@ -74,29 +76,12 @@ class HitChooser(ModalScreen[int | None]):
             lines.append(line)
         return Group(*lines)
 
-    def on_click(self, event: events.Click) -> None:
-        """A tap on a spread hits onto it, as its number's key does."""
-        spreads = self.query_one("#hit-list", Static)
-        offset = event.get_content_offset(spreads)
-        if event.widget is spreads and offset is not None:
-            self.action_choose(offset.y)
+    def chosen(self, index: int) -> int:
+        return self.spreads[index].id
 
-    def action_move(self, step: int) -> None:
-        if self.spreads:
-            self.index = (self.index + step) % len(self.spreads)
-            self.query_one("#hit-list", Static).update(self._body())
-
-    def action_pick(self) -> None:
-        self.action_choose(self.index)
-
-    def action_choose(self, index: int) -> None:
-        if 0 <= index < len(self.spreads):
-            self.dismiss(self.spreads[index].id)
-        elif index < 0:
-            self.dismiss(None)
-        else:
-            spreads = len(self.spreads)
-            self.notify(
-                f"There is no spread {index + 1}: the table has {spreads} "
-                f"spread{'s' if spreads != 1 else ''}."
-            )
+    def missing(self, index: int) -> None:
+        spreads = len(self.spreads)
+        self.notify(
+            f"There is no spread {index + 1}: the table has {spreads} "
+            f"spread{'s' if spreads != 1 else ''}."
+        )

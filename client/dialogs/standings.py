@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -31,11 +32,13 @@ class StandingsScreen(Screen[str | None]):
     """The end of a session: the final standings and the rematch offer."""
 
     KEYS: ClassVar[ScreenKeys] = ScreenKeys(
-        hint="r says yes to a rematch, n no, enter goes back, q quits", ends_earlier_keys=True
+        hint="r says yes to a rematch, n no, l shows the hands, enter goes back, q quits",
+        ends_earlier_keys=True,
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rematch(True)", "Rematch"),
         Binding("n", "rematch(False)", "No rematch"),
+        Binding("l", "history", "History"),
         Binding("enter,escape", "close", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -108,10 +111,13 @@ class StandingsScreen(Screen[str | None]):
         else:
             order = list(self.standings)
         balances = dict(self.standings)
-        for place, (name, _) in enumerate(order, start=1):
+        for place, (name, _) in zip(ranks([amount for _, amount in order]), order, strict=True):
+            shown = Text(name, style="bold" if place == 1 else "")
+            if name == self.me and ended.seated:
+                shown.append(" (you)", style="dim")
             row: list[str | Text] = [
                 f"{place}.",
-                Text(name, style="bold" if place == 1 else ""),
+                shown,
                 self._amount(balances[name]) if name in balances else Text("-", style="dim"),
             ]
             if combined:
@@ -197,7 +203,7 @@ class StandingsScreen(Screen[str | None]):
     def _hint(self) -> str:
         keys = "r: rematch    n: no    " if self._open() else ""
         back = "enter: done" if self.practice else "enter: the lobby"
-        return f"{keys}{back}    q: quit"
+        return f"{keys}l: history    {back}    q: quit"
 
     def show_rematch(self, status: RematchChanged) -> None:
         """Where the offer stands, as the server says."""
@@ -228,8 +234,24 @@ class StandingsScreen(Screen[str | None]):
             return
         self.post_message(Request(m.Rematch(yes)))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """r and n only for one who has a rematch to answer: not on a spectator's key bar
+        (pressed, they say why; see on_key)."""
+        if action == "rematch":
+            return self._offered
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in ("r", "n") and not self._offered:
+            event.stop()
+            self.action_rematch(event.key == "r")
+
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_history(self) -> None:
+        """The session's hands, over the standings (the App shows them when they come)."""
+        self.post_message(Request(m.History(self.table_id)))
 
 
 _ANSWER_WORDS = {
@@ -240,6 +262,16 @@ _ANSWER_WORDS = {
     "late": "did not answer",
     "bot": "a bot, stays",
 }
+
+
+def ranks(amounts: list[int]) -> list[int]:
+    """Each place in an order already ranked, most ahead first: equal amounts share the
+    place, and the next after them counts them all (1, 2, 2, 4)."""
+    places: list[int] = []
+    for index, amount in enumerate(amounts):
+        tied = index > 0 and amounts[index - 1] == amount
+        places.append(places[-1] if tied else index + 1)
+    return places
 
 
 def _sentence(last_hand: tuple[str, ...]) -> str:

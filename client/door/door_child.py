@@ -30,6 +30,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
+from textual import events
+from textual.message import Message
+from textual.widgets import Input, TextArea
 from tonk.client.app import ClientConfig, TonkApp, practice_request
 from tonk.client.logstore import LogStore
 from tonk.client.messages import Connected
@@ -44,6 +47,9 @@ PR_SET_PDEATHSIG = 1
 CRASHED = os.EX_SOFTWARE
 #: What the web driver leaves set on the page's terminal, undone before a parting line.
 LEAVE_SCREEN = "\x1b[?1049l\x1b[?25h"
+#: What the web door's page is told when a text field takes or loses the focus (its own OSC
+#: sequence, which the page's script reads: it raises a phone's keyboard only for typing).
+TYPING = "\x1b]7731;typing={}\x07"
 
 
 class DoorLogs(LogStore):
@@ -154,6 +160,7 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
         name=args.name, host=args.server, style=style, join=args.join, bell=args.bell
     )
     config.guest = True  # (no computer account here: the door keeps seats by name)
+    config.touch = args.touch  # (the web door's page on a touch screen)
     if args.port:  # the door's: what the player typed, for any line that names the server
         config.port = args.port
     config.opener = opener
@@ -165,6 +172,10 @@ def config_for(args: argparse.Namespace) -> ClientConfig:
     return config
 
 
+#: Messages an app may have waiting before the keys and mouse events that come are dropped.
+MAX_WAITING_INPUT = 64
+
+
 class DoorApp(TonkApp):
     """tonk-client's App, whose parting line (a refusal, a lost server: `failure`) is said on
     the terminal by main(), so that what Textual prints on its error console at the end is
@@ -172,6 +183,35 @@ class DoorApp(TonkApp):
 
     # Textual looks for CSS_PATH beside the module that defines the class: tonk.client's.
     CSS_PATH = str(Path(inspect.getfile(TonkApp)).with_name(str(TonkApp.CSS_PATH)))
+
+    def post_message(self, message: Message) -> bool:
+        """A key or a mouse event while MAX_WAITING_INPUT messages wait already is dropped:
+        what the app cannot keep up with is shed, not queued (input within the door's budget
+        can come faster than a table is drawn: the queue grew the apps by hundreds of MB)."""
+        if (
+            isinstance(message, events.Key | events.MouseEvent)
+            and self._message_queue.qsize() >= MAX_WAITING_INPUT
+        ):
+            return False
+        return super().post_message(message)
+
+    #: The web door's page is the terminal (the page is told when text is typed).
+    web = False
+    _typing: bool | None = None
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.call_after_refresh(self.say_typing)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.call_after_refresh(self.say_typing)
+
+    def say_typing(self) -> None:
+        """The web page told whether a text field has the focus now (once a change)."""
+        typing = isinstance(self.focused, Input | TextArea)
+        if not self.web or typing == self._typing or self._driver is None:
+            return
+        self._typing = typing
+        self._driver.write(TYPING.format(int(typing)))
 
     @property
     def parting(self) -> str | None:
@@ -183,7 +223,10 @@ class DoorApp(TonkApp):
 
 class WatchApp(DoorApp):
     """The television page's app: it watches one table (and takes back the watch when the
-    link comes back); the door sends it no keys, and it shows none."""
+    link comes back); the door sends it no keys, and it shows none. The session's last
+    hand's window gives way to the final standings by itself."""
+
+    LAST_WINDOW_SECONDS = 15.0
 
     def __init__(self, config: ClientConfig, table: int) -> None:
         super().__init__(config)
@@ -250,6 +293,7 @@ def main(
     parser.add_argument("--no-bell", dest="bell", action="store_false")
     parser.add_argument("--web", action="store_true")
     parser.add_argument("--watch", type=int, default=0)
+    parser.add_argument("--touch", action="store_true")
     args = parser.parse_args(argv)
     if args.web:  # the terminal is the page's, in packets on stdout: nothing else goes there
         os.dup2(args.errors, 2)
@@ -266,6 +310,7 @@ def main(
         stop_with_the_server()
         config = config_for(args)
         app = WatchApp(config, args.watch) if args.watch else DoorApp(config)
+        app.web = args.web
         app.error_console = Console(file=fatal, width=120, markup=False, highlight=False)
         app.run()
     except Exception:

@@ -204,7 +204,12 @@ def watch_the_server(server: int) -> None:
     before the server)."""
 
     def watch() -> None:
-        select.select([server], [], [])
+        # poll(), not select(): a server with a thousand files open hands on descriptors
+        # numbered above select()'s 1,024, and the watch would end at once, on an error.
+        watcher = select.poll()
+        watcher.register(server, select.POLLIN)
+        while not watcher.poll():
+            pass
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, name="tonk-server-watch", daemon=True).start()

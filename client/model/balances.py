@@ -13,7 +13,10 @@ from tonk.shared.wire.messages import PlayerSummary, SeatKind
 
 @dataclass
 class Balances:
-    """Balances by player name, with the series of each over the hands seen."""
+    """Balances by player name, with the series of each over the hands seen: one point
+    before them and one after each, for every player alike (one who came later is at their
+    balance all along until then), so that the same player's trend is drawn the same on
+    every client, whenever it came to the table."""
 
     balances: dict[str, int] = field(default_factory=dict)
     series: dict[str, list[int]] = field(default_factory=dict)
@@ -28,9 +31,8 @@ class Balances:
                 continue
             balance = player.balance
             self.balances[name] = balance
-            series = self.series.setdefault(name, [balance])
-            if series[-1] != balance:
-                series.append(balance)
+            # (Only a hand adds a point: a balance said between hands is the last point's.)
+            self._series(name, balance)[-1] = balance
 
     def ledger(
         self,
@@ -52,8 +54,12 @@ class Balances:
         """A hand settled: its payments (`entry`) and everyone's balance after it."""
         net = entry.net()
         self.last_net = net
-        self.hands_seen += 1
         before = balances_before(balances, [net])
         for name, balance in balances.items():
             self.balances[name] = balance
-            self.series.setdefault(name, [before[name]]).append(balance)
+            self._series(name, before[name]).append(balance)
+        self.hands_seen += 1
+
+    def _series(self, name: str, balance: int) -> list[int]:
+        """`name`'s series; for a player not seen before, at `balance` over every hand seen."""
+        return self.series.setdefault(name, [balance] * (self.hands_seen + 1))

@@ -104,6 +104,11 @@ def table_info(data: m.TableSummary) -> TableInfo:
         players=players,
         bots=len(seated) - len(players),
         bot_seats=tuple(p.seat for p in data.players if p.kind is m.SeatKind.BOT),
+        held_for=tuple(
+            (p.seat, p.holds_for)
+            for p in data.players
+            if p.kind is m.SeatKind.BOT and p.holds_for is not None
+        ),
         changes=tuple(typed(name, value) for name, value in data.changes.items()),
         turn_timer=data.turn_timer,
         hands=data.hands,

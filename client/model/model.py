@@ -15,6 +15,7 @@ from rich.text import Text
 from tonk.shared.game.history import HistoryStep
 from tonk.shared.game.ledger import LedgerEntry
 from tonk.shared.game.rules import HouseRules, RulesError
+from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.waiting import away_text
 from tonk.shared.records import replaced
 from tonk.shared.wire import link as ln
@@ -24,7 +25,7 @@ from tonk.shared.wire import protocol as p
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
 from ..text.render import CardStyle, ending_line, payment_lines, short_names
-from ..text.replay import seen_names
+from ..text.replay import names_by_step
 from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
 from .reports import (
@@ -510,6 +511,8 @@ class ClientModel:
             self.log.clear()
             self._restore_log(self.table)
         else:
+            if self.table.seat is None:  # watching: a bot's seat asked for is ours now
+                self.log.add(Text(self._took_seat(self.table, message.seat), style="bold"))
             self.table.seat = message.seat
         if self.tokens is not None:
             self.tokens.remember(self.address, SeatRecord(table_id, self.token, self.name))
@@ -518,6 +521,16 @@ class ClientModel:
             self._pending_bots = None
             for strategy in strategies:
                 self.send(m.AddBot(strategy))
+
+    def _took_seat(self, table: TableSeen, seat: int) -> str:
+        """What the log says as we take seat `seat` from its bot, watching the table."""
+        info = table.info
+        if info is None or not 0 <= seat < len(info.players):
+            return "You sit at the table."
+        bot = info.players[seat]
+        if bot.holds_for is not None and bot.holds_for == self.name:
+            return f"You are back in your own seat at {info.name}, from {bot.name}."
+        return f"You sit at {info.name}, in {bot.name or 'the bot'}'s seat."
 
     def _on_watching(self, message: m.Watching) -> None:
         self.joining = False
@@ -684,10 +697,7 @@ class ClientModel:
         if table.seat is not None and table.seat < len(names):
             seen[table.seat] = "You"
         unit = table.info.unit if table.info is not None else ""
-        table.last_hand = (
-            f"Hand {message.hand}: {ending_line(settlement, seen)}",
-            *payment_lines(settlement, seen, unit),
-        )
+        table.last_hand = last_hand_words(message.hand, settlement, seen, unit)
         self._publish()
         view = table.view
         spreads = tuple(view.spreads) if view is not None and table.hand == message.hand else ()
@@ -724,6 +734,11 @@ class ClientModel:
             self.tokens.forget(self.address, table.table_id, self.name)
         self._publish()
         combined = message.combined
+        view = table.view
+        if not table.last_hand and view is not None and view.settlement is not None:
+            # Back at the table during the rematch offer: the last hand's end was before we
+            # came back, and its view (sent on our return) holds its settlement.
+            table.last_hand = last_hand_words(table.hand, view.settlement, table.names(), unit)
         self.report(
             SessionEnded(
                 name,
@@ -799,7 +814,7 @@ class ClientModel:
             self.send(m.HistoryHand(message.table, message.hand, len(steps)))
             return
         self._replaying = None
-        shown = tuple(seen_names(message.names, message.seat))
+        shown = tuple(names_by_step(message.seating, steps))
         unit = table.info.unit if table.info is not None else ""
         self.report(
             HandReplayed(message.table, message.hand, message.seat, shown, tuple(steps), unit)
@@ -858,6 +873,7 @@ class ClientModel:
             tuple(sorted(log.last_turns.items())),
             dict(log.last_moves),
             tuple(log.pile) if log.pile_followed else (),
+            self.name,
         )
 
     def _keep_log(self) -> None:
@@ -890,3 +906,10 @@ class ClientModel:
         state = self.state()
         if state is not None:
             self.report(TableChanged(state))
+
+
+def last_hand_words(
+    hand: int, settlement: Settlement, seen: list[str], unit: str
+) -> tuple[str, ...]:
+    """A hand's ending and its payments in words, names as this seat saw them ("You")."""
+    return (f"Hand {hand}: {ending_line(settlement, seen)}", *payment_lines(settlement, seen, unit))

@@ -149,12 +149,13 @@ class HistoryListed:
 @record
 class HandReplayed:
     """One hand of our table's history, every step of it as we saw it (`seat` None: as a
-    spectator), with the players' names as we saw them ("You" in our seat)."""
+    spectator), with the players' names at each step as we saw them (who held each seat
+    then, "You" in ours while we held it)."""
 
     table: int
     hand: int
     seat: int | None
-    names: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
     steps: tuple[HistoryStep, ...]
     unit: str
 

@@ -1,6 +1,7 @@
 """What the table says when people come and go: a log line for each seat whose player sat
-down, left, lost the connection, was marked away (played for) or came back, read from two
-table maps the server sent one after the other."""
+down, left, lost the connection, was marked away (played for) or came back, whose seat was
+given to a bot or who took a bot's seat, read from two table maps the server sent one after
+the other."""
 
 from __future__ import annotations
 
@@ -35,10 +36,19 @@ def seat_news(
             lines.append(f"{before[0]} left the table.")
             continue
         name, status = after
+        bot = status is SeatStatus.BOT
+        if before is not None and before[0] != name and (before[1] is SeatStatus.BOT) != bot:
+            # During a session a seat changes hands only so: the creator gives an absent
+            # player's seat to a bot, or somebody takes a bot's seat.
+            if bot:
+                lines.append(f"{before[0]}'s seat was given to a bot: {name} plays it.")
+            else:
+                lines.append(f"{name} takes {before[0]}'s seat.")
+            continue
         if before is None or before[0] != name:
             if before is not None:
                 lines.append(f"{before[0]} left the table.")
-            if status is not SeatStatus.BOT:  # bots are seated by the table's creator, who knows
+            if not bot:  # bots are seated by the table's creator, who knows
                 lines.append(f"{name} sat down.")
             continue
         was = before[1]

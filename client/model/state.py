@@ -31,6 +31,7 @@ class TableInfo:
     mine: bool = False  # we hold a seat there (enter takes it back)
     bots: int = 0  # the seats bots play
     bot_seats: tuple[int, ...] = ()  # which seats those are
+    held_for: tuple[tuple[int, str], ...] = ()  # bots' seats given them: (seat, whose it was)
     changes: tuple[str, ...] = ()  # the options changed from the preset, as typed (hit_lock=1)
     turn_timer: float | None = None  # seconds a turn (None: no timer)
     hands: int | None = None  # the session ends after this many hands (None: not so)
@@ -64,6 +65,8 @@ class PlayerInfo:
     #: for the seat (before the start: gives it up); and who has voted to play for it now.
     played_for_at: float | None = None
     votes: tuple[str, ...] = ()
+    #: A bot's seat given it during the session: the player whose seat it was.
+    holds_for: str | None = None
 
 
 @record
@@ -100,6 +103,7 @@ class TableState:
     paused: str = ""  # why the server has paused play (it cannot save the game), or ""
     seats: int = 0  # how many seats the table has (taken or not)
     turn_timer: float | None = None  # the table's turn timer, seconds (None: none)
+    hands: int | None = None  # the session ends after this many hands (None: not so)
     #: Each seat's last turn of the hand in play, as the log says it, by seat.
     last_turns: tuple[tuple[int, Text], ...] = ()
     #: The same turns without their subject ("drew 8♥, discarded 2♣"), by seat.
@@ -107,6 +111,8 @@ class TableState:
     #: The discard pile, oldest first, as far as this hand's events say: each card and who
     #: threw it (None: the up card).
     pile: tuple[tuple[Card, int | None], ...] = ()
+    #: The name this connection plays under.
+    me: str = ""
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""
@@ -126,6 +132,15 @@ class TableState:
 
     def player(self, seat: int) -> PlayerInfo | None:
         return self.players[seat] if 0 <= seat < len(self.players) else None
+
+    def bot_to_take(self) -> PlayerInfo | None:
+        """The bot's seat `t` takes: the one given a bot from us, if there is one (our own
+        place in the order of play), else the first bot's that holds nobody's seat, else the
+        first bot's."""
+        bots = [p for p in self.players if p.bot]
+        own = [p for p in bots if self.me and p.holds_for == self.me]
+        free = [p for p in bots if p.holds_for is None]
+        return next(iter(own + free + bots), None)
 
 
 def ledger_rows(state: TableState) -> list[tuple[str, int, tuple[int, ...], int]]:

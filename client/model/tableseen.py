@@ -92,6 +92,7 @@ class TableSeen:
         last_turns: tuple[tuple[int, Text], ...] = (),
         last_moves: Mapping[int, Text] | None = None,
         pile: tuple[tuple[Card, int | None], ...] = (),
+        me: str = "",
     ) -> TableState:
         """The table as the screens see it now, with the log's lines (and each seat's last
         turn, as the log says it)."""
@@ -108,6 +109,7 @@ class TableSeen:
                     None if player.played_for_in is None else self.info_at + player.played_for_in
                 ),
                 votes=tuple(every[n].name or "" for n in player.votes if 0 <= n < len(every)),
+                holds_for=player.holds_for,
             )
             for i, player in enumerate(every)
             if player.kind is not _EMPTY
@@ -134,7 +136,9 @@ class TableSeen:
             paused=(info.paused or "") if info is not None else "",
             seats=info.seats if info is not None else len(players),
             turn_timer=info.turn_timer if info is not None else None,
+            hands=info.hands if info is not None else None,
             last_turns=last_turns,
             last_moves=last_moves or {},
             pile=pile,
+            me=me,
         )

@@ -19,13 +19,14 @@ from tonk.shared.wire import messages as m
 from ..dialogs import ConfirmModal, CreateTableScreen, HelpScreen
 from ..messages import Request
 from ..model.state import TableInfo
-from ..tablerequest import TableRequest
 from ..text.render import fit_name
 from ..widgets import TooSmall
 from .nights import NightsScreen
 
-#: The lobby's columns: (key, heading).
+#: The lobby's columns: (key, heading). A table's number is the one its television page
+#: names it by (`/watch/N` at the web door).
 LOBBY_COLUMNS = (
+    ("number", "No."),
     ("name", "Table"),
     ("rules", "Rules"),
     ("stake", "Stake"),
@@ -40,6 +41,7 @@ def lobby_row(info: TableInfo) -> tuple[str, ...]:
     """One table's cells in the lobby, in the order of LOBBY_COLUMNS."""
     state = str(info.state)
     return (
+        info.table_id,
         info.name,
         info.rules,
         amount_text(info.stake, info.unit),
@@ -204,7 +206,7 @@ class LobbyScreen(Screen[None]):
         """The line under the list: how to start when there is no table, else what the
         table under the cursor changed from its preset (the `+` of `classic+`)."""
         if not self.tables:
-            note = "No tables yet: press n to create one."
+            note = f"No tables yet: {self._to_create()}."
         else:
             chosen = self.selected()
             note = changes_note(chosen) if chosen is not None else ""
@@ -239,17 +241,20 @@ class LobbyScreen(Screen[None]):
         key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return next((info for info in self.tables if info.table_id == key), None)
 
+    def _to_create(self) -> str:
+        """How to create a table, in a terminal or on a touch screen."""
+        if getattr(self.app, "touch", False):
+            return "tap New table to create one"
+        return "press n to create one"
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("sit", "watch"):
             return True if self.tables else None
         return True
 
     def action_create(self) -> None:
-        def created(request: TableRequest | None) -> None:
-            if request is not None:
-                self.post_message(Request(request))
-
-        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]), created)
+        """The form: it sends the table it describes itself, and stays until it is made."""
+        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]))
 
     @on(DataTable.RowSelected)
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
@@ -261,22 +266,40 @@ class LobbyScreen(Screen[None]):
         if info is not None and info.playing and not info.mine and info.bot_seats:
             self._offer_a_bots_seat(info)
             return
-        self._ask_at_selected(m.Sit, "There is no table to sit at: press n to create one.")
+        self._ask_at_selected(m.Sit, f"There is no table to sit at: {self._to_create()}.")
 
     def _offer_a_bots_seat(self, info: TableInfo) -> None:
-        """A game under way where bots play: a late friend may take a bot's seat."""
-        seat = info.bot_seats[0]
+        """A game under way where bots play: a late friend may take a bot's seat; one whose
+        own seat was given to a bot, that seat (their place in the order of play)."""
+        own = next(
+            (seat for seat, name in info.held_for if self.player and name == self.player), None
+        )
+        held = {seat for seat, _ in info.held_for}
+        free = [seat for seat in info.bot_seats if seat not in held]
+        seat = own if own is not None else (free or list(info.bot_seats))[0]
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.post_message(Request(m.TakeBotSeat(info.number, seat)))
+                whose = "your seat back" if own is not None else "the bot's seat"
+                self.notify(
+                    f"You take {whose}: at once between hands, else as the hand in play ends"
+                    " (you watch meanwhile)."
+                )
 
-        seats = "a seat" if info.bots == 1 else "seats"
-        question = (
-            f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's seat?"
-            " You watch until the hand in play ends, then play from your own balance there (0 if"
-            " you are new to it; the bot's stays the bot's). No: w watches."
-        )
+        if own is not None:
+            question = (
+                f"Your seat at {info.name} was given to a bot while you were away. Take it back?"
+                " You watch until the hand in play ends, then play on in your own place, from"
+                " your own balance there. No: w watches."
+            )
+        else:
+            seats = "a seat" if info.bots == 1 else "seats"
+            question = (
+                f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's"
+                " seat? You watch until the hand in play ends, then play from your own balance"
+                " there (0 if you are new to it; the bot's stays the bot's). No: w watches."
+            )
         self.app.push_screen(ConfirmModal(question), answered)
 
     def action_watch(self) -> None:

@@ -18,12 +18,13 @@ from tonk.shared.game.view import NO_ACTIONS, LegalActions, Phase, why_not
 from tonk.shared.game.waiting import bell_after, votes_needed
 from tonk.shared.wire import messages as m
 
-from ..dialogs import ConfirmModal, DropModal, HelpScreen, HitChooser
+from ..dialogs import ChoiceModal, ConfirmModal, DropModal, HelpScreen, HitChooser
 from ..messages import Request
 from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
-from ..text.render import HAND_ORDERS, CardStyle, sort_hand
+from ..text.render import HAND_ORDERS, CardStyle, signed, sort_hand
 from ..widgets import (
+    PORTRAIT,
     CentrePanel,
     HandView,
     KeyBar,
@@ -38,10 +39,13 @@ from ..widgets import (
     hand_title,
     turn_message,
 )
+from ..widgets.touchkeys import TouchKeyBar
 from .common import too_small
 
 #: From this size (columns, rows) the table is drawn large (see TableScreen.on_resize).
 LARGE = (140, 44)
+#: From this size (columns, rows) the hand's cards are drawn larger.
+BIG_HAND = (100, 30)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
 
@@ -78,11 +82,13 @@ class TableScreen(Screen[None]):
         practice: bool = False,
         confirm_drop: bool = True,
         bell: bool = True,
+        guest: bool = False,
     ) -> None:
         super().__init__()
         self.card_style = style
         self.practice = practice
         self.confirm_drop = confirm_drop  # ask before a drop (--no-confirm-drop: never)
+        self.guest = guest  # a door's guest: tonk-client's options are not theirs to give
         # What the App's reactives say, as last drawn (see on_mount).
         self.state: TableState | None = None
         self.link_note = ""
@@ -94,6 +100,8 @@ class TableScreen(Screen[None]):
         self.rung = False  # the bell has rung this turn
         # When the end-of-hand window last closed by itself, at the next deal (monotonic).
         self.window_closed_at = -CLOSED_GRACE
+        # The seat (and its player) we voted to play for now, until the vote is decided.
+        self.voted_for: tuple[int, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -125,17 +133,30 @@ class TableScreen(Screen[None]):
                     max_length=200,
                     disabled=True,
                 )
-        yield KeyBar(id="keys")
+        # (A touch screen's keys are buttons: the same bar, drawn for a finger.)
+        yield (TouchKeyBar if getattr(self.app, "touch", False) else KeyBar)(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
-        """A large terminal (LARGE and up) has room for more: bigger cards, the players around
-        the table (each with their last move), the last discards with who threw them."""
+        """A narrow terminal (under PORTRAIT columns) stacks the panels; from BIG_HAND the
+        hand's cards are larger; a large terminal (LARGE and up) has room for more: the
+        players around the table (each with their last move). The table's own cards grow
+        with its panel (CentrePanel)."""
         width, height = event.size
+        big_hand = width >= BIG_HAND[0] and height >= BIG_HAND[1]
+        if big_hand != self.has_class("-big-hand"):
+            self.set_class(big_hand, "-big-hand")
+            self.query_one(HandView).big = big_hand
+        portrait = width < PORTRAIT
+        self.query_one(PlayersPanel).balances = portrait  # (the ledger is not beside them)
+        self._players_title()
+        status = self.query_one(StatusBar)
+        if status.wrap != portrait:
+            status.wrap = portrait
+            status.refit()
         large = width >= LARGE[0] and height >= LARGE[1]
         if large == self.has_class("-large"):
             return
         self.set_class(large, "-large")
-        self.query_one(HandView).big = large
         self.query_one(TableArea).around = large
         self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
         if self.state is not None:
@@ -168,7 +189,8 @@ class TableScreen(Screen[None]):
         hand.cards = sort_hand(view.hand, hand.order) if view is not None else ()
         if state.seat is None:
             # (On a large table each player's last turn is beside their name already.)
-            hand.note = "You are watching this table." if hand.big else watching_note(state)
+            around = self.query_one(TableArea).around
+            hand.note = "You are watching this table." if around else watching_note(state)
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
@@ -178,6 +200,7 @@ class TableScreen(Screen[None]):
         box = self.query_one("#ledger-box")
         if box.border_title != unit_title:
             box.border_title = unit_title
+        self._players_title()
         self.query_one(LedgerPanel).state = state
         log = self.query_one(LogPanel)
         log.table_id = state.table_id
@@ -190,6 +213,34 @@ class TableScreen(Screen[None]):
             # The hand moved on since the question (the turn was played for you, the hand
             # ended): the question goes, rather than a late k dropping in another moment.
             question.dismiss("cancel")
+        self._vote_decided(state)
+
+    def _vote_decided(self, state: TableState) -> None:
+        """A vote of ours that others carried: its notice ("1 of the 2 votes needed") is
+        replaced by the outcome."""
+        voted = self.voted_for
+        if voted is None:
+            return
+        player = state.player(voted[0])
+        if player is None or player.name != voted[1]:
+            self.voted_for = None  # the seat is someone else's now: nothing to say
+        elif player.away:
+            self.voted_for = None
+            self.notify(f"The vote passed: {player.name}'s seat is played for now.")
+        elif player.connected:
+            self.voted_for = None  # back before the vote was decided
+
+    def _players_title(self) -> None:
+        """The players' box says when it holds the balances too (an upright table's)."""
+        state = self.state
+        if state is None:
+            return
+        title = "Players"
+        if self.query_one(PlayersPanel).balances:
+            title += f" · balance ({state.unit})" if state.unit else " · balance"
+        box = self.query_one("#players-box")
+        if box.border_title != title:
+            box.border_title = title
 
     def _hand_title(self) -> None:
         state = self.state
@@ -198,7 +249,7 @@ class TableScreen(Screen[None]):
         hand = self.query_one(HandView)
         if state.seat is not None:
             title = hand_title(state.view, hand.order)
-        elif state.view is not None and state.last_turns and not hand.big:
+        elif state.view is not None and state.last_turns and not self.query_one(TableArea).around:
             title = "Watching · each player's last turn"
         else:
             title = "Watching"
@@ -226,6 +277,7 @@ class TableScreen(Screen[None]):
             legal=self.legal(),
             cursor=hand.card_under_cursor,
             ascii_only=self.card_style.ascii,
+            touch=getattr(self.app, "touch", False),
         )
         self.query_one(StatusBar).status = Status(self.state, message)
 
@@ -307,7 +359,7 @@ class TableScreen(Screen[None]):
                 state is not None
                 and state.creator
                 and state.playing
-                and self._absent(connected=True) is not None
+                and bool(self._all_absent())
                 and not self.link_note
             )
         if action == "take_bot_seat":
@@ -419,7 +471,8 @@ class TableScreen(Screen[None]):
         words the server would refuse it with), without sending it."""
         state = self.state
         if too_small(self):
-            self.notify("The terminal is too small to play: make it at least 80x24.")
+            least = f"{TooSmall.MIN_WIDTH}x{TooSmall.MIN_HEIGHT}"
+            self.notify(f"The terminal is too small to play: make it at least {least}.")
             return
         if state is None:
             return
@@ -516,8 +569,14 @@ class TableScreen(Screen[None]):
     @on(HandView.Tapped)
     def _card_tapped(self, event: HandView.Tapped) -> None:
         """A tap on a card is its number's key: the cursor goes to it, and it is selected
-        (or no longer)."""
+        (or no longer: then, if one card is left raised, the cursor goes back to that one,
+        the card the player sees chosen, which Discard throws)."""
         self.action_select(event.number)
+        hand = self.query_one(HandView)
+        raised = hand.selected_cards()
+        if len(raised) == 1 and hand.card_under_cursor not in hand.selected:
+            hand.cursor = hand.cards.index(raised[0])
+            self._status()
 
     def action_cursor(self, step: int) -> None:
         hand = self.query_one(HandView)
@@ -614,39 +673,70 @@ class TableScreen(Screen[None]):
         if votes >= needed:
             self.notify(f"Your vote makes a majority: {player.name}'s seat is played for now.")
         else:
+            self.voted_for = (player.seat, player.name)
             self.notify(
                 f"You voted to play for {player.name} now: {votes} of the {needed} votes needed."
             )
 
     def action_seat_to_bot(self) -> None:
-        player = self._absent(connected=True)
-        if player is None:
+        absent = self._all_absent()
+        if not absent:
             return
-        seat, name = player.seat, player.name
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.post_message(Request(m.SeatToBot(seat)))
-                self.notify(f"{name}'s seat goes to a bot.")
-
-        self.app.push_screen(
-            ConfirmModal(
-                f"Give {name}'s seat to a bot? Their balance stays under their name; back, "
-                "they can watch, or take a bot's seat between hands, but not this seat with "
-                "its token."
-            ),
-            answered,
+        after = (
+            "Their balance stays under their name; back, they are told, and can watch or take"
+            " their seat back from the bot."
         )
+
+        def give(player: PlayerInfo) -> None:
+            self.post_message(Request(m.SeatToBot(player.seat)))
+            self.notify(f"{player.name}'s seat goes to a bot.")
+
+        if len(absent) == 1:
+            (player,) = absent
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    give(player)
+
+            question = f"Give {player.name}'s seat to a bot? {after}"
+            self.app.push_screen(ConfirmModal(question), answered)
+            return
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                give(absent[index])
+
+        answers = [f"{p.name} ({'away' if p.away else 'lost the connection'})" for p in absent]
+        question = f"Give whose seat to a bot? {after}"
+        self.app.push_screen(ChoiceModal(question, answers), chosen)
+
+    def _all_absent(self) -> list[PlayerInfo]:
+        """The other players who are away or lost the connection: the seats `a` may give."""
+        state = self.state
+        if state is None or not state.playing:
+            return []
+        return [
+            p
+            for p in state.players
+            if p.seat != state.seat and not p.bot and (p.away or not p.connected)
+        ]
 
     def action_take_bot_seat(self) -> None:
         state = self.state
         if state is None:
             return
-        bot = next((p for p in state.players if p.bot), None)
+        bot = state.bot_to_take()
         if bot is None:
             return
         self.post_message(Request(m.TakeBotSeat(int(state.table_id), bot.seat)))
         when = "as this hand ends" if state.hand_in_play else "now"
+        if bot.holds_for == state.me:
+            balance = signed(state.balances.get(state.me, 0))
+            self.notify(
+                f"You take your own seat back from {bot.name} {when}, in your place in the order"
+                f" of play; you play on from your balance here ({balance})."
+            )
+            return
         self.notify(
             f"You take {bot.name}'s seat {when}; you play from your own balance here (0 if "
             "you are new), and the bot's stays the bot's."
@@ -684,7 +774,9 @@ class TableScreen(Screen[None]):
             if answer in ("drop", "always"):
                 self._play("drop")
 
-        self.app.push_screen(DropModal(count(view.hand), self._moment()), answered)
+        self.app.push_screen(
+            DropModal(count(view.hand), self._moment(), command_line=not self.guest), answered
+        )
 
     def action_spread(self) -> None:
         self._play("spread")

@@ -25,8 +25,9 @@ FOUR_COLOURS = {
     Suit.CLUBS: "green3",
 }
 
-BOX = {"tl": "╭", "tr": "╮", "bl": "╰", "br": "╯", "h": "─", "v": "│"}
-ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|"}
+#: A card's frame: its corners, edges, and where two cards side by side meet (top, bottom).
+BOX = {"tl": "╭", "tr": "╮", "bl": "╰", "br": "╯", "h": "─", "v": "│", "tj": "┬", "bj": "┴"}
+ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|", "tj": "+", "bj": "+"}
 SPARK = "▁▂▃▄▅▆▇█"
 ASCII_SPARK = "_.-=^"
 
@@ -213,8 +214,16 @@ def _name(names: Sequence[str], seat: int | None) -> str:
     return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
 
 
+def _after(name: str) -> str:
+    """A name after a sentence's first word: "You" is "you" there ("Ada pays you")."""
+    return "you" if name == "You" else name
+
+
 def _who(names: Sequence[str], seats: Sequence[int]) -> str:
-    return _and([_name(names, s) for s in seats])
+    """The players in `seats`, at a sentence's start ("Ada and you")."""
+    return _and(
+        [_name(names, s) if i == 0 else _after(_name(names, s)) for i, s in enumerate(seats)]
+    )
 
 
 def _and(parts: Sequence[str]) -> str:
@@ -328,7 +337,7 @@ def ending_line(settlement: Settlement, names: Sequence[str]) -> str:
         was = "were" if dropper == "You" else "was"
         return (
             f"{dropper} dropped with {counts[settlement.dropper]} and {was} caught by "
-            f"{_and([f'{_name(names, s)} with {c}' for c, s in settlement.catchers])}."
+            f"{_and([f'{_after(_name(names, s))} with {c}' for c, s in settlement.catchers])}."
         )
     lowest = min(c for c in counts if c is not None)
     return f"The stock ran out: {winners} lowest with {lowest}."
@@ -343,7 +352,8 @@ def payment_lines(settlement: Settlement, names: Sequence[str], unit: str) -> li
         payer = _name(names, payment.payer)
         pays = "pay" if payer == "You" else "pays"
         lines.append(
-            f"{payer} {pays} {_name(names, payment.payee)} {amount_text(payment.amount, unit)}"
+            f"{payer} {pays} {_after(_name(names, payment.payee))} "
+            f"{amount_text(payment.amount, unit)}"
         )
     return lines
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from tonk.shared.game.history import HandSummary, HistoryStep
+from tonk.shared.game.history import HandSummary, HistoryStep, Occupants
 from tonk.shared.game.settle_up import Transfer, settle_up_text
 from tonk.shared.game.view import SeatView
 from tonk.shared.game.words import plural
@@ -24,13 +24,27 @@ def seen_names(names: Sequence[str], seat: int | None) -> list[str]:
     return shown
 
 
+def names_by_step(seating: Occupants, steps: Sequence[HistoryStep]) -> list[tuple[str, ...]]:
+    """The players' names at each step as its viewer saw them: who held each seat then, and
+    "You" in the seat the step is seen from (none where it is seen as a spectator: a seat
+    that changed hands was yours only while you held it)."""
+    return [
+        tuple(seen_names(seating.names_at(number), step.view.seat))
+        for number, step in enumerate(steps)
+    ]
+
+
 def step_logs(
-    number: int, steps: Sequence[HistoryStep], names: Sequence[str], style: CardStyle
+    number: int,
+    steps: Sequence[HistoryStep],
+    names: Sequence[Sequence[str]],
+    style: CardStyle,
 ) -> list[tuple[Text, ...]]:
-    """The log of the moves after each step, as the table's own log wrote them."""
+    """The log of the moves after each step, as the table's own log wrote them (`names`: at
+    each step, `names_by_step`)."""
     log = TableLog(style)
     out: list[tuple[Text, ...]] = []
-    for step in steps:
+    for step, held in zip(steps, names, strict=True):
         view = step.view
 
         def owner(spread_id: int, view: SeatView = view) -> tuple[int, str] | None:
@@ -40,13 +54,13 @@ def step_logs(
             return None
 
         for event in step.events:
-            log.event(view, number, event, list(names), lambda _: False, owner)
+            log.event(view, number, event, list(held), lambda _: False, owner)
         out.append(tuple(line.text for line in log.lines))
     return out
 
 
 def step_title(index: int, steps: Sequence[HistoryStep], names: Sequence[str]) -> str:
-    """`Step 4 of 23: Ben's turn`."""
+    """`Step 4 of 23: Ben's turn` (`names`: at that step)."""
     view = steps[index].view
     where = f"Step {index + 1} of {len(steps)}"
     if view.settlement is not None:
@@ -103,10 +117,9 @@ def board(view: SeatView, names: Sequence[str], unit: str, style: CardStyle) -> 
 def hand_entry(hand: HandSummary, unit: str) -> Text:
     """One hand of the history's list: its number, dealer and ending on a line, who paid whom
     on the next."""
-    names = hand.names
-    dealer = names[hand.dealer] if hand.dealer < len(names) else "?"
+    names = hand.names  # as the hand ended: who paid whom
     line = Text(f"Hand {hand.number}", style="bold")
-    line.append(f"  {dealer} dealt", style="dim")
+    line.append(f"  {hand.dealer_name} dealt", style="dim")
     if hand.multiplier > 1:
         line.append(f", stakes x{hand.multiplier}", style="dim")
     line.append(f"  {ending_line(hand.settlement, names)}")

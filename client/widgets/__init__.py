@@ -7,9 +7,10 @@ from .seats import TableArea
 from .sidebar import LedgerPanel, LogPanel
 from .status import Status, StatusBar, turn_message, waiting_message
 from .table import CentrePanel, HandView, PlayersPanel, hand_title, player_lines
-from .toosmall import TooSmall
+from .toosmall import PORTRAIT, TooSmall
 
 __all__ = [
+    "PORTRAIT",
     "CentrePanel",
     "HandView",
     "KeyBar",

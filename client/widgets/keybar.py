@@ -24,9 +24,14 @@ class KeyEntry:
 
 
 class KeyBar(LineWidget):
-    """The table's keys on one line, those not open now greyed out. Unlike Textual's footer
-    (a widget per key, all repainted when any changes) it is one row of text, repainted as
-    far as it changed. A click on a key presses it."""
+    """The table's keys, those not open now greyed out: on one line, or on two when one
+    line is too narrow for them all (at 80 columns, with a key such as f shown), so that no
+    key leaves the bar. Unlike Textual's footer (a widget per key, all repainted when any
+    changes) it is rows of text, repainted as far as they changed. A click on a key presses
+    it."""
+
+    #: The most rows the bar takes; keys that fit in none are left out, the least kept first.
+    MAX_ROWS = 2
 
     class Pressed(Message):
         def __init__(self, key: str) -> None:
@@ -38,7 +43,7 @@ class KeyBar(LineWidget):
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._spans: list[tuple[int, int, str]] = []
+        self._spans: list[tuple[int, int, int, str]] = []  # (row, start, end, key)
 
     def watch_entries(self) -> None:
         self._build()
@@ -46,30 +51,62 @@ class KeyBar(LineWidget):
     def _build(self) -> None:
         width = self.size.width or 80
         entries = list(self.entries)
-
-        def length(items: list[KeyEntry]) -> int:
-            return sum(len(e.shown) + len(e.description) + 2 for e in items)
-
-        while entries and length(entries) > width:
+        rows = key_rows(entries, width)
+        while entries and len(rows) > self._rows_allowed():
             entries.remove(min(entries, key=lambda e: e.keep))
-        line = Text()
+            rows = key_rows(entries, width)
+        lines = []
         self._spans = []
-        for entry in entries:
-            start = line.cell_len
-            if entry.enabled:
-                line.append(entry.shown, style="bold")
-                line.append(f" {entry.description} ")
-            else:
-                line.append(f"{entry.shown} {entry.description} ", style="dim")
-            self._spans.append((start, line.cell_len, entry.key))
-        self.set_lines([line])
+        for y, row in enumerate(rows):
+            line = Text()
+            for entry in row:
+                start = line.cell_len
+                if entry.enabled:
+                    line.append(entry.shown, style="bold")
+                    line.append(f" {entry.description} ")
+                else:
+                    line.append(f"{entry.shown} {entry.description} ", style="dim")
+                self._spans.append((y, start, line.cell_len, entry.key))
+            line.rstrip()  # (a row's last space may be past the edge: see key_rows)
+            lines.append(line)
+        self.set_lines(lines or [Text()])
+
+    def _rows_allowed(self) -> int:
+        """The rows the bar may take: its height if that is fixed, else MAX_ROWS (or its
+        max-height, if lower)."""
+        height, most = self.styles.height, self.styles.max_height
+        if height is not None and not height.is_auto and height.is_cells:
+            return max(1, int(height.value))
+        if most is not None and most.is_cells:
+            return max(1, min(self.MAX_ROWS, int(most.value)))
+        return self.MAX_ROWS
 
     def refit(self) -> None:
         self._build()
         super().refit()
 
     def on_click(self, event: events.Click) -> None:
-        for start, end, key in self._spans:
-            if start <= event.x < end:
+        for y, start, end, key in self._spans:
+            if y == event.y and start <= event.x < end:
                 self.post_message(self.Pressed(key))
                 return
+
+
+def entry_width(entry: KeyEntry) -> int:
+    """The cells a key takes on the bar: `d Draw ` (its trailing space the gap to the next)."""
+    return len(entry.shown) + len(entry.description) + 2
+
+
+def key_rows(entries: list[KeyEntry], width: int) -> list[list[KeyEntry]]:
+    """The keys in order, on as few rows of `width` as hold them: a key goes to the next row
+    when it would not fit whole (its trailing space may fall off the edge)."""
+    rows: list[list[KeyEntry]] = [[]]
+    used = 0
+    for entry in entries:
+        needed = entry_width(entry)
+        if rows[-1] and used + needed - 1 > width:
+            rows.append([])
+            used = 0
+        rows[-1].append(entry)
+        used += needed
+    return rows if rows[-1] else []

@@ -7,7 +7,7 @@ import time
 from rich.text import Text
 from textual.reactive import var
 from tonk.shared.game.cards import Card, count
-from tonk.shared.game.view import LegalActions, Phase
+from tonk.shared.game.view import LegalActions, Phase, SeatView
 from tonk.shared.game.words import amount_text, plural
 from tonk.shared.records import record
 
@@ -48,7 +48,7 @@ class StatusBar(LineWidget):
         state = status.state
         parts = [state.name, state.rules.name, amount_text(state.stake, state.unit)]
         if state.hand_number:
-            parts.append(f"hand {state.hand_number}")
+            parts.append(hand_words(state.hand_number, state.hands))
         view = state.view
         if view is not None and view.multiplier > 1:
             parts.append(f"x{view.multiplier} stakes")
@@ -73,6 +73,11 @@ class StatusBar(LineWidget):
             parts[drop] = ""
             right = Text(" · ".join(part for part in parts if part))
         parts = [part for part in parts if part]
+        if self.wrap and (not parts or left.cell_len + 2 + right.cell_len > width):
+            # (A narrow screen: the message whole, on as many rows as it takes, and the
+            # table's name, rules, stake and hand under it.)
+            self.set_lines([left, Text(" · ".join(self._parts), style="dim")])
+            return
         room = width - (right.cell_len + 2 if parts else 0)
         left.truncate(room, overflow="ellipsis", pad=True)
         self.set_lines([left + Text("  ") + right if parts else left])
@@ -80,6 +85,15 @@ class StatusBar(LineWidget):
     def refit(self) -> None:
         self._build()
         super().refit()
+
+
+def hand_words(number: int, hands: int | None) -> str:
+    """The hand in play, and where it stands in a session of `hands` (None: no end set)."""
+    if hands is None:
+        return f"hand {number}"
+    if number >= hands:
+        return f"last hand ({number} of {hands})"
+    return f"hand {number} of {hands}"
 
 
 #: What the status line says while our seat is played for us.
@@ -92,9 +106,11 @@ def turn_message(
     legal: LegalActions | None = None,
     cursor: Card | None = None,
     ascii_only: bool = False,
+    touch: bool = False,
 ) -> str:
     """What the status line says about the turn: yours, and the keys for what you may do
-    now (`legal`, from the core; `cursor` the card a discard would throw), or someone's."""
+    now (`legal`, from the core; `cursor` the card a discard would throw), or someone's
+    (`touch`: the buttons to tap, not the keys)."""
     view = state.view
     if state.session_over:
         return "The session is over."
@@ -112,25 +128,38 @@ def turn_message(
         left = max(0, round(state.turn_deadline - (now if now is not None else time.monotonic())))
         timer = f" ({left}s)"
     if view.my_turn:
-        legal = view.legal() if legal is None else legal
-        if view.phase is Phase.START:
-            keys = ["d draw"] if legal.draw_stock else []
-            if legal.take_discard and view.discard_top is not None:
-                keys.append(f"p pick up {view.discard_top.pretty(ascii_only)}")
-            if legal.drop:
-                keys.append(f"k drop at {count(view.hand)}")
-        else:
-            keys = [f"x discard {cursor.pretty(ascii_only)}" if cursor is not None else "x discard"]
-            if legal.spreads:
-                keys.append("s spread")
-            if legal.hits:
-                keys.append("h hit")
-        return f"Your turn{timer}: " + " · ".join(keys)
+        moves = moves_now(view, legal, cursor, ascii_only)
+        if touch:
+            return f"Your turn{timer}: tap " + " · ".join(button for _, button in moves)
+        return f"Your turn{timer}: " + " · ".join(key for key, _ in moves)
     name = state.names()[view.turn] if view.turn < len(state.players) else "?"
     line = f"{name} to play{timer}."
     if state.seat is not None and view.plays_next == state.seat:
         line += " You are next."
     return line
+
+
+def moves_now(
+    view: SeatView, legal: LegalActions | None, cursor: Card | None, ascii_only: bool
+) -> list[tuple[str, str]]:
+    """What you may do now, each as the top line says it in a terminal (its key) and on a
+    touch screen (the key bar's button to tap)."""
+    legal = view.legal() if legal is None else legal
+    if view.phase is Phase.START:
+        moves = [("d draw", "Draw")] if legal.draw_stock else []
+        if legal.take_discard and view.discard_top is not None:
+            top = view.discard_top.pretty(ascii_only)
+            moves.append((f"p pick up {top}", f"Pick up {top}"))
+        if legal.drop:
+            moves.append((f"k drop at {count(view.hand)}", f"Drop at {count(view.hand)}"))
+        return moves
+    thrown = f" {cursor.pretty(ascii_only)}" if cursor is not None else ""
+    moves = [(f"x discard{thrown}", f"a card, then Discard{thrown}")]
+    if legal.spreads:
+        moves.append(("s spread", "Spread"))
+    if legal.hits:
+        moves.append(("h hit", "Hit"))
+    return moves
 
 
 def waiting_message(state: TableState) -> str:

@@ -20,6 +20,7 @@ from tonk.shared.game.view import Phase, SeatView
 from tonk.shared.game.waiting import clock_text
 
 from ..model.state import PlayerInfo, TableState
+from ..text.felt import SIZES, SMALL, CardSize, Pile, pile_block, spreads_as_cards
 from ..text.render import (
     BIG_CARD_WIDTH,
     CARD_WIDTH,
@@ -29,9 +30,15 @@ from ..text.render import (
     fit_name,
     hand_lines,
     short_names,
+    signed,
     spread_line,
 )
 from .lines import LineWidget
+
+#: How many of the discard pile's last cards are fanned with who threw each, where they fit,
+#: and the fewest worth fanning: smaller cards are drawn rather than fewer fanned.
+PILE_FAN = 5
+PILE_LEAST = 3
 
 
 class PlayersPanel(LineWidget):
@@ -41,13 +48,21 @@ class PlayersPanel(LineWidget):
     #: The table (set by the screen; each row redrawn as far as it changed).
     state: var[TableState | None] = var(None, init=False, always_update=True)
 
+    #: Each player's balance at the end of their line (a narrow screen's: no ledger beside).
+    balances: var[bool] = var(False, init=False)
+
     def __init__(self, ascii_only: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self.ascii_only = ascii_only
 
+    def watch_balances(self) -> None:
+        if self.state is not None:
+            self.watch_state(self.state)
+
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
-            lines = player_lines(state, self.ascii_only, width=self.size.width)
+            width = self.size.width
+            lines = player_lines(state, self.ascii_only, width=width, balances=self.balances)
             self.set_lines(lines or [Text("Nobody is seated yet.")])
 
     def refit(self) -> None:
@@ -62,21 +77,30 @@ def player_lines(
     ascii_only: bool = False,
     now: float | None = None,
     width: int = 0,
+    balances: bool = False,
 ) -> list[Text]:
-    """One line a seat."""
+    """One line a seat; with `balances`, each player's balance at its end (as the ledger
+    says it: a narrow screen has no ledger beside the players)."""
     # Your own name, as in the ledger and the chat, marked as you.
     names = state.names(me_as_you=False)
     rows = [(player, *seat_marks(state, player)) for player in state.players]
+    owed = [signed(state.balances.get(player.name, 0)) for player in state.players]
+    owed_wide = max((len(text) for text in owed), default=0) + 2 if balances else 0
     # The names in one column, as wide as the longest where the panel has room beside the
     # longest of the rest: a long name is cut with an ellipsis only where it must be.
     beside = max((len(rest.plain) for _, _, rest in rows), default=0)
-    column = name_column(names, width - 2 - beside if width else 0)
+    column = name_column(names, width - 2 - beside - owed_wide if width else 0)
     lines: list[Text] = []
-    for player, to_play, rest in rows:
+    for (player, to_play, rest), balance in zip(rows, owed, strict=True):
         line = Text(("> " if ascii_only else "▶ ") if to_play else "  ")
         name = fit_name(names[player.seat], column, ascii_only)
         line.append(name, style="bold" if to_play else "")
         line.append_text(rest)
+        if balances:
+            # At the panel's right edge where it is known, else after the longest line.
+            room = (width or 2 + column + beside + owed_wide) - line.cell_len
+            colour = "green" if balance.startswith("+") else "red" if balance != "0" else ""
+            line.append(balance.rjust(max(room, len(balance) + 1)), style=colour)
         lines.append(line)
         if not player.connected and player.played_for_at is not None:
             lines.extend(waiting_lines(state, player, now, width))
@@ -140,19 +164,29 @@ def waiting_lines(
 
 
 class SpreadsPanel(LineWidget):
-    """The spreads by owner, one a row as long as each fits on one and they fit the rows there
-    are; else in short
-    (`1 Ada: 8♠ 9♠ 10♠ +10♠ Bo`), two a line where two fit, and if they still do not, as
-    many as fit and a last line saying how many more (`h` lists them all on your turn)."""
+    """The spreads as cards (`size`, which the centre panel chooses: see CentrePanel), each
+    under its number and owner, grouped by owner; where cards do not fit (`size` None), as
+    text by owner, one a row as long as each fits on one and they fit the rows there are;
+    else in short (`1 Ada: 8♠ 9♠ 10♠ +10♠ Bo`), two a line where two fit, and if they still
+    do not, as many as fit and a last line saying how many more (`h` lists them all on your
+    turn)."""
 
     def __init__(self, style: CardStyle, id: str | None = None) -> None:
         super().__init__(wrap=True, id=id)
         self.card_style = style
         self.spreads: tuple[Spread, ...] | None = None  # None: no hand dealt (no line)
         self.names: list[str] = []
+        self.order: tuple[int, ...] = ()  # the owners' seats in the order they are grouped
+        self.size_: CardSize | None = None  # the cards' size (None: as text)
 
-    def show(self, spreads: tuple[Spread, ...] | None, names: list[str]) -> None:
-        self.spreads, self.names = spreads, names
+    def show(
+        self,
+        spreads: tuple[Spread, ...] | None,
+        names: list[str],
+        order: Sequence[int] = (),
+        size: CardSize | None = None,
+    ) -> None:
+        self.spreads, self.names, self.order, self.size_ = spreads, names, tuple(order), size
         self.set_lines(self.fitted())
 
     def refit(self) -> None:
@@ -163,7 +197,22 @@ class SpreadsPanel(LineWidget):
     def _rows(self, lines: Sequence[Text]) -> int:
         return len(self.render_rows(lines, self.size.width))
 
+    def as_cards(self, size: CardSize, width: int) -> list[Text] | None:
+        """The spreads as cards of `size` in `width` cells (None: one is wider)."""
+        if not self.spreads:
+            return self.fitted_text(0)
+        return spreads_as_cards(self.spreads, self.names, self.card_style, size, width, self.order)
+
     def fitted(self) -> list[Text]:
+        width, height = self.size.width, self.size.height
+        if self.size_ is not None and width > 0:
+            cards = self.as_cards(self.size_, width)
+            if cards is not None:  # (the centre panel chose the size for the rows there are)
+                return centred(cards, width)
+        return self.fitted_text(height)
+
+    def fitted_text(self, height: int) -> list[Text]:
+        """The spreads as text in `height` rows (0: as many as they take)."""
         style = self.card_style
         if self.spreads is None:
             return []
@@ -171,7 +220,7 @@ class SpreadsPanel(LineWidget):
             return [Text("No spreads on the table.", style="dim")]
         numbered = list(enumerate(self.spreads, start=1))
         full = [spread_line(number, spread, self.names, style) for number, spread in numbered]
-        width, height = self.size.width, self.size.height
+        width = self.size.width
         if width <= 0 or height <= 0 or self._rows(full) <= min(height, len(full)):
             return full  # each on one row: none has a hit's name on a row of its own
         short = short_names(self.names)
@@ -185,15 +234,34 @@ class SpreadsPanel(LineWidget):
         # As many lines as fit above the line that says how many spreads are not shown.
         shown: list[Text] = []
         count = 0
+        below = self._rows([self._more(len(self.spreads))])
         for line, spreads in packed:
-            if self._rows([*shown, line]) > height - 1:
+            if self._rows([*shown, line]) > height - below:
                 break
             shown.append(line)
             count += spreads
-        more = len(self.spreads) - count
-        spreads_ = "spreads" if more != 1 else "spread"
-        shown.append(Text(f"+{more} more {spreads_}: h lists them on your turn"))
+        shown.append(self._more(len(self.spreads) - count))
         return shown
+
+    @staticmethod
+    def _more(more: int) -> Text:
+        spreads = "spreads" if more != 1 else "spread"
+        return Text(f"+{more} more {spreads}: h lists them on your turn")
+
+    def whole_text(self, height: int) -> tuple[list[Text], int] | None:
+        """The spreads as text and the rows they take, where each is written whole on a row
+        of its own in `height` rows (not in short); None where they are not."""
+        lines = self.fitted_text(height)
+        rows = self._rows(lines)
+        whole = not self.spreads or (rows == len(lines) == len(self.spreads))
+        return (lines, rows) if whole and rows <= height else None
+
+
+def centred(lines: Sequence[Text], width: int) -> list[Text]:
+    """`lines` moved right together, to the middle of `width` cells."""
+    wide = max((line.cell_len for line in lines), default=0)
+    indent = max(0, (width - wide) // 2)
+    return [Text(" " * indent).append_text(line) if indent else line for line in lines]
 
 
 def pack_lines(lines: Sequence[Text], width: int, gap: int = 3) -> list[tuple[Text, int]]:
@@ -211,8 +279,9 @@ def pack_lines(lines: Sequence[Text], width: int, gap: int = 3) -> list[tuple[Te
 
 
 class CentrePanel(Vertical):
-    """The middle of the table: the stock and the top discard on one line, the spreads by
-    owner below, each row repainted only where it changes."""
+    """The middle of the table: the stock and the discard pile above, the spreads by owner
+    below, each row repainted only where it changes. Both are drawn as cards, as large as
+    the panel has room for (`fit_cards`), or as text lines where no cards fit."""
 
     DEFAULT_CSS = """
     CentrePanel > #pile { height: auto; }
@@ -225,16 +294,28 @@ class CentrePanel(Vertical):
     def __init__(self, style: CardStyle, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.card_style = style
-        self.pile_shown = 0  # how many discards are listed with who threw them (0: none)
+        self.pile_shown = 0  # how many discards the text lists with who threw them (0: none)
+        #: The sizes drawn now (the pile's, the spreads'; None: as text) and the pile fanned.
+        self.chosen: tuple[CardSize | None, CardSize | None, bool] = (None, None, False)
 
     def compose(self) -> ComposeResult:
         yield LineWidget(wrap=True, id="pile")
         yield SpreadsPanel(self.card_style, id="spreads")
 
     def watch_state(self, state: TableState | None) -> None:
-        if state is None:
+        self.fit_cards()
+
+    def on_resize(self) -> None:
+        self.fit_cards()
+
+    def fit_cards(self) -> None:
+        """Draw the pile and the spreads with cards of one size, the largest they fit at with
+        the pile's last cards fanned (three at least, where the hand has had three), else
+        the largest they fit at; short of rows, the pile in words beside the smallest cards,
+        or the spreads in words; text where no cards fit."""
+        state = self.state
+        if state is None or not self.is_mounted:
             return
-        style = self.card_style
         pile = self.query_one("#pile", LineWidget)
         spreads = self.query_one("#spreads", SpreadsPanel)
         view = state.view
@@ -242,14 +323,92 @@ class CentrePanel(Vertical):
             pile.set_lines([Text("No hand dealt yet.")])
             spreads.show(None, [])
             return
+        names = state.names()
+        seats = sorted(p.seat for p in state.players)
+        me = state.seat if state.seat in seats else (seats[0] if seats else 0)
+        order = [s for s in seats if s >= me] + [s for s in seats if s < me]
+        spreads.spreads, spreads.names, spreads.order = view.spreads, names, tuple(order)
+        width, height = self.size.width, self.size.height
+        followed = bool(state.pile) and state.pile[-1][0] == view.discard_top
+        last = state.pile[-PILE_FAN:] if followed else ()
+        fanned = Pile(
+            view.stock_size, view.discard_top, view.discard_size, last, min(PILE_LEAST, len(last))
+        )
+        plain = Pile(view.stock_size, view.discard_top, view.discard_size)
+        text_pile = self.pile_text(state)
+        if width > 0 and height > 0:
+            # The pile and the spreads at one size: the largest with the pile fanned, else
+            # the largest; then, short of rows, the pile or the spreads in words.
+            candidates: list[tuple[CardSize | None, Pile, CardSize | None]] = [
+                *((size, fanned, size) for size in SIZES),
+                *((size, plain, size) for size in SIZES),
+            ]
+            candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
+            laid: dict[CardSize, list[Text] | None] = {}
+            for pile_size, pile_seen, spread_size in candidates:
+                rows = (
+                    text_pile
+                    if pile_size is None
+                    else pile_block(pile_seen, names, self.card_style, pile_size, width)
+                )
+                if rows is None:
+                    continue
+                # (The pile's line of text may wrap on a narrow table: its rows, not lines.)
+                taken = len(pile.render_rows(rows, width)) if pile_size is None else len(rows)
+                if spread_size is None:
+                    # In words, each spread whole on a row, in the rows the pile leaves.
+                    text = spreads.whole_text(height - taken)
+                    if text is not None:
+                        self._draw(rows, (pile_size, None, pile_seen is fanned), text[1])
+                        return
+                    continue
+                if spread_size not in laid:
+                    laid[spread_size] = spreads.as_cards(spread_size, width)
+                cards = laid[spread_size]
+                if cards is None:
+                    continue
+                # With no spreads yet, room is kept for one of this size: the pile keeps its
+                # size as the first is laid.
+                need = len(cards)
+                if not view.spreads:
+                    need = max(need, spread_size.rows + 1)
+                if taken + need <= height:
+                    self._draw(rows, (pile_size, spread_size, pile_seen is fanned), need)
+                    return
+        self._draw(text_pile, (None, None, False))
+
+    def _draw(
+        self,
+        rows: list[Text],
+        chosen: tuple[CardSize | None, CardSize | None, bool],
+        spread_rows: int = 0,
+    ) -> None:
+        """Show the pile's `rows` and the spreads at the size `chosen`; cards in the middle
+        of the panel, across and (with the spreads' `spread_rows`) down."""
+        self.chosen = chosen
+        pile = self.query_one("#pile", LineWidget)
+        spreads = self.query_one("#spreads", SpreadsPanel)
+        if chosen[0] is not None:
+            width, height = self.size.width, self.size.height
+            above = max(0, (height - len(rows) - spread_rows) // 2)
+            rows = [*([Text()] * above), *centred(rows, width)]
+        pile.set_lines(rows)
+        spreads.size_ = chosen[1]
+        spreads.set_lines(spreads.fitted())
+
+    def pile_text(self, state: TableState) -> list[Text]:
+        """The stock and the discard as a line of text (`Stock: 29   Discard: Q♠`), and on a
+        large terminal the pile's top cards with who threw them."""
+        view = state.view
+        assert view is not None
+        style = self.card_style
         line = Text(f"Stock: {view.stock_size}   Discard: ")
         if view.discard_top is None:
             line.append("none")
         else:
             line.append_text(card_text(view.discard_top, style, "bold"))
             line.append(f"  ({view.discard_size} in the pile)", style="dim")
-        pile.set_lines([line, *pile_lines(state, style, self.pile_shown)])
-        spreads.show(view.spreads, state.names())
+        return [line, *pile_lines(state, style, self.pile_shown)]
 
 
 def pile_lines(state: TableState, style: CardStyle, shown: int) -> list[Text]:

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+#: Under this many columns the table is laid out upright (a phone held upright, a narrow
+#: pane): its panels stacked, each screen marked `-portrait` (the App's breakpoints), the
+#: end-of-hand window's table narrower.
+PORTRAIT = 80
+
 
 class TooSmall(Static):
     """Covers a screen when the terminal is smaller than the table needs."""
 
-    MIN_WIDTH = 80
+    #: Narrower than PORTRAIT columns the table is laid out upright, down to this.
+    MIN_WIDTH = 40
     MIN_HEIGHT = 24
 
     def __init__(self) -> None:

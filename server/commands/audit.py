@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
@@ -25,7 +26,7 @@ from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.words import amount_text, plural
 
 from ..store.paths import default_db_path
-from ..store.store_schema import earlier_sessions
+from ..store.store_schema import earlier_sessions, hand_occupants
 from .helptext import HelpFormatter, add_db_option
 
 #: The subcommands of `tonk-server` this module answers.
@@ -157,7 +158,9 @@ def table_problems(conn: sqlite3.Connection, table: int, deals: Deals | None = N
         if settlement_text is None:
             continue
         settled += 1
-        names = json.loads(names_text)
+        # Who paid whom: those who held the seats as the hand ended (a seat may have changed
+        # hands during it), as its settlement named them.
+        names = hand_occupants(conn, table, number, json.loads(names_text)).final
         stored = Settlement.from_dict(json.loads(settlement_text))
         try:
             data = json.loads(record)
@@ -228,7 +231,8 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     if row is None:
         raise AuditError(f"table {table} has no hand {number}")
     data = json.loads(row[0])
-    names: list[str] = json.loads(row[1])
+    seating = hand_occupants(conn, table, number, json.loads(row[1]))
+    names = seating.dealt
     (config,) = conn.execute("SELECT config FROM tables WHERE id = ?", (table,)).fetchone()
     unit = json.loads(config).get("unit", "")
     if row[2] is None:  # still being played: its actions so far are stored one by one
@@ -243,8 +247,11 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     hand = record.deal()
 
     def sentence(events: Sequence[Event]) -> str:
-        """What an action did, as one sentence: its events joined, the first word capital."""
+        """What an action did, as one sentence: its events joined, the first word capital
+        unless it is a player's name (written as the player typed it: "cy draws")."""
         text = "; ".join(event_text(event, names) for event in events)
+        if events and events[0].seat is not None:
+            return text
         return text[:1].upper() + text[1:]
 
     lines = [
@@ -252,15 +259,17 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
         f"{names[record.dealer]} deals"
         + (f", stakes x{record.multiplier}" if record.multiplier > 1 else ""),
         f"Deck order: {format_cards(record.deck)}",
-        dealt_from(data, table, number, names),
     ]
     lines += [sentence([event]) for event in hand.events if event.kind != "turn"]
+    lines.append(dealt_from(data, table, number, names))
     for i, action in enumerate(record.actions, 1):
+        lines += seat_changes(names, names := seating.names_at(i))
         try:
             events = hand.apply(action)
         except IllegalAction as exc:
             raise AuditError(f"hand {number}: action {i} does not replay: {exc}") from None
         lines.append(f"{i}. " + sentence([e for e in events if e.kind != "turn"]))
+    lines += seat_changes(names, names := seating.final)
     settlement = hand.settlement
     if settlement is None:
         lines.append(f"Still being played: {names[hand.turn]} to play.")
@@ -295,6 +304,14 @@ def dealt_from(data: dict[str, Any], table: int, number: int, names: Sequence[st
     given = f"the values of {', '.join(givers)}" if givers else "no player's value"
     said = "the deck is the one they draw" if problem is None else f"NOT SOUND: {problem}"
     return f"Dealt from the secret committed to ({commitment[:16]}...) and {given}: {said}"
+
+
+def seat_changes(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """A line for each seat that changed hands between two steps (its new occupant plays
+    it from the next move on)."""
+    return [
+        f"{name} takes {was}'s seat" for was, name in zip(before, after, strict=True) if name != was
+    ]
 
 
 def event_text(event: Event, names: Sequence[str]) -> str:
@@ -377,20 +394,30 @@ def main(argv: Sequence[str]) -> int:
     try:
         with read_only(path) as conn:
             if args.command == "ledger":
-                for ledger in ledgers(conn, args.tables):
-                    print(ledger_text(ledger))
-                return 0
+                return print_quietly([ledger_text(ledger) for ledger in ledgers(conn, args.tables)])
             if args.command == "audit":
                 return audit(conn, args.tables)
             table, note = find_table(conn, args.table)
             if note:
                 print(f"tonk-server replay: {note}", file=sys.stderr)
-            for line in replay_lines(conn, table, args.hand):
-                print(line)
-            return 0
+            lines = replay_lines(conn, table, args.hand)
     except AuditError as exc:
         print(f"tonk-server {args.command}: {exc}", file=sys.stderr)
         return 2
+    return print_quietly(lines)
+
+
+def print_quietly(lines: Sequence[str]) -> int:
+    """Write `lines` to the standard output; a reader that stops early (`| head`) ends the
+    command quietly, as it ends any other, rather than with a BrokenPipeError's traceback."""
+    try:
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's own flush at exit would fail again: point stdout at nothing first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 def ledger_text(ledger: TableLedger) -> str:

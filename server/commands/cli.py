@@ -10,8 +10,10 @@ import os
 import resource
 import shlex
 import signal
+import socket
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,11 +27,15 @@ from ..store.paths import default_db_path
 from ..store.store import DatabaseRefused
 from . import audit, invite, names
 from .helptext import HelpFormatter, add_db_option
+from .reach import start_lines
 
 if TYPE_CHECKING:  # (imported where a door is asked for: a server without one starts sooner)
+    from ..announce import Announcer
     from ..doors.door import DoorConfig, SSHDoor
     from ..doors.door_template import SessionTemplate
     from ..doors.web_door import WebConfig, WebDoor
+
+log = logging.getLogger("tonk.server")
 
 #: The levels of --log-level.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -177,6 +183,28 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="open the web door on this port (0: the port this --db's web door had last, or a "
         "free one the first time; off when not given)",
     )
+    web.add_argument(
+        "--web-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the page is reached by, besides this machine's names and addresses "
+        "(another is refused: a site's name pointed at this box); may be given more than once",
+    )
+    lan = parser.add_argument_group("the LAN (tonk-client lists the servers it finds there)")
+    lan.add_argument(
+        "--name",
+        default=None,
+        metavar="NAME",
+        help="the server's name as tonk-client lists it (default: this machine's host name)",
+    )
+    lan.add_argument(
+        "--no-announce",
+        dest="announce",
+        action="store_false",
+        help="do not announce the server on the LAN (multicast DNS, _tonk._tcp): friends must "
+        "be told its address",
+    )
     parser.add_argument(
         "--lobby-interval",
         type=float,
@@ -315,6 +343,7 @@ async def run(
     config: ServerConfig,
     door_config: DoorConfig | None = None,
     web_config: WebConfig | None = None,
+    lan_config: LanConfig | None = None,
 ) -> None:
     if door_config or web_config:
         from ..doors.door_template import SessionTemplate
@@ -325,10 +354,47 @@ async def run(
     if template is not None:
         await template.start()
     try:
-        await serve(config, door_config, web_config, template)
+        await serve(config, door_config, web_config, template, lan_config)
     finally:
         if template is not None:
             await template.close()
+
+
+@dataclass(frozen=True, slots=True)
+class LanConfig:
+    """How the server is announced on the LAN (--name, --no-announce)."""
+
+    name: str = ""  # "" : this machine's host name
+    announce: bool = True
+
+
+async def announce(
+    server: TonkServer, lan: LanConfig, ssh_port: int | None, web_port: int | None
+) -> Announcer | None:
+    """The server announced on the LAN, on the addresses it listens on; None (said in the
+    log) where it is not: --no-announce, loopback only, no LAN address, no multicast."""
+    from ..announce import Announcer, announced_addresses, is_loopback
+
+    host = server.config.host
+    if not lan.announce:
+        log.info("not announced on the LAN (--no-announce)")
+        return None
+    if is_loopback(host):
+        log.warning("not announced on the LAN: the server listens on loopback (%s) only", host)
+        return None
+    addresses = announced_addresses(host)
+    if not addresses:
+        log.warning("not announced on the LAN: no LAN address for %s", host)
+        return None
+    announcer = Announcer(
+        server, lan.name or socket.gethostname(), addresses, ssh_port=ssh_port, web_port=web_port
+    )
+    try:
+        await announcer.start()
+    except Exception as exc:  # (no multicast here, an interface gone: the tables go on)
+        log.warning("not announced on the LAN: %s", exc)
+        return None
+    return announcer
 
 
 async def serve(
@@ -336,7 +402,9 @@ async def serve(
     door_config: DoorConfig | None,
     web_config: WebConfig | None,
     template: SessionTemplate | None,
+    lan_config: LanConfig | None = None,
 ) -> None:
+    lan_config = lan_config or LanConfig()
     # The signals are taken from the start: one that comes while the server is still opening
     # its doors stops it as soon as they are open (not the default, which kills it unsaid).
     # SIGHUP too: the terminal it ran in has gone (an SSH session that dropped). Every client
@@ -385,9 +453,16 @@ async def serve(
     )
     db = "" if config.db_path == default_db_path() else f" --db {shlex.quote(str(config.db_path))}"
     print(f"tonk-server invite{db} prints what to tell the friends", flush=True)
+    for line in start_lines(config.host, server.port, web.port if web is not None else None):
+        print(line, flush=True)
+    announcer = await announce(
+        server, lan_config, door.port if door is not None else None, web.port if web else None
+    )
 
     async def stop_when_asked() -> None:
         await asked_to_stop.wait()
+        if announcer is not None:
+            await announcer.close()  # (its goodbye first: the clients drop the server at once)
         if web is not None:
             await web.close()
         if door is not None:
@@ -402,6 +477,8 @@ async def serve(
             await stopping  # (its last step closed the server: it is all but done)
         else:
             stopping.cancel()
+            if announcer is not None:
+                await announcer.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -459,9 +536,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         from ..doors.web_door import WebConfig
 
-        web_config = WebConfig(host=config.host, port=args.web_port)
+        web_config = WebConfig(host=config.host, port=args.web_port, names=tuple(args.web_name))
     try:
-        asyncio.run(run(config, door_config, web_config))
+        lan_config = LanConfig(name=(args.name or "").strip(), announce=args.announce)
+        asyncio.run(run(config, door_config, web_config, lan_config))
     except (ValueError, DatabaseRefused) as exc:  # the door's keys or port; a database in use
         print(f"tonk-server: {exc}", file=sys.stderr)
         return 1

@@ -19,10 +19,12 @@ from pathlib import Path
 
 from tonk.shared.wire.protocol import DEFAULT_PORT
 
+from ..announce import interface_addresses, is_loopback
 from ..store import ports
 from ..store.paths import default_db_path
 from .audit import AuditError, read_only
 from .helptext import HelpFormatter, add_db_option
+from .reach import loopback_warning, qr_lines, web_url
 
 #: The subcommand of `tonk-server` this module answers.
 COMMAND = "invite"
@@ -54,8 +56,8 @@ class Invitation:
 
 def machine_addresses(hostname: str | None = None) -> list[str]:
     """This machine's addresses, without sending anything: the one its default route leaves
-    from (a UDP socket's connect sends no packet) and what its host name resolves to; the
-    LAN's first, loopback left out when there are others."""
+    from (a UDP socket's connect sends no packet), what its host name resolves to, and its
+    network interfaces' own; the LAN's first, loopback left out when there are others."""
     found: list[str] = []
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         udp.connect(("10.255.255.255", 9))
@@ -65,6 +67,7 @@ def machine_addresses(hostname: str | None = None) -> list[str]:
             hostname or socket.gethostname(), None, type=socket.SOCK_STREAM
         ):
             found.append(str(sockaddr[0]))
+    found += interface_addresses()
     return ordered(found)
 
 
@@ -88,6 +91,11 @@ def listened_addresses(host: str | None) -> list[str]:
     if host is None or host in EVERYWHERE:
         return machine_addresses()
     return [host]
+
+
+def web_page_url(host: str | None, port: int) -> str:
+    """The web door's page as `invite` tells it (and the television page's code shows)."""
+    return web_url(listened_addresses(host)[0], port)
 
 
 def server_running(db: Path) -> bool:
@@ -204,6 +212,8 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
             f"  ssh -t -p {invite.ssh_port} {NAME}@{address} join {table}",
             f"{NAME} is the name each friend plays under: the first key to come in under a "
             "name keeps it.",
+            "A friend with no SSH key yet makes one with `ssh-keygen -t ed25519` (Enter at "
+            "each question; Windows 10 and later have it too).",
         ]
         if invite.fingerprint is not None:
             lines.append(
@@ -218,7 +228,9 @@ def invite_lines(invite: Invitation, db: Path) -> list[str]:
             "No SSH door has been opened on this database: start tonk-server with "
             "--ssh-port 0 (a port kept from then on) for guests with only ssh.",
         ]
+    lines += loopback_lines(invite)
     lines += web_lines(invite, address)
+    lines += phone_lines(invite, address)
     if invite.port is not None:
         where = client_address(address, invite.port)
         if invite.port == DEFAULT_PORT:
@@ -265,6 +277,22 @@ def web_lines(invite: Invitation, address: str) -> list[str]:
         tv = f"{page}watch/{invite.table_id}"
         lines.append(f"  {tv}   (the table {invite.table} on a television, watching only)")
     return lines
+
+
+def loopback_lines(invite: Invitation) -> list[str]:
+    """The warning, when the server listens on loopback only, that no friend can join, with
+    the LAN addresses it could listen on instead."""
+    if not all(is_loopback(a) for a in invite.addresses):
+        return []
+    return ["", *loopback_warning(invite.addresses[0])]
+
+
+def phone_lines(invite: Invitation, address: str) -> list[str]:
+    """The web door's page as a QR code, for a phone's camera (the television page shows the
+    same code)."""
+    if invite.web_port is None:
+        return []
+    return qr_lines(web_url(address, invite.web_port))
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:

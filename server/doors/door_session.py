@@ -474,15 +474,25 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     def data_received(self, data: bytes, datatype: int | None) -> None:
         if self.ended or self.stopping:
             return
-        now = asyncio.get_running_loop().time()
-        if not self.budget.take(len(data), now):
-            self.pending.clear()
-            log.warning(
-                "%s: %s sent more than a terminal does: session closed", self.door_label, self.name
-            )
-            self.end(self.budget.too_much(), 1)
-            return
-        self.last_input = now
+        if self.within_budget(len(data)):
+            self.keys_received(data)
+
+    def within_budget(self, size: int) -> bool:
+        """Take `size` bytes from the input budget; past it, the session is closed (False)."""
+        if self.ended or self.stopping:
+            return False
+        if self.budget.take(size, asyncio.get_running_loop().time()):
+            return True
+        self.pending.clear()
+        log.warning(
+            "%s: %s sent more than a terminal does: session closed", self.door_label, self.name
+        )
+        self.end(self.budget.too_much(), 1)
+        return False
+
+    def keys_received(self, data: bytes) -> None:
+        """Keys for the app (counted against the budget already): the idle clock restarts."""
+        self.last_input = asyncio.get_running_loop().time()
         if self.master < 0:
             return
         if self.from_terminal is not None:

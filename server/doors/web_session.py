@@ -34,6 +34,8 @@ PRELUDE = b"__GANGLION__\n"
 #: Bytes of output that are a screen (the driver's set-up sequences before it are short): the
 #: app is running, and reads a new size as the page's.
 FIRST_SCREEN = 256
+#: Seconds between two sizes told to the app, at the least (the newest is told).
+RESIZE_PAUSE = 0.25
 #: The sizes a page may ask for, in cells.
 MIN_SIZE, MAX_WIDTH, MAX_HEIGHT = 10, 500, 200
 
@@ -50,6 +52,18 @@ def clamp_size(width: Any, height: Any) -> tuple[int, int]:
     except (TypeError, ValueError):
         return 80, 24
     return max(MIN_SIZE, min(cols, MAX_WIDTH)), max(MIN_SIZE, min(rows, MAX_HEIGHT))
+
+
+def envelope(text: str) -> tuple[str | None, Any]:
+    """A page's message as (its kind, its value): `["kind", value]`; (None, None) for what
+    is not one (not JSON, a list nested thousands deep, another shape)."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        return None, None
+    if not isinstance(message, list) or not message or not isinstance(message[0], str):
+        return None, None
+    return message[0], message[1] if len(message) > 1 else None
 
 
 class WebLink:
@@ -161,8 +175,11 @@ class WebSession(DoorSession):
         # come before the size it starts with, and lose: it is said once it has drawn).
         self.app_size: tuple[int, int] | None = None
         self.start_size = size  # the size the app starts with
+        self.resized_at = -RESIZE_PAUSE  # (the loop's time) the app was last told a size
+        self.resizing: asyncio.TimerHandle | None = None  # a size to tell it after the pause
 
     door_label = "web door"
+    touch = False  # a touch screen's page: the app says "tap" and shows buttons
     crash_line = (
         "tonk: the table stopped on an error (the host will find it in the server's log); "
         "open the page again to carry on: any seat you hold is kept"
@@ -178,7 +195,8 @@ class WebSession(DoorSession):
 
     def child_args(self) -> list[str]:
         watch = ["--watch", str(self.watch)] if self.watch is not None else []
-        return [*super().child_args(), "--web", *watch]
+        touch = ["--touch"] if self.touch else []
+        return [*super().child_args(), "--web", *watch, *touch]
 
     def child_environ(self) -> dict[str, str]:
         assert self.terminal is not None
@@ -209,28 +227,46 @@ class WebSession(DoorSession):
 
     def received(self, text: str) -> None:
         """One message from the page (textual-serve's page's JSON); anything else is
-        ignored."""
-        try:
-            envelope = json.loads(text)
-        except ValueError:
+        ignored. Every message, whatever it is, counts against the session's input budget:
+        keys by their bytes (as a terminal's), any other message by its length, so that a
+        page that sends more than a player does is closed, as a terminal would be."""
+        kind, value = envelope(text)
+        if kind == "stdin" and isinstance(value, str):
+            keys = value.encode("utf-8", "replace")
+            if self.within_budget(len(keys)) and self.player:
+                self.keys_received(packet(b"D", keys))
             return
-        if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+        if not self.within_budget(len(text)):
             return
-        kind, value = envelope[0], envelope[1] if len(envelope) > 1 else None
-        if kind == "stdin" and isinstance(value, str) and self.player:
-            self.data_received(packet(b"D", value.encode("utf-8", "replace")), None)
-        elif kind == "resize" and isinstance(value, dict):
+        if kind == "resize" and isinstance(value, dict):
             width, height = clamp_size(value.get("width"), value.get("height"))
             self.terminal_size_changed(width, height, 0, 0)
-        elif kind == "focus":
-            self._to_app({"type": kind})
+        # `focus` and `blur`: the app is told it is looked at once, as it draws (app_drew);
+        # a page's every change of focus would be a screen drawn again for nothing.
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if self.terminal is not None:
             self.terminal = TerminalInfo(self.terminal.term, width, height, self.terminal.environ)
-        if self.app_size is not None and self.app_size != (width, height):
-            self.app_size = (width, height)
-            self._to_app({"type": "resize", "width": width, "height": height})
+        if self.app_size is None or self.resizing is not None:
+            return  # said once the app has drawn, or when the pause below is over
+        loop = asyncio.get_running_loop()
+        wait = self.resized_at + RESIZE_PAUSE - loop.time()
+        if wait > 0:
+            self.resizing = loop.call_later(wait, self._resize_app)
+        else:
+            self._resize_app()
+
+    def _resize_app(self) -> None:
+        """The app is told the page's size, if it is new to it: once in RESIZE_PAUSE at most
+        (a window dragged, or a page that sends sizes in a loop, costs the app a layout a
+        pause, not one a message)."""
+        self.resizing = None
+        terminal = self.terminal
+        if terminal is None or self.app_size in (None, (terminal.width, terminal.height)):
+            return
+        self.app_size = (terminal.width, terminal.height)
+        self.resized_at = asyncio.get_running_loop().time()
+        self._to_app({"type": "resize", "width": terminal.width, "height": terminal.height})
 
     def app_drew(self) -> None:
         """The app's first screen has come: from now on it is told each size, the first
@@ -242,6 +278,12 @@ class WebSession(DoorSession):
         terminal = self.terminal
         if terminal is not None:
             self.terminal_size_changed(terminal.width, terminal.height, 0, 0)
+
+    def _over(self) -> None:
+        if self.resizing is not None:
+            self.resizing.cancel()
+            self.resizing = None
+        super()._over()
 
     def _to_app(self, meta: dict[str, Any]) -> None:
         """A meta packet for the app (not a key: the idle clock does not restart)."""

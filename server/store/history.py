@@ -15,13 +15,14 @@ from typing import TypeVar
 
 from tonk.shared.game.actions import IllegalAction
 from tonk.shared.game.hand import HandRecord
-from tonk.shared.game.history import hand_steps, hand_summary, seat_in
+from tonk.shared.game.history import Occupants, hand_steps, hand_summary
 from tonk.shared.game.settle_up import settle_up
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
 from ..commands.audit import AuditError, read_only
 from ..tables.table_core import RequestError
+from .store_schema import hand_occupants
 
 _T = TypeVar("_T")
 
@@ -95,7 +96,12 @@ def _page(
         "SELECT COUNT(*) FROM hands WHERE table_id = ? AND settlement IS NOT NULL", (table,)
     ).fetchone()
     hands = tuple(
-        hand_summary(number, json.loads(names), json.loads(record), json.loads(settlement))
+        hand_summary(
+            number,
+            hand_occupants(conn, table, number, json.loads(names)),
+            json.loads(record),
+            json.loads(settlement),
+        )
         for number, record, names, settlement in rows[:limit]
     )
     balances = dict(
@@ -118,8 +124,8 @@ def _page(
 
 async def settled_record(
     readers: asyncio.Semaphore, path: Path, table: int, number: int
-) -> tuple[HandRecord, list[str]]:
-    """Settled hand `number` of `table`: its record and its players' names by seat."""
+) -> tuple[HandRecord, Occupants]:
+    """Settled hand `number` of `table`: its record, and who held each seat at each step."""
     read = functools.partial(_record, table=table, number=number)
     async with readers:
         return await asyncio.to_thread(_reading, path, read, None)
@@ -127,7 +133,7 @@ async def settled_record(
 
 def _record(
     conn: sqlite3.Connection, reply_to: int | None, *, table: int, number: int
-) -> tuple[HandRecord, list[str]]:
+) -> tuple[HandRecord, Occupants]:
     row = conn.execute(
         "SELECT record, names, settlement FROM hands WHERE table_id = ? AND number = ?",
         (table, number),
@@ -140,9 +146,9 @@ def _record(
             f"hand {number} is still being played: it is in the history once it is over",
             "hand",
         )
-    names: list[str] = json.loads(row[1])
+    seating = hand_occupants(conn, table, number, json.loads(row[1]))
     try:
-        return HandRecord.from_dict(json.loads(row[0])), names
+        return HandRecord.from_dict(json.loads(row[0])), seating
     except (KeyError, ValueError, TypeError):
         raise _unplayable(number) from None
 
@@ -160,10 +166,12 @@ def _hand(
     name: str | None,
     start: int,
 ) -> m.HistoryHandSteps:
-    record, names = _record(conn, reply_to, table=table, number=number)
-    seat = seat_in(names, name)
+    record, seating = _record(conn, reply_to, table=table, number=number)
+    # Each step as the asker saw it live: from their seat while they held it (a seat that
+    # changed hands during the hand was theirs for some steps only), as a spectator else.
+    seat = seating.seat_of(name)
     try:
-        steps = hand_steps(record, seat)
+        steps = hand_steps(record, seat, lambda step: seating.seat_at(name, step))
     except (IllegalAction, KeyError, ValueError, TypeError):
         raise _unplayable(number) from None
     if start >= len(steps):
@@ -174,10 +182,11 @@ def _hand(
         table,
         number,
         seat,
-        tuple(names),
+        seating.final,
         record.rules,
         tuple(steps[start : start + p.HISTORY_STEPS]),
         start,
         len(steps),
+        tuple((seat, step, name) for seat, step, name in seating.to_wire()),
         reply_to,
     )

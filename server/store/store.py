@@ -53,6 +53,7 @@ from .store_ops import put_door_seat as put_door_seat
 from .store_ops import put_rematch as put_rematch
 from .store_ops import put_seat as put_seat
 from .store_ops import put_setting as put_setting
+from .store_ops import seat_changed as seat_changed
 from .store_ops import set_away as set_away
 from .store_ops import set_token as set_token
 from .store_ops import settle_hand as settle_hand
@@ -63,6 +64,7 @@ from .store_schema import SavedHand as SavedHand
 from .store_schema import SavedName as SavedName
 from .store_schema import SavedSeat as SavedSeat
 from .store_schema import SavedTable as SavedTable
+from .store_schema import hand_occupants as hand_occupants
 from .store_schema import load_tables as load_tables
 from .store_schema import upgrade as upgrade
 

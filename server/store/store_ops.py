@@ -151,6 +151,16 @@ def insert_action(table_id: int, hand: int, index: int, action: dict[str, Any]) 
     )
 
 
+def seat_changed(table_id: int, hand: int, step: int, seat: int, name: str) -> Op:
+    """Seat `seat` of hand `hand`, in play, changed hands: `name` holds it from step `step`
+    on (its action and after). Of two changes before the same step, the later stands."""
+    return (
+        "INSERT OR REPLACE INTO occupants (table_id, hand, step, seat, name)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (table_id, hand, step, seat, name),
+    )
+
+
 def settle_hand(
     table_id: int,
     number: int,

@@ -10,6 +10,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from tonk.shared.game.history import Occupants
 from tonk.shared.game.settlement import Settlement
 
 from .store_ops import count_hand
@@ -119,6 +120,24 @@ CREATE INDEX IF NOT EXISTS night_totals_by_night ON night_totals (night);
 """
 SCHEMA += NIGHT_TOTALS_SCHEMA
 
+#: The seats of a hand that changed hands during it (the creator gave an absent player's seat
+#: to a bot, a person took a bot's): from step `step` of hand `hand` on (that step's action and
+#: after), `seat` was held by `name`. The hand's `names` are those who held the seats at its
+#: deal; a hand with no row here kept its seats from deal to end. (Added for issue 30: a
+#: database made before has the table made empty when a server opens it, and its readers
+#: read a database without it as one with no seat changed.)
+OCCUPANTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS occupants (
+    table_id INTEGER NOT NULL,
+    hand INTEGER NOT NULL,
+    step INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (table_id, hand, step, seat)
+);
+"""
+SCHEMA += OCCUPANTS_SCHEMA
+
 #: The setting that says every settled hand of the database is counted in `night_totals`
 #: (a database made before the standings across nights has its hands counted once, here).
 COUNTED = "night_totals"
@@ -138,6 +157,31 @@ def upgrade(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE ssh_names ADD COLUMN token_hash TEXT")
     if conn.execute("SELECT 1 FROM settings WHERE name = ?", (COUNTED,)).fetchone() is None:
         count_every_hand(conn)
+
+
+def hand_occupants(
+    conn: sqlite3.Connection, table_id: int, number: int, dealt: list[str]
+) -> Occupants:
+    """Who held each seat of hand `number` of `table_id` at each step: `dealt`, its stored
+    `names`, and the seats that changed hands during it (none in a database made before the
+    `occupants` table, opened read-only)."""
+    if not has_occupants(conn):
+        return Occupants(tuple(dealt))
+    changes = conn.execute(
+        "SELECT step, seat, name FROM occupants WHERE table_id = ? AND hand = ?"
+        " ORDER BY step, seat",
+        (table_id, number),
+    ).fetchall()
+    return Occupants(tuple(dealt), tuple((step, seat, name) for step, seat, name in changes))
+
+
+def has_occupants(conn: sqlite3.Connection) -> bool:
+    """Whether the database has the `occupants` table (one made before it, opened read-only
+    by `tonk-server audit`, has not)."""
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'occupants'"
+    ).fetchone()
+    return row is not None
 
 
 def count_every_hand(conn: sqlite3.Connection) -> None:

@@ -44,6 +44,7 @@ from ..connection import Connection
 from ..store import store as st
 from .table_away import TableAway
 from .table_core import (
+    BOT,
     CLOSED,
     FINISHED,
     HUMAN,
@@ -217,6 +218,7 @@ class Table:
             creator=seats.creator,
             dealer=session.dealer,
             paused=self.store.paused,
+            open_bot_seats=config.open_bot_seats,
             players=tuple(
                 PlayerSummary(
                     seat=number,
@@ -228,6 +230,7 @@ class Table:
                     balance=balances.get(seat.name, 0) if seat.name else 0,
                     played_for_in=seats.played_for_in(seat),
                     votes=tuple(sorted(seat.votes)),
+                    holds_for=seat.holds_for if seat.kind == BOT else None,
                 )
                 for number, seat in enumerate(seats)
             ),
@@ -309,6 +312,13 @@ class Table:
 
     async def play_for_now(self, conn: Connection, absent: int) -> None:
         await self.away.play_for_now(conn, absent)
+
+    def bot_seats_open_to(self, name: str) -> bool:
+        """May `name` take a bot's seat here: the table's bots' seats are open to anybody
+        (its creator's choice), or `name` has played at it (a balance here)?"""
+        if self.config.open_bot_seats:
+            return True
+        return name.casefold() in {n.casefold() for n in self.play.session.ledger.balances}
 
     async def take_bot_seat(self, conn: Connection, number: int) -> None:
         await self.away.take_bot_seat(conn, number)

@@ -39,6 +39,8 @@ class AwayFrame(LockedFrame, Protocol):
 
     def broadcast_table(self, answer: Connection | None = None) -> None: ...
 
+    def bot_seats_open_to(self, name: str) -> bool: ...
+
 
 class AwaySeats(SeatRow, Protocol):
     """What the away part asks of the seats besides reading them: a seat replaced by
@@ -61,7 +63,7 @@ class AwaySeats(SeatRow, Protocol):
 
     async def set_away(self, number: int, away: bool) -> None: ...
 
-    def watched_by(self, conn: Connection) -> None: ...
+    def watched_by(self, conn: Connection, answer: bool = False) -> None: ...
 
 
 class AwayPlay(Protocol):
@@ -70,6 +72,8 @@ class AwayPlay(Protocol):
 
     @property
     def hand(self) -> Hand | None: ...
+
+    def changed_hands(self, number: int, name: str) -> list[st.Op]: ...
 
     def seat_taken(self, number: int, name: str) -> None: ...
 
@@ -153,6 +157,12 @@ class TableAway:
             number = self._seat_number(number)
             if seats[number].kind != BOT:
                 raise RequestError(p.BAD_BOT, f"seat {number} is not a bot's")
+            assert conn.name is not None
+            if not table.bot_seats_open_to(conn.name):
+                raise RequestError(
+                    p.BAD_BOT,
+                    "this table's creator keeps its bots' seats for who has played at it",
+                )
             claimant = self.claims.get(number)
             if claimant is not None and claimant is not conn:
                 raise RequestError(p.SEAT_TAKEN, f"someone has asked for seat {number} already")
@@ -167,10 +177,11 @@ class TableAway:
                 await self._take_seat(number, conn)
                 return
             self.claims[number] = conn
-            if conn not in seats.spectators:
-                seats.watched_by(conn)
             log.info("table %d: %s takes seat %d once the hand ends", table.id, conn.name, number)
-            table.broadcast_table(answer=conn)
+            if conn not in seats.spectators:
+                seats.watched_by(conn, answer=True)
+            else:
+                table.broadcast_table(answer=conn)
 
     async def seat_claims(self) -> None:
         """Between hands: the bots' seats asked for during the hand are taken."""
@@ -201,7 +212,8 @@ class TableAway:
             stake=old.stake,
             conn=conn,
         )
-        await self._store.write([st.put_seat(table.id, new.saved(number))])
+        ops = [st.put_seat(table.id, new.saved(number)), *play.changed_hands(number, conn.name)]
+        await self._store.write(ops)
         seats[number] = new
         play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
@@ -211,7 +223,11 @@ class TableAway:
         log.info("table %d: %s takes %s's seat %d", table.id, conn.name, old.name, number)
         table.broadcast_table()
         play.send_ledger(conn)
-        play.send_hand(conn, number)
+        if not self._between_hands():
+            play.send_hand(conn, number)
+        # (A hand over is not sent again: its seat was the bot's, and its cards were the bot's
+        # to see, a hand the rules keep hidden among them. One who watched it has it as a
+        # spectator saw it; the next deal comes to the seat.)
         table.kick()
 
     async def seat_to_bot(self, conn: Connection, number: int) -> None:
@@ -239,8 +255,15 @@ class TableAway:
                     "seat",
                 )
             strategy = table.server.config.autoplay_strategy
-            new = Seat(name=bot_name(seats.names()), kind=BOT, strategy=strategy, stake=seat.stake)
-            await self._store.write([st.put_seat(table.id, new.saved(number))])
+            name = bot_name(seats.names())
+            new = Seat(
+                name=name, kind=BOT, strategy=strategy, stake=seat.stake, holds_for=seat.name
+            )
+            ops = [
+                st.put_seat(table.id, new.saved(number)),
+                *self._play.changed_hands(number, name),
+            ]
+            await self._store.write(ops)
             seats[number] = new
             if seat.token_hash is not None and seat.name is not None:
                 seats.given_to_bots[seat.token_hash] = seat.name

@@ -122,6 +122,8 @@ class TableConfig:
     hands: int | None = None
     minutes: float | None = None
     bot_pause: float = 0.8
+    # May anybody take a bot's seat (take_bot_seat), or only who has played at the table?
+    open_bot_seats: bool = True
     seed: int | None = None
     deck: str | None = None
     dealer: int | None = None
@@ -136,6 +138,7 @@ class TableConfig:
             "hands": self.hands,
             "minutes": self.minutes,
             "bot_pause": self.bot_pause,
+            "open_bot_seats": self.open_bot_seats,
             "seed": self.seed,
             "deck": self.deck,
             "dealer": self.dealer,
@@ -169,6 +172,9 @@ class Seat(SeatRecord):
     votes: set[int] = field(default_factory=set)
     # What the table did for the seat since its player went (told them when they are back).
     tally: AwayTally | None = None
+    # A bot's seat given it during the session: the name of the player it was taken from (in
+    # memory: the table map says whose seat it is, so that they take their own back).
+    holds_for: str | None = None
 
     @property
     def status(self) -> SeatStatus:

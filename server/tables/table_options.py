@@ -76,6 +76,11 @@ def table_config(config: ServerConfig, message: CreateTable) -> TableConfig:
         hands=given(message.hands),
         minutes=given(message.minutes) or None,
         bot_pause=config.bot_pause if message.bot_pause is None else message.bot_pause,
+        # A table made to be joined (its creator does not sit) takes strangers into its bots'
+        # seats; one whose creator plays keeps them for who has played at it, unless told.
+        open_bot_seats=message.sit is False
+        if message.open_bot_seats is None
+        else message.open_bot_seats,
         seed=message.seed,
         deck=deck,
         dealer=dealer,

@@ -208,6 +208,16 @@ class TablePlay:
         if hand is not None and not hand.ended and hand.turn == number:
             self.turn_started = self._table.now
 
+    def changed_hands(self, number: int, name: str) -> list[st.Op]:
+        """Seat `number` goes to `name` (a bot, or a person): during a hand not yet settled,
+        the write that says the hand's seat is `name`'s from its next step on (the history,
+        the audit, the replay and the coach read each step's occupant from it)."""
+        hand = self.hand
+        if hand is None or self.hand_settled:
+            return []
+        step = len(hand.actions) + 1
+        return [st.seat_changed(self._table.id, self.session.hand_number, step, number, name)]
+
     def seat_taken(self, number: int, name: str) -> None:
         """A person, `name`, takes seat `number` from its bot: the bot goes, and the person
         joins the ledger if the session is on."""

@@ -88,7 +88,9 @@ class TableRematch:
 
     def session_end(self, reason: SessionEndReason) -> SessionEnd:
         """The final standings with their settling up, across the chain of rematches too, and
-        how long a rematch offer waits."""
+        how long a rematch offer waits (`reason`, why the session ended, is kept: one who
+        comes to the table later is told the same)."""
+        self.reason = reason
         table = self._table
         ledger = table.ledger
         balances = dict(ledger.balances)
@@ -194,11 +196,12 @@ class TableRematch:
         )
 
     def returned(self, conn: Connection) -> None:
-        """A seat was taken back by `conn`, sent everything else already: what comes after
-        the session, if it is over."""
-        if self._table.state == FINISHED and self.offer is not None:
+        """A seat was taken back by `conn`, or `conn` watches, sent everything else already:
+        what comes after the session, if it is over (the offer, if one was made)."""
+        if self._table.state == FINISHED:
             conn.send(self.session_end(self.reason))
-            conn.send(self.status())
+            if self.offer is not None:
+                conn.send(self.status())
 
     async def left(self, number: int | None, leaving: bool) -> None:
         """The player of seat `number` (None: not a player) left the table (`leaving`) or

@@ -70,6 +70,9 @@ class SeatsFrame(LockedFrame, Protocol):
     back."""
 
     @property
+    def name(self) -> str: ...
+
+    @property
     def config(self) -> TableConfig: ...
 
     @property
@@ -185,6 +188,8 @@ class TableSeats:
         if disconnected_at is None or seat.conn is not None or seat.kind != HUMAN or seat.away:
             return None
         table = self._table
+        if table.state == FINISHED:
+            return None  # nothing is played for anybody once the session is over
         return round(max(0.0, disconnected_at + table.server.config.grace - table.now), 1)
 
     def hand_ended(self, number: int, winner: str | None) -> None:
@@ -201,7 +206,13 @@ class TableSeats:
         tally = self._seats[number].tally
         if tally is not None:
             turn = sum(1 for event in events[:start] if event.kind == "turn")
-            tally.played(hand_number, turn, range(start, len(events)))
+            # The seat's own moves: not the next seat's `turn`, nor the hand's end they led to.
+            moves = [
+                index
+                for index in range(start, len(events))
+                if events[index].seat == number and events[index].kind != "turn"
+            ]
+            tally.played(hand_number, turn, moves)
 
     def shift(self, lost: float) -> None:
         """`lost` seconds not charged to the players who lost the link."""
@@ -326,10 +337,11 @@ class TableSeats:
                 if given is not None:
                     raise RequestError(
                         p.BAD_TOKEN,
-                        f"{given}'s seat was given to a bot while you were away; watch the "
-                        "table, or take a bot's seat between hands",
+                        f"{given}'s seat at {table.name} was given to a bot while you were "
+                        "away: watch the table, or take your seat back from the bot (at once "
+                        "between hands, else as the hand in play ends)",
                     )
-                raise RequestError(p.BAD_TOKEN, "that is not the token of a seat at this table")
+                raise RequestError(p.BAD_TOKEN, "you hold no seat at this table to take back")
             if conn.table is table and conn.seat is not None and conn.seat != number:
                 raise RequestError(p.ALREADY_AT_TABLE, "you hold another seat at this table")
             seat = self._seats[number]
@@ -338,7 +350,8 @@ class TableSeats:
                 table.server.seating.clear(old)
                 old.error(
                     p.SEAT_RESUMED_ELSEWHERE,
-                    "your seat was taken back with its token from another connection",
+                    "your seat was taken back from another connection (the same player, "
+                    "started again or on another computer)",
                 )
                 table.server.lobby.arrived(old)
             seat.conn = conn
@@ -359,7 +372,8 @@ class TableSeats:
     def door_token(self, name: str) -> str | None:
         """A new token for the human seat `name` holds here, or None. The SSH door's players
         prove who they are with their key, not with a token kept in a file: the door asks
-        for a token when such a player comes back; the seat's old token stops working."""
+        for a token when such a player comes back; the seat's old token stops working. For
+        a player whose seat was given to a bot, a token that, used, tells them so."""
         table = self._table
         if not table.returnable():
             return None
@@ -372,28 +386,40 @@ class TableSeats:
                 )
                 written.add_done_callback(_log_failed_write)
                 return token
+        if table.state == PLAYING and name in self.given_to_bots.values():
+            # Their seat went to a bot: a token that tells them so, as the token they held
+            # tells a player who comes back by it (`resume`: bad_token, saying why).
+            token = secrets.token_urlsafe(18)
+            self.given_to_bots[st.hash_token(token)] = name
+            return token
         return None
 
-    def watched_by(self, conn: Connection) -> None:
-        """`conn` watches the table from now on: sent what a spectator sees of it so far."""
+    def watched_by(self, conn: Connection, answer: bool = False) -> None:
+        """`conn` watches the table from now on: sent what a spectator sees of it so far, in
+        the order `watch` sends it (`watching`, the `table` everybody gets, `ledger`, the
+        hand in play); `answer`: the `table` answers conn's request."""
         table = self._table
         self.spectators.add(conn)
         table.server.seating.put(conn, table, None)
         conn.send(Watching(table.id))
+        table.broadcast_table(answer=conn if answer else None)
         table.send_ledger(conn)
         table.send_hand(conn, None)
 
     async def watch(self, conn: Connection) -> None:
         table = self._table
         async with table.lock:
-            if table.state not in (WAITING, PLAYING):
+            if table.state not in (WAITING, PLAYING, FINISHED):
                 raise RequestError(p.NO_SUCH_TABLE, "that table's session is over")
+            # (A finished table is here while somebody is still at it, as the lobby lists it:
+            # watched, it shows its last hand, its standings and the rematch offer.)
             self.spectators.add(conn)
             table.server.seating.put(conn, table, None)
             conn.reply(Watching(table.id))
             table.broadcast_table()
             table.send_ledger(conn)
             table.send_hand(conn, None)
+            table.returned(conn)
             table.kick()
 
     async def detach(self, conn: Connection, *, leaving: bool) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..game.actions import Action, DrawStock, Drop, Event, TakeDiscard
+from ..game.actions import Action, DrawStock, Drop, Event, LaySpread, TakeDiscard
 from ..game.hand import HandRecord
 from ..game.view import Phase, SeatView
 from ..stats import Mean
@@ -40,6 +40,8 @@ def advise(
     expert = ExpertBot(rng)
     expert.observe(events)
     best = expert.choose(view)
+    if played is not None and _same_move(played, best):
+        played = best  # (the same spread, its cards given in another order: one choice)
     options = [best]
     if played is not None and played != best:
         options.append(played)
@@ -54,12 +56,19 @@ def advise(
             if allowed and action not in options:
                 options.append(action)
     means = [Mean() for _ in options]
-    gain = Mean()
-    for nets in expert.outcomes(view, options, deals):
+    outcomes = list(expert.outcomes(view, options, deals))
+    for nets in outcomes:
         for mean, net in zip(means, nets, strict=True):
             mean.add(net)
-        if played is not None:
-            gain.add(nets[0] - nets[options.index(played)])
+    # The choice recommended is the one these deals rate best (the expert's own, unless
+    # another did better on them): never one its own figures put below another.
+    top = max(range(len(options)), key=lambda i: (means[i].mean or 0.0, -i))
+    best = options[top]
+    gain = Mean()
+    if played is not None:
+        mine = options.index(played)
+        for nets in outcomes:
+            gain.add(nets[top] - nets[mine])
     interval = gain.ci95() or (0.0, 0.0)
     return Advice(
         best,
@@ -67,12 +76,20 @@ def advise(
         gain.mean or 0.0,
         interval[0],
         interval[1],
-        means[0].n,
-        tuple(
-            Weighed(action, mean.mean or 0.0) for action, mean in zip(options, means, strict=True)
+        means[top].n,
+        tuple(  # the one recommended first, then the rest as weighed (`played` next)
+            Weighed(options[i], means[i].mean or 0.0)
+            for i in sorted(range(len(options)), key=lambda i: i != top)
         ),
         view.stakes[view.turn] * view.multiplier,
     )
+
+
+def _same_move(one: Action, other: Action) -> bool:
+    """Whether two actions are one move: equal, or the same cards spread in any order."""
+    if isinstance(one, LaySpread) and isinstance(other, LaySpread):
+        return one.seat == other.seat and sorted(one.cards) == sorted(other.cards)
+    return one == other
 
 
 def advise_record(record: HandRecord, seat: int, at: int | None, rng: random.Random) -> Advice:

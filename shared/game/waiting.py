@@ -8,7 +8,7 @@ it; neither decides these rules itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .words import amount_text, plural
@@ -65,7 +65,7 @@ class AwayTally:
     hand: int = 0
     played_for: list[int] = field(default_factory=list)
 
-    def played(self, hand: int, turn: int, events: range) -> None:
+    def played(self, hand: int, turn: int, events: Iterable[int]) -> None:
         """A move made for the seat in hand `hand`, turn `turn` of it (turns counted from its
         start), whose events are those numbered `events`."""
         if self.last_turn != (hand, turn):

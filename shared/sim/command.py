@@ -376,7 +376,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             console.print(f"{args.hands * len(results):,} hands in {seconds:.2f} s")
         if args.plot and args.hands > 0:
             width = max(40, min(console.width, 120))
-            print(pictures(labels, results, width, sys.stdout.isatty()))
+            colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+            print(pictures(labels, results, width, colour))
     return 0
 
 

@@ -10,6 +10,16 @@ from ..game.actions import Action, action_from_dict, action_to_dict
 from ..records import record
 
 
+def action_to_wire(action: Action) -> dict[str, Any]:
+    """An action as the coach sends it: as a hand's record writes it, but a spread's cards
+    one string, as every list of cards on the wire (PROTOCOL.md, "Card text")."""
+    data = action_to_dict(action)
+    cards = data.get("cards")
+    if isinstance(cards, list):
+        data["cards"] = " ".join(cards)
+    return data
+
+
 @record
 class Weighed:
     """One choice the coach weighed: what the seat nets by it on average over the deals."""
@@ -18,7 +28,7 @@ class Weighed:
     mean: float
 
     def to_wire(self) -> dict[str, Any]:
-        return {"action": action_to_dict(self.action), "mean": self.mean}
+        return {"action": action_to_wire(self.action), "mean": self.mean}
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Weighed:
@@ -56,8 +66,8 @@ class Advice:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "best": action_to_dict(self.best),
-            "played": None if self.played is None else action_to_dict(self.played),
+            "best": action_to_wire(self.best),
+            "played": None if self.played is None else action_to_wire(self.played),
             "gain": self.gain,
             "low": self.low,
             "high": self.high,

@@ -52,6 +52,7 @@ class CreateTable(ClientMessage):
     seed: int | None = field(p.integer(0, 2**63 - 1, code=p.BAD_TABLE), default=None)
     deck: str | None = field(p.string(p.MAX_DECK_LEN, code=p.BAD_TABLE), default=None)
     dealer: int | None = field(p.integer(0, 4, code=p.BAD_TABLE), default=None)
+    open_bot_seats: bool | None = field(p.BOOL, default=None)
 
 
 @_message(p.SIT)

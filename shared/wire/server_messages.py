@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from ..game.actions import Event
-from ..game.history import HandSummary, HistoryStep
+from ..game.history import HandSummary, HistoryStep, Occupants
 from ..game.rules import HouseRules
 from ..game.settlement import Settlement
 from ..game.standings import Standing, UnitNet
@@ -56,6 +56,8 @@ class PlayerSummary(WireValue):
     # given up); the players who voted to play for it now. Sent only when there are some.
     played_for_in: float | None = None
     votes: tuple[int, ...] = field(default=(), omit=True, codec=TUPLE)
+    # A bot's seat given it during the session: the player whose seat it was (sent only then).
+    holds_for: str | None = None
 
 
 _NO_CHANGES: Mapping[str, RuleValue] = MappingProxyType({})
@@ -92,6 +94,8 @@ class TableSummary(WireValue):
     changes: Mapping[str, RuleValue] = field(
         default=_NO_CHANGES, required=True, codec=Codec(dict, None)
     )
+    #: May anybody take a bot's seat here (take_bot_seat), or only who has played at it?
+    open_bot_seats: bool = field(default=True)
 
 
 _SUMMARY = Codec(TableSummary.to_wire, TableSummary.from_wire)
@@ -352,8 +356,10 @@ class HistoryPage(ServerMessage):
 @_message(p.HISTORY_HAND)
 class HistoryHandSteps(ServerMessage):
     """One settled hand's steps from the `start`-th (of `total`): the deal, then each action,
-    as `seat` saw them (None: as a spectator did); `names` in seat order, and the table's
-    `rules`, which each step's view leaves out."""
+    as `seat` saw them (None: as a spectator did; a step of a seat that changed hands, seen
+    from the seat only while the asker held it); `names` in seat order as the hand ended, the
+    table's `rules`, which each step's view leaves out, and every occupant of a seat that
+    changed hands during it (`Occupants.to_wire`'s rows)."""
 
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
@@ -364,7 +370,13 @@ class HistoryHandSteps(ServerMessage):
     steps: tuple[HistoryStep, ...] = field(p.LIST, codec=tuple_of(Codec(HistoryStep.to_wire, None)))
     start: int = field(p.integer(0, p.MAX_ID), key="from")
     total: int = field(p.integer(1, p.MAX_ID))
+    occupants: tuple[tuple[int, int, str], ...] = field(p.LIST, default=(), codec=rows(3))
     reply_to: int | None = field(p.ID_RANGE, default=None)
+
+    @property
+    def seating(self) -> Occupants:
+        """Who held each seat at each step."""
+        return Occupants.from_wire(self.names, self.occupants)
 
     @classmethod
     def from_wire(cls, data: Wire) -> HistoryHandSteps:
@@ -380,6 +392,7 @@ class HistoryHandSteps(ServerMessage):
             tuple(HistoryStep.from_wire(step, rules) for step in data["steps"]),
             data["from"],
             data["total"],
+            tuple((seat, step, name) for seat, step, name in data.get("occupants", ())),
             data.get("reply_to"),
         )
 
