@@ -233,6 +233,11 @@ class Stats:
         self.errors[code] = self.errors.get(code, 0) + 1
 
 
+#: The request id of every `deal_value` a BotClient sends (its other requests carry none): an
+#: error answering it is a value that came too late, which PROTOCOL.md says is no fault.
+VALUE_ID = 1
+
+
 class BotClient(asyncio.Protocol):
     """One seat played by an `easy` bot, over a real TCP connection.
 
@@ -340,6 +345,8 @@ class BotClient(asyncio.Protocol):
         if kind == p.UPDATE:
             self.updated(message)
         elif kind == p.ERROR:
+            if message.get("reply_to") == VALUE_ID and message["code"] == p.NO_HAND:
+                return  # a value that came after its deal (it waited for no one): no fault
             self.stats.error(message["code"])
             for i, (_, future) in enumerate(self.waiters):
                 if not future.done():
@@ -354,6 +361,13 @@ class BotClient(asyncio.Protocol):
             self.token, self.table = message["token"], message["table"]
         elif kind == p.HAND_END and self.track_hands:
             self.stats.hands += 1
+        elif kind == p.DEAL_COMMIT and message["wait"] > 0:
+            # A value for the deal, as tonk-client gives one (PROTOCOL.md, "A deal anyone can
+            # check"): the server deals as soon as every player here has given theirs.
+            value = os.urandom(32).hex()  # (not self.rng: the bots play as before)
+            table, hand = message["table"], message["hand"]
+            given = {"type": p.DEAL_VALUE, "table": table, "hand": hand, "value": value}
+            self.send({**given, "id": VALUE_ID})
         elif kind == p.PING:
             self.send({"type": p.PONG, **({"n": message["n"]} if "n" in message else {})})
         for i, (wanted, future) in enumerate(self.waiters):

@@ -401,7 +401,14 @@ class TonkApp(KeyedApp):
             table=None if self.table_state is None else int(self.table_state.table_id),
             seat=ended.seat,
             spreads=ended.spreads,
+            deck_line=ended.deck_line,
+            deck_ok=ended.deck_ok,
         )
+        if not ended.deck_ok:
+            # Loud, wherever the player is: the host's server changed a deck it committed to.
+            self.notify(
+                ended.deck_line, title="The deck did not check", severity="error", timeout=120
+            )
         over = any(isinstance(screen, StandingsScreen) for screen in self.screen_stack)
         if self.current_mode == "table" and not over:
             # (Once the session is over its standings hold the last hand's result: no window

@@ -119,6 +119,10 @@ class ServerConfig:
     grace: float = 120.0  # seconds a disconnected player keeps their seat before autoplay
     bot_pause: float = 0.8  # default seconds a bot thinks before each action
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
+    # Seconds, from a hand's end (or the session's start), the next deal waits at most for
+    # the values of the players here (PROTOCOL.md, "A deal anyone can check"): alongside
+    # next_hand_delay, not after it; the deal goes as soon as every player here gave one.
+    deal_wait: float = 1.5
     autoplay_strategy: str = "easy"  # the bot that plays for an absent player
     ledger_hands: int = p.LEDGER_HANDS  # each table's newest settled hands kept in memory
     lobby_interval: float = 0.25  # seconds between two `lobby` messages to a connection

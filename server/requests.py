@@ -205,6 +205,10 @@ class Requests:
     async def _chat(self, conn: Connection, message: m.Chat) -> None:
         await self._at_table(conn).chat(conn, message.text)
 
+    @handles(m.DealValue)
+    async def _deal_value(self, conn: Connection, message: m.DealValue) -> None:
+        self._at(conn, message.table).deal_value(conn, message)
+
     @handles(m.Back)
     async def _back(self, conn: Connection, message: m.Back) -> None:
         await self._at_table(conn).back(conn)

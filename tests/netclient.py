@@ -46,6 +46,9 @@ def test_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
         grace=120.0,
         bot_pause=0.0,
         next_hand_delay=0.0,
+        # (no wait for the players' values before a deal: these clients send none; a test of
+        # the deal anyone can check sets one)
+        deal_wait=0.0,
         watched_pace=0.0,
     )
     for key, value in overrides.items():

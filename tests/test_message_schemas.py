@@ -122,6 +122,11 @@ CLIENT: dict[str, list[Row]] = {
         ("hand", "int", True, False, 0, 0, 1, 2147483647, "no_such_hand"),
         ("step", "int", False, False, 0, 0, 0, 2147483647, "bad_value"),
     ],
+    "deal_value": [
+        ("table", "int", True, False, 0, 0, 1, 2147483647, "no_such_table"),
+        ("hand", "int", True, False, 0, 0, 1, 2147483647, "no_hand"),
+        ("value", "str", True, False, 64, 64, -INF, INF, "bad_value"),
+    ],
 }
 SERVER: dict[str, list[Row]] = {
     "welcome": [
@@ -279,6 +284,19 @@ SERVER: dict[str, list[Row]] = {
         ("step", "int", True, True, 0, 0, 0, 2147483647, "bad_value"),
         ("advice", "map", True, False, 0, 0, -INF, INF, "bad_value"),
         ("reply_to", "int", False, False, 0, 0, 0, 2147483647, "bad_value"),
+    ],
+    "deal_commit": [
+        ("table", "int", True, False, 0, 0, 1, 2147483647, "no_such_table"),
+        ("hand", "int", True, False, 0, 0, 1, 2147483647, "bad_value"),
+        ("commitment", "str", True, True, 64, 0, -INF, INF, "bad_value"),
+        ("wait", "number", True, False, 0, 0, 0, 60, "bad_value"),
+        ("dev", "bool", True, False, 0, 0, -INF, INF, "bad_value"),
+    ],
+    "deal_reveal": [
+        ("table", "int", True, False, 0, 0, 1, 2147483647, "no_such_table"),
+        ("hand", "int", True, False, 0, 0, 1, 2147483647, "bad_value"),
+        ("secret", "str", True, False, 64, 0, -INF, INF, "bad_value"),
+        ("values", "list", True, False, 0, 0, -INF, INF, "bad_value"),
     ],
 }
 

@@ -364,9 +364,17 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         await to(dave, {"type": p.ADD_BOT}, p.TABLE)
         started = await to(dave, {"type": p.START}, p.TABLE)
         assert started["table"]["state"] == "playing" and started["table"]["seats"] == 2
+        # The deal anyone can check: the commitment comes before the cut and the deal; this
+        # server does not wait for values (deal_wait 0), so Dave's comes too late.
+        commit = await dave.expect(p.DEAL_COMMIT)
+        assert (commit["hand"], commit["dev"], len(commit["commitment"])) == (1, False, 64)
         cut = await dave.expect(p.CUT)
         assert cut["dealer"] in (0, 1) and all(len(r) == 2 for r in cut["rounds"])
         await dave.expect(p.UPDATE)
+        sent.add(p.DEAL_VALUE)
+        value = {"type": p.DEAL_VALUE, "table": bots, "hand": 1, "value": "ab" * 32}
+        late = await ask(dave, value)
+        assert (late["type"], late["code"], late["detail"]) == (p.ERROR, p.NO_HAND, "hand")
         # Waiting for a friend: Erin takes the bot's seat as the hand ends (asked during it,
         # the answer is the table, and `seated` follows); Dave's lost seat is played for now,
         # and Dave back is told what happened meanwhile.
@@ -377,6 +385,8 @@ async def test_every_message_type_both_ways_with_the_answer_the_document_gives(t
         assert any(m["type"] == p.WATCHING for m in erin.received)  # she watches meanwhile
         dave_token = dave.token
         await dave.play_until(lambda m: m["type"] == p.HAND_END, timeout=60)
+        reveal = next(m for m in dave.received if m["type"] == p.DEAL_REVEAL)
+        assert reveal["hand"] == 1 and reveal["values"] == []
         took = await erin.expect(p.SEATED)
         assert took["seat"] == 1 and "reply_to" not in took
         await erin.expect(p.UPDATE, lambda m: m["hand"] == 2)
@@ -934,6 +944,7 @@ VALID: dict[str, dict[str, Any]] = {
     p.SEAT_TO_BOT: {"seat": 0},
     p.STANDINGS: {},
     p.COACH: {"table": 1, "hand": 1},
+    p.DEAL_VALUE: {"table": 1, "hand": 1, "value": "ab" * 32},
 }
 
 

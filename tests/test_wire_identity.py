@@ -418,6 +418,21 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
     ),
     ({"type": p.LOBBY, "tables": [], "removed": [3, 4]}, m.LobbyChanges((), (3, 4))),
     (
+        {"type": p.DEAL_COMMIT, "table": 2, "hand": 1, "commitment": "ab" * 32, "wait": 1.5}
+        | {"dev": False},
+        m.DealCommit(2, 1, "ab" * 32, 1.5, False),
+    ),
+    (
+        {"type": p.DEAL_COMMIT, "table": 2, "hand": 4, "commitment": None, "wait": 0.0}
+        | {"dev": True},
+        m.DealCommit(2, 4, None, 0.0, True),
+    ),
+    (
+        {"type": p.DEAL_REVEAL, "table": 2, "hand": 1, "secret": "cd" * 32}
+        | {"values": [[0, "01" * 32], [2, "02" * 32]]},
+        m.DealReveal(2, 1, "cd" * 32, ((0, "01" * 32), (2, "02" * 32))),
+    ),
+    (
         {
             "type": p.AWAY_SUMMARY,
             "table": 1,
@@ -626,6 +641,10 @@ CLIENT_CASES: list[tuple[dict[str, Any], m.ClientMessage]] = [
     ({"type": p.STANDINGS}, m.StandingsRequest()),
     ({"type": p.STANDINGS, "period": "month", "id": 8}, m.StandingsRequest("month", id=8)),
     ({"type": p.COACH, "table": 3, "hand": 2}, m.CoachRequest(3, 2)),
+    (
+        {"type": p.DEAL_VALUE, "table": 3, "hand": 2, "value": "ef" * 32},
+        m.DealValue(3, 2, "ef" * 32),
+    ),
     ({"type": p.COACH, "table": 3, "hand": 2, "step": 0, "id": 5}, m.CoachRequest(3, 2, 0, id=5)),
 ]
 

@@ -52,6 +52,8 @@ class EndOfHandModal(ModalScreen[None]):
         table: int | None = None,
         seat: int | None = None,
         spreads: Sequence[Spread] = (),
+        deck_line: str = "",
+        deck_ok: bool = True,
     ) -> None:
         super().__init__()
         self.table = table  # the table's id, for `l` (its history)
@@ -64,6 +66,9 @@ class EndOfHandModal(ModalScreen[None]):
         self.card_style = style
         self.balances = list(balances)
         self.narrow = False  # drawn for a narrow terminal (see compose)
+        # The check of the hand's deal (PROTOCOL.md, "A deal anyone can check"): one line.
+        self.deck_line = deck_line
+        self.deck_ok = deck_ok
 
     def _grid(self, headings: Sequence[str]) -> Table:
         """The table of hands, or (narrow) one row of it: every row's columns as wide as the
@@ -143,6 +148,9 @@ class EndOfHandModal(ModalScreen[None]):
                     laid.append_text(spread_line(number, spread, self.names, self.card_style))
                 yield Static(laid, id="laid")
             yield Static(Text(payments), id="payments")
+            if self.deck_line:
+                style = "dim" if self.deck_ok else "bold red"
+                yield Static(Text(self.deck_line, style=style), id="deck-check")
             keys = "enter: back to the table (closes by itself at the next deal)  l: history"
             if getattr(self.app, "touch", False):  # (a touch screen's: see taps.by_touch)
                 keys = "Tap: back to the table (closes by itself at the next deal)"

@@ -52,6 +52,8 @@ from .tableseen import TableSeen
 #: The server's messages about one table, which the model reads only while it is at it.
 TableNews = (
     m.LedgerMessage
+    | m.DealCommit
+    | m.DealReveal
     | m.Cut
     | m.Update
     | m.HandEnd
@@ -344,6 +346,10 @@ class ClientModel:
                 self._on_left(message)
             case m.LedgerMessage():
                 self._on_ledger(message)
+            case m.DealCommit():
+                self._on_deal_commit(message)
+            case m.DealReveal():
+                self._on_deal_reveal(message)
             case m.Cut():
                 self._on_cut(message)
             case m.HandEnd():
@@ -374,6 +380,11 @@ class ClientModel:
         code = message.code
         text = message.message
         request = self._requests.pop(message.reply_to, "") if message.reply_to is not None else ""
+        if request == p.DEAL_VALUE and not message.fatal and message.reply_to is not None:
+            # Our value for a deal came after it: not a fault, said with the deal's check.
+            if self.table is not None:
+                self.table.deals.refused(message.reply_to)
+            return
         if message.fatal:
             if code in RETRYABLE:
                 raise LinkDown(text)
@@ -595,10 +606,33 @@ class ClientModel:
         table.ledger.ledger(names, hands, message.balances)
         self._publish()
 
+    def _on_deal_commit(self, message: m.DealCommit) -> None:
+        """The server's commitment for a deal: our value for it goes back at once."""
+        table = self._table_of(message)
+        if table is None:
+            return
+        value = table.deals.committed(message, seated=table.seat is not None)
+        if value is not None:
+            request = self.link.number(m.DealValue(table.table_id, message.hand, value))
+            if self.send(request):
+                table.deals.sent(message.hand, request.id)
+
+    def _on_deal_reveal(self, message: m.DealReveal) -> None:
+        """A hand's secret: its deal is checked from what we were shown (the `hand_end` that
+        follows shows the result); a deal that does not check is said in the log too."""
+        table = self._table_of(message)
+        if table is None:
+            return
+        checked = table.deals.revealed(message, table.table_id)
+        if not checked.ok:
+            self.log.add(Text(checked.line, style="bold red"))
+            self._publish()
+
     def _on_cut(self, message: m.Cut) -> None:
         table = self._table_of(message)
         if table is None:
             return
+        table.deals.cut(message)
         self.log.cut(message.rounds, message.dealer, self._log_names())
         self._publish()
 
@@ -608,6 +642,7 @@ class ClientModel:
         if table is None:
             return
         hand, start, view = message.hand, message.start, message.view
+        table.deals.update(message)
         table.hand = hand
         table.view = view
         table.seat = view.seat
@@ -666,6 +701,7 @@ class ClientModel:
         self._publish()
         view = table.view
         spreads = tuple(view.spreads) if view is not None and table.hand == message.hand else ()
+        checked = table.deals.checked.get(message.hand)
         self.report(
             HandEnded(
                 message.hand,
@@ -675,6 +711,8 @@ class ClientModel:
                 tuple(balances),
                 seat=table.seat,
                 spreads=spreads,
+                deck_line="" if checked is None else checked.line,
+                deck_ok=checked is None or checked.ok,
             )
         )
 

@@ -58,6 +58,10 @@ class HandEnded:
     balances: tuple[int | None, ...] = ()  # each seat's balance after the hand
     seat: int | None = None  # our seat (None: watching)
     spreads: tuple[Spread, ...] = ()  # the spreads on the table as the hand ended
+    # The check of the hand's deal ("deck checked", or a warning naming the hand); empty
+    # when there is none (a test deck).
+    deck_line: str = ""
+    deck_ok: bool = True
 
 
 @record

@@ -13,6 +13,7 @@ from tonk.shared.game.view import SeatView
 from tonk.shared.wire import messages as m
 
 from .balances import Balances
+from .dealwatch import DealWatch
 from .state import LogLine, PlayerInfo, TableState
 
 # (Module names for the words read on every update: reading a member off an Enum class is slow
@@ -45,6 +46,8 @@ class TableSeen:
     # The events of a hand that were moves the server made for our seat while we were away
     # (told by `away_summary`): (hand, event indexes).
     played_for: tuple[int, frozenset[int]] = (0, frozenset())
+    # Each hand's deal as we were shown it, checked once its secret is revealed.
+    deals: DealWatch = field(default_factory=DealWatch)
 
     def away(self, seat: int) -> bool:
         """Whether a seat is shown away (played for) in the last table map."""

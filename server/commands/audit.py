@@ -17,6 +17,7 @@ from typing import Any
 
 from tonk.shared.game.actions import Event, IllegalAction
 from tonk.shared.game.cards import format_cards
+from tonk.shared.game.fairdeal import seal_problem
 from tonk.shared.game.hand import HandRecord
 from tonk.shared.game.rematch import combined_standings
 from tonk.shared.game.rules import HouseRules
@@ -106,10 +107,32 @@ def ledgers(conn: sqlite3.Connection, tables: Sequence[int] = ()) -> list[TableL
     return out
 
 
-def table_problems(conn: sqlite3.Connection, table: int) -> list[str]:
+@dataclass
+class Deals:
+    """How a table's settled hands were dealt: from a seal the audit checked, from a test
+    deck (--dev), or by a server older than the seals (nothing to check)."""
+
+    sealed: int = 0
+    test: int = 0
+    older: int = 0
+
+    def text(self) -> str:
+        whose = "its" if self.sealed == 1 else "their"
+        parts = [f"{plural(self.sealed, 'deal')} checked against {whose} commitment"]
+        if self.test:
+            parts.append(f"{self.test} from a test deck")
+        if self.older:
+            parts.append(f"{self.older} from before commitments")
+        return ", ".join(parts)
+
+
+def table_problems(conn: sqlite3.Connection, table: int, deals: Deals | None = None) -> list[str]:
     """Everything wrong with one table's ledger: balances that do not sum to zero or are not
     the sum of the payments, a settled hand whose record does not replay to its settlement or
-    whose payments are not the settlement's, a count of hands that disagrees."""
+    whose payments are not the settlement's, or whose deck is not the one its seal draws (the
+    secret not the one committed to: `fairdeal.seal_problem`), a count of hands that
+    disagrees. `deals` counts how the settled hands were dealt."""
+    deals = Deals() if deals is None else deals
     out: list[str] = []
     balances = dict(conn.execute("SELECT name, balance FROM balances WHERE table_id = ?", (table,)))
     payments: dict[int, list[list[Any]]] = {}
@@ -140,10 +163,21 @@ def table_problems(conn: sqlite3.Connection, table: int) -> list[str]:
         names = hand_occupants(conn, table, number, json.loads(names_text)).final
         stored = Settlement.from_dict(json.loads(settlement_text))
         try:
-            replayed = HandRecord.from_dict(json.loads(record)).replay().settlement
+            data = json.loads(record)
+            hand_record = HandRecord.from_dict(data)
+            replayed = hand_record.replay().settlement
         except (IllegalAction, KeyError, ValueError, TypeError) as exc:
             out.append(f"hand {number}: its record does not replay: {exc}")
             continue
+        if "seal" in data:
+            deals.sealed += 1
+            problem = seal_problem(data["seal"], table, number, hand_record.deck)
+            if problem is not None:
+                out.append(f"hand {number}: {problem}")
+        elif data.get("test_deck"):
+            deals.test += 1
+        else:
+            deals.older += 1
         if replayed != stored:
             out.append(f"hand {number}: its record does not replay to the settlement stored")
         expected = [[names[x.payer], names[x.payee], x.amount] for x in stored.payments]
@@ -227,6 +261,7 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
         f"Deck order: {format_cards(record.deck)}",
     ]
     lines += [sentence([event]) for event in hand.events if event.kind != "turn"]
+    lines.append(dealt_from(data, table, number, names))
     for i, action in enumerate(record.actions, 1):
         lines += seat_changes(names, names := seating.names_at(i))
         try:
@@ -251,6 +286,24 @@ def replay_lines(conn: sqlite3.Connection, table: int, number: int) -> list[str]
     if not settlement.payments:
         lines.append("  Nobody pays.")
     return lines
+
+
+def dealt_from(data: dict[str, Any], table: int, number: int, names: Sequence[str]) -> str:
+    """What a stored hand's deck was drawn from, and whether it is the deck its seal draws."""
+    seal = data.get("seal")
+    if seal is None:
+        if data.get("test_deck"):
+            return "Dealt from a test deck (--dev): no commitment to check"
+        return "Dealt by a server older than commitments: nothing to check"
+    try:
+        givers = [names[seat] for seat, _ in seal["values"]]
+        commitment = str(seal["commitment"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        givers, commitment = [], "?"
+    problem = seal_problem(seal, table, number, HandRecord.from_dict(data).deck)
+    given = f"the values of {', '.join(givers)}" if givers else "no player's value"
+    said = "the deck is the one they draw" if problem is None else f"NOT SOUND: {problem}"
+    return f"Dealt from the secret committed to ({commitment[:16]}...) and {given}: {said}"
 
 
 def seat_changes(before: Sequence[str], after: Sequence[str]) -> list[str]:
@@ -318,7 +371,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     add_db_option(ledger)
     audit = commands.add_parser(
         "audit",
-        help="check every ledger against its hands, replaying each settled hand",
+        help="check every ledger against its hands, replaying each settled hand, and each "
+        "deal against the commitment it was dealt from",
         formatter_class=HelpFormatter,
     )
     audit.add_argument("tables", nargs="*", type=int, metavar="TABLE", help="only these tables")
@@ -396,7 +450,8 @@ def audit(conn: sqlite3.Connection, tables: Sequence[int]) -> int:
     bad = 0
     found = ledgers(conn, tables)
     for ledger in found:
-        problems = table_problems(conn, ledger.id)
+        deals = Deals()
+        problems = table_problems(conn, ledger.id, deals)
         if problems:
             bad += 1
             print(f"table {ledger.id} {ledger.name!r}: {plural(len(problems), 'problem')}")
@@ -404,6 +459,9 @@ def audit(conn: sqlite3.Connection, tables: Sequence[int]) -> int:
                 print(f"  {problem}")
         else:
             hands = plural(ledger.hands_played, "hand")
-            print(f"table {ledger.id} {ledger.name!r}: {hands} replayed, ledger sound")
+            print(
+                f"table {ledger.id} {ledger.name!r}: {hands} replayed, ledger sound; "
+                + deals.text()
+            )
     print(f"{plural(len(found), 'table')} audited, {bad} with problems")
     return 1 if bad else 0

@@ -129,6 +129,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="seconds between a hand's end and the next deal (default 3)",
     )
     parser.add_argument(
+        "--deal-wait",
+        type=float,
+        default=1.5,
+        metavar="S",
+        help="seconds, from a hand's end, the next deal waits at most for the values of the "
+        "players here, each deal drawn from them and the server's secret so that every player "
+        "can check it; it runs alongside --next-hand-delay, and ends once all are in "
+        "(default 1.5)",
+    )
+    parser.add_argument(
         "--coach",
         type=int,
         default=1,
@@ -275,6 +285,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         grace=args.grace,
         bot_pause=args.bot_pause,
         next_hand_delay=args.next_hand_delay,
+        deal_wait=args.deal_wait,
         lobby_interval=args.lobby_interval,
         abandoned_after=args.abandoned_after,
         watched_pace=args.watched_pace,

@@ -326,6 +326,9 @@ class Table:
     async def seat_to_bot(self, conn: Connection, number: int) -> None:
         await self.away.seat_to_bot(conn, number)
 
+    def deal_value(self, conn: Connection, message: m.DealValue) -> None:
+        self.play.take_value(conn, message)
+
     async def answer_rematch(self, conn: Connection, yes: bool) -> None:
         await self.rematch.answer(conn, yes)
 
@@ -505,10 +508,14 @@ class Table:
                 return 0
             if play.next_hand_at is None:
                 play.next_hand_at = now + self.server.config.next_hand_delay
-            if now >= play.next_hand_at:
+            # The players' values for the next deal are asked for meanwhile: the wait for
+            # them runs alongside the pause between hands.
+            play.open_deal()
+            deal_at = play.deal_at()
+            if now >= deal_at:
                 await play.deal()
                 return 0
-            return min(wake, play.next_hand_at) - now
+            return min(wake, deal_at) - now
         turn = hand.turn
         due = play.due(turn)
         if now >= due:

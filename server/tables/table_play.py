@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tonk.shared.bots.bots import Bot, fallback, make_bot
 from tonk.shared.game.actions import Action, Event, IllegalAction, action_to_dict
 from tonk.shared.game.cards import parse_cards
+from tonk.shared.game.dealcheck import cut_of
+from tonk.shared.game.fairdeal import Seal, deck_of
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.ledger import Ledger, LedgerEntry
 from tonk.shared.game.session import Session, played_for_at, without_last_action
@@ -21,6 +23,7 @@ from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import (
     Cut,
+    DealCommit,
     HandEnd,
     ServerMessage,
     SessionEnd,
@@ -44,6 +47,7 @@ from .table_core import (
     TableConfig,
     ledger_message,
 )
+from .table_deal import ValueRound, open_round, reveal_of, seal_of, take_value
 
 if TYPE_CHECKING:
     import asyncio
@@ -124,10 +128,13 @@ class TablePlay:
         "hand_settled",
         "last_change",
         "next_hand_at",
+        "seal",
         "session",
+        "test_deck",
         "told",
         "turn_seat",
         "turn_started",
+        "value_round",
     )
 
     def __init__(
@@ -154,6 +161,11 @@ class TablePlay:
         # (hand number, events) of the hand in play that everybody at the table has been sent:
         # behind the hand while a change to it waits to be saved.
         self.told: tuple[int, int] = (0, 0)
+        # The round of values for the next deal (open from the last hand's end until the
+        # deal), and what the hand in play was dealt from: its seal, or a test deck.
+        self.value_round: ValueRound | None = None
+        self.seal: Seal | None = None
+        self.test_deck = False
 
     # -- the clock of the seat to act ---------------------------------------------------------
 
@@ -227,6 +239,8 @@ class TablePlay:
         self.last_change += lost
         if self.next_hand_at is not None:
             self.next_hand_at += lost
+        if self.value_round is not None:
+            self.value_round.closes += lost  # (the players' time to give values, too)
         session = self.session
         if session.unseated_since is not None:
             session.unseated_since += lost
@@ -280,9 +294,20 @@ class TablePlay:
                 conn.send_frame(frame)
 
     def send_hand(self, conn: Connection, seat: int | None) -> None:
-        """A newcomer to the table in `seat` (None: watching) is sent the hand in play, if any."""
+        """A newcomer to the table in `seat` (None: watching) is sent the hand in play, if any,
+        after the commitment it was dealt from (so that it can check the deal too), and the
+        commitment of a round of values under way."""
+        table = self._table
         if self.hand is not None:
+            number = self.session.hand_number
+            seal = self.seal
+            if seal is not None and seal.hand == number:
+                conn.send(DealCommit(table.id, number, seal.commitment, 0.0, False))
+            elif self.test_deck:
+                conn.send(DealCommit(table.id, number, None, 0.0, True))
             conn.send(self.update_message(seat, 0))
+        if self.value_round is not None:
+            conn.send(self.value_round.commit(table.id, table.now))
 
     def send_ledger(self, conn: Connection) -> None:
         """The ledger as far as a newcomer to the table is shown it."""
@@ -360,7 +385,7 @@ class TablePlay:
         ops = st.settle_hand(
             table.id,
             number,
-            hand.record().to_dict(),
+            self.record_of(hand),
             settlement.to_dict(),
             now,
             list(settled.payments),
@@ -424,6 +449,11 @@ class TablePlay:
         number = self.session.hand_number
         winner = " and ".join(names[n] for n in settle.settlement.winners) or None
         self._seats.hand_ended(number, winner)
+        seal = self.seal
+        if seal is not None and seal.hand == number:
+            # The secret, only now that the hand is over: every card it could hide is shown
+            # or out of play (PROTOCOL.md, "A deal anyone can check").
+            self._seats.broadcast(reveal_of(seal))
         log.info(
             "table %d: hand %d ends (%s): %s",
             table.id,
@@ -472,30 +502,96 @@ class TablePlay:
         if not self._seats.attached():
             table.forget()
 
+    # -- the deal --------------------------------------------------------------------------
+
+    def open_deal(self) -> None:
+        """Open the round of values for the next hand, once: its commitment to everybody at
+        the table, waiting for the players here (not a bot's seat, nor an away one) until the
+        server's `deal_wait` is over. A test deck (a seed or a deck order given to a --dev
+        server) has a round that commits to nothing and waits for nobody."""
+        number = self.session.hand_number + 1
+        if self.value_round is not None and self.value_round.hand == number:
+            return
+        table = self._table
+        config = table.config
+        dev = config.seed is not None or (number == 1 and config.deck is not None)
+        waited = frozenset(
+            n
+            for n, seat in enumerate(self._seats)
+            if seat.kind == HUMAN and seat.conn is not None and not seat.away
+        )
+        now = table.now
+        self.value_round = open_round(number, waited, now, table.server.config.deal_wait, dev)
+        self._seats.broadcast(self.value_round.commit(table.id, now))
+
+    def deal_at(self) -> float:
+        """When the next hand is dealt: once it is due and every player waited for has given
+        a value, or the round's wait is over."""
+        due = self.next_hand_at
+        assert due is not None
+        value_round = self.value_round
+        if value_round is None or value_round.dev or value_round.complete():
+            return due
+        return max(due, value_round.closes)
+
+    def take_value(self, conn: Connection, message: m.DealValue) -> None:
+        """A player's value for the next deal; the deal goes at once when it was the last
+        waited for (and the deal is due)."""
+        seat = self._seats.seat_of(conn)
+        value_round = self.value_round
+        take_value(value_round, self.session.hand_number, seat, message.hand, message.value)
+        if value_round is not None and value_round.complete():
+            self._table.kick()
+
+    def record_of(self, hand: Hand) -> dict[str, Any]:
+        """The hand's record as stored: with the seal it was dealt from, or marked a test
+        deck (a hand of an older server has neither)."""
+        record = hand.record().to_dict()
+        if self.seal is not None:
+            record["seal"] = self.seal.to_dict()
+        elif self.test_deck:
+            record["test_deck"] = True
+        return record
+
     async def deal(self) -> None:
         table = self._table
         session = self.session
         seats = self._seats
         players = len(seats)
-        deal = session.next_deal(players, lambda: table.rng("cut"))
-        number, dealer, cut = deal.number, deal.dealer, deal.cut
+        number = session.hand_number + 1
+        self.open_deal()  # (opened already, unless the deal came first)
+        value_round = self.value_round
+        assert value_round is not None
+        self.value_round = None
         config = table.config
-        deck = parse_cards(config.deck) if number == 1 and config.deck else None
+        seal: Seal | None = None
+        if value_round.dev:
+            deal = session.next_deal(players, lambda: table.rng("cut"))
+            deck = parse_cards(config.deck) if number == 1 and config.deck else None
+        else:
+            seal = seal_of(value_round, table.id)
+            seed = seal.seed()
+            deal = session.next_deal(
+                players, lambda: table.rng("cut"), lambda cutting: cut_of(seed, cutting)
+            )
+            deck = deck_of(seed)
+        dealer, cut = deal.dealer, deal.cut
         hand = Hand(
             config.rules,
             players,
             dealer,
             session.hand_stakes([seat.stake for seat in seats]),
             deck=deck,
-            rng=table.rng(f"hand{number}"),
+            rng=table.rng(f"hand{number}") if deck is None else None,
             multiplier=session.multiplier,
         )
         names = seats.names()
+        previous = (self.hand, session.hand_number, self.seal, self.test_deck)
+        self.seal, self.test_deck = seal, seal is None
         ops = [
-            st.insert_hand(table.id, number, hand.record().to_dict(), names, time.time()),
+            st.insert_hand(table.id, number, self.record_of(hand), names, time.time()),
             st.update_table(table.id, dealer=dealer),
         ]
-        previous = (self.hand, session.hand_number)
         self.hand, session.hand_number = hand, number
         settle = self.settle(hand) if hand.ended else None
         if settle is not None:
@@ -503,7 +599,10 @@ class TablePlay:
         try:
             await self._store.write(ops)
         except RequestError:
-            self.hand, session.hand_number = previous
+            # Dealt again from the same round once the store writes: the commitment sent
+            # stands, and so do the values given for it.
+            self.hand, session.hand_number, self.seal, self.test_deck = previous
+            self.value_round = value_round
             raise
         session.dealt(deal)
         table.server.lobby.changed(table.id)
@@ -639,8 +738,11 @@ class TablePlay:
                     assert seat.strategy is not None
                     self.bots[number] = make_bot(seat.strategy, table.rng(f"bot{number}"))
         if saved.hand is not None:
-            record = HandRecord.from_dict({**saved.hand.record, "actions": saved.hand.actions})
+            stored = saved.hand.record
+            record = HandRecord.from_dict({**stored, "actions": saved.hand.actions})
             hand = record.replay()
+            self.seal = Seal.from_dict(stored["seal"]) if "seal" in stored else None
+            self.test_deck = bool(stored.get("test_deck"))
             self.hand = hand
             session.hand_number = saved.hand.number
             self.hand_settled = saved.hand.settlement is not None

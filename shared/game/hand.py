@@ -103,10 +103,16 @@ class Cut:
 
 def cut_for_deal(players: int, rng: random.Random) -> Cut:
     """Everybody cuts; the high card deals (ace low); those tied for high cut again."""
+    return cut_from(players, lambda: shuffled_deck(rng))
+
+
+def cut_from(players: int, shuffled: Callable[[], list[Card]]) -> Cut:
+    """The cut, each round from a deck `shuffled` gives: its first cards to the seats
+    cutting, the lowest seat first; the high card deals (ace low); those tied cut again."""
     cutting = list(range(players))
     rounds: list[tuple[Card | None, ...]] = []
     while True:
-        deck = shuffled_deck(rng)
+        deck = shuffled()
         cards: list[Card | None] = [None] * players
         for i, seat in enumerate(cutting):
             cards[seat] = deck[i]

@@ -389,14 +389,24 @@ class Session:
     def hand_stakes(self, stakes: Sequence[int]) -> tuple[int, ...]:
         return hand_stakes(self.rules, self.stake, stakes)
 
-    def next_deal(self, players: int, cut_rng: Callable[[], random.Random]) -> Deal:
-        """The next hand: the first dealt by a fixed dealer or the cut (from the generator
-        `cut_rng` gives, asked for only for the first hand), every later one by the seat to the
-        left of the last dealer."""
+    def next_deal(
+        self,
+        players: int,
+        cut_rng: Callable[[], random.Random],
+        cutter: Callable[[int], Cut] | None = None,
+    ) -> Deal:
+        """The next hand: the first dealt by a fixed dealer or the cut (by `cutter`, given the
+        players, if given: a deal anyone can check; else from the generator `cut_rng` gives,
+        asked for only for the first hand), every later one by the seat to the left of the last
+        dealer."""
         if self.dealer is not None:
             return Deal(self.hand_number + 1, next_dealer(self.dealer, players), None)
-        dealer, cut = first_dealer(players, cut_rng(), self.fixed_dealer)
-        return Deal(self.hand_number + 1, dealer, cut)
+        fixed = self.fixed_dealer
+        if cutter is not None and (fixed is None or fixed >= players):
+            cut = cutter(players)
+            return Deal(self.hand_number + 1, cut.dealer, cut)
+        dealer, cut_made = first_dealer(players, cut_rng(), fixed)
+        return Deal(self.hand_number + 1, dealer, cut_made)
 
     def dealt(self, deal: Deal) -> None:
         self.hand_number = deal.number

@@ -213,6 +213,16 @@ class CoachRequest(ClientMessage):
     step: int | None = field(p.integer(0, p.MAX_ID), default=None)
 
 
+@_message(p.DEAL_VALUE)
+class DealValue(ClientMessage):
+    """The sender's value for the deal of hand `hand` (PROTOCOL.md, "A deal anyone can
+    check"): 64 lowercase hex digits, sent once the server's commitment has come."""
+
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID, code=p.NO_HAND))
+    value: str = field(p.string(64, min_len=64))
+
+
 #: The client messages that ask for a core action (played for the sender's seat).
 ActionRequest: TypeAlias = (
     DropRequest

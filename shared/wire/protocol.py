@@ -85,6 +85,7 @@ TAKE_BOT_SEAT = "take_bot_seat"
 SEAT_TO_BOT = "seat_to_bot"
 STANDINGS = "standings"  # both ways: the request and its answer
 COACH = "coach"  # both ways: the question and the coach's answer
+DEAL_VALUE = "deal_value"
 
 # -- message types, server to client ---------------------------------------------------------
 WELCOME = "welcome"
@@ -104,6 +105,8 @@ LOBBY = "lobby"
 # CHAT, PING and PONG go both ways, and HISTORY and HISTORY_HAND are answered in kind.
 GOODBYE = "goodbye"
 AWAY_SUMMARY = "away_summary"
+DEAL_COMMIT = "deal_commit"
+DEAL_REVEAL = "deal_reveal"
 
 # -- error codes -----------------------------------------------------------------------------
 # Framing and shape: always fatal (the connection is closed after the error).

@@ -494,6 +494,40 @@ class CoachAdvice(ServerMessage):
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
+def _seat_values(data: list[list[object]]) -> tuple[tuple[int, str], ...]:
+    out: list[tuple[int, str]] = []
+    for row in data:
+        seat, value = row
+        if type(seat) is not int or not 0 <= seat <= 4 or not isinstance(value, str):
+            raise ValueError(f"a value used is [seat, 64 hex digits], not {row}")
+        out.append((seat, value))
+    return tuple(out)
+
+
+@_message(p.DEAL_COMMIT)
+class DealCommit(ServerMessage):
+    """Before hand `hand` is dealt: the server's commitment (SHA-256 of its secret, hex), and
+    how long it waits for the players' values at most (seconds); `dev` a test deck (a seed or
+    a deck order given to a --dev server), which has no commitment and cannot be checked."""
+
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    commitment: str | None = field(p.string(64, nullable=True))
+    wait: float = field(p.number(0, 60))
+    dev: bool = field(p.BOOL)
+
+
+@_message(p.DEAL_REVEAL)
+class DealReveal(ServerMessage):
+    """After hand `hand` is over (just before its `hand_end`): the secret committed to, and
+    the players' values the deal was drawn from, by seat."""
+
+    table: int = field(p.TABLE_RANGE)
+    hand: int = field(p.integer(1, p.MAX_ID))
+    secret: str = field(p.string(64))
+    values: tuple[tuple[int, str], ...] = field(p.LIST, codec=Codec(rows(2).encode, _seat_values))
+
+
 #: Every message the server sends, by type (the registry: wire.declared).
 SERVER_TYPES: dict[str, type[ServerMessage]] = declared(ServerMessage, __name__)
 #: Each one's top-level fields with their ranges, from its class (nested maps are described in
