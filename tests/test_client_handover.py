@@ -243,7 +243,12 @@ async def test_one_who_never_sat_there_takes_a_bots_seat_from_the_lobby_during_a
     async with start_server(tmp_path) as server:
         ann = await NetClient.connect(server.port, "Ann")
         table = await ann.create_table(
-            "easy", name="Kitchen", seats=2, deck=deck_text([MINE, BOTS], dealer=1), dealer=1
+            "easy",
+            name="Kitchen",
+            seats=2,
+            deck=deck_text([MINE, BOTS], dealer=1),
+            dealer=1,
+            open_bot_seats=True,  # (Dee never sat there)
         )
         await ann.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)  # the hand waits on Ann
         await ann.request({"type": p.DRAW_STOCK}, p.UPDATE)

@@ -257,6 +257,43 @@ async def test_the_create_table_form_seats_the_bot_strategy_chosen(tmp_path: Pat
             assert sorted(bot.strategy for bot in table.play.bots.values()) == ["expert", "expert"]
 
 
+@pytest.mark.parametrize("opened", [False, True], ids=["kept", "open"])
+async def test_the_form_says_whether_a_stranger_may_take_a_bots_seat(
+    tmp_path: Path, opened: bool
+) -> None:
+    """The creator's choice in the form (`bot seats: kept`/`open`) is the table's
+    open_bot_seats: a friend who never sat there is refused a bot's seat, or takes it."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            form = await new_table_form(pilot)
+            assert form.query_one("#bot-seats", Select).value is False  # kept, unless opened
+            form.query_one("#seats", Select).value = 2
+            form.query_one("#bots", Select).value = 1
+            form.query_one("#bot-seats", Select).value = opened
+            await pilot.press("ctrl+s")
+            await wait_for(
+                pilot,
+                lambda: table_state(app) is not None and table_state(app).view is not None,  # type: ignore[union-attr]
+                "the first deal (the table is full)",
+            )
+            number = int(table_state(app).table_id)  # type: ignore[union-attr]
+            assert server.tables[number].config.open_bot_seats is opened
+            dee = await NetClient.connect(server.port, "Dee")
+            try:
+                await dee.send({"type": "take_bot_seat", "table": number, "seat": 1})
+                answer = await dee.recv()
+                while answer["type"] not in ("error", "table", "seated"):  # (the lobby's)
+                    answer = await dee.recv()
+            finally:
+                await dee.close()
+            if opened:
+                assert answer["type"] in ("table", "seated"), answer
+            else:
+                assert answer["type"] == "error" and answer["code"] == "bad_bot", answer
+                assert "keeps its bots' seats" in answer["message"]
+
+
 async def test_a_practice_table_seats_the_bots_named_on_the_command_line() -> None:
     app = practice_app(bots=2, bot_strategies=("expert", "sharp"))
     async with app.run_test(size=(80, 24)) as pilot:

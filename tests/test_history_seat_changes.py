@@ -75,7 +75,9 @@ async def test_a_seat_given_to_a_bot_mid_hand_reads_back_as_live_play_said_it(tm
     deck = scripted("classic", "stock_out").deck
     async with start_server(tmp_path, coach_in_thread=True) as server:
         ann = await NetClient.connect(server.port, "Ann")
-        table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
+        table = await ann.create_table(  # (its bots' seats open: Dee never sat there)
+            "easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7, open_bot_seats=True
+        )
         cy = await NetClient.connect(server.port, "Cy")
         await cy.request({"type": p.SIT, "table": table, "seat": CY}, p.SEATED)
         spec = await NetClient.connect(server.port, "Spec")

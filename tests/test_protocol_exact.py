@@ -147,6 +147,7 @@ async def test_a_finished_table_the_lobby_lists_is_watched_with_its_offer(tmp_pa
             p.WATCHING,
             p.TABLE,
             p.LEDGER,
+            p.DEAL_COMMIT,  # (the last hand's: a watcher checks it too)
             p.UPDATE,
             p.SESSION_END,
             p.REMATCH_STATUS,
@@ -197,8 +198,11 @@ async def test_a_finished_tables_lost_seat_has_no_played_for_in(tmp_path):
 async def test_take_bot_seat_during_a_hand_is_answered_in_watchs_order(tmp_path):
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
-        # Alice against a bot, Alice to play first: the hand waits on her.
-        table = await alice.create_table("easy", name="Late", seats=2, dealer=1)
+        # Alice against a bot, Alice to play first: the hand waits on her; its bot's seat
+        # open to anybody (Carol never sat there).
+        table = await alice.create_table(
+            "easy", name="Late", seats=2, dealer=1, open_bot_seats=True
+        )
         await alice.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)
         dan = await NetClient.connect(server.port, "Dan")
         start = len(dan.received)
@@ -213,7 +217,8 @@ async def test_take_bot_seat_during_a_hand_is_answered_in_watchs_order(tmp_path)
         answer = await answered(carol, asked, p.TABLE)
         update = await carol.expect(p.UPDATE)
         taken = types_until(carol, start, p.UPDATE)
-        assert watched == taken == [p.WATCHING, p.TABLE, p.LEDGER, p.UPDATE], (watched, taken)
+        order = [p.WATCHING, p.TABLE, p.LEDGER, p.DEAL_COMMIT, p.UPDATE]
+        assert watched == taken == order, (watched, taken)
         # The `table` answers the request; the hand so far comes with the names of its seats.
         assert answer["table"]["players"][1]["kind"] == "bot"
         assert update["from"] == 0 and update["view"]["seat"] is None

@@ -70,6 +70,15 @@ def option_hint(typed: str) -> str:
     return f"No option begins {name!r}; f1 lists them."
 
 
+#: Who may take a bot's seat at the table (create_table's `open_bot_seats`): the creator's
+#: choice; kept for who has played at the table (a player back after losing the link), or
+#: open to anybody (a late friend).
+BOT_SEATS = (
+    ("bot seats: kept", False),
+    ("bot seats: open", True),
+)
+
+
 def seat_counts(players: int) -> list[tuple[str, int]]:
     """The seat counts a table under rules of `players` players may have: 2 to that."""
     return [(str(n), n) for n in range(2, players + 1)]
@@ -82,10 +91,10 @@ def bot_counts(seats: int) -> list[tuple[str, int]]:
 
 class CreateTableScreen(ModalScreen[None]):
     """The create-table form: name, preset, option overrides, stake and unit, seats, bots and
-    their strategy, turn timer, and how the session ends. Create sends the request (the
-    create_table message, and the bots for the client to seat) and the form stays, with
-    everything typed, until the table is made (the App closes it) or the server refuses it
-    (the reason is said in the form, to change and create again)."""
+    their strategy, turn timer, who may take a bot's seat, and how the session ends. Create
+    sends the request (the create_table message, and the bots for the client to seat) and the
+    form stays, with everything typed, until the table is made (the App closes it) or the
+    server refuses it (the reason is said in the form, to change and create again)."""
 
     KEYS: ClassVar[ScreenKeys] = ScreenKeys(form=True)
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -153,7 +162,15 @@ class CreateTableScreen(ModalScreen[None]):
                         compact=True,
                     )
                 yield Label("Turn timer (s)")
-                yield Input("0", id="timer", type="integer", max_length=4, compact=True)
+                with Horizontal(classes="pair"):
+                    yield Input("0", id="timer", type="integer", max_length=4, compact=True)
+                    yield Select(
+                        BOT_SEATS,
+                        value=False,
+                        allow_blank=False,
+                        id="bot-seats",
+                        compact=True,
+                    )
                 yield Label("Session ends")
                 with Horizontal(classes="pair"):
                     yield Select(
@@ -294,6 +311,7 @@ class CreateTableScreen(ModalScreen[None]):
             turn_timer=timer or None,
             hands=hands,
             minutes=minutes,
+            open_bot_seats=bool(self.query_one("#bot-seats", Select).value),
         )
         return TableRequest(message, bots, str(self.query_one("#strategy", Select).value))
 
