@@ -104,15 +104,14 @@ async def answer(client: NetClient, message: dict[str, Any]) -> dict[str, Any]:
     return got
 
 
-async def play_hand(
-    server: Any, preset: str, hand: Scripted
+async def seat_three(
+    server: Any, preset: str, hand: Scripted, name: str
 ) -> tuple[int, tuple[NetClient, NetClient, NetClient], NetClient]:
-    """The hand played on a real server: Ann, Ben and Cy make its moves, Spec watches from
-    before the deal; the table, the three players and the spectator, each having read up to
-    the hand's end."""
+    """The hand's table on a real server, `name`, dealt `hand`'s deck: Spec watching from
+    before the deal, Ann, Ben and Cy in seats 0, 1 and 2; the table and those four."""
     ann = await NetClient.connect(server.port, "Ann")
     table = await ann.create_table(
-        name="Looking back", rules={"preset": preset}, seats=3, deck=hand.deck, dealer=DEALER
+        name=name, rules={"preset": preset}, seats=3, deck=hand.deck, dealer=DEALER
     )
     spec = await NetClient.connect(server.port, "Spec")
     await spec.request({"type": p.WATCH, "table": table}, p.WATCHING)
@@ -120,7 +119,16 @@ async def play_hand(
     await ben.request({"type": p.SIT, "table": table, "seat": 1}, p.SEATED)
     cy = await NetClient.connect(server.port, "Cy")
     await cy.request({"type": p.SIT, "table": table, "seat": 2}, p.SEATED)
-    players = (ann, ben, cy)
+    return table, (ann, ben, cy), spec
+
+
+async def play_hand(
+    server: Any, preset: str, hand: Scripted
+) -> tuple[int, tuple[NetClient, NetClient, NetClient], NetClient]:
+    """The hand played on a real server: Ann, Ben and Cy make its moves, Spec watches from
+    before the deal; the table, the three players and the spectator, each having read up to
+    the hand's end."""
+    table, players, spec = await seat_three(server, preset, hand, "Looking back")
     for client in players:
         await client.expect(p.UPDATE)  # the deal
     for action in hand.actions:

@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from historykit import DEALER, ENDINGS, PLAYERS, Scripted, answer, play_hand, scripted
+from historykit import (
+    DEALER,
+    ENDINGS,
+    PLAYERS,
+    Scripted,
+    answer,
+    play_hand,
+    scripted,
+    seat_three,
+)
 from netclient import NetClient, cards_in, start_server
 from test_server_leaks import Truth
 from tonk.server.store import history
@@ -34,6 +43,15 @@ from tonk.shared.game.rules import PRESETS
 from tonk.shared.game.view import SeatView
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import action_request
+
+
+def stored_hand(folder: Path, table: int) -> HandRecord:
+    """Hand 1 of `table` as the server's database (`folder`/tonk.db) keeps it."""
+    with sqlite3.connect(folder / "tonk.db") as conn:
+        (text,) = conn.execute(
+            "SELECT record FROM hands WHERE table_id = ? AND number = 1", (table,)
+        ).fetchone()
+    return HandRecord.from_dict(json.loads(text))
 
 
 async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str, Any]:
@@ -54,12 +72,8 @@ async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str
             await answer(zed, {"type": p.HISTORY_HAND, "table": table, "hand": 1}),
             await answer(zed, {"type": p.HISTORY, "table": table}),
         )
-    with sqlite3.connect(tmp_path / "tonk.db") as conn:
-        (text,) = conn.execute(
-            "SELECT record FROM hands WHERE table_id = ? AND number = 1", (table,)
-        ).fetchone()
     return {
-        "record": HandRecord.from_dict(json.loads(text)),
+        "record": stored_hand(tmp_path, table),
         "asked": asked,
         "live": {c.name: c.received for c in (*players, spec)},
     }
@@ -271,17 +285,8 @@ async def play_with_seat_changes(
             index += 1
         given[index] = seat
     async with start_server(tmp_path, next_hand_delay=600.0) as server:
-        ann = await NetClient.connect(server.port, "Ann")
-        table = await ann.create_table(
-            name="Changing", rules={"preset": preset}, seats=3, deck=hand.deck, dealer=DEALER
-        )
-        spec = await NetClient.connect(server.port, "Spec")
-        await spec.request({"type": p.WATCH, "table": table}, p.WATCHING)
-        ben = await NetClient.connect(server.port, "Ben")
-        await ben.request({"type": p.SIT, "table": table, "seat": 1}, p.SEATED)
-        cy = await NetClient.connect(server.port, "Cy")
-        await cy.request({"type": p.SIT, "table": table, "seat": 2}, p.SEATED)
-        players = (ann, ben, cy)
+        table, players, spec = await seat_three(server, preset, hand, "Changing")
+        ann, ben, cy = players
         bots: set[int] = set()
         for index, action in enumerate(hand.actions):
             await reached(spec, counts[index])
@@ -310,12 +315,8 @@ async def play_with_seat_changes(
                 await answer(client, {"type": p.HISTORY_HAND, "table": table, "hand": 1}),
                 await answer(client, {"type": p.HISTORY, "table": table}),
             )
-    with sqlite3.connect(tmp_path / "tonk.db") as conn:
-        (text,) = conn.execute(
-            "SELECT record FROM hands WHERE table_id = ? AND number = 1", (table,)
-        ).fetchone()
     return {
-        "record": HandRecord.from_dict(json.loads(text)),
+        "record": stored_hand(tmp_path, table),
         "asked": asked,
         "live": {c.name: c.received for c in (ann, ben, cy, spec)},
         "given": {seat: index + 1 for index, seat in given.items()},
