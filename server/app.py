@@ -68,7 +68,8 @@ class TonkServer:
         self.connections: set[Connection] = set()
         self.seating: Seating[Table] = Seating()  # who is at which table, in which seat
         self.requests = Requests(self)
-        self._welcome_limits = config.limits.to_wire(config.grace)  # (shared by every link)
+        # (shared by every link)
+        self._welcome_limits = config.limits.to_wire(config.grace, config.idle_turn)
         self.door_names = DoorNames()  # names claimed over SSH, kept from the TCP side too
         self.app_starts = AppStarts(config.limits.door_starting)  # the doors' apps starting
         # (One bound method for every link not opened by the SSH door, not a closure each.)

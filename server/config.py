@@ -74,7 +74,7 @@ class Limits:
     web_request_timeout: float = 10.0  # seconds to send a request's head (idle: closed)
     web_body_timeout: float = 10.0  # seconds to send the name form's body
 
-    def to_wire(self, grace: float) -> dict[str, int | float]:
+    def to_wire(self, grace: float, idle_turn: float) -> dict[str, int | float]:
         """The `limits` of `welcome`."""
         return {
             "max_frame": self.max_frame,
@@ -89,6 +89,7 @@ class Limits:
             "heartbeat": self.heartbeat,
             "idle_timeout": self.idle_timeout,
             "grace": grace,
+            "idle_turn": idle_turn,
         }
 
     def with_option(self, text: str) -> Limits:
@@ -117,6 +118,10 @@ class ServerConfig:
     dev: bool = False  # allow fixed seeds and deck orders (never on a real server)
     limits: Limits = field(default_factory=Limits)
     grace: float = 120.0  # seconds a disconnected player keeps their seat before autoplay
+    # Seconds a turn may be left untouched at a table without a turn timer before its player
+    # is marked away and played for, as when a turn timer runs out; 0: never. A table's own
+    # turn timer is never shortened nor lengthened by it.
+    idle_turn: float = 300.0
     bot_pause: float = 0.8  # default seconds a bot thinks before each action
     next_hand_delay: float = 3.0  # seconds between a hand's end and the next deal
     # Seconds, from a hand's end (or the session's start), the next deal waits at most for

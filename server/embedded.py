@@ -72,7 +72,10 @@ async def start_embedded(dev: bool = False, **options: Any) -> EmbeddedServer:
     restore_log = quiet_server_log(directory)
     try:
         config = replace(
-            ServerConfig(host="127.0.0.1", port=0, db_path=directory / "practice.sqlite3"),
+            # (idle_turn 0: a practice table's one player is waited for however long)
+            ServerConfig(
+                host="127.0.0.1", port=0, db_path=directory / "practice.sqlite3", idle_turn=0.0
+            ),
             dev=dev,
             coach_in_thread=True,
             **options,

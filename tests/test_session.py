@@ -30,6 +30,7 @@ from tonk.shared.game.session import (
     pick_seat,
     played_for_at,
     renumbered,
+    returns_to_bot,
     seat_stake,
     seat_stakes,
     seat_status,
@@ -367,6 +368,28 @@ def test_a_player_not_back_since_a_restart_is_played_for_like_a_bot() -> None:
 def test_a_player_here_is_played_for_when_the_turn_timer_runs_out_and_never_without_one() -> None:
     assert played_for_at(PERSON, True, None, turn_timer=30.0, **TIMES) == 120.0
     assert played_for_at(PERSON, True, None, turn_timer=None, **TIMES) == float("inf")
+
+
+def test_a_turn_left_untouched_is_played_for_at_the_idle_limit_only_without_a_turn_timer() -> None:
+    assert played_for_at(PERSON, True, None, turn_timer=None, idle_turn=300.0, **TIMES) == 390.0
+    # The table's own timer stands, shorter or longer than the server's idle limit.
+    assert played_for_at(PERSON, True, None, turn_timer=30.0, idle_turn=5.0, **TIMES) == 120.0
+    assert played_for_at(PERSON, True, None, turn_timer=600.0, idle_turn=5.0, **TIMES) == 690.0
+    assert played_for_at(PERSON, True, None, turn_timer=None, idle_turn=0.0, **TIMES) == float(
+        "inf"
+    )
+    # A player who lost the link: the grace or the idle limit, whichever comes first.
+    assert played_for_at(PERSON, False, 95.0, turn_timer=None, idle_turn=10.0, **TIMES) == 100.0
+
+
+def test_a_bots_seat_goes_back_to_its_bot_as_soon_as_its_taker_is_absent() -> None:
+    away = SeatRecord("Zed", SeatKind.HUMAN, away=True)
+    assert returns_to_bot(PERSON, False, taken_from_bot=True)
+    assert returns_to_bot(away, True, taken_from_bot=True)
+    assert not returns_to_bot(PERSON, True, taken_from_bot=True)
+    # A player who sat down for the session is waited for: the grace period, then away.
+    assert not returns_to_bot(PERSON, False, taken_from_bot=False)
+    assert not returns_to_bot(away, True, taken_from_bot=False)
 
 
 def test_a_player_who_lost_the_link_is_played_for_at_the_timer_or_the_grace_whichever_first() -> (

@@ -136,7 +136,7 @@ def old_ledger(table_id: int, ledger: Ledger, limit: int = p.LEDGER_HANDS) -> di
     }
 
 
-def old_limits(limits: Limits, grace: float) -> dict[str, Any]:
+def old_limits(limits: Limits, grace: float, idle_turn: float) -> dict[str, Any]:
     return {
         "max_frame": limits.max_frame,
         "max_server_frame": p.MAX_SERVER_FRAME,
@@ -150,6 +150,7 @@ def old_limits(limits: Limits, grace: float) -> dict[str, Any]:
         "heartbeat": limits.heartbeat,
         "idle_timeout": limits.idle_timeout,
         "grace": grace,
+        "idle_turn": idle_turn,
     }
 
 
@@ -164,7 +165,7 @@ SETTLEMENT = Settlement(
     dropper=0,
     next_multiplier=2,
 )
-WELCOME_LIMITS = Limits().to_wire(120.0)
+WELCOME_LIMITS = Limits().to_wire(120.0, 300.0)
 
 # (the old map, the new message): every server message kind, with and without its options.
 #: A drop won, and a hand just dealt, for the history's messages (new since the old way: their
@@ -180,7 +181,7 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
                 "version": p.PROTOCOL_VERSION,
                 "server": "tonk-server 0.1.0",
                 "name": "Ada",
-                "limits": old_limits(Limits(), 120.0),
+                "limits": old_limits(Limits(), 120.0, 300.0),
                 "dev": False,
             },
             None,
@@ -194,12 +195,12 @@ SERVER_CASES: list[tuple[dict[str, Any], m.ServerMessage]] = [
                 "version": 2,
                 "server": "s",
                 "name": "Bo",
-                "limits": old_limits(Limits(heartbeat=2.5), 3),
+                "limits": old_limits(Limits(heartbeat=2.5), 3, 0),
                 "dev": True,
             },
             7,
         ),
-        m.Welcome(2, "s", "Bo", Limits(heartbeat=2.5).to_wire(3), True, reply_to=7),
+        m.Welcome(2, "s", "Bo", Limits(heartbeat=2.5).to_wire(3, 0), True, reply_to=7),
     ),
     (old_error(p.BAD_FRAME, "x", reply_to=3), m.Error.of(p.BAD_FRAME, "x", reply_to=3)),
     (

@@ -115,6 +115,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "(default 120)",
     )
     parser.add_argument(
+        "--idle-turn",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="seconds a turn may be left untouched at a table without a turn timer before "
+        "its player is marked away and played for (default 300; 0: never)",
+    )
+    parser.add_argument(
         "--bot-pause",
         type=float,
         default=0.8,
@@ -260,6 +268,8 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         raise ValueError(f"--option: {exc}") from None
     if not args.lobby_interval > 0:
         raise ValueError("--lobby-interval must be above 0")
+    if not args.idle_turn >= 0:
+        raise ValueError(f"--idle-turn takes a number of seconds, 0 or more, not {args.idle_turn}")
     if not args.abandoned_after > 0:
         raise ValueError(
             f"--abandoned-after takes a number of seconds above 0, not {args.abandoned_after}"
@@ -283,6 +293,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         dev=args.dev,
         limits=limits,
         grace=args.grace,
+        idle_turn=args.idle_turn,
         bot_pause=args.bot_pause,
         next_hand_delay=args.next_hand_delay,
         deal_wait=args.deal_wait,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from tonk.shared.game.hand import Hand
 from tonk.shared.game.ledger import Ledger
 from tonk.shared.game.rules import HouseRules
-from tonk.shared.game.session import Absence, past_grace, starts_itself
+from tonk.shared.game.session import Absence, past_grace, returns_to_bot, starts_itself
 from tonk.shared.wire import messages as m
 from tonk.shared.wire.messages import (
     SEAT_KINDS,
@@ -446,6 +446,9 @@ class Table:
         started = self.state == PLAYING
         wake = _INF
         for number, seat in enumerate(seats):
+            if returns_to_bot(seat, seat.conn is not None, seat.took_from is not None):
+                await self.away.back_to_bot(number)  # (its taker went: not waited for)
+                return 0
             disconnected_at = seat.disconnected_at
             if seat.kind != HUMAN or seat.conn is not None or disconnected_at is None:
                 continue
@@ -520,6 +523,10 @@ class Table:
         due = play.due(turn)
         if now >= due:
             seat = seats[turn]
+            if seat.kind == HUMAN and not seat.away and seat.took_from is not None:
+                log.info("table %d: %s let the turn run out", self.id, seat.name)
+                await self.away.back_to_bot(turn)  # (its bot plays the turn)
+                return 0
             if seat.kind == HUMAN and not seat.away:
                 seat.disconnected_at = None
                 await seats.set_away(turn, True)

@@ -1,12 +1,14 @@
 """A table's seats between people and bots while a session runs: a disconnected player's seat
 played for now (the creator's word, or the players' vote), a bot's seat taken by a late friend
-between hands (asked for during a hand: a claim, kept here until the hand ends), and an absent
-player's seat given to a bot by the creator."""
+between hands (asked for during a hand: a claim, kept here until the hand ends), an absent
+player's seat given to a bot by the creator, and a bot's seat back to its bot once the person
+who took it goes."""
 
 from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from tonk.shared.game.session import SessionError, bot_name, check_name_free, play_for_now
@@ -68,7 +70,7 @@ class AwaySeats(SeatRow, Protocol):
 
 class AwayPlay(Protocol):
     """What the away part asks of the play: the hand in play, a bot's seat let go to a
-    person, and what a newcomer to a seat is sent."""
+    person and back, and what a newcomer to a seat is sent."""
 
     @property
     def hand(self) -> Hand | None: ...
@@ -76,6 +78,8 @@ class AwayPlay(Protocol):
     def changed_hands(self, number: int, name: str) -> list[st.Op]: ...
 
     def seat_taken(self, number: int, name: str) -> None: ...
+
+    def bot_seated(self, number: int, strategy: str) -> None: ...
 
     def send_ledger(self, conn: Connection) -> None: ...
 
@@ -205,12 +209,15 @@ class TableAway:
         old = seats[number]
         assert conn.name is not None
         token = secrets.token_urlsafe(18)
+        own = old.holds_for is not None and old.holds_for.casefold() == conn.name.casefold()
         new = Seat(
             name=conn.name,
             kind=HUMAN,
             token_hash=st.hash_token(token),
             stake=old.stake,
             conn=conn,
+            # (a player back in their own seat holds it as before it was given to a bot)
+            took_from=None if own else old,
         )
         ops = [st.put_seat(table.id, new.saved(number)), *play.changed_hands(number, conn.name)]
         await self._store.write(ops)
@@ -259,21 +266,47 @@ class TableAway:
             new = Seat(
                 name=name, kind=BOT, strategy=strategy, stake=seat.stake, holds_for=seat.name
             )
-            ops = [
-                st.put_seat(table.id, new.saved(number)),
-                *self._play.changed_hands(number, name),
-            ]
-            await self._store.write(ops)
-            seats[number] = new
-            if seat.token_hash is not None and seat.name is not None:
-                seats.given_to_bots[seat.token_hash] = seat.name
-            gone = seat.conn
-            if gone is not None:
-                seats.spectators.add(gone)
-                table.server.seating.put(gone, table, None)
-                gone.send(Watching(table.id))
-                table.server.door_seat(gone, table.id, left=True)
-                self._play.send_hand(gone, None)
-            log.info("table %d: %s's seat %d goes to %s", table.id, seat.name, number, new.name)
-            table.broadcast_table(answer=conn)
-            table.kick()
+            await self._give_to_bot(number, new, answer=conn)
+
+    async def back_to_bot(self, number: int) -> None:
+        """Seat `number`, which its player took from a bot during the session, goes back to
+        that bot (by its name, if no seat has it now): they went, or let a turn run out
+        (`session.returns_to_bot`). Their balance stays under their name, their token no
+        longer holds the seat, and a connection of theirs still here watches from now on.
+        Called by the table's loop, its lock held."""
+        seat = self._seats[number]
+        bot = seat.took_from
+        assert bot is not None and bot.strategy is not None
+        names = self._seats.names()
+        name = bot.name
+        if name is None or name.casefold() in {n.casefold() for n in names}:
+            name = bot_name(names)
+        # (the bot's seat as it was: its strategy, its stake, whose seat it holds, if anybody's)
+        await self._give_to_bot(number, replace(bot, name=name, votes=set()))
+        self._play.bot_seated(number, bot.strategy)
+
+    async def _give_to_bot(self, number: int, new: Seat, answer: Connection | None = None) -> None:
+        """Seat `number`'s player gives way to the bot `new`, written first: a connection of
+        theirs still here watches from now on, and their token tells them why it no longer
+        holds the seat."""
+        table = self._table
+        seats = self._seats
+        seat = seats[number]
+        ops = [
+            st.put_seat(table.id, new.saved(number)),
+            *self._play.changed_hands(number, new.name or ""),
+        ]
+        await self._store.write(ops)
+        seats[number] = new
+        if seat.token_hash is not None and seat.name is not None:
+            seats.given_to_bots[seat.token_hash] = seat.name
+        gone = seat.conn
+        if gone is not None:
+            seats.spectators.add(gone)
+            table.server.seating.put(gone, table, None)
+            gone.send(Watching(table.id))
+            table.server.door_seat(gone, table.id, left=True)
+            self._play.send_hand(gone, None)
+        log.info("table %d: %s's seat %d goes to %s", table.id, seat.name, number, new.name)
+        table.broadcast_table(answer=answer)
+        table.kick()

@@ -175,6 +175,10 @@ class Seat(SeatRecord):
     # A bot's seat given it during the session: the name of the player it was taken from (in
     # memory: the table map says whose seat it is, so that they take their own back).
     holds_for: str | None = None
+    # A person's seat that they took from a bot during the session: that bot's seat, back in
+    # its place as soon as they go (`session.returns_to_bot`; in memory: after a restart its
+    # taker holds the seat as any player does).
+    took_from: Seat | None = None
 
     @property
     def status(self) -> SeatStatus:

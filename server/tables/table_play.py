@@ -169,9 +169,10 @@ class TablePlay:
 
     # -- the clock of the seat to act ---------------------------------------------------------
 
-    def due(self, number: int) -> float:
+    def due(self, number: int, idle: bool = True) -> float:
         """When the seat to act, `number`, is played for if it does not act itself (the
-        session's rule: `played_for_at`)."""
+        session's rule: `played_for_at`); `idle`: the server's limit on a turn left untouched
+        at a table without a turn timer counts too."""
         table = self._table
         seat = self._seats[number]
         disconnected_at = seat.disconnected_at
@@ -184,20 +185,22 @@ class TablePlay:
             turn_started=self.turn_started,
             bot_pause=config.bot_pause,
             turn_timer=config.turn_timer,
-            # (the server's grace only read when it counts: a table built for a test of its
-            # messages has no server)
+            # (the server's options only read when they count: a table built for a test of
+            # its messages has no server)
             grace=0.0 if disconnected_at is None else table.server.config.grace,
+            idle_turn=table.server.config.idle_turn if idle and not config.turn_timer else None,
         )
 
     def deadline(self) -> float | None:
-        """Seconds until the seat to act is played for (a person's turn timer or grace)."""
+        """Seconds until the seat to act is played for (a person's turn timer or grace; not
+        the server's limit on a turn left untouched, which no table shows as a timer)."""
         hand = self.hand
         if hand is None or hand.ended:
             return None
         seat = self._seats[hand.turn]
         if seat.kind != HUMAN or seat.away:
             return None
-        due = self.due(hand.turn)
+        due = self.due(hand.turn, idle=False)
         return None if due == _INF else round(max(0.0, due - self._table.now), 3)
 
     def back_in_turn(self, number: int) -> None:
@@ -224,6 +227,14 @@ class TablePlay:
         self.bots.pop(number, None)
         if self._table.state == PLAYING:
             self.session.ledger.join(name)
+
+    def bot_seated(self, number: int, strategy: str) -> None:
+        """A bot (`strategy`) takes seat `number` during the session: it sees the hand in
+        play so far, as the seat saw it."""
+        bot = make_bot(strategy, self._table.rng(f"bot{number}"))
+        if self.hand is not None:
+            bot.observe(self.hand.events_for(number, 0))
+        self.bots[number] = bot
 
     def unpaused(self, now: float, lost: float) -> None:
         """Play carries on at loop time `now` after a pause of `lost` seconds: a fresh turn
@@ -433,9 +444,11 @@ class TablePlay:
             and not table.config.turn_timer
             and self._store.paused is None
         ):
-            # A connected player is to act, with no clock running: nothing falls due that
-            # the table's loop does not already wait for (it is kicked by every disconnect,
-            # resume and seat change), so it need not wake for every action.
+            # A connected player is to act, with no turn timer running: nothing falls due
+            # that the table's loop does not already wait for (it is kicked by every
+            # disconnect, resume and seat change), so it need not wake for every action. The
+            # server's limit on a turn left untouched (`idle_turn`) falls due no sooner than
+            # the one the loop waits for already: a turn's clock only starts later.
             return
         table.kick()
 

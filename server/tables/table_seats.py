@@ -435,7 +435,7 @@ class TableSeats:
                 seat = self._seats[number]
                 seat.conn = None
                 self.begin_absence(number)
-                if table.state == WAITING and leaving:
+                if table.state == WAITING and leaving and seat.took_from is None:
                     await self.free_seat(number)
                 elif table.state == PLAYING and leaving:
                     seat.disconnected_at = None

@@ -206,6 +206,14 @@ def past_grace(disconnected_at: float, grace: float, now: float, started: bool) 
     return Absence.AWAY if started else Absence.FREED
 
 
+def returns_to_bot(seat: SeatRecord, connected: bool, taken_from_bot: bool) -> bool:
+    """Whether the seat of a person who took it from a bot during the session
+    (`taken_from_bot`) goes back to that bot now: as soon as it would be played for them
+    (they left, lost the link, or let a turn run out and are away). Its taker is not waited
+    for, as a player who sat down for the session is: the table was playing without them."""
+    return seat.kind == SeatKind.HUMAN and taken_from_bot and (seat.away or not connected)
+
+
 def play_for_now(
     asker: int,
     absent: int,
@@ -265,16 +273,21 @@ def played_for_at(
     bot_pause: float,
     turn_timer: float | None,
     grace: float,
+    idle_turn: float | None = None,
 ) -> float:
     """When the seat to act is played for if it does not act itself: a bot, a player away or
     one never connected since a restart, the bot pause after the last change; a player here,
-    when the turn timer runs out (never without one); a player who lost the link, when the
-    turn timer or the grace period runs out, whichever comes first."""
+    when the turn timer runs out, or at a table without one, when the turn has been left
+    `idle_turn` seconds (the server's limit; None or 0: never); a player who lost the link,
+    when that or the grace period runs out, whichever comes first. The table's own turn
+    timer is never shortened nor lengthened by `idle_turn`."""
     if seat.kind == _BOT or seat.away or (not connected and disconnected_at is None):
         return last_change + bot_pause
     due = _INF
     if turn_timer:
         due = turn_started + turn_timer
+    elif idle_turn:
+        due = turn_started + idle_turn
     if not connected and disconnected_at is not None:
         due = min(due, disconnected_at + grace)
     return due
