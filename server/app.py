@@ -21,9 +21,10 @@ from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
 from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, listen_backlog
-from .connection import Connection
+from .connection import Connection, unlink_transport
 from .doors.door_names import DoorNames
 from .doors.door_starts import AppStarts
+from .memory import Trimmer
 from .requests import Requests
 from .store import ports
 from .store import store as st
@@ -67,6 +68,7 @@ class TonkServer:
         self.lobby = Lobby(self, config.lobby_interval)
         self.connections: set[Connection] = set()
         self.seating: Seating[Table] = Seating()  # who is at which table, in which seat
+        self.trimmer = Trimmer()  # memory given back after a crowd of connections is gone
         self.requests = Requests(self)
         # (shared by every link)
         self._welcome_limits = config.limits.to_wire(config.grace, config.idle_turn)
@@ -383,6 +385,10 @@ class TonkServer:
             if conn in self.connections:
                 await self._lost(conn)
             await conn.linger()
+            await conn.closed.wait()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+            unlink_transport(writer)
 
     async def _serve(self, conn: Connection) -> None:
         decoder = p.FrameDecoder(self.config.limits.max_frame)
@@ -460,6 +466,7 @@ class TonkServer:
 
     async def _lost(self, conn: Connection) -> None:
         self.connections.discard(conn)
+        self.trimmer.closed(asyncio.get_running_loop().time())
         self.lobby.members.discard(conn)
         count = self._per_address.get(conn.address, 1) - 1
         if count > 0:
@@ -477,13 +484,17 @@ class TonkServer:
         log.info("connection #%d closed (%s)", conn.number, conn.name or "no name")
 
     async def _housekeep(self) -> None:
-        """Handshake deadlines, heartbeats and idle timeouts, checked a few times a second."""
+        """Handshake deadlines, heartbeats and idle timeouts, checked a few times a second; the
+        memory of a crowd of connections gone given back."""
         limits = self.config.limits
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(housekeeping_tick(limits))
             self.catch_up()
-            check_deadlines(list(self.connections), limits, loop.time())
+            now = loop.time()
+            check_deadlines(list(self.connections), limits, now)
+            if self.trimmer.due(now):
+                self.trimmer.trim()
 
     # -- requests -----------------------------------------------------------------------------
 

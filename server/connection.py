@@ -33,6 +33,17 @@ LINGER_QUIET = 0.25
 SEND_BUFFER = 64 * 1024
 
 
+def unlink_transport(writer: asyncio.StreamWriter) -> None:
+    """Once the connection is lost (`writer.wait_closed()` has returned), undo the reference
+    cycle CPython 3.11's socket transport keeps: it holds a bound method of itself
+    (`_read_ready_cb`), so that every closed transport, with its socket objects, waited for
+    the collector's rare full collection, and pinned the memory around it (BENCHMARKS.md,
+    "Memory after lobby clients that never read"). Nothing to do where the attribute is gone."""
+    transport = writer.transport
+    if transport.is_closing() and getattr(transport, "_read_ready_cb", None) is not None:
+        transport._read_ready_cb = None  # type: ignore[attr-defined]
+
+
 def encode_message(message: ServerMessage) -> bytes:
     """The frame of `message`."""
     return protocol.encode(message.to_wire())
@@ -312,7 +323,14 @@ class Connection:
         transport = self.writer.transport
         with contextlib.suppress(Exception):
             transport.abort()
-        self.writer_task.cancel()
+        # The writer task ends by itself: there is nothing left to write, and a `drain` it
+        # waits in returns once the transport is gone. (Cancelled, it would keep its
+        # CancelledError, whose traceback holds its frame and so this connection: a cycle
+        # that kept every dropped connection, its streams and buffers, until the collector's
+        # rare full collection.)
+        self._flush_then_close = True
+        self._linger = False
+        self._wake.set()
         with contextlib.suppress(Exception):
             self.reader.feed_eof()
 
