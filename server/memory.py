@@ -1,9 +1,9 @@
-"""Memory given back to the system after a crowd of connections is gone. What a connection
-freed goes back to C's allocator (glibc's malloc), which keeps it for the next allocations
-rather than return it: after a crowd (a flood of clients that never read, dropped together),
-the server's RSS stayed at the crowd's peak. Once enough connections have closed and none for a
-moment, `malloc_trim(0)` hands glibc's free pages back (BENCHMARKS.md, "Memory after lobby
-clients that never read"); elsewhere than glibc, nothing is done."""
+"""Memory given back to the system after a crowd of connections is gone. What the
+connections freed goes back to the allocators, which keep it for the next allocations rather
+than return it. Once enough connections have closed and none for a moment (a crowd of clients
+that never read, dropped together), `malloc_trim(0)` hands glibc's free pages back
+(BENCHMARKS.md, "Memory after lobby clients that never read"); elsewhere than glibc, nothing
+is done. Python's own small-object allocator keeps what it keeps: see there."""
 
 from __future__ import annotations
 
