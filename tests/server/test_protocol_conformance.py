@@ -4,7 +4,7 @@ it cannot), every range and every limit at its edge. Every frame the server send
 against the schema.
 
 The lobby's listing (`list_tables` and its `tables` answer) is sent and read here, but its
-`reply_to` and its contents are left to the lobby's own tests (tests/test_client_lobby.py and
+`reply_to` and its contents are left to the lobby's own tests (tests/client/test_client_lobby.py and
 the lobby's server tests): that part of the protocol is changing apart from this file.
 """
 
@@ -1067,7 +1067,8 @@ async def test_the_limits_in_welcome_are_the_servers(tmp_path):
 
 
 # The other limits at their edges are tested where they are at home: `queue` and `queue_bytes`
-# (a client that does not read) in tests/test_hostile_clients.py and tests/test_server_errors.py;
+# (a client that does not read) in tests/server/test_hostile_clients.py and
+# tests/server/test_server_errors.py;
 # `max_per_address`, `max_connections`, `max_tables`, `max_tables_per_address`,
 # `messages_per_second`/`burst`, `handshake_timeout`, `heartbeat` and `idle_timeout` above,
 # with the error codes they cause.
