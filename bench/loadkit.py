@@ -67,6 +67,15 @@ def machine() -> str:
     )
 
 
+def pin_to_one_core() -> str:
+    """Pin this process to one core where the OS allows it, and say which."""
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned"
+
+
 def load_average() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -183,6 +192,10 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
         return float("nan")
     rank = max(0, min(len(sorted_values) - 1, round(q / 100 * len(sorted_values) + 0.5) - 1))
     return sorted_values[rank]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
 
 
 def latency_summary(samples: Sequence[float]) -> dict[str, float]:
