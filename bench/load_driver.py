@@ -8,7 +8,6 @@ import gc
 import multiprocessing as mp
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -228,7 +227,6 @@ def run_tonk(
     seed: int,
     workdir: Path,
     warmup: float,
-    profile: Path | None = None,
     program: list[str] | None = None,
 ) -> dict[str, Any]:
     flat = pace is None
@@ -246,14 +244,8 @@ def run_tonk(
     try:
         time.sleep(0.5)
         rss_before = lk.rss_kib(server.pid)
-        spies: list[subprocess.Popen[bytes]] = []
 
         def on_ready(pids: list[int]) -> dict[str, Any]:
-            if profile is not None:
-                profile.mkdir(parents=True, exist_ok=True)
-                name = "flat" if flat else "paced"
-                spies.append(lk.py_spy(server.pid, profile / f"server-{name}.txt", seconds))
-                spies.append(lk.py_spy(pids[0], profile / f"generator-{name}.txt", seconds))
             return {"rss_after": lk.rss_kib(server.pid)}
 
         shares = [
@@ -263,8 +255,6 @@ def run_tonk(
         result = drive(tonk_worker, shares, seconds, warmup, on_ready, server_pid=server.pid)
         result["rss_end"] = lk.rss_kib(server.pid)
         result["rss_before"] = rss_before
-        for spy in spies:
-            spy.wait(60)
     finally:
         code = server.stop()
     result["server_exit"] = code

@@ -476,26 +476,3 @@ def write_section(path: Path, heading: str, body: str) -> None:
         tail = "".join(lines[end:])
         text = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
     path.write_text(text)
-
-
-def py_spy(pid: int, out: Path, seconds: float) -> subprocess.Popen[bytes]:
-    """Sample process `pid` with py-spy for `seconds` (collapsed stacks in `out`)."""
-    return subprocess.Popen(
-        [
-            "py-spy",
-            "record",
-            "-p",
-            str(pid),
-            "-d",
-            str(max(1, int(seconds))),
-            "-f",
-            "raw",
-            "-o",
-            str(out),
-            "-r",
-            "200",
-            "--nonblocking",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
