@@ -130,7 +130,7 @@ frame, of tonk's mean size, to each of the table's four connections; no game, no
 nothing written. Its clients only read and decode. It reaches 28-47% of the echo ceiling, and it
 uses both cores to do it: the server and the generators share the machine, and each `send` carries
 the kernel's loopback work for the receiver, about 12 µs of the sender's CPU for a 360-byte frame to
-a client asleep in `epoll` and 5 µs to one that is busy (measured once by `bench/send_cost.py`,
+a client asleep in `epoll` and 5 µs to one that is busy (measured once by `send_cost.py`,
 since retired). The table above turns this into CPU per action: at 25% of the ceiling the machine
 has 66-94 µs for each action, the protocol's I/O alone takes 48-57 µs of it, which leaves 17-46 µs
 for everything else: the game core, four views, the durable commit (the writer thread alone spends
