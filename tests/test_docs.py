@@ -7,6 +7,8 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parent.parent
 DOCUMENTS = sorted([*ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md")])
 MANUAL = ("playing.md", "hosting.md", "tools.md", "simulating.md", "workbench.md")
@@ -56,6 +58,7 @@ def test_every_link_between_the_documents_lands() -> None:
     assert broken == []
 
 
+@pytest.mark.slow  # (it imports the modules the documents name)
 def test_every_file_and_module_the_documents_name_exists() -> None:
     missing = []
     for doc in DOCUMENTS:
