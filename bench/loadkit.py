@@ -2,7 +2,7 @@
 bot clients over TCP (asyncio protocols, no streams: the generator must stay light), latency
 percentiles, and writing a section of BENCHMARKS.md.
 
-Used by bench/load.py and bench/soak.py (and, through soak.py, tests/test_soak_short.py).
+Used by bench/load.py and bench/soak.py (and, through soak.py, tests/e2e/bench/test_soak_short.py).
 """
 
 from __future__ import annotations

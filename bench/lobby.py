@@ -468,7 +468,7 @@ summaries joined (found by bisecting the ids; the same page is kept until a summ
 and the changes of each `lobby_interval` are packed into one message written alike to every
 connection in the lobby: the server's work grows with the changes and the connections, not with
 requests times tables. The table limits are counted as tables change, not over every table on
-each `create_table`. A test (`tests/test_server_lobby.py`) holds that no request builds a
+each `create_table`. A test (`tests/server/test_server_lobby.py`) holds that no request builds a
 summary and that a change builds one for the lobby, however many connections ask or listen.
 
 **Reading the figures.** The machine is two cores shared with other people's work, and the
