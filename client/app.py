@@ -511,11 +511,11 @@ class TonkApp(KeyedApp):
 
     def on_server_refused(self, message: ServerRefused) -> None:
         refused = message.report
-        if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
+        if refused.request == m.StandingsRequest.TYPE and isinstance(self.screen, NightsScreen):
             self.screen.refused = refused.message
-        if refused.request == p.CREATE_TABLE and isinstance(self.screen, CreateTableScreen):
+        if refused.request == m.CreateTable.TYPE and isinstance(self.screen, CreateTableScreen):
             self.screen.refused(refused.message)  # the form stays, with what was typed
-        if refused.request == p.COACH and isinstance(self.screen, HandReplayScreen):
+        if refused.request == m.CoachRequest.TYPE and isinstance(self.screen, HandReplayScreen):
             self.screen.show_advice(None, refused.message)
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")

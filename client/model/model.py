@@ -362,7 +362,7 @@ class ClientModel:
         code = message.code
         text = message.message
         request = self._requests.pop(message.reply_to, "") if message.reply_to is not None else ""
-        if request == p.DEAL_VALUE and not message.fatal and message.reply_to is not None:
+        if request == m.DealValue.TYPE and not message.fatal and message.reply_to is not None:
             # Our value for a deal came after it: not a fault, said with the deal's check.
             if self.table is not None:
                 self.table.deals.refused(message.reply_to)
@@ -373,13 +373,13 @@ class ClientModel:
             if code == p.VERSION_MISMATCH:
                 self._fail_handshake(message)
             raise Fatal(f"the server closed the connection: {text}")
-        if request == p.SIT and self._joining_table is not None:
+        if request == m.Sit.TYPE and self._joining_table is not None:
             # The table named filled up or started meanwhile: watch it instead.
             self._watch_named(self._joining_table, started=code == p.ALREADY_STARTED)
             return
-        if request in (p.WATCH, p.SIT, p.RESUME):
+        if request in (m.Watch.TYPE, m.Sit.TYPE, m.Resume.TYPE):
             self._joining_table = self._join_line = None
-        if request == p.RESUME or code == p.BAD_TOKEN:
+        if request == m.Resume.TYPE or code == p.BAD_TOKEN:
             # The seat we remembered is gone (the table closed, or the token is old).
             table = self.table
             if table is not None and self.tokens is not None:
@@ -404,14 +404,14 @@ class ClientModel:
             self.token = None
             self.report(LeftTable("Your seat was taken back from another terminal."))
             return
-        if request in (p.CREATE_TABLE, p.WATCH, p.SIT) and self.joining:
+        if request in (m.CreateTable.TYPE, m.Watch.TYPE, m.Sit.TYPE) and self.joining:
             self.joining = False
             self._post_lobby()
-        if request == p.CREATE_TABLE:
+        if request == m.CreateTable.TYPE:
             self._pending_bots = None
         if request in MOVE_REQUESTS:
             self._moves_asked = max(0, self._moves_asked - 1)
-        if request == p.SIT and code == p.ALREADY_STARTED:
+        if request == m.Sit.TYPE and code == p.ALREADY_STARTED:
             # A seat we hold there would have been taken back with its token (see `sit`).
             where = (
                 "under your name at this server's door"
