@@ -24,6 +24,7 @@ HEAVY = frozenset(
         "test_server_backlog.py",
         "test_server_leaks.py",
         "test_server_lobby.py",
+        "test_server_memory.py",
         "test_soak_short.py",
         "test_bench_load.py",
         "test_bench_lobby.py",
