@@ -141,6 +141,17 @@ async def test_a_narrow_terminal_stacks_the_panels_and_cuts_nothing(tmp_path: Pa
         await term.wait_for_all("Ledger", "Log and chat", "You drew 8♠")
 
 
+async def test_a_narrow_top_line_breaks_between_the_moves_not_inside_one(
+    tmp_path: Path,
+) -> None:
+    with client(tmp_path, (45, 30)) as term:
+        screen = await term.wait_for("Your turn: d draw")
+        top = screen.splitlines()[:4]
+        for move in ("Your turn: d draw", "p pick up 9♣", "k drop at 36"):
+            assert any(move in row for row in top), top
+        assert any("Practice · classic · 1 chip · hand 1" in row for row in top), top
+
+
 async def test_five_seats_at_80x24_keep_the_compact_text_where_cards_do_not_fit(
     tmp_path: Path,
 ) -> None:

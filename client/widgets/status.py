@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import var
 from tonk.shared.game.cards import Card, count
@@ -28,6 +29,9 @@ class Status:
 #: and the stakes' multiple) give way to the message: the rules and stake first, the name kept
 #: longer (a waiting table is known by it).
 _GIVING_WAY = (1, 2, 0, 3, 4)
+
+#: What stands between the parts of a line (the moves of a turn; the table, its rules...).
+DOT = " · "
 
 
 class StatusBar(LineWidget):
@@ -66,17 +70,18 @@ class StatusBar(LineWidget):
         # The turn matters more than the table: the rules and the stake give way first when
         # the message needs the room, then the table's name, the hand and the stakes' multiple.
         parts = list(self._parts)
-        right = Text(" · ".join(parts))
+        right = Text(DOT.join(parts))
         for drop in (index for index in _GIVING_WAY if index < len(parts)):
             if left.cell_len + 2 + right.cell_len <= width:
                 break
             parts[drop] = ""
-            right = Text(" · ".join(part for part in parts if part))
+            right = Text(DOT.join(part for part in parts if part))
         parts = [part for part in parts if part]
         if self.wrap and (not parts or left.cell_len + 2 + right.cell_len > width):
             # (A narrow screen: the message whole, on as many rows as it takes, and the
-            # table's name, rules, stake and hand under it.)
-            self.set_lines([left, Text(" · ".join(self._parts), style="dim")])
+            # table's name, rules, stake and hand under it; each broken between its parts.)
+            table = Text(DOT.join(self._parts), style="dim")
+            self.set_lines([*broken_at_dots(left, width), *broken_at_dots(table, width)])
             return
         room = width - (right.cell_len + 2 if parts else 0)
         left.truncate(room, overflow="ellipsis", pad=True)
@@ -85,6 +90,22 @@ class StatusBar(LineWidget):
     def refit(self) -> None:
         self._build()
         super().refit()
+
+
+def broken_at_dots(line: Text, width: int) -> list[Text]:
+    """`line` as rows of `width` cells, broken between its parts (after a ` ·`) rather than
+    inside one (`k drop` on one row, `at 36` on the next); a part wider than a row is left
+    to wrap at its spaces. Each row in the line's style."""
+    parts = line.plain.split(DOT)
+    rows = [parts[0]]
+    for part in parts[1:]:
+        joined = rows[-1] + DOT + part
+        if cell_len(joined) <= width:
+            rows[-1] = joined
+        else:
+            rows[-1] += DOT.rstrip()
+            rows.append(part)
+    return [Text(row, style=line.style) for row in rows]
 
 
 def hand_words(number: int, hands: int | None) -> str:
@@ -130,8 +151,8 @@ def turn_message(
     if view.my_turn:
         moves = moves_now(view, legal, cursor, ascii_only)
         if touch:
-            return f"Your turn{timer}: tap " + " · ".join(button for _, button in moves)
-        return f"Your turn{timer}: " + " · ".join(key for key, _ in moves)
+            return f"Your turn{timer}: tap " + DOT.join(button for _, button in moves)
+        return f"Your turn{timer}: " + DOT.join(key for key, _ in moves)
     name = state.names()[view.turn] if view.turn < len(state.players) else "?"
     line = f"{name} to play{timer}."
     if state.seat is not None and view.plays_next == state.seat:
