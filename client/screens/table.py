@@ -23,6 +23,7 @@ from ..messages import Request
 from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
 from ..text.render import HAND_ORDERS, CardStyle, signed, sort_hand
+from ..touch import by_touch
 from ..widgets import (
     PORTRAIT,
     CentrePanel,
@@ -134,7 +135,7 @@ class TableScreen(Screen[None]):
                     disabled=True,
                 )
         # (A touch screen's keys are buttons: the same bar, drawn for a finger.)
-        yield (TouchKeyBar if getattr(self.app, "touch", False) else KeyBar)(id="keys")
+        yield (TouchKeyBar if by_touch(self.app) else KeyBar)(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
         """A narrow terminal (under PORTRAIT columns) stacks the panels; from BIG_HAND the
@@ -277,7 +278,7 @@ class TableScreen(Screen[None]):
             legal=self.legal(),
             cursor=hand.card_under_cursor,
             ascii_only=self.card_style.ascii,
-            touch=getattr(self.app, "touch", False),
+            touch=by_touch(self.app),
         )
         self.query_one(StatusBar).status = Status(self.state, message)
 

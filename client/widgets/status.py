@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import var
 from tonk.shared.game.cards import Card, count
@@ -13,6 +12,7 @@ from tonk.shared.game.words import amount_text, plural
 from tonk.shared.records import record
 
 from ..model.state import TableState
+from ..text.render import DOT, broken_at_dots
 from .lines import LineWidget
 
 
@@ -29,9 +29,6 @@ class Status:
 #: and the stakes' multiple) give way to the message: the rules and stake first, the name kept
 #: longer (a waiting table is known by it).
 _GIVING_WAY = (1, 2, 0, 3, 4)
-
-#: What stands between the parts of a line (the moves of a turn; the table, its rules...).
-DOT = " · "
 
 
 class StatusBar(LineWidget):
@@ -92,22 +89,6 @@ class StatusBar(LineWidget):
         super().refit()
 
 
-def broken_at_dots(line: Text, width: int) -> list[Text]:
-    """`line` as rows of `width` cells, broken between its parts (after a ` ·`) rather than
-    inside one (`k drop` on one row, `at 36` on the next); a part wider than a row is left
-    to wrap at its spaces. Each row in the line's style."""
-    parts = line.plain.split(DOT)
-    rows = [parts[0]]
-    for part in parts[1:]:
-        joined = rows[-1] + DOT + part
-        if cell_len(joined) <= width:
-            rows[-1] = joined
-        else:
-            rows[-1] += DOT.rstrip()
-            rows.append(part)
-    return [Text(row, style=line.style) for row in rows]
-
-
 def hand_words(number: int, hands: int | None) -> str:
     """The hand in play, and where it stands in a session of `hands` (None: no end set)."""
     if hands is None:
@@ -119,6 +100,8 @@ def hand_words(number: int, hands: int | None) -> str:
 
 #: What the status line says while our seat is played for us.
 AWAY = "You are away: your turns are played for you. Press any key to come back."
+#: The same on a touch screen (the key bar's Back button).
+AWAY_TOUCH = "You are away: your turns are played for you. Tap Back to come back."
 
 
 def turn_message(
@@ -139,7 +122,7 @@ def turn_message(
         return f"Play is paused: {state.paused}"
     me = state.player(state.seat) if state.seat is not None else None
     if me is not None and me.away:
-        return AWAY
+        return AWAY_TOUCH if touch else AWAY
     if view is None:
         return waiting_message(state) if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:
