@@ -49,6 +49,10 @@ LARGE = (140, 44)
 BIG_HAND = (100, 30)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
+#: From this many rows an upright table has room for the log (the App's `-tall`), which keeps
+#: at least LOG_LEAST rows (its border and three lines) under a table sized to its cards.
+TALL = 40
+LOG_LEAST = 5
 
 #: For this long after the end-of-hand window closed by itself, enter and escape (pressed to
 #: close it) are let go without a word.
@@ -154,6 +158,7 @@ class TableScreen(Screen[None]):
         if status.wrap != portrait:
             status.wrap = portrait
             status.refit()
+        self.call_after_refresh(self._fit_upright)
         large = width >= LARGE[0] and height >= LARGE[1]
         if large == self.has_class("-large"):
             return
@@ -162,6 +167,30 @@ class TableScreen(Screen[None]):
         self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
         if self.state is not None:
             self._show_state(self.state)
+
+    def _fit_upright(self) -> None:
+        """Upright and tall enough for the log (under PORTRAIT columns, TALL rows and up):
+        the table's panel takes the rows its cards take, chosen for what the rest leaves
+        when the log keeps LOG_LEAST (the log takes the rows left: no panel left mostly
+        empty); else each panel as the style sheet says."""
+        centre = self.query_one(CentrePanel)
+        area = self.query_one(TableArea)
+        width, height = self.size
+        if not (0 < width < PORTRAIT and height >= TALL):
+            centre.budget = None
+            area.styles.height = None
+            return
+        others = sum(
+            self.query_one(f"#{name}").outer_size.height
+            for name in ("status", "players-box", "hand-box", "keys", "chat")
+        )
+        centre.budget = max(3, height - others - LOG_LEAST - area.styles.gutter.height)
+
+    @on(CentrePanel.Sized)
+    def _table_sized(self, event: CentrePanel.Sized) -> None:
+        area = self.query_one(TableArea)
+        if self.query_one(CentrePanel).budget is not None:
+            area.styles.height = event.rows + area.styles.gutter.height
 
     def on_mount(self) -> None:
         # The table flows down from the App's reactives: each is drawn now and on every change.
@@ -208,6 +237,7 @@ class TableScreen(Screen[None]):
         log.log_lines = state.log
         self._status()
         self.refresh_keys()
+        self.call_after_refresh(self._fit_upright)  # (the players or the top line may have grown)
         stack = self.app.screen_stack
         question = stack[-1] if stack else None
         if isinstance(question, DropModal) and question.asked_at != self._moment():

@@ -290,6 +290,17 @@ class CentrePanel(Vertical):
 
     #: The table (set by the screen; each row redrawn as far as it changed).
     state: var[TableState | None] = var(None, init=False, always_update=True)
+    #: The rows the panel may take, where the screen sizes it to what it draws (an upright
+    #: screen's: the log takes the rest); None: its own height. The cards are chosen for
+    #: these rows, and the screen told the rows they take (`Sized`).
+    budget: var[int | None] = var(None, init=False)
+
+    class Sized(Message):
+        """The rows the pile and the spreads take, as drawn for the panel's budget."""
+
+        def __init__(self, rows: int) -> None:
+            super().__init__()
+            self.rows = rows
 
     def __init__(self, style: CardStyle, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -297,6 +308,7 @@ class CentrePanel(Vertical):
         self.pile_shown = 0  # how many discards the text lists with who threw them (0: none)
         #: The sizes drawn now (the pile's, the spreads'; None: as text) and the pile fanned.
         self.chosen: tuple[CardSize | None, CardSize | None, bool] = (None, None, False)
+        self.taken = 0  # the rows the pile and the spreads take as drawn now
 
     def compose(self) -> ComposeResult:
         yield LineWidget(wrap=True, id="pile")
@@ -305,8 +317,12 @@ class CentrePanel(Vertical):
     def watch_state(self, state: TableState | None) -> None:
         self.fit_cards()
 
-    def on_resize(self) -> None:
+    def watch_budget(self) -> None:
         self.fit_cards()
+
+    def on_resize(self) -> None:
+        if self.budget is None:  # (sized to what it draws: drawn already for its budget)
+            self.fit_cards()
 
     def fit_cards(self) -> None:
         """Draw the pile and the spreads with cards of one size, the largest they fit at with
@@ -328,7 +344,8 @@ class CentrePanel(Vertical):
         me = state.seat if state.seat in seats else (seats[0] if seats else 0)
         order = [s for s in seats if s >= me] + [s for s in seats if s < me]
         spreads.spreads, spreads.names, spreads.order = view.spreads, names, tuple(order)
-        width, height = self.size.width, self.size.height
+        width = self.size.width
+        height = self.size.height if self.budget is None else self.budget
         followed = bool(state.pile) and state.pile[-1][0] == view.discard_top
         last = state.pile[-PILE_FAN:] if followed else ()
         fanned = Pile(
@@ -345,6 +362,7 @@ class CentrePanel(Vertical):
             ]
             candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
             laid: dict[CardSize, list[Text] | None] = {}
+            chosen: tuple[CardSize | None, CardSize | None, bool]
             for pile_size, pile_seen, spread_size in candidates:
                 rows = (
                     text_pile
@@ -359,7 +377,8 @@ class CentrePanel(Vertical):
                     # In words, each spread whole on a row, in the rows the pile leaves.
                     text = spreads.whole_text(height - taken)
                     if text is not None:
-                        self._draw(rows, (pile_size, None, pile_seen is fanned), text[1])
+                        chosen = (pile_size, None, pile_seen is fanned)
+                        self._draw(rows, chosen, text[1], taken + text[1])
                         return
                     continue
                 if spread_size not in laid:
@@ -373,28 +392,34 @@ class CentrePanel(Vertical):
                 if not view.spreads:
                     need = max(need, spread_size.rows + 1)
                 if taken + need <= height:
-                    self._draw(rows, (pile_size, spread_size, pile_seen is fanned), need)
+                    chosen = (pile_size, spread_size, pile_seen is fanned)
+                    self._draw(rows, chosen, need, taken + max(len(cards), 1))
                     return
-        self._draw(text_pile, (None, None, False))
+        self._draw(text_pile, (None, None, False), taken=height)
 
     def _draw(
         self,
         rows: list[Text],
         chosen: tuple[CardSize | None, CardSize | None, bool],
         spread_rows: int = 0,
+        taken: int = 0,
     ) -> None:
         """Show the pile's `rows` and the spreads at the size `chosen`; cards in the middle
-        of the panel, across and (with the spreads' `spread_rows`) down."""
+        of the panel, across and (with the spreads' `spread_rows`) down; `taken`: the rows
+        the two take (the screen told them, where it sizes the panel to them)."""
         self.chosen = chosen
         pile = self.query_one("#pile", LineWidget)
         spreads = self.query_one("#spreads", SpreadsPanel)
         if chosen[0] is not None:
             width, height = self.size.width, self.size.height
-            above = max(0, (height - len(rows) - spread_rows) // 2)
+            above = max(0, (height - len(rows) - spread_rows) // 2) if self.budget is None else 0
             rows = [*([Text()] * above), *centred(rows, width)]
         pile.set_lines(rows)
         spreads.size_ = chosen[1]
         spreads.set_lines(spreads.fitted())
+        if self.budget is not None and taken != self.taken:
+            self.post_message(self.Sized(taken))
+        self.taken = taken
 
     def pile_text(self, state: TableState) -> list[Text]:
         """The stock and the discard as a line of text (`Stock: 29   Discard: Q♠`), and on a
