@@ -53,6 +53,10 @@ PILE_SHOWN = 6
 #: at least LOG_LEAST rows (its border and three lines) under a table sized to its cards.
 TALL = 40
 LOG_LEAST = 5
+#: The rows the top line is counted as on an upright table (the turn's message on two, the
+#: table's name and hand on the third): a message on fewer rows gives the log a row rather
+#: than the table a new size, so the hand does not move under a finger from turn to turn.
+TOP_LINE_ROWS = 3
 
 #: For this long after the end-of-hand window closed by itself, enter and escape (pressed to
 #: close it) are let go without a word.
@@ -180,9 +184,9 @@ class TableScreen(Screen[None]):
             centre.budget = None
             area.styles.height = None
             return
-        others = sum(
+        others = TOP_LINE_ROWS + sum(
             self.query_one(f"#{name}").outer_size.height
-            for name in ("status", "players-box", "hand-box", "keys", "chat")
+            for name in ("players-box", "hand-box", "keys", "chat")
         )
         centre.budget = max(3, height - others - LOG_LEAST - area.styles.gutter.height)
 
@@ -237,7 +241,7 @@ class TableScreen(Screen[None]):
         log.log_lines = state.log
         self._status()
         self.refresh_keys()
-        self.call_after_refresh(self._fit_upright)  # (the players or the top line may have grown)
+        self.call_after_refresh(self._fit_upright)  # (the players may have come or gone)
         stack = self.app.screen_stack
         question = stack[-1] if stack else None
         if isinstance(question, DropModal) and question.asked_at != self._moment():
