@@ -33,6 +33,7 @@ from ..text.render import (
     signed,
     spread_line,
 )
+from ..touch import by_touch
 from .lines import LineWidget
 
 #: How many of the discard pile's last cards are fanned with who threw each, where they fit,
@@ -243,10 +244,10 @@ class SpreadsPanel(LineWidget):
         shown.append(self._more(len(self.spreads) - count))
         return shown
 
-    @staticmethod
-    def _more(more: int) -> Text:
+    def _more(self, more: int) -> Text:
         spreads = "spreads" if more != 1 else "spread"
-        return Text(f"+{more} more {spreads}: h lists them on your turn")
+        lists = "Hit lists" if by_touch(self.app) else "h lists"
+        return Text(f"+{more} more {spreads}: {lists} them on your turn")
 
     def whole_text(self, height: int) -> tuple[list[Text], int] | None:
         """The spreads as text and the rows they take, where each is written whole on a row
