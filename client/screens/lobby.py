@@ -353,18 +353,20 @@ class LobbyScreen(Screen[None]):
                     " (you watch meanwhile)."
                 )
 
+        no_watches = "No: the Watch button watches." if by_touch(self.app) else "No: w watches."
         if own is not None:
             question = (
                 f"Your seat at {info.name} was given to a bot while you were away. Take it back?"
                 " You watch until the hand in play ends, then play on in your own place, from"
-                " your own balance there. No: w watches."
+                f" your own balance there. {no_watches}"
             )
         else:
             seats = "a seat" if info.bots == 1 else "seats"
             question = (
                 f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's"
                 " seat? You watch until the hand in play ends, then play from your own balance"
-                " there (0 if you are new to it; the bot's stays the bot's). No: w watches."
+                " there (0 if you are new to it; the bot's stays the bot's)."
+                f" {no_watches}"
             )
         self.app.push_screen(ConfirmModal(question), answered)
 

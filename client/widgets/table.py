@@ -63,7 +63,13 @@ class PlayersPanel(LineWidget):
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
             width = self.size.width
-            lines = player_lines(state, self.ascii_only, width=width, balances=self.balances)
+            lines = player_lines(
+                state,
+                self.ascii_only,
+                width=width,
+                balances=self.balances,
+                touch=by_touch(self.app),
+            )
             self.set_lines(lines or [Text("Nobody is seated yet.")])
 
     def refit(self) -> None:
@@ -79,12 +85,13 @@ def player_lines(
     now: float | None = None,
     width: int = 0,
     balances: bool = False,
+    touch: bool = False,
 ) -> list[Text]:
     """One line a seat; with `balances`, each player's balance at its end (as the ledger
-    says it: a narrow screen has no ledger beside the players)."""
+    says it: a narrow screen has no ledger beside the players); `touch`: see seat_marks."""
     # Your own name, as in the ledger and the chat, marked as you.
     names = state.names(me_as_you=False)
-    rows = [(player, *seat_marks(state, player)) for player in state.players]
+    rows = [(player, *seat_marks(state, player, touch=touch)) for player in state.players]
     owed = [signed(state.balances.get(player.name, 0)) for player in state.players]
     owed_wide = max((len(text) for text in owed), default=0) + 2 if balances else 0
     # The names in one column, as wide as the longest where the panel has room beside the
@@ -108,10 +115,13 @@ def player_lines(
     return lines
 
 
-def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tuple[bool, Text]:
+def seat_marks(
+    state: TableState, player: PlayerInfo, listed: bool = True, touch: bool = False
+) -> tuple[bool, Text]:
     """Whether the seat is to play, and what stands beside its name: in the players' list
     (`listed`), the dealer's `D`, the cards held and `bot` in columns (where the name does not
-    say it); marks for hit-locked, you, a player who lost the link or is away."""
+    say it); marks for hit-locked, you, a player who lost the link or is away (and, yourself
+    away, how to come back: any key, or on a touch screen, `touch`, the Back button)."""
     view = state.view
     seat = player.seat
     to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
@@ -131,7 +141,7 @@ def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tu
         rest.append(" disconnected", style="bold red")
     elif player.away and seat == state.seat:
         rest.append(" away", style="bold")
-        rest.append(" (any key)", style="dim")
+        rest.append(" (tap Back)" if touch else " (any key)", style="dim")
     elif player.away:
         rest.append(" away, played for", style="bold")
     return to_play, rest
