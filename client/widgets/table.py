@@ -320,6 +320,7 @@ class CentrePanel(Vertical):
         #: The sizes drawn now (the pile's, the spreads'; None: as text) and the pile fanned.
         self.chosen: tuple[CardSize | None, CardSize | None, bool] = (None, None, False)
         self.taken = 0  # the rows the pile and the spreads take as drawn now
+        self._told: int | None = None  # the rows the screen was told last (None: not sized)
 
     def compose(self) -> ComposeResult:
         yield LineWidget(wrap=True, id="pile")
@@ -349,6 +350,7 @@ class CentrePanel(Vertical):
         if view is None:
             pile.set_lines([Text("No hand dealt yet.")])
             spreads.show(None, [])
+            self._sized(1)
             return
         names = state.names()
         seats = sorted(p.seat for p in state.players)
@@ -428,9 +430,17 @@ class CentrePanel(Vertical):
         pile.set_lines(rows)
         spreads.size_ = chosen[1]
         spreads.set_lines(spreads.fitted())
-        if self.budget is not None and taken != self.taken:
-            self.post_message(self.Sized(taken))
+        self._sized(taken)
+
+    def _sized(self, taken: int) -> None:
+        """The rows drawn now are `taken`: the screen is told, where it sizes the panel (and
+        the rows it was told last were others)."""
         self.taken = taken
+        told = taken if self.budget is not None else None
+        if told != self._told:
+            self._told = told
+            if told is not None:
+                self.post_message(self.Sized(told))
 
     def pile_text(self, state: TableState) -> list[Text]:
         """The stock and the discard as a line of text (`Stock: 29   Discard: Q♠`), and on a
