@@ -111,7 +111,9 @@ async def test_a_narrow_terminal_stacks_the_panels_and_cuts_nothing(tmp_path: Pa
     with client(tmp_path, (40, 30)) as term:
         await term.wait_for("Your turn: d draw")
         term.write("d")
-        screen = await term.wait_for("Your turn: x discard")
+        screen = await term.wait_until(
+            lambda s: "Your turn: x discard" in s and "8♠│" in s, "the 8♠ drawn, in the hand"
+        )
         rows = screen.splitlines()
 
         def row_of(text: str) -> int:

@@ -182,7 +182,8 @@ class TableScreen(Screen[None]):
         width, height = self.size
         if not (0 < width < PORTRAIT and height >= TALL):
             centre.budget = None
-            area.styles.height = None
+            if area.styles.inline.has_rule("height"):
+                area.styles.height = None  # (the style sheet's again)
             return
         others = TOP_LINE_ROWS + sum(
             self.query_one(f"#{name}").outer_size.height
