@@ -66,7 +66,8 @@ def test_every_file_and_module_the_documents_name_exists() -> None:
             continue  # the dated journal names files as they were on its day
         text = doc.read_text("utf-8")
         for name in set(PATH.findall(text)):
-            if not (ROOT / name).exists() and not name.startswith("tests/__snapshots__"):
+            # (a folder may be named before it holds anything, as tests/e2e/lan/ is)
+            if "." in Path(name).name and not (ROOT / name).exists():
                 missing.append((doc.name, name))
         for dotted in set(MODULE.findall(text)):
             if not names_something(dotted):
