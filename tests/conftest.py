@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from checkout import ROOT
 from ptyterm import Term
 from sshkit import DoorServer, door_server
 from tonk.server.doors.door_template import SessionTemplate
@@ -15,8 +17,7 @@ from xdist.remote import Producer
 from xdist.scheduler import LoadFileScheduling
 
 #: The test files that load the machine on purpose (thousands of connections, a thousand hands
-#: or pages of the longest tables in the test's own process, a benchmark run flat out): they
-#: run one after another on one worker, so that two of them never run side by side.
+#: or pages of the longest tables in the test's own process, a benchmark run flat out).
 HEAVY = frozenset(
     {
         "test_hostile_clients.py",
@@ -24,29 +25,39 @@ HEAVY = frozenset(
         "test_server_backlog.py",
         "test_server_leaks.py",
         "test_server_lobby.py",
-        "test_soak_short.py",
-        "test_bench_load.py",
-        "test_bench_lobby.py",
-        "test_bench_standings.py",
     }
 )
 
 
+@functools.cache
+def has_e2e(file: str) -> bool:
+    """Whether `file` (a path from the checkout's top) has end-to-end tests."""
+    return "mark.e2e" in (ROOT / file).read_text(encoding="utf-8")
+
+
 class FileScheduling(LoadFileScheduling):
-    """The tests run side by side a file at a time (pyproject.toml's addopts: `-n auto --dist
-    loadfile`), each file's tests in order on one worker and its module fixtures made once;
-    the heavy files are one unit of work together (most tests first, as xdist orders units)."""
+    """The tests run on two workers (pyproject.toml's addopts: `-n auto --dist loadfile`), each
+    file's tests in order on one worker and its module fixtures made once: the files of tests
+    in the test's own process side by side, the heavy files and those with end-to-end tests
+    one unit of work, one file after another (the largest unit, so it starts first): their
+    processes wait on timers that a second busy process could starve."""
+
+    def __init__(self, config: pytest.Config, log: Producer, e2e: bool) -> None:
+        super().__init__(config, log)
+        self.e2e = e2e
 
     def _split_scope(self, nodeid: str) -> str:
         file = super()._split_scope(nodeid)
-        return "heavy" if Path(file).name in HEAVY else file
+        alone = Path(file).name in HEAVY or (self.e2e and has_e2e(file))
+        return "alone" if alone else file
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
-    """The scheduler for `--dist loadfile`; xdist's own for any other way asked for."""
+    """The scheduler for `--dist loadfile`; xdist's own for any other way asked for. Where
+    `-m` leaves the end-to-end tests out, the files that have some run side by side too."""
     if config.getoption("dist") != "loadfile":
         return None
-    return FileScheduling(config, log)
+    return FileScheduling(config, log, e2e="not e2e" not in config.getoption("markexpr"))
 
 
 @pytest.fixture
