@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -29,18 +30,44 @@ HEAVY = frozenset(
 )
 
 
+#: The files with end-to-end tests whose processes wait on no timer and load no more than one
+#: core (a command's output read, bench/'s scripts timed or counted under valgrind, tonk-sim):
+#: like the files of tests in the test's own process, they run side by side.
+NO_TIMERS = frozenset(
+    {
+        "test_bench_client_start.py",
+        "test_bench_server_instructions.py",
+        "test_bench_structure.py",
+        "test_server_help.py",
+        "test_sim.py",
+    }
+)
+
+
 @functools.cache
-def has_e2e(file: str) -> bool:
-    """Whether `file` (a path from the checkout's top) has end-to-end tests."""
-    return "mark.e2e" in (ROOT / file).read_text(encoding="utf-8")
+def e2e_tests(file: str) -> frozenset[str] | None:
+    """The names of the end-to-end tests of `file` (a path from the checkout's top): those
+    marked `@pytest.mark.e2e`, or None where the whole module is (`pytestmark`)."""
+    tree = ast.parse((ROOT / file).read_text(encoding="utf-8"))
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets):
+            if "e2e" in ast.unparse(node.value):
+                return None
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+            "mark.e2e" in ast.unparse(decorator) for decorator in node.decorator_list
+        ):
+            names.add(node.name)
+    return frozenset(names)
 
 
 class FileScheduling(LoadFileScheduling):
     """The tests run on two workers (pyproject.toml's addopts: `-n auto --dist loadfile`), each
-    file's tests in order on one worker and its module fixtures made once: the files of tests
-    in the test's own process side by side, the heavy files and those with end-to-end tests
-    one unit of work, one file after another (the largest unit, so it starts first): their
-    processes wait on timers that a second busy process could starve."""
+    file's tests in order on one worker and its module fixtures made once: the tests in the
+    test's own process side by side, the heavy files and the end-to-end tests one unit of work,
+    one after another (the largest unit, so it starts first): their processes wait on timers
+    that a second busy process could starve (NO_TIMERS aside). A file with some end-to-end
+    tests has those in that unit, the others side by side."""
 
     def __init__(self, config: pytest.Config, log: Producer, e2e: bool) -> None:
         super().__init__(config, log)
@@ -48,8 +75,14 @@ class FileScheduling(LoadFileScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         file = super()._split_scope(nodeid)
-        alone = Path(file).name in HEAVY or (self.e2e and has_e2e(file))
-        return "alone" if alone else file
+        name = Path(file).name
+        if name in HEAVY:
+            return "alone"
+        if not self.e2e or name in NO_TIMERS:
+            return file
+        marked = e2e_tests(file)
+        test = nodeid.split("::")[1].split("[")[0] if "::" in nodeid else ""
+        return "alone" if marked is None or test in marked else file
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
