@@ -67,6 +67,15 @@ def machine() -> str:
     )
 
 
+def pin_to_one_core() -> str:
+    """Pin this process to one core where the OS allows it, and say which."""
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned"
+
+
 def load_average() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -183,6 +192,10 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
         return float("nan")
     rank = max(0, min(len(sorted_values) - 1, round(q / 100 * len(sorted_values) + 0.5) - 1))
     return sorted_values[rank]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
 
 
 def latency_summary(samples: Sequence[float]) -> dict[str, float]:
@@ -463,26 +476,3 @@ def write_section(path: Path, heading: str, body: str) -> None:
         tail = "".join(lines[end:])
         text = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
     path.write_text(text)
-
-
-def py_spy(pid: int, out: Path, seconds: float) -> subprocess.Popen[bytes]:
-    """Sample process `pid` with py-spy for `seconds` (collapsed stacks in `out`)."""
-    return subprocess.Popen(
-        [
-            "py-spy",
-            "record",
-            "-p",
-            str(pid),
-            "-d",
-            str(max(1, int(seconds))),
-            "-f",
-            "raw",
-            "-o",
-            str(out),
-            "-r",
-            "200",
-            "--nonblocking",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
