@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from checkout import ROOT
 from ptyterm import Term
 from sshkit import DoorServer, door_server
 from tonk.server.doors.door_template import SessionTemplate
@@ -15,8 +18,7 @@ from xdist.remote import Producer
 from xdist.scheduler import LoadFileScheduling
 
 #: The test files that load the machine on purpose (thousands of connections, a thousand hands
-#: or pages of the longest tables in the test's own process, a benchmark run flat out): they
-#: run one after another on one worker, so that two of them never run side by side.
+#: or pages of the longest tables in the test's own process, a benchmark run flat out).
 HEAVY = frozenset(
     {
         "test_hostile_clients.py",
@@ -25,29 +27,71 @@ HEAVY = frozenset(
         "test_server_leaks.py",
         "test_server_lobby.py",
         "test_server_memory.py",
-        "test_soak_short.py",
-        "test_bench_load.py",
-        "test_bench_lobby.py",
-        "test_bench_standings.py",
     }
 )
 
 
+#: The files with end-to-end tests whose processes wait on no timer and load no more than one
+#: core (a command's output read, bench/'s scripts timed or counted under valgrind, tonk-sim):
+#: like the files of tests in the test's own process, they run side by side.
+NO_TIMERS = frozenset(
+    {
+        "test_bench_client_start.py",
+        "test_bench_server_instructions.py",
+        "test_bench_structure.py",
+        "test_server_help.py",
+        "test_sim.py",
+    }
+)
+
+
+@functools.cache
+def e2e_tests(file: str) -> frozenset[str] | None:
+    """The names of the end-to-end tests of `file` (a path from the checkout's top): those
+    marked `@pytest.mark.e2e`, or None where the whole module is (`pytestmark`)."""
+    tree = ast.parse((ROOT / file).read_text(encoding="utf-8"))
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets):
+            if "e2e" in ast.unparse(node.value):
+                return None
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+            "mark.e2e" in ast.unparse(decorator) for decorator in node.decorator_list
+        ):
+            names.add(node.name)
+    return frozenset(names)
+
+
 class FileScheduling(LoadFileScheduling):
-    """The tests run side by side a file at a time (pyproject.toml's addopts: `-n auto --dist
-    loadfile`), each file's tests in order on one worker and its module fixtures made once;
-    the heavy files are one unit of work together (most tests first, as xdist orders units)."""
+    """The tests run on two workers (pyproject.toml's addopts: `-n auto --dist loadfile`), each
+    file's tests in order on one worker and its module fixtures made once: the tests in the
+    test's own process side by side, the heavy files and the end-to-end tests one unit of work,
+    one after another (the largest unit, so it starts first): their processes wait on timers
+    that a second busy process could starve (NO_TIMERS aside). A file with some end-to-end
+    tests has those in that unit, the others side by side."""
+
+    def __init__(self, config: pytest.Config, log: Producer, e2e: bool) -> None:
+        super().__init__(config, log)
+        self.e2e = e2e
 
     def _split_scope(self, nodeid: str) -> str:
         file = super()._split_scope(nodeid)
-        return "heavy" if Path(file).name in HEAVY else file
+        name = Path(file).name
+        if name in HEAVY:
+            return "alone"
+        if not self.e2e or name in NO_TIMERS:
+            return file
+        marked = e2e_tests(file)
+        test = nodeid.split("::")[1].split("[")[0] if "::" in nodeid else ""
+        return "alone" if marked is None or test in marked else file
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
-    """The scheduler for `--dist loadfile`; xdist's own for any other way asked for."""
+    """The scheduler for `--dist loadfile`; xdist's own for any other way asked for. Where
+    `-m` leaves the end-to-end tests out, the files that have some run side by side too."""
     if config.getoption("dist") != "loadfile":
         return None
-    return FileScheduling(config, log)
+    return FileScheduling(config, log, e2e="not e2e" not in config.getoption("markexpr"))
 
 
 @pytest.fixture
