@@ -39,6 +39,7 @@ from tonk.client.messages import Connected
 from tonk.client.text.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
 from tonk.shared.wire import messages as m
+from tonk.shared.wire.terminal_packets import DATA, packet
 
 #: prctl(2)'s option for a signal on the parent's death.
 PR_SET_PDEATHSIG = 1
@@ -239,12 +240,6 @@ class WatchApp(DoorApp):
             self.connection.send(m.Watch(self.watched))
 
 
-def web_packet(text: str) -> bytes:
-    """Text for the page's terminal, as a data packet of the web driver's protocol."""
-    data = text.encode("utf-8")
-    return b"D" + len(data).to_bytes(4, "big") + data
-
-
 class ErrorPipe(io.TextIOWrapper):
     """The pipe to the door for errors: the door logs what comes through it."""
 
@@ -320,7 +315,12 @@ def main(
         return CRASHED
     if args.web:
         with contextlib.suppress(OSError):
-            os.write(1, web_packet(LEAVE_SCREEN + (app.parting + "\r\n" if app.parting else "")))
+            os.write(
+                1,
+                packet(
+                    DATA, (LEAVE_SCREEN + (app.parting + "\r\n" if app.parting else "")).encode()
+                ),
+            )
     elif app.parting:
         terminal = sys.__stderr__
         if terminal is not None:

@@ -1,9 +1,9 @@
 """One web door session: the same table app as an SSH door session's (door_session.py, whose
 child process, links and seats it shares), run with Textual's web driver on a socket instead
 of a pty, and copied to the browser's websocket. Between the app and the door go the packets of
-textual-serve's protocol (a type byte, `D` for the terminal's bytes or `M` for JSON, a 4-byte
-length, the payload); between the door and the page, textual-serve's page's messages (JSON
-`["stdin", text]`, `["resize", {...}]`; the terminal's bytes as binary)."""
+the web driver (tonk.shared.wire.terminal_packets); between the door and the page, the messages
+of textual-serve's page (JSON `["stdin", text]`, `["resize", {...}]`; the terminal's bytes as
+binary)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,14 @@ import asyncio
 import json
 import logging
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
+from tonk.shared.wire.terminal_packets import DATA, META, PacketReader, packet
 
+from .door_host import Door
 from .door_request import DoorCommand, TerminalInfo
 from .door_session import DoorSession
-
-if TYPE_CHECKING:
-    from .web_door import WebDoor
 
 log = logging.getLogger("tonk.server")
 
@@ -29,8 +28,6 @@ HIGH_WATER = 256 * 1024
 LOW_WATER = 64 * 1024
 #: The page's terminal: its type, and what it can show.
 WEB_TERMINAL = "xterm-256color"
-#: What the web driver writes before its first packet.
-PRELUDE = b"__GANGLION__\n"
 #: Bytes of output that are a screen (the driver's set-up sequences before it are short): the
 #: app is running, and reads a new size as the page's.
 FIRST_SCREEN = 256
@@ -38,11 +35,6 @@ FIRST_SCREEN = 256
 RESIZE_PAUSE = 0.25
 #: The sizes a page may ask for, in cells.
 MIN_SIZE, MAX_WIDTH, MAX_HEIGHT = 10, 500, 200
-
-
-def packet(kind: bytes, payload: bytes) -> bytes:
-    """One packet of the web driver's protocol."""
-    return kind + len(payload).to_bytes(4, "big") + payload
 
 
 def clamp_size(width: Any, height: Any) -> tuple[int, int]:
@@ -72,7 +64,7 @@ class WebLink:
 
     conn = None  # no SSH connection
 
-    def __init__(self, door: WebDoor, address: str, host: str) -> None:
+    def __init__(self, door: Door, address: str, host: str) -> None:
         self.door = door
         self.address = address
         self.host = host
@@ -90,9 +82,8 @@ class WebChannel:
     def __init__(self, session: WebSession, socket: web.WebSocketResponse) -> None:
         self.session = session
         self.socket = socket
-        self.buffer = bytearray()  # the app's packets, not whole yet
+        self.packets = PacketReader()  # the app's output
         self.raw = False  # the app is gone: writes are the terminal's text
-        self.started = False  # the app's prelude has come: packets follow
         self.drawn = False  # the app's first screen has come
         self.queued = 0  # bytes waiting for the browser
         self.paused = False
@@ -103,21 +94,8 @@ class WebChannel:
         if self.raw:
             self._queue(data)
             return
-        self.buffer += data
-        if not self.started:
-            found = self.buffer.find(PRELUDE)
-            if found < 0:
-                del self.buffer[: -len(PRELUDE)]  # (nothing before it is the page's)
-                return
-            del self.buffer[: found + len(PRELUDE)]
-            self.started = True
-        while len(self.buffer) >= 5:
-            size = int.from_bytes(self.buffer[1:5], "big")
-            if len(self.buffer) < 5 + size:
-                break
-            kind, payload = self.buffer[0:1], bytes(self.buffer[5 : 5 + size])
-            del self.buffer[: 5 + size]
-            if kind == b"D":
+        for kind, payload in self.packets.feed(data):
+            if kind == DATA:
                 self._queue(payload)
                 if not self.drawn and len(payload) >= FIRST_SCREEN:
                     self.drawn = True
@@ -234,7 +212,7 @@ class WebSession(DoorSession):
         if kind == "stdin" and isinstance(value, str):
             keys = value.encode("utf-8", "replace")
             if self.within_budget(len(keys)) and self.player:
-                self.keys_received(packet(b"D", keys))
+                self.keys_received(packet(DATA, keys))
             return
         if not self.within_budget(len(text)):
             return
@@ -289,5 +267,5 @@ class WebSession(DoorSession):
         """A meta packet for the app (not a key: the idle clock does not restart)."""
         if self.master < 0:
             return
-        self.pending += packet(b"M", json.dumps(meta).encode())
+        self.pending += packet(META, json.dumps(meta).encode())
         self._to_child()
