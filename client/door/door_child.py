@@ -34,6 +34,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Input, TextArea
 from tonk.client.app import ClientConfig, TonkApp, practice_request
+from tonk.client.door.web_driver import Repaint
 from tonk.client.logstore import LogStore
 from tonk.client.messages import Connected
 from tonk.client.text.render import CardStyle
@@ -213,6 +214,12 @@ class DoorApp(TonkApp):
             return
         self._typing = typing
         self._driver.write(TYPING.format(int(typing)))
+
+    def on_repaint(self, message: Repaint) -> None:
+        """The door asks for the whole screen again (a page that joined, or fell behind)."""
+        self._typing = None
+        self.say_typing()
+        self.screen.refresh()
 
     @property
     def parting(self) -> str | None:
