@@ -5,11 +5,13 @@ a minute). The real client App at a practice table (its embedded server)."""
 
 from __future__ import annotations
 
+import pytest
 from clientkit import at_my_turn, log_text, practice_app, wait_for
 from textual import events
 from tonk.client.keys import MAX_WAITING_KEYS, KeyedApp
 
 
+@pytest.mark.slow  # (a second and more of CPU: a thousand keys through the App)
 async def test_keys_far_faster_than_they_are_handled_are_dropped_and_the_player_told() -> None:
     app = practice_app()
     async with at_my_turn(app) as pilot:
