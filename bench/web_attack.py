@@ -11,7 +11,8 @@ posing as pages:
   under the input budget, through the window (after the same control): the tables' latency,
   and the apps' memory before and after;
 - `watchers`: `--pages` television pages on one table (from as many loopback addresses as
-  needed), the memory of the server with its children, and whether a player then gets in;
+  needed, two each; `web_watchers` raised to let them all in), the memory of the server with
+  its children, how many processes run under it, and whether a player then gets in;
 - `idle`: `--connections` idle HTTP connections to the door with the server under an
   open-file limit of `--files` (prlimit), then: does tonk-client get its welcome, the page
   its answer, and how many lines did the log grow by.
@@ -44,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load_driver
 import loadkit as lk
 from door_attack import paced_during
+from door_sessions import descendants
 from doorkit import children_rss_kib, memory_kib
 
 #: What a flooding page sends, by kind (`resize`: a new size each time).
@@ -63,6 +65,8 @@ def start(args: argparse.Namespace, workdir: Path, prefix: tuple[str, ...] = ())
     limits = load_driver.server_limits(max(2 * args.tables, 1), False)  # (two windows)
     if args.what in ("flood", "keys"):  # (the television pages and idle sockets: as served)
         limits.update({"web_per_address": 100, "web_names_per_address": 1000})
+    if args.what == "watchers":  # (every page let in, from a server of any version)
+        limits.update({"web_watchers": max(64, args.pages)})
     base = program(args.tree) or lk.server_command()
     server = lk.start_server(
         workdir / "tonk.db",
@@ -233,6 +237,7 @@ async def watchers(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         result["pages"] = args.pages
         result["pages_refused"] = refused
         result["pss_with_pages_mib"] = pss_mib(server.pid)
+        result["processes_under_the_server"] = len(descendants(server.pid))
         try:
             client, socket = await page(url, "Player", "127.0.0.200")
             result["a_player_gets_in"] = True

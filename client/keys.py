@@ -39,6 +39,11 @@ KEY_WAIT = 3.0
 MOVE_WAIT = 3.0
 #: A paste outside a text field is typed key by key, as far as this many characters.
 MAX_PASTE_KEYS = 200
+#: Keys that wait their turn at most (a paste's fit): one more is dropped, and the player
+#: told once, until the keys have caught up. Keys that come faster than they are handled
+#: would otherwise wait without end: a door session's app, sent keys within its budget
+#: faster than it draws, had thousands waiting after a minute, and more each second.
+MAX_WAITING_KEYS = 256
 
 
 #: Keys that type no character, as a notice names them, when they mean nothing where they are
@@ -125,11 +130,15 @@ class KeyedApp(App[None]):
 
     #: Said of a key typed before a window that `ends_earlier_keys` came up.
     LATE_KEY: ClassVar[str] = "{key} was typed before this window came up: not used."
+    #: Said once when keys come faster than they are handled, and some are dropped.
+    KEYS_DROPPED: ClassVar[str] = "Keys came faster than they could be handled: some were not used."
 
     def __init__(self) -> None:
         super().__init__()
         self._keys: deque[tuple[int, events.Key]] = deque()  # (arrival number, key)
         self.keys_arrived = 0
+        self.keys_dropped = 0
+        self._told_dropped = False  # the player was told, and the keys have not caught up
         self._key_serial = 0
         self._key_busy = False
         self._key_target: Widget | None = None
@@ -186,10 +195,18 @@ class KeyedApp(App[None]):
                 self._queue_key(events.Key(key_name(char), char))
 
     def _queue_key(self, key: events.Key) -> None:
+        if len(self._keys) >= MAX_WAITING_KEYS:
+            self.keys_dropped += 1
+            if not self._told_dropped:
+                self._told_dropped = True
+                self.notify(self.KEYS_DROPPED, severity="warning")
+            return
         self.keys_arrived += 1
         self._keys.append((self.keys_arrived, key))
 
     async def _next_key(self) -> None:
+        if not self._keys:
+            self._told_dropped = False
         if self._key_busy or self._move_sent is not None or not self._keys:
             return
         arrival, key = self._keys.popleft()

@@ -66,8 +66,9 @@ class Limits:
     web_sessions: int = 50  # browser sessions playing, in all (not the television pages)
     web_per_address: int = 8  # browser sessions playing from one IP address
     web_names_per_address: int = 5  # names the browsers of one IP address claim in an hour
-    web_watchers: int = 8  # television pages in all (a table app each, as a player's)
+    web_watchers: int = 64  # television pages in all (a share of their table's picture)
     web_watchers_per_address: int = 2  # television pages from one IP address
+    web_watched_tables: int = 8  # tables shown on television pages at once (an app each)
     web_idle_timeout: float = 1800.0  # seconds without a key or a tap before a session ends
     web_connections: int = 256  # HTTP connections in all (a page's websocket is one)
     web_connections_per_address: int = 32  # HTTP connections from one IP address

@@ -34,11 +34,13 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Input, TextArea
 from tonk.client.app import ClientConfig, TonkApp, practice_request
+from tonk.client.door.web_driver import Repaint
 from tonk.client.logstore import LogStore
 from tonk.client.messages import Connected
 from tonk.client.text.render import CardStyle
 from tonk.client.tokens import SeatRecord, SeatTokens
 from tonk.shared.wire import messages as m
+from tonk.shared.wire.terminal_packets import DATA, packet
 
 #: prctl(2)'s option for a signal on the parent's death.
 PR_SET_PDEATHSIG = 1
@@ -213,6 +215,12 @@ class DoorApp(TonkApp):
         self._typing = typing
         self._driver.write(TYPING.format(int(typing)))
 
+    def on_repaint(self, message: Repaint) -> None:
+        """The door asks for the whole screen again (a page that joined, or fell behind)."""
+        self._typing = None
+        self.say_typing()
+        self.screen.refresh()
+
     @property
     def parting(self) -> str | None:
         """The player typed ssh, not tonk-client: the door's lines say "tonk:"."""
@@ -237,12 +245,6 @@ class WatchApp(DoorApp):
     def on_connected(self, message: Connected) -> None:
         if not message.report.reconnect and self.connection is not None:
             self.connection.send(m.Watch(self.watched))
-
-
-def web_packet(text: str) -> bytes:
-    """Text for the page's terminal, as a data packet of the web driver's protocol."""
-    data = text.encode("utf-8")
-    return b"D" + len(data).to_bytes(4, "big") + data
 
 
 class ErrorPipe(io.TextIOWrapper):
@@ -320,7 +322,12 @@ def main(
         return CRASHED
     if args.web:
         with contextlib.suppress(OSError):
-            os.write(1, web_packet(LEAVE_SCREEN + (app.parting + "\r\n" if app.parting else "")))
+            os.write(
+                1,
+                packet(
+                    DATA, (LEAVE_SCREEN + (app.parting + "\r\n" if app.parting else "")).encode()
+                ),
+            )
     elif app.parting:
         terminal = sys.__stderr__
         if terminal is not None:

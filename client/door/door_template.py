@@ -33,6 +33,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 import traceback
 import warnings
 from collections.abc import Sequence
@@ -54,6 +55,8 @@ PR_SET_NAME = 15
 MAX_REQUEST = 64 * 1024
 #: The most descriptors a request carries.
 MAX_FDS = 16
+#: Seconds a session has to end once its server is gone, before it is killed.
+ORPHAN_GRACE = 10.0
 
 
 class Request:
@@ -198,10 +201,12 @@ def standard_streams() -> None:
         setattr(sys, name, stream)
 
 
-def watch_the_server(server: int) -> None:
+def watch_the_server(server: int, grace: float = ORPHAN_GRACE) -> None:
     """SIGTERM to this session when the server is gone, as a session started by the server
     has its parent's death signal (a forked session's parent is the template, which may go
-    before the server)."""
+    before the server); SIGKILL `grace` seconds later if it is still there (the web driver
+    takes SIGTERM as a request to the app's event loop, which a busy or stuck app may not
+    get to: a session never outlives its server by more than that)."""
 
     def watch() -> None:
         # poll(), not select(): a server with a thousand files open hands on descriptors
@@ -211,6 +216,8 @@ def watch_the_server(server: int) -> None:
         while not watcher.poll():
             pass
         os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(grace)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="tonk-server-watch", daemon=True).start()
 

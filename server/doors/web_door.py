@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import resource
@@ -136,6 +137,9 @@ class WebDoor(DoorServing):
         self.take_template(template)
         self.limits = server.config.limits
         self.sessions: set[WebSession] = set()
+        # Each watched table's picture: one app, shown by all its television pages.
+        self.pictures: dict[int, WebSession] = {}
+        self.watching = 0  # television pages open
         # Sessions by address and kind (True: a television page's).
         self.per_address: dict[tuple[str, bool], int] = {}
         self.port = 0
@@ -409,10 +413,10 @@ class WebDoor(DoorServing):
         claim = self.claim_of(request)
         chosen = self.chosen_by(request) if claim is None else None
         if claim is not None:
-            return await self._session(request, claim.name, None)
+            return await self._session(request, claim.name)
         if chosen is None:
             raise web.HTTPForbidden(text="tonk: choose a name first")
-        return await self._session(request, chosen.name, None, chosen)
+        return await self._session(request, chosen.name, chosen)
 
     async def watch(self, request: web.Request) -> web.StreamResponse:
         if not same_origin(request):
@@ -420,17 +424,72 @@ class WebDoor(DoorServing):
         table = self._watched(request)
         if table is None:
             raise web.HTTPNotFound(text=_no_table(request))
-        return await self._session(request, TV_NAME, table.id)
+        return await self._watch_session(request, table.id)
 
-    async def _session(
-        self, request: web.Request, name: str, watch: int | None, chosen: Chosen | None = None
-    ) -> web.WebSocketResponse:
-        """A session for `name` (`watch`: a television page's); `chosen`: the name is claimed
-        first."""
+    async def _watch_session(self, request: web.Request, table: int) -> web.WebSocketResponse:
+        """A television page: one more page showing the table's picture (the app watching
+        it, started for its first page, ended with its last)."""
         socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
         await socket.prepare(request)
         address = request.remote or ""
-        refusal = self._over_limits(address, watch is not None)
+        picture = self.pictures.get(table)
+        if picture is not None and (picture.ended or picture.stopping or picture.gone):
+            picture = None
+        refusal = self._over_limits(address, True, picture is None)
+        if refusal is not None:
+            await socket.send_bytes(f"\r\n{refusal}\r\n".encode())
+            await socket.close()
+            return socket
+        starting = picture is None
+        if picture is None:
+            size = clamp_size(request.query.get("width"), request.query.get("height"))
+            link = WebLink(self, address, self._server_label(request))
+            picture = WebSession(link, TV_NAME, size, table)
+            self.pictures[table] = picture
+            self.sessions.add(picture)
+            picture.when_over = functools.partial(self._picture_over, table, picture)
+        viewer = picture.attach(socket)
+        if starting:
+            picture.start(DoorCommand())  # that table, watched
+        place = (address, True)
+        self.per_address[place] = self.per_address.get(place, 0) + 1
+        self.watching += 1
+        log.info("web door: a television page in from %s watching table %d", address, table)
+        try:
+            async for message in socket:
+                if message.type == WSMsgType.TEXT:
+                    picture.received(message.data, viewer)
+                elif message.type == WSMsgType.ERROR:
+                    break
+        finally:
+            if picture.channel is not None and viewer in picture.channel.viewers:
+                picture.channel.leave(viewer)  # (the last page's leaving ends the picture)
+            self.watching -= 1
+            self._left(place)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(viewer.sender)
+        return socket
+
+    def _picture_over(self, table: int, picture: WebSession) -> None:
+        self.sessions.discard(picture)
+        if self.pictures.get(table) is picture:
+            del self.pictures[table]
+
+    def _left(self, place: tuple[str, bool]) -> None:
+        left = self.per_address.get(place, 1) - 1
+        if left > 0:
+            self.per_address[place] = left
+        else:
+            self.per_address.pop(place, None)
+
+    async def _session(
+        self, request: web.Request, name: str, chosen: Chosen | None = None
+    ) -> web.WebSocketResponse:
+        """A player's session for `name`; `chosen`: the name is claimed first."""
+        socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE)
+        await socket.prepare(request)
+        address = request.remote or ""
+        refusal = self._over_limits(address, False)
         if refusal is None and chosen is not None:
             refusal = await self.claim_chosen(chosen)
         if refusal is not None:
@@ -438,15 +497,13 @@ class WebDoor(DoorServing):
             await socket.close()
             return socket
         size = clamp_size(request.query.get("width"), request.query.get("height"))
-        session = WebSession(WebLink(self, address, self._server_label(request)), name, size, watch)
+        session = WebSession(WebLink(self, address, self._server_label(request)), name, size)
         session.touch = by_touch(request)
-        session.attach(socket)
+        viewer = session.attach(socket)
         self.sessions.add(session)
-        place = (address, watch is not None)
+        place = (address, False)
         self.per_address[place] = self.per_address.get(place, 0) + 1
-        log.info(
-            "web door: %s in from %s%s", name, address, f" watching table {watch}" if watch else ""
-        )
+        log.info("web door: %s in from %s", name, address)
         try:
             session.start(DoorCommand())  # the lobby (or, watching, that table)
             async for message in socket:
@@ -457,26 +514,26 @@ class WebDoor(DoorServing):
         finally:
             session.end(None, None)  # the browser is gone (or the session is over already)
             self.sessions.discard(session)
-            left = self.per_address.get(place, 1) - 1
-            if left > 0:
-                self.per_address[place] = left
-            else:
-                self.per_address.pop(place, None)
+            self._left(place)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(viewer.sender)
             if session.task is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.shield(session.task)
         return socket
 
-    def _over_limits(self, address: str, watching: bool) -> str | None:
+    def _over_limits(self, address: str, watching: bool, new_picture: bool = False) -> str | None:
         """Why a session may not start (None: it may). Television pages have places of their
-        own: however many watch, a player can get in."""
+        own: however many watch, a player can get in; `new_picture`: the page's table is not
+        shown yet, and its picture would be one more app."""
         limits = self.limits
         if watching:
-            watchers = sum(1 for s in self.sessions if not s.player)
-            if watchers >= limits.web_watchers:
+            if self.watching >= limits.web_watchers:
                 return "tonk: the server has as many television pages as it allows; try later"
             if self.per_address.get((address, True), 0) >= limits.web_watchers_per_address:
                 return "tonk: too many television pages from your address"
+            if new_picture and len(self.pictures) >= limits.web_watched_tables:
+                return "tonk: the server shows as many tables on television as it allows; try later"
             return None
         if sum(1 for s in self.sessions if s.player) >= limits.web_sessions:
             return "tonk: the server has as many web sessions as it allows; try again later"

@@ -274,13 +274,16 @@ class Browser:
         return float(size), float(width), float(height)
 
     def wait_fitted(self, timeout: float = 20.0) -> tuple[int, int]:
-        """Wait until the terminal fills the window at its font (no fit left to do) and
-        the font's size is the one the page chose for this window; its size in cells."""
+        """Wait until the terminal fills the window at its font (no fit left to do; on a
+        television page, it is the picture's size) and the font's size is the one the page
+        chose for this window; its size in cells."""
         end = time.monotonic() + timeout
         script = (
             "const s = window.tonk.session; const t = window.tonk.terminal;"
             "if (!s || !s.socket || s.socket.readyState !== 1) return null;"
-            "const p = s.fitAddon.proposeDimensions();"
+            # (A television page shows its table's picture, of the size the door says.)
+            "const p = (document.body.classList.contains('watch') && window.tonk.picture)"
+            " || s.fitAddon.proposeDimensions();"
             "return p && p.cols === t.cols && p.rows === t.rows"
             " && t.options.fontSize === window.tonk.fontSize();"
         )

@@ -1,13 +1,13 @@
 // The web door's page: it points textual-serve's terminal at this server's websocket, sizes the
 // terminal's font for the layout the window suits (an upright phone: the portrait layout, about
 // 40 columns; a phone held sideways, a tablet, a laptop: 80 columns by 24 rows; the television
-// page: about 80 columns filling the screen), fits it again each time the window turns or
-// changes size, keeps the on-screen keyboard down except where text is typed, keeps the
-// terminal that textual.js makes as window.tonk.terminal (its screen can then be read:
-// tonk.screenText()), and offers to open the table again once it is closed.
+// page: the table's picture, of the size the door says, filling the screen), fits it again
+// each time the window turns or changes size, keeps the on-screen keyboard down except where
+// text is typed, keeps the terminal that textual.js makes as window.tonk.terminal (its screen
+// can then be read: tonk.screenText()), and offers to open the table again once it is closed.
 "use strict";
 
-window.tonk = { terminal: null, session: null, typing: false, fits: 0 };
+window.tonk = { terminal: null, session: null, typing: false, fits: 0, picture: null };
 
 // textual.js keeps its session object to itself; the first object given a `terminal` property
 // is that session (textual.js gives none other). This setter is there for that one assignment,
@@ -19,6 +19,9 @@ Object.defineProperty(Object.prototype, "terminal", {
     this.terminal = value;
     window.tonk.terminal = value;
     window.tonk.session = this;
+    // (Before the websocket opens: the door's first words to a television page are its
+    // picture's size.)
+    queueMicrotask(listenToTheApp);
   },
 });
 
@@ -51,8 +54,16 @@ function layoutName() {
   return size.height > size.width ? "upright" : "wide";
 }
 
-function fittingFontSize() {
+// The layout, and on the television the picture the door says every television page of the
+// table shows (its columns and rows: the font is sized to show it whole).
+function currentLayout() {
   const layout = LAYOUTS[layoutName()];
+  const picture = window.tonk.picture;
+  return layout === LAYOUTS.television && picture ? { ...layout, ...picture } : layout;
+}
+
+function fittingFontSize() {
+  const layout = currentLayout();
   const size = windowSize();
   const byWidth = size.width / (layout.cols * cell.width);
   const byHeight = size.height / (layout.rows * cell.height);
@@ -99,9 +110,14 @@ function refit() {
     if (!session || !session.socket || session.socket.readyState !== WebSocket.OPEN) {
       return;
     }
-    const wanted = session.fitAddon.proposeDimensions();
+    const picture = layoutName() === "television" ? window.tonk.picture : null;
+    const wanted = picture || session.fitAddon.proposeDimensions();
     if (wanted && (wanted.cols !== terminal.cols || wanted.rows !== terminal.rows)) {
-      session.fit();
+      if (picture) {
+        terminal.resize(picture.cols, picture.rows);
+      } else {
+        session.fit();
+      }
       window.tonk.fits += 1;
     }
     if (++tries < 5) {
@@ -134,15 +150,22 @@ function keyboardFor(typing) {
   }
 }
 
+let listening = null;
+
 function listenToTheApp() {
   const terminal = window.tonk.terminal;
-  if (!terminal || !terminal.parser) {
+  if (!terminal || !terminal.parser || listening === terminal) {
     return;
   }
+  listening = terminal;
   terminal.parser.registerOscHandler(TONK_OSC, (data) => {
     const said = new URLSearchParams(data.replace(/;/g, "&"));
     if (said.has("typing")) {
       keyboardFor(said.get("typing") === "1");
+    }
+    if (said.has("cols") && said.has("rows")) {
+      window.tonk.picture = { cols: Number(said.get("cols")), rows: Number(said.get("rows")) };
+      refit();
     }
     return true;
   });

@@ -23,6 +23,7 @@ from test_web_door import (
     origin,
     terminal_text,
 )
+from tonk.shared.wire import protocol as p
 from webkit import WebServer, web_server
 
 pytestmark = pytest.mark.e2e
@@ -423,3 +424,47 @@ async def test_keys_faster_than_the_table_is_drawn_are_shed_not_queued(tmp_path:
             largest = max(rss_mib(pid) for pid in apps if alive(pid))
             assert largest < 150, largest
             await socket.close()
+
+
+async def test_television_pages_of_a_table_share_one_app_each_shown_whole(
+    tmp_path: Path,
+) -> None:
+    """Twelve television pages watching one table cost one app, not twelve: each page that
+    joins is sent the picture's size and the whole screen; one page's flood closes that page
+    alone; the others stay live; a player gets in meanwhile; the app ends with the last page."""
+    limits = ("--limit", "web_watchers_per_address=20", *SMALL_BUDGET)
+    with web_server(tmp_path, *limits) as server:
+        ann, table = await an_open_table(server)
+        async with client_session() as session:
+            before = descendants(server.proc.pid)
+            first = await watch_page(session, server, table)
+            await terminal_text(first, "Friday", "Ann")
+            apps = descendants(server.proc.pid)
+            picture = apps - before
+            assert picture  # the table's picture: an app
+            others = []
+            for _ in range(11):
+                socket = await watch_page(session, server, table)
+                # (Only a whole screen names the table and its players: the page was sent one.)
+                seen = await terminal_text(
+                    socket, "\x1b]7731;cols=100;rows=30\x07", "Friday", "Ann"
+                )
+                assert "refused" not in seen
+                others.append(socket)
+            assert descendants(server.proc.pid) == apps  # no app more for eleven pages
+            flooder = others.pop()
+            assert GOODBYE in await flood(flooder, "resize to new sizes")
+            # The picture goes on for the other pages: Bob sits, and every page shows him.
+            bob = await NetClient.connect(server.tcp_port, "Bob")
+            await bob.request({"type": p.SIT, "table": table}, p.SEATED)
+            for socket in [first, *others]:
+                await terminal_text(socket, "Bob")
+            player = await played_session(session, server, "Ada")
+            await player.close()
+            for socket in [first, *others]:
+                await socket.close()
+            async with asyncio.timeout(60):  # the table's picture ends with its last page
+                while any(alive(pid) for pid in picture):
+                    await asyncio.sleep(0.2)
+            await bob.close()
+        await ann.close()

@@ -1,0 +1,28 @@
+"""Keys that come far faster than they are handled wait their turn up to MAX_WAITING_KEYS;
+the rest are dropped and the player told once, and the keys after them are played (a door
+session's app, sent keys within its budget faster than it draws, held every one: tens of MiB
+a minute). The real client App at a practice table (its embedded server)."""
+
+from __future__ import annotations
+
+import pytest
+from clientkit import at_my_turn, log_text, practice_app, wait_for
+from textual import events
+from tonk.client.keys import MAX_WAITING_KEYS, KeyedApp
+
+
+@pytest.mark.slow  # (a second and more of CPU: a thousand keys through the App)
+async def test_keys_far_faster_than_they_are_handled_are_dropped_and_the_player_told() -> None:
+    app = practice_app()
+    async with at_my_turn(app) as pilot:
+        arrived = app.keys_arrived
+        for _ in range(1000):  # in one go: each is let in only once the one before is done
+            app.post_message(events.Key("right", None))
+        await wait_for(pilot, lambda: app.keys_arrived + app.keys_dropped >= arrived + 1000, "keys")
+        assert 0 < app.keys_arrived - arrived <= MAX_WAITING_KEYS + 1
+        assert app.keys_dropped == 1000 - (app.keys_arrived - arrived)
+        told = [n.message for n in app._notifications]
+        assert told.count(KeyedApp.KEYS_DROPPED) == 1, told
+        # The keys after them are played: d draws.
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "You drew" in log_text(app), "the draw")
