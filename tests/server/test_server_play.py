@@ -4,7 +4,9 @@ timers and the end of a session."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
+import pytest
 from netclient import NetClient, cards_in, start_server
 from tonk.shared.game.cards import DECK
 from tonk.shared.wire import protocol as p
@@ -239,7 +241,23 @@ async def test_a_player_back_by_acting_gets_a_fresh_turn_clock_for_the_rest_of_t
         assert "away" not in statuses
 
 
-async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(tmp_path):
+async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(
+    tmp_path, caplog: pytest.LogCaptureFixture
+):
+    # The server's logger itself (a practice table run earlier in this process may have
+    # stopped it passing records up to the root logger).
+    logger = logging.getLogger("tonk.server")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.INFO, logger="tonk.server"):
+            await _grace_ends_in_autoplay(tmp_path)
+    finally:
+        logger.removeHandler(caplog.handler)
+    # The host's log says so, as it does when a turn timer runs out.
+    assert "table 1: Bob gone past the grace period; playing for them" in caplog.text
+
+
+async def _grace_ends_in_autoplay(tmp_path):
     async with start_server(tmp_path, grace=0.2) as server:
         alice, bob, _ = await two_players(server, deck=TWO_SEAT_DECK)
         await bob.expect(p.UPDATE)
