@@ -4,7 +4,6 @@ timers and the end of a session."""
 from __future__ import annotations
 
 import asyncio
-import logging
 
 import pytest
 from netclient import NetClient, cards_in, start_server
@@ -242,19 +241,11 @@ async def test_a_player_back_by_acting_gets_a_fresh_turn_clock_for_the_rest_of_t
 
 
 async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(
-    tmp_path, caplog: pytest.LogCaptureFixture
+    tmp_path, server_log: pytest.LogCaptureFixture
 ):
-    # The server's logger itself (a practice table run earlier in this process may have
-    # stopped it passing records up to the root logger).
-    logger = logging.getLogger("tonk.server")
-    logger.addHandler(caplog.handler)
-    try:
-        with caplog.at_level(logging.INFO, logger="tonk.server"):
-            await _grace_ends_in_autoplay(tmp_path)
-    finally:
-        logger.removeHandler(caplog.handler)
+    await _grace_ends_in_autoplay(tmp_path)
     # The host's log says so, as it does when a turn timer runs out.
-    assert "table 1: Bob gone past the grace period; playing for them" in caplog.text
+    assert "table 1: Bob gone past the grace period; playing for them" in server_log.text
 
 
 async def _grace_ends_in_autoplay(tmp_path):
@@ -272,6 +263,18 @@ async def _grace_ends_in_autoplay(tmp_path):
             if e["kind"] == "discard"
         ]
         assert discards and discards[0]["seat"] == 1  # Bob's turn was played for him
+
+
+async def test_the_log_says_a_new_tables_stake_in_words(
+    tmp_path, server_log: pytest.LogCaptureFixture
+):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.create_table(name="Penny", seats=2, stake=1)
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.create_table(name="Five", seats=2, stake=5)
+    assert "'Penny', classic, 2 seats, stake 1 chip\n" in server_log.text
+    assert "'Five', classic, 2 seats, stake 5 chips\n" in server_log.text
 
 
 async def test_creator_controls_bots_and_start_others_may_not(tmp_path):
