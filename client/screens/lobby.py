@@ -294,9 +294,9 @@ class LobbyScreen(Screen[None]):
                 " your own balance there. No: w watches."
             )
         else:
-            seats = "a seat" if info.bots == 1 else "seats"
+            bots = "a bot plays a seat" if info.bots == 1 else f"bots play {info.bots} seats"
             question = (
-                f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's"
+                f"{info.name}'s game has started, and {bots} there. Take a bot's"
                 " seat? You watch until the hand in play ends, then play from your own balance"
                 " there (0 if you are new to it; the bot's stays the bot's). No: w watches."
             )
