@@ -254,7 +254,8 @@ class LobbyScreen(Screen[None]):
 
     def action_create(self) -> None:
         """The form: it sends the table it describes itself, and stays until it is made."""
-        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]))
+        named = f"{self.player}'s table" if self.player else "my table"
+        self.app.push_screen(CreateTableScreen(named[:32]))
 
     @on(DataTable.RowSelected)
     def _row_chosen(self, event: DataTable.RowSelected) -> None:

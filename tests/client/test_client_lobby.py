@@ -164,6 +164,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
             form = await new_table_form(pilot)
             name = form.query_one("#name", Input)
+            assert name.value == "Tester's table"  # named for you until you name it
             name.value = ""
             name.focus()
             await pilot.press(*"Kitchen")
