@@ -296,12 +296,13 @@ class TonkServer:
     # -- connections --------------------------------------------------------------------------
 
     async def open_door_link(
-        self, name: str, address: str, *, player: bool = True
+        self, name: str, address: str, door: str, *, player: bool = True
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A connection for a player a door has identified (by key, or by browser): the
         client's end of a socket pair whose server end is served like any connection, except
         that its hello may use `name` even though that name is claimed, and it counts against
-        `address` (the SSH client's, the browser's) in the per-address limits. `player`
+        `address` (the SSH client's, the browser's) in the per-address limits, and the log
+        names it by `door` (`127.0.0.1 (web door)`). `player`
         False: a door's watcher (the web door's television page), who holds no seat through
         the door, and whose hello may say `name` whoever has claimed it (a watcher needs no
         name of its own: no player's claim can stop the television page)."""
@@ -319,6 +320,7 @@ class TonkServer:
                 door_name=name if player else None,
                 watcher_name=None if player else name,
                 address=address,
+                door=door,
             ),
             name=f"door-link-{name}",
         )
@@ -338,6 +340,7 @@ class TonkServer:
         door_name: str | None = None,
         watcher_name: str | None = None,
         address: str | None = None,
+        door: str = "",
     ) -> None:
         task = asyncio.current_task()
         assert task is not None
@@ -363,7 +366,7 @@ class TonkServer:
         )
         self._next_conn += 1
         if address is not None:
-            conn.address, conn.peer = address, f"{address} (ssh)"
+            conn.address, conn.peer = address, f"{address} ({door})"
         conn.door_name = door_name
         try:
             if self._closing:

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeAlias, TypeVar, get_args
 
 from tonk.shared.game.session import creators_stake
+from tonk.shared.game.words import amount_text
 from tonk.shared.wire import link as ln
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
@@ -330,14 +331,13 @@ class Requests:
         table.creator_address = conn.address
         self.host.add_table(table)
         log.info(
-            "table %d created by %s: %r, %s, %d seats, stake %d %s",
+            "table %d created by %s: %r, %s, %d seats, stake %s",
             table_id,
             conn.name,
             name,
             config.rules.name,
             config.seats,
-            config.stake,
-            config.unit,
+            amount_text(config.stake, config.unit),
         )
         if message.sit is not False:
             await table.sit(conn, 0, creators_stake(config.rules, message.stake))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -104,6 +105,20 @@ async def opened_store(tmp_path: Path) -> AsyncIterator[Store]:
         yield store
     finally:
         await store.close()
+
+
+@pytest.fixture
+def server_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """What an in-process server logs at INFO and above, as the host reads it (`.text`). The
+    handler goes on the server's logger itself: a practice table run earlier in this process
+    may have stopped it passing records up to the root logger."""
+    logger = logging.getLogger("tonk.server")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.INFO, logger="tonk.server"):
+            yield caplog
+    finally:
+        logger.removeHandler(caplog.handler)
 
 
 @pytest.fixture

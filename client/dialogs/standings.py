@@ -3,6 +3,7 @@ hand's result, how to settle up, and the rematch offered (`r` says yes, `n` no).
 
 from __future__ import annotations
 
+import re
 import time
 from typing import ClassVar
 
@@ -290,5 +291,7 @@ def _sentence(last_hand: tuple[str, ...]) -> str:
     if not last_hand:
         return ""
     ending, *payments = last_hand
-    paid = ", ".join(payment.rstrip(".") for payment in payments)
+    # (`You pay Ann 2 chips, you pay Bix 2 chips`: a "You" past the first is mid-sentence.)
+    said = [payment.rstrip(".") for payment in payments]
+    paid = ", ".join(said[:1] + [re.sub(r"^You\b", "you", payment) for payment in said[1:]])
     return f"{ending} {paid}." if paid else ending

@@ -320,7 +320,8 @@ class LobbyScreen(Screen[None]):
 
     def action_create(self) -> None:
         """The form: it sends the table it describes itself, and stays until it is made."""
-        self.app.push_screen(CreateTableScreen(f"{self.player or 'my'} table"[:32]))
+        named = f"{self.player}'s table" if self.player else "my table"
+        self.app.push_screen(CreateTableScreen(named[:32]))
 
     @on(DataTable.RowSelected)
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
@@ -361,9 +362,9 @@ class LobbyScreen(Screen[None]):
                 f" your own balance there. {no_watches}"
             )
         else:
-            seats = "a seat" if info.bots == 1 else "seats"
+            bots = "a bot plays a seat" if info.bots == 1 else f"bots play {info.bots} seats"
             question = (
-                f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's"
+                f"{info.name}'s game has started, and {bots} there. Take a bot's"
                 " seat? You watch until the hand in play ends, then play from your own balance"
                 " there (0 if you are new to it; the bot's stays the bot's)."
                 f" {no_watches}"

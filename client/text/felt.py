@@ -207,6 +207,10 @@ class Pile:
     least: int = 1
 
 
+#: The words under the up card in the fanned pile (`up` where the next card is close).
+UP_CARD = "up card"
+
+
 def pile_block(
     pile: Pile, names: Sequence[str], style: CardStyle, size: CardSize, width: int
 ) -> list[Text] | None:
@@ -248,12 +252,13 @@ def pile_block(
     if known:
         short = short_names(names)
 
-        def who(seat: int | None) -> str:
-            if seat is None:
-                return "up"
+        def who(place: int, seat: int | None) -> str:
+            if seat is None:  # the up card: so named where the room before the next allows
+                last = place == len(fanned) - 1
+                return UP_CARD if last or size.step - 1 >= len(UP_CARD) else "up"
             return short[seat] if 0 <= seat < len(short) else "?"
 
-        marks = [(i, who(seat)) for i, (_, seat) in enumerate(fanned)]
+        marks = [(i, who(i, seat)) for i, (_, seat) in enumerate(fanned)]
         rows.append(Text(" " * (size.step + 3)).append_text(marks_row(marks, size.step)))
     if under:
         rows += [Text(line) for line in packed(words, width)]

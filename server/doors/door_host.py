@@ -26,7 +26,7 @@ class _DoorServer(Protocol):
     def app_starts(self) -> AppStarts: ...
 
     async def open_door_link(
-        self, name: str, address: str, *, player: bool = True
+        self, name: str, address: str, door: str, *, player: bool = True
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
 
 

@@ -322,10 +322,16 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     #: The door, in the log.
     door_label = "ssh door"
 
+    @property
+    def link_label(self) -> str:
+        """Where its link comes from, in the log: `ssh door`, `web door`, `web door's
+        television page`."""
+        return self.door_label if self.player else f"{self.door_label}'s television page"
+
     async def _new_link(self) -> int:
         """A new link to the server for this player: a descriptor of our own to hand on."""
         _, writer = await self.door.server.open_door_link(
-            self.name, self.door_conn.address, player=self.player
+            self.name, self.door_conn.address, self.link_label, player=self.player
         )
         link = os.dup(writer.get_extra_info("socket").fileno())
         writer.transport.abort()  # our descriptor only: the dup keeps the link

@@ -463,6 +463,9 @@ class Table:
                 self.broadcast_table()
                 return 0
             else:
+                log.info(
+                    "table %d: %s gone past the grace period; playing for them", self.id, seat.name
+                )
                 seat.disconnected_at = None
                 await seats.set_away(number, True)
                 self.broadcast_table()

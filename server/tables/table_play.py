@@ -18,7 +18,7 @@ from tonk.shared.game.fairdeal import Seal, deck_of
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.ledger import Ledger, LedgerEntry
 from tonk.shared.game.session import Session, played_for_at, without_last_action
-from tonk.shared.game.words import plural
+from tonk.shared.game.words import amount_text, plural
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import (
@@ -472,7 +472,10 @@ class TablePlay:
             table.id,
             number,
             settle.settlement.ending.value,
-            ", ".join(f"{a} pays {b} {c}" for a, b, c in settle.payments) or "no payments",
+            ", ".join(
+                f"{a} pays {b} {amount_text(c, table.config.unit)}" for a, b, c in settle.payments
+            )
+            or "no payments",
         )
         self._seats.broadcast(
             HandEnd(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from tonk.client.text.felt import (
+    LARGE,
     MEDIUM,
     SMALL,
     Pile,
@@ -114,6 +115,16 @@ def test_the_pile_fans_as_many_discards_as_fit_with_who_threw_each() -> None:
     rows = plain(pile_block(Pile(29, parse_card("Qs"), 3), NAMES, CardStyle(), SMALL, 60) or [])
     assert len(rows) == 3 and "│ Q♠│" in rows[1]
     assert pile_block(pile, NAMES, CardStyle(), SMALL, 12) is None
+
+
+def test_the_up_card_is_named_so_where_the_room_under_it_allows() -> None:
+    up = parse_card("7d")
+    last = ((up, None), (parse_card("Jd"), 2))
+    large = plain(pile_block(Pile(29, last[-1][0], 2, last), NAMES, CardStyle(), LARGE, 80) or [])
+    assert large[-1].split() == ["up", "card", "Bix"]
+    # Alone on the pile, it has the row to itself.
+    alone = plain(pile_block(Pile(30, up, 1, ((up, None),)), NAMES, CardStyle(), SMALL, 60) or [])
+    assert alone[-1].strip() == "up card"
 
 
 def test_a_pile_that_must_fan_its_last_three_is_not_drawn_where_fewer_fit() -> None:

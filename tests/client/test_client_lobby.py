@@ -41,6 +41,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Select, Static
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.dialogs import (
+    ConfirmModal,
     CreateTableScreen,
     EndOfHandModal,
     HelpScreen,
@@ -135,6 +136,26 @@ async def test_the_lobby_names_the_people_at_a_table_and_counts_its_bots(tmp_pat
             await ada.close()
 
 
+async def test_a_late_friend_is_asked_to_take_a_seat_one_of_the_bots_plays(
+    tmp_path: Path,
+) -> None:
+    async with start_server(tmp_path) as server:
+        ada = await NetClient.connect(server.port, "Ada")
+        await ada.create_table("easy", "easy", name="Kitchen", seats=3, open_bot_seats=True)
+        app = joined_app(server.port, tmp_path / "state")
+        async with in_the_lobby(app) as pilot:
+            await wait_for(
+                pilot, lambda: [t.bots for t in app.lobby.tables] == [2], "two bots playing"
+            )
+            await pilot.press("enter")
+            await screen_shown(pilot, ConfirmModal, "the question")
+            assert isinstance(app.screen, ConfirmModal)
+            assert app.screen.question.startswith(
+                "Kitchen's game has started, and bots play 2 seats there. Take a bot's seat?"
+            )
+            await ada.close()
+
+
 @pytest.mark.slow
 async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
@@ -143,6 +164,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             assert app.lobby.check_action("sit", ()) is None  # no table to sit at yet
             form = await new_table_form(pilot)
             name = form.query_one("#name", Input)
+            assert name.value == "Tester's table"  # named for you until you name it
             name.value = ""
             name.focus()
             await pilot.press(*"Kitchen")

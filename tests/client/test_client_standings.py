@@ -88,6 +88,14 @@ async def test_a_session_of_hands_shows_the_last_hand_the_settling_up_and_the_of
         assert app.requests == [m.Rematch(True), m.Rematch(False)]
 
 
+async def test_the_last_hands_payments_are_one_sentence_you_in_lower_case_after_the_first() -> None:
+    last = ("Hand 4: You dropped with 34.", "You pay Ann 2 chips", "You pay Bix (bot) 2 chips")
+    app = Standings(StandingsScreen(ended(last_hand=last), "Bob"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "You pay Ann 2 chips, you pay Bix (bot) 2 chips." in " ".join(text(app).split())
+
+
 async def test_a_session_whose_time_is_up_says_so() -> None:
     app = Standings(StandingsScreen(ended(timed=True), "Bob"))
     async with app.run_test(size=(80, 24)) as pilot:

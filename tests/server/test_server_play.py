@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from netclient import NetClient, cards_in, start_server
 from tonk.shared.game.cards import DECK
 from tonk.shared.wire import protocol as p
@@ -24,7 +25,9 @@ async def two_players(server, **table):
     return alice, bob, table_id
 
 
-async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(tmp_path):
+async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(
+    tmp_path, server_log: pytest.LogCaptureFixture
+):
     async with start_server(tmp_path) as server:
         alice, bob, _table = await two_players(server, deck=TWO_SEAT_DECK, stake=5)
         first = await bob.expect(p.UPDATE)
@@ -52,6 +55,7 @@ async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(tm
         end = await alice.expect(p.HAND_END)
         assert end["settlement"]["ending"] == "drop_caught"
         assert end["payments"] == [["Alice", "Bob", 10]]
+        assert "hand 1 ends (drop_caught): Alice pays Bob 10 chips\n" in server_log.text
         assert end["balances"] == {"Alice": -10, "Bob": 10}
         last = await bob.expect(p.UPDATE, lambda m: m["view"]["phase"] == "ended")
         assert last["view"]["settlement"]["revealed"] == ["5c 6c 7d 8h 10d", "9h 5h"]
@@ -239,7 +243,15 @@ async def test_a_player_back_by_acting_gets_a_fresh_turn_clock_for_the_rest_of_t
         assert "away" not in statuses
 
 
-async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(tmp_path):
+async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(
+    tmp_path, server_log: pytest.LogCaptureFixture
+):
+    await _grace_ends_in_autoplay(tmp_path)
+    # The host's log says so, as it does when a turn timer runs out.
+    assert "table 1: Bob gone past the grace period; playing for them" in server_log.text
+
+
+async def _grace_ends_in_autoplay(tmp_path):
     async with start_server(tmp_path, grace=0.2) as server:
         alice, bob, _ = await two_players(server, deck=TWO_SEAT_DECK)
         await bob.expect(p.UPDATE)
@@ -254,6 +266,18 @@ async def test_grace_period_ends_in_autoplay_so_the_game_never_stalls(tmp_path):
             if e["kind"] == "discard"
         ]
         assert discards and discards[0]["seat"] == 1  # Bob's turn was played for him
+
+
+async def test_the_log_says_a_new_tables_stake_in_words(
+    tmp_path, server_log: pytest.LogCaptureFixture
+):
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await alice.create_table(name="Penny", seats=2, stake=1)
+        bob = await NetClient.connect(server.port, "Bob")
+        await bob.create_table(name="Five", seats=2, stake=5)
+    assert "'Penny', classic, 2 seats, stake 1 chip\n" in server_log.text
+    assert "'Five', classic, 2 seats, stake 5 chips\n" in server_log.text
 
 
 async def test_creator_controls_bots_and_start_others_may_not(tmp_path):

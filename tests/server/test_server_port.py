@@ -3,7 +3,6 @@ it again when started with the same database: its players' clients keep trying t
 
 from __future__ import annotations
 
-import logging
 import socket
 from pathlib import Path
 
@@ -27,25 +26,17 @@ async def test_port_0_is_the_port_the_database_was_served_on_last(tmp_path: Path
 
 
 async def test_a_remembered_port_taken_meanwhile_gives_a_free_one_and_says_so(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, server_log: pytest.LogCaptureFixture
 ) -> None:
     async with start_server(tmp_path) as server:
         first = server.port
-    # The server's logger itself (a practice table run earlier in this process may have
-    # stopped it passing records up to the root logger).
-    logger = logging.getLogger("tonk.server")
-    logger.addHandler(caplog.handler)
-    try:
-        with socket.socket() as squatter:
-            squatter.bind(("127.0.0.1", first))
-            squatter.listen()
-            with caplog.at_level(logging.WARNING, logger="tonk.server"):
-                async with start_server(tmp_path) as server:
-                    second = server.port
-                    assert second not in (0, first)
-    finally:
-        logger.removeHandler(caplog.handler)
-    assert f"port {first}" in caplog.text and "free port instead" in caplog.text
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", first))
+        squatter.listen()
+        async with start_server(tmp_path) as server:
+            second = server.port
+            assert second not in (0, first)
+    assert f"port {first}" in server_log.text and "free port instead" in server_log.text
     # Kept from then on: the next start takes the new one.
     async with start_server(tmp_path) as server:
         assert server.port == second

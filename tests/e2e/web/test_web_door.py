@@ -313,6 +313,28 @@ async def test_the_sessions_per_address_and_the_idle_time_are_limited(tmp_path: 
                 await terminal_text(first, "no key pressed or card tapped for 3 seconds")
 
 
+async def test_the_log_names_the_door_a_browser_and_a_television_page_came_by(
+    tmp_path: Path,
+) -> None:
+    with web_server(tmp_path) as server:
+        ann = await NetClient.connect(server.tcp_port, "Ann")
+        table = await ann.create_table(name="Friday", seats=3)
+        async with client_session() as session:
+            await claim_in_a_browser(session, server, "Di")
+            headers = {"Origin": origin(server)}
+            async with session.ws_connect(
+                server.url + "/ws?width=100&height=30", headers=headers
+            ) as page:
+                await terminal_text(page, "lobby")
+            async with session.ws_connect(
+                f"{server.url}/watch/{table}/ws?width=100&height=30", headers=headers
+            ) as television:
+                await terminal_text(television, "Friday")
+        await ann.close()
+        froms = re.findall(r"connection #\d+ from (.*)", server.server_log())
+        assert froms[1:] == ["127.0.0.1 (web door)", "127.0.0.1 (web door's television page)"]
+
+
 async def test_the_doors_names_rules_hold_across_keys_browsers_and_tcp(tmp_path: Path) -> None:
     with web_server(tmp_path, "--ssh-port", "0") as server:
         ssh_port = int(server.lines[1].split()[3].rsplit(":", 1)[1])
