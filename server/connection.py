@@ -17,9 +17,17 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 
 from tonk.shared.wire import protocol
-from tonk.shared.wire.link import Closed, Request, Send, ServerLink, Welcomed
+from tonk.shared.wire.link import (
+    Broken,
+    Closed,
+    Request,
+    Send,
+    ServerEvent,
+    ServerLink,
+    ServerProtocol,
+    Welcomed,
+)
 from tonk.shared.wire.messages import ClientMessage, Error, ServerMessage
-from tonk.shared.wire.sansio import Broken, ServerEvent, ServerProtocol
 
 from .tables.seating import Places
 
