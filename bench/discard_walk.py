@@ -1,25 +1,22 @@
 """The walk of one discard, from the `x` key to the screen, as the code runs it: the files it
-passes through and the hops between them (ARCHITECTURE.md, "A move from the key to the
+passes through and the hops between them (ARCHITECTURE.md, "A discard from the key to the
 screen"; issue 34's target: at most 30 hops through 18 files, each file visited once on the
 way in and once on the way out).
 
     python bench/discard_walk.py            # the walk, its hops and files
-    python bench/discard_walk.py --calls    # each hop with the function it enters
+    python bench/discard_walk.py --calls    # and each stack it is made of
 
 A real server (in this process, on loopback) and the real client (Textual's Pilot, 80x24)
-play the stacked hand of the tests: the client draws, then `x` discards. From the key's
-handler to the hand drawn again without the card, every call into a function of tonk's own
-files is seen (`sys.setprofile`); a coroutine resumed counts as a call, so the walk crosses
-tasks and the socket as the discard does. Only the discard's own tasks are followed: the
-server's clock, its housekeeping and the lobby's ticks are left out, and the bot waits 10 s
-before its turn.
-
-What counts. The walk is the sequence of files the running code is in, as it goes through the
-layers: a file's *stop* is a stretch of calls in it. A *hop* is a move from one file to the
-next, into a deeper one or back out; the files are the distinct ones walked. Calls to the
-leaves every layer uses (a card's text, the records' machinery, the rules' options, `words`)
-are not hops of the walk: they return at once and carry nothing on. Said separately, so the
-count can be checked: `--leaves` walks them too.
+play the stacked hand of the tests: the client draws, then `x` discards. From the key until the
+hand is drawn without the card, every call is seen (`sys.setprofile`). At each stop that
+carries the discard on (`MILESTONES`: where it changes form) and each hand-off between tasks
+(`HAND_OFFS`: the client's outbox, a socket, the App's messages) the stack of tonk's own frames
+is kept, a file's frames one after another as one. The walk goes from one stack's end back out
+to where the next one parts from it, then in to the next one's end. A hop is one move between
+two files; the files are the distinct ones walked. Calls that return without carrying the
+discard on (a card's text, the records' machinery, drawing the other widgets) are not in it.
+Only the discard's tasks are followed: the server's clock, its housekeeping and the lobby's
+ticks are left out, and the bot waits 10 s before its turn.
 """
 
 from __future__ import annotations
