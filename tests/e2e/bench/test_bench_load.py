@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_py(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -21,6 +21,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from checkout import ROOT
 from netclient import NetClient, start_server
 from tonk.server.app import TonkServer
 from tonk.shared.game.cards import format_cards, parse_card, parse_cards, stacked_deck
@@ -33,7 +34,7 @@ from tonk.shared.wire.messages import (
     validate_server,
 )
 
-DOC = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
+DOC = (ROOT / "PROTOCOL.md").read_text()
 V = p.PROTOCOL_VERSION
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SHARED = Path(__file__).parent.parent / "shared"
+from checkout import ROOT
+
+SHARED = ROOT / "shared"
 
 #: What each sub-package of shared/ may import of the others (besides itself and the modules
 #: at the top of shared/). The game and the wire share the wire's words (seat kinds, limits).

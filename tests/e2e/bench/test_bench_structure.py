@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_structure_counts_point_at_what_they_count() -> None:

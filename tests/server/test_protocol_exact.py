@@ -11,15 +11,15 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import re
-from pathlib import Path
 from typing import Any
 
+from checkout import ROOT
 from netclient import NetClient, start_server
 from tonk.shared.game.cards import format_cards, parse_card, parse_cards, stacked_deck
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import validate_server
 
-DOC = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
+DOC = (ROOT / "PROTOCOL.md").read_text()
 
 # Two seats, Alice (seat 0) deals: Bob (seat 1) plays first. Bob: 2s 3s 4s 9h Kd; Alice: 5c 6c
 # 7d 8h 10d; the up card Qc; the stock's top card 5s.

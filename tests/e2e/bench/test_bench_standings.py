@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_standings_benchmark_builds_reads_asks_and_plays(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from rulekit import card, deal
 from tonk.shared.bots.bots import Bot, BotError
 from tonk.shared.game.actions import Action, Discard, DrawStock, Drop, Event, LaySpread, TakeDiscard
@@ -22,10 +23,9 @@ from tonk.shared.game.rules import PRESETS
 from tonk.shared.game.view import Phase, SeatView
 from tonk.shared.sim.play import play_hand
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from panel_players import (  # noqa: E402
+from panel_players import (
     HELD_OUT,
     PANEL,
     PEOPLE,

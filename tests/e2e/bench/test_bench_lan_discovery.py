@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from netnskit import lan_pair
 
 pytestmark = pytest.mark.e2e
 
-BENCH = str(Path(__file__).resolve().parent.parent / "bench" / "lan_discovery.py")
+BENCH = str(ROOT / "bench" / "lan_discovery.py")
 
 
 def test_the_discovery_benchmark_times_the_listing_and_the_goodbye() -> None:

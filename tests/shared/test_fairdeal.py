@@ -8,9 +8,9 @@ import hmac
 import re
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from tonk.shared.game.actions import Discard, DrawStock, Drop
 from tonk.shared.game.cards import DECK, format_cards
 from tonk.shared.game.dealcheck import Shown, check_deal, cut_of
@@ -226,7 +226,7 @@ def test_hex_is_read_strictly() -> None:
 def test_protocol_md_s_worked_example_is_what_its_words_compute() -> None:
     """An independent client is written from PROTOCOL.md alone: its example is checked here
     with the shuffle written again from the document's words (`_as_documented`)."""
-    doc = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
+    doc = (ROOT / "PROTOCOL.md").read_text()
     example = doc.split("\nExample: secret", 1)[1].split("\n\n", 1)[0]
     commitment, seed = re.findall(r"`([0-9a-f]{64})`", example)
     begins = re.search(r"the deck begins\s+`([^`]+)`", example)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "deal_check.py"
+from checkout import ROOT
+
+BENCH = ROOT / "bench" / "deal_check.py"
 
 
 def test_the_bench_deals_plays_and_checks_every_hand() -> None:

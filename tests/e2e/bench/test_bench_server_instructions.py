@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from termkit import require_tool
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
 BENCH = str(ROOT / "bench" / "server_instructions.py")
 
 

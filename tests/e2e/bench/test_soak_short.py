@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 
 pytestmark = pytest.mark.e2e
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = ROOT / "bench"
 sys.path.insert(0, str(BENCH))
 
 import soak  # noqa: E402

@@ -15,11 +15,11 @@ import socket
 import threading
 import tracemalloc
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
+from checkout import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from netclient import test_config as make_config
@@ -38,7 +38,7 @@ CARDS = [str(card) for card in DECK]
 
 def _documented_codes() -> set[str]:
     """Every error code in PROTOCOL.md's tables of error codes."""
-    text = (Path(__file__).parent.parent / "PROTOCOL.md").read_text()
+    text = (ROOT / "PROTOCOL.md").read_text()
     section = text.split("## Error codes", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE))
 

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from webkit import require_browser
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
 #: The most a picture may weigh (README's pictures are kept small), in bytes.
 LARGEST = 150_000
 

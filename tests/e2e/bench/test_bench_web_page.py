@@ -10,11 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from webkit import require_browser
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_web_page_benchmark_loads_reloads_and_taps(tmp_path: Path) -> None:

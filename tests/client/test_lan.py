@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from checkout import KIT, ROOT
 from netclient import NetClient, start_server
 from netnskit import SERVER_ADDRESS, Lan, NoNamespaces, lan_pair, made_lan
 from ptyterm import Term
@@ -29,7 +30,6 @@ from tonk.shared.wire import discovery as dd
 from tonk.shared.wire.protocol import PROTOCOL_VERSION
 from webkit import Browser, web_server
 
-TESTS = Path(__file__).parent
 ENV = {"LANG": "C.UTF-8"}
 
 #: A player at a table of her own in the server's namespace, until her standard input closes.
@@ -119,7 +119,7 @@ async def test_a_server_is_listed_in_the_other_namespace_kept_current_and_gone_w
 
         # A table opens: the list says so (the TXT record sent again).
         ann = subprocess.Popen(
-            lan.run_in(lan.server, [sys.executable, "-c", ANN, str(server.port), str(TESTS)]),
+            lan.run_in(lan.server, [sys.executable, "-c", ANN, str(server.port), str(KIT)]),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -399,7 +399,7 @@ def test_found_server_line_for_scripts() -> None:
 
 
 def test_protocol_md_names_every_txt_key_and_the_service_type() -> None:
-    doc = (TESTS.parent / "PROTOCOL.md").read_text()
+    doc = (ROOT / "PROTOCOL.md").read_text()
     text = doc.split("\n## Finding a server on the LAN", 1)[1].split("\n## ", 1)[0]
     keys = re.findall(r"^\| `([a-z]+)` \|", text, re.M)
     record = dd.txt_record(ssh_port=1, web_port=2, tables=0, players=[])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 from ptyterm import Term
 from test_client_terminal import colour_codes
 from tonk.shared.bots.bots import BOT_STRATEGIES, BotError
@@ -598,7 +599,7 @@ async def test_tonk_sim_draws_pictures_without_colour_on_a_terminal_under_no_col
 
 @pytest.mark.e2e
 def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("**A bot of your own.**", 1)[1]
     (tmp_path / "mybots.py").write_text(section.split("```python\n", 1)[1].split("```", 1)[0])
     done = subprocess.run(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 from tonk.shared.game.rules import (
     OPTIONS,
     PRESETS,
@@ -400,7 +401,7 @@ def test_describe_always_states_the_core_rules(name: str) -> None:
 
 
 def test_the_rules_file_example_in_rules_md_loads(tmp_path: Path) -> None:
-    text = (Path(__file__).parent.parent / "RULES.md").read_text(encoding="utf-8")
+    text = (ROOT / "RULES.md").read_text(encoding="utf-8")
     example = text.split("```toml\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "kitchen.toml"
     path.write_text(example, encoding="utf-8")
@@ -416,7 +417,7 @@ def test_the_rules_file_example_in_rules_md_loads(tmp_path: Path) -> None:
 
 
 def test_rules_md_tables_every_option_with_each_presets_value() -> None:
-    text = (Path(__file__).parent.parent / "RULES.md").read_text(encoding="utf-8")
+    text = (ROOT / "RULES.md").read_text(encoding="utf-8")
     section = text.split("## House rules", 1)[1]
     table = section[section.index("| option |") :].split("\n\n", 1)[0]
     header, _, *rows = table.splitlines()
@@ -440,7 +441,7 @@ def test_rules_md_tables_every_option_with_each_presets_value() -> None:
 
 
 def test_rules_md_has_the_table_of_options_the_core_makes_from_its_declarations() -> None:
-    text = (Path(__file__).parent.parent / "RULES.md").read_text(encoding="utf-8")
+    text = (ROOT / "RULES.md").read_text(encoding="utf-8")
     assert options_reference() in text
 
 
