@@ -7,14 +7,13 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from discard_walk import walk_of  # noqa: E402
+from discard_walk import walk_of
 
 A = ("a.py", "a")
 B = ("b.py", "b")
