@@ -200,7 +200,7 @@ async def test_the_form_offers_the_seats_the_rules_allow_and_keeps_what_was_refu
         # Classic seats 2 to 4 (5 was offered, and refused by the server), 4 at first.
         assert (offered(form, "#seats"), seats.value) == ([2, 3, 4], 4)
         assert offered(form, "#bots") == [0, 1, 2, 3]
-        # Other rules set the seats to their number of players, as README says.
+        # Other rules set the seats to their number of players, as docs/playing.md says.
         form.query_one("#preset", Select).value = "pagat"
         await wait_for(pilot, lambda: len(offered(form, "#bots")) == 5, "pagat's seats")
         assert (offered(form, "#seats"), seats.value) == ([2, 3, 4, 5], 5)

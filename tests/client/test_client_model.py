@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from rulekit import deal
+from tonk.client.messages import Reported, message_class, wrapped
+from tonk.client.model import model as model_module
 from tonk.client.model.model import ClientModel, Fatal, LinkDown, TableRequest
 from tonk.client.model.reports import (
     Connected,
@@ -17,7 +19,6 @@ from tonk.client.model.reports import (
     LeftTable,
     LobbyChanged,
     ServerRefused,
-    StandingsArrived,
     TableChanged,
 )
 from tonk.client.model.state import TableState
@@ -28,6 +29,7 @@ from tonk.shared.game.settlement import Settlement
 from tonk.shared.records import replaced
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
+from tonk.shared.wire.handlers import Handlers
 
 WELCOME = m.Welcome(p.PROTOCOL_VERSION, "tonk-server test", "Kim", {"heartbeat": 4}, False)
 
@@ -404,13 +406,37 @@ def test_the_standings_are_reported_and_a_refusal_of_them_says_it_was_theirs() -
     (asked,) = [message for message in sent(model) if message["type"] == p.STANDINGS]
     answer = m.Standings("week", "2026-11-27", "2026-11-21", "UTC", None, (), (), False)
     give(model, answer.answering(asked["id"]))
-    (arrived,) = [r for r in model.take_reports() if isinstance(r, StandingsArrived)]
-    assert arrived.standings == answer.answering(asked["id"])
+    (arrived,) = [r for r in model.take_reports() if isinstance(r, m.Standings)]
+    assert arrived == answer.answering(asked["id"])
+    # The App's message for it is derived from the wire class, named after it, made once.
+    message = wrapped(arrived)
+    assert isinstance(message, Reported) and message.report is arrived
+    assert message.handler_name == "on_standings"
+    assert type(wrapped(arrived)) is type(message) is message_class(m.Standings)
+    assert message_class(m.CoachAdvice).handler_name == "on_coach_advice"
     model.send(m.StandingsRequest("all"))
     (again,) = [message for message in sent(model) if message["type"] == p.STANDINGS]
     give(model, m.Error.of(p.STORAGE_ERROR, "try again", reply_to=again["id"]))
     (refused,) = [r for r in model.take_reports() if isinstance(r, ServerRefused)]
     assert (refused.request, refused.message) == (p.STANDINGS, "try again")
+
+
+def test_every_server_message_has_one_receiver_or_is_ignored_and_a_missing_one_is_caught() -> None:
+    receivers = model_module.RECEIVERS
+    ignored = {m.Welcome, m.ServerPong, m.ServerPing}
+    assert receivers.taken | ignored == set(m.SERVER_TYPES.values())
+    assert not receivers.taken & ignored
+    assert receivers.get(m.Standings) is receivers.get(m.CoachAdvice)
+    without_cut = Handlers[m.ServerMessage, object]("receivers")
+    for kind in receivers.taken - {m.Cut}:
+        without_cut.add([kind], receivers.get(kind))
+    without_cut.ignores(*ignored)
+    with pytest.raises(TypeError, match="none for \\['Cut'\\]"):
+        without_cut.check(m.SERVER_TYPES.values())
+    with pytest.raises(TypeError, match="Update has two receivers"):
+        model_module.receives(m.Update)(ClientModel._on_update)
+    with pytest.raises(TypeError, match="Welcome has two receivers"):
+        without_cut.add([m.Welcome], None)
 
 
 def test_a_players_trend_is_the_same_on_a_client_there_all_along_and_one_come_later() -> None:

@@ -1,8 +1,8 @@
 """Snapshots of the lobby, the table mid-hand, the end-of-hand modal and the help, at 80x24
 and 120x40, from stacked decks so they never change by chance.
 
-Regenerate with `pytest tests/test_client_snapshots.py --snapshot-update`, then look at the
-SVGs in tests/__snapshots__ before committing them.
+Regenerate with `pytest tests/client/test_client_snapshots.py --snapshot-update`, then look at the
+SVGs in tests/client/__snapshots__ before committing them.
 """
 
 from __future__ import annotations

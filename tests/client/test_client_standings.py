@@ -1,6 +1,7 @@
 """What the final standings say for every way a session ends (its hands, its time, every player
 gone), across a chain of rematches, and as the rematch offer moves on: the screen's words, on
-an 80x24 terminal (the main path runs on a real terminal in tests/test_client_rematch.py)."""
+an 80x24 terminal (the main path runs on a real terminal in
+tests/e2e/tcp/test_client_rematch.py)."""
 
 from __future__ import annotations
 

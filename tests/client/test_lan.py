@@ -1,6 +1,6 @@
 """Finding a server on the LAN, for real: `tonk-server` announcing `_tonk._tcp` over multicast DNS
 in one network namespace, the real `tonk-client` in another finding it across a virtual
-Ethernet pair (tests/netnskit.py: root and iproute2; skipped naming why where they are
+Ethernet pair (tests/kit/netnskit.py: root and iproute2; skipped naming why where they are
 missing). Then the pure part (the TXT record) and the start screen driven by Textual's pilot."""
 
 from __future__ import annotations

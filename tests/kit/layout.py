@@ -26,6 +26,8 @@ tests out). RULES names a file whose place the rule gets wrong, with the reason.
 from __future__ import annotations
 
 import ast
+import functools
+import re
 import subprocess
 import sys
 import tomllib
@@ -56,10 +58,10 @@ LEVELS = ("shared", "server", "client")
 
 
 def _imports(tree: ast.Module) -> set[str]:
-    """The top-level names of the modules a test file imports, tonk's packages by name
-    (`tonk.server`), and the names it imports from a module."""
+    """The top-level names of the modules a test file imports at its top, tonk's packages by
+    name (`tonk.server`), and the names it imports from a module."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in tree.body:
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -96,10 +98,9 @@ def _marked_e2e(tree: ast.Module) -> bool:
     return False
 
 
-def _door(tree: ast.Module, imports: set[str]) -> str:
-    """The way an end-to-end module reaches tonk (see the module's text)."""
-    if _reads_bench(tree):
-        return "bench"
+def _door(imports: set[str]) -> str:
+    """The way an end-to-end module that runs no script of bench/ reaches tonk (see the
+    module's text)."""
     if "netnskit" in imports:
         return "lan"
     if "webkit" in imports or "test_web_door" in imports:
@@ -109,15 +110,35 @@ def _door(tree: ast.Module, imports: set[str]) -> str:
     return "tcp"
 
 
+@functools.cache
+def _source(path: Path, modified: int) -> tuple[str, ast.Module]:
+    """The test file at `path` (read once for each time it was `modified`): its text, and its
+    head parsed (what comes before its first function or class: its imports and marks).
+    Parsing only the head keeps the check quick; what is looked for further down is looked
+    for in the text first."""
+    text = path.read_text(encoding="utf-8")
+    head = re.split(r"^(?:def |async def |class |@)", text, maxsplit=1, flags=re.M)[0]
+    try:
+        return text, ast.parse(head)
+    except SyntaxError:  # (the head cut inside a string that holds a `def`)
+        return text, ast.parse(text)
+
+
+def _whole(path: Path) -> ast.Module:
+    """The whole test file at `path` parsed."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def place(path: Path) -> str:
     """The folder, relative to tests/, where the test file at `path` belongs."""
     if path.name in RULES:
         return RULES[path.name][0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    imports = _imports(tree)
-    if _marked_e2e(tree):
-        return f"e2e/{_door(tree, imports)}"
-    if _reads_bench(tree):
+    text, head = _source(path, path.stat().st_mtime_ns)
+    imports = _imports(head)
+    bench = '"bench"' in text and _reads_bench(_whole(path))
+    if _marked_e2e(head):
+        return f"e2e/{'bench' if bench else _door(imports)}"
+    if bench:
         return "bench"
     # A file named for the client or the server goes with it at the least.
     level = next((i for i, p in enumerate(LEVELS) if path.name.startswith(f"test_{p}_")), 0)
@@ -166,7 +187,11 @@ def _by_its_place(tree: ast.Module) -> bool:
 def located_by_place(tests: Path = TESTS) -> list[Path]:
     """The test files under `tests` that find the checkout's files from their own place, where
     `from checkout import ROOT` finds them from anywhere."""
-    return [p for p in test_files(tests) if _by_its_place(ast.parse(p.read_text(encoding="utf-8")))]
+    return [
+        p
+        for p in test_files(tests)
+        if "__file__" in p.read_text(encoding="utf-8") and _by_its_place(_whole(p))
+    ]
 
 
 def import_path_gaps() -> list[str]:

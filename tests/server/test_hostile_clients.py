@@ -1,6 +1,6 @@
 """Hostile and broken clients against a real server while a bot table keeps playing: each gets a
 clear error where its connection can still carry one, and a closed connection; the bot table's
-hands go on and its ledger stays exact. (tests/test_server_errors.py has the simple one-frame
+hands go on and its ledger stays exact. (tests/server/test_server_errors.py has the simple one-frame
 cases; these are the rest.)"""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Nothing leaked, over a thousand hands: several bot tables at once through the real server,
 each with a spectator and a seated player the server plays for; every frame to every
-connection is kept and checked, with tests/test_server_leaks.py's checker, against the hands
+connection is kept and checked, with tests/server/test_server_leaks.py's checker, against the hands
 replayed from the server's own records: no other player's card before the rules reveal it, no
 discard under the top card, no stock card, and views and events exactly what that seat may
 see. The same check run on a server with a leak planted on purpose finds it."""

@@ -13,6 +13,7 @@ from tonk.shared.records import replaced
 from tonk.shared.wire import link
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
+from tonk.shared.wire.handlers import Handlers
 from tonk.shared.wire.wire import ClientMessage, declared, field, message_type
 
 INF = math.inf
@@ -321,18 +322,20 @@ def test_every_server_message_carries_the_fields_and_ranges_written_down() -> No
     assert list(m.SERVER_MESSAGES) == list(SERVER)
 
 
-def test_every_client_message_has_one_handler_and_a_missing_one_is_caught(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    handlers = dict(requests._HANDLERS)
-    assert set(handlers) | link.LINK_MESSAGES == set(m.CLIENT_TYPES.values())
-    assert handlers[m.DiscardRequest] is handlers[m.HitRequest] is requests.Requests._action
-    del handlers[m.Chat]
-    monkeypatch.setattr(requests, "_HANDLERS", handlers)
-    with pytest.raises(TypeError, match="no handler for \\['Chat'\\]"):
-        requests._check_handlers()
+def test_every_client_message_has_one_handler_and_a_missing_one_is_caught() -> None:
+    handlers = requests.HANDLERS
+    assert handlers.taken | link.LINK_MESSAGES == set(m.CLIENT_TYPES.values())
+    assert handlers.get(m.DiscardRequest) is handlers.get(m.HitRequest) is requests.Requests._action
+    without_chat = Handlers[m.ClientMessage, object]("handlers")
+    for kind in handlers.taken - {m.Chat}:
+        without_chat.add([kind], handlers.get(kind))
+    with pytest.raises(TypeError, match="none for \\['Chat'\\]"):
+        without_chat.check(m.CLIENT_TYPES.values(), elsewhere=link.LINK_MESSAGES)
     with pytest.raises(TypeError, match="DiscardRequest has two handlers"):
         requests.handles(m.DiscardRequest)(requests.Requests._action)
+    with pytest.raises(TypeError, match="two for \\['Hello'\\]"):
+        without_chat.add([m.Hello], None)
+        without_chat.check(m.CLIENT_TYPES.values(), elsewhere=link.LINK_MESSAGES)
 
 
 def test_a_message_without_a_range_for_a_field_is_refused_where_it_is_declared() -> None:

@@ -4,7 +4,7 @@ it cannot), every range and every limit at its edge. Every frame the server send
 against the schema.
 
 The lobby's listing (`list_tables` and its `tables` answer) is sent and read here, but its
-`reply_to` and its contents are left to the lobby's own tests (tests/test_client_lobby.py and
+`reply_to` and its contents are left to the lobby's own tests (tests/client/test_client_lobby.py and
 the lobby's server tests): that part of the protocol is changing apart from this file.
 """
 
@@ -26,10 +26,11 @@ from netclient import NetClient, start_server
 from tonk.server.app import TonkServer
 from tonk.shared.game.cards import format_cards, parse_card, parse_cards, stacked_deck
 from tonk.shared.game.rules import OPTIONS, PRESETS
+from tonk.shared.wire import messages as declared
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import (
     CLIENT_MESSAGES,
-    SERVER_MESSAGES,
+    fields_table,
     ranges_table,
     validate_server,
 )
@@ -78,8 +79,12 @@ _ids = itertools.count(1)
 
 
 def test_the_document_was_read_and_agrees_with_the_code():
-    assert set(CLIENT_TYPES) == set(CLIENT_MESSAGES)
-    assert set(SERVER_TYPES) == set(SERVER_MESSAGES)
+    # Every message with its fields is written in the document, as the classes declare them
+    # (the tables are fields_table()'s: every message type, each in its own section).
+    assert fields_table(declared.CLIENT_TYPES) in section("Client to server")
+    assert fields_table(declared.SERVER_TYPES) in section("Server to client")
+    assert set(CLIENT_TYPES) == set(declared.CLIENT_TYPES)
+    assert set(SERVER_TYPES) == set(declared.SERVER_TYPES)
     assert {p.INTERNAL_ERROR, p.STORAGE_ERROR} == CANNOT_CAUSE
     assert {"hand_over", "empty_pile"} == CANNOT_DETAILS
     codes = {v for k, v in vars(p).items() if k.isupper() and isinstance(v, str) and "_" in v}
@@ -1067,7 +1072,8 @@ async def test_the_limits_in_welcome_are_the_servers(tmp_path):
 
 
 # The other limits at their edges are tested where they are at home: `queue` and `queue_bytes`
-# (a client that does not read) in tests/test_hostile_clients.py and tests/test_server_errors.py;
+# (a client that does not read) in tests/server/test_hostile_clients.py and
+# tests/server/test_server_errors.py;
 # `max_per_address`, `max_connections`, `max_tables`, `max_tables_per_address`,
 # `messages_per_second`/`burst`, `handshake_timeout`, `heartbeat` and `idle_timeout` above,
 # with the error codes they cause.

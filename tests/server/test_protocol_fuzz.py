@@ -1,4 +1,4 @@
-"""Fuzzing the frame decoder and the message validator (tests/test_protocol.py has the plain
+"""Fuzzing the frame decoder and the message validator (tests/shared/test_protocol.py has the plain
 cases and a first fuzz of each): streams of valid frames cut anywhere, arbitrary bytes and
 arbitrary msgpack values never raise anything but the documented ProtocolError and never make
 the decoder hold more than one frame; every valid message round-trips; a valid message with

@@ -4,6 +4,7 @@ folder would be, named with the folder it belongs in."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import layout
@@ -82,3 +83,18 @@ def test_a_file_finding_the_checkout_from_its_own_place_is_named(tmp_path: Path)
         "tests/shared/test_rules_doc.py finds the checkout from its own place: "
         "use `from checkout import ROOT`"
     ]
+
+
+def test_every_test_file_a_document_names_is_there() -> None:
+    # The dated journal is history: it names files as they were then.
+    documents = [
+        *layout.ROOT.glob("*.md"),
+        *(p for p in (layout.ROOT / "docs").glob("*.md") if "journal" not in p.name),
+    ]
+    named = {
+        (document.name, name)
+        for document in documents
+        for name in re.findall(r"\btests/[\w/]+\.py\b", document.read_text(encoding="utf-8"))
+    }
+    assert named, "no document names a test file"
+    assert sorted(n for n in named if not (layout.ROOT / n[1]).is_file()) == []

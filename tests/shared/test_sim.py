@@ -598,9 +598,9 @@ async def test_tonk_sim_draws_pictures_without_colour_on_a_terminal_under_no_col
 
 
 @pytest.mark.e2e
-def test_the_readmes_bot_of_ones_own_plays(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("**A bot of your own.**", 1)[1]
+def test_the_manuals_bot_of_ones_own_plays(tmp_path: Path) -> None:
+    manual = (ROOT / "docs" / "simulating.md").read_text(encoding="utf-8")
+    section = manual.split("**A bot of your own.**", 1)[1]
     (tmp_path / "mybots.py").write_text(section.split("```python\n", 1)[1].split("```", 1)[0])
     done = subprocess.run(
         [*tonk_sim(), "--hands", "60", "--bots", "mybots:Cautious,sharp", "--json", "--jobs", "1"],

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 
 
 async def play_and_look_back(term: Term, port: int) -> None:
-    """The kitchen hand of tests/test_client_e2e.py (draw, spread, hit, discard; Alice draws
+    """The kitchen hand of tests/e2e/ssh/test_client_e2e.py (draw, spread, hit, discard; Alice draws
     and throws; drop and win), then its history."""
     alice = await NetClient.connect(port, "Alice")
     try:
