@@ -1,6 +1,7 @@
-"""The link to a tonk-server: asyncio streams around the shared protocol codec, run as a worker
-owned by the App. It feeds what the server sends to the client's model (`model.py`), sends what
-the model answers, posts the model's messages to the App, and reconnects by itself."""
+"""The link to a tonk-server: asyncio streams around the client's sans-I/O end
+(`tonk.shared.wire.link.ClientProtocol`), run as a worker owned by the App. It moves bytes,
+feeds the messages the server sends to the client's model (`model.py`), sends what the model
+answers, posts the model's messages to the App, and reconnects by itself."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 from textual.message import Message
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
+from tonk.shared.wire.link import ClientProtocol, NotTonk
 
 from .messages import ConnectFailed, LinkLost, wrapped
 from .model.model import ClientModel, Fatal, LinkDown, TableRequest
@@ -24,8 +26,6 @@ from .tokens import SeatTokens
 __all__ = ["Connection", "Opener", "TableRequest", "describe_os_error"]
 
 CONNECT_TIMEOUT = 10.0
-#: What an SSH server says first (RFC 4253, 4.2).
-SSH_BANNER = b"SSH-"
 RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
 
 #: Opens the link to the server in place of a TCP connection to host:port (the SSH door's).
@@ -205,55 +205,59 @@ class Connection:
     async def _session(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reconnect: bool
     ) -> None:
-        decoder = p.FrameDecoder(max_frame=p.MAX_SERVER_FRAME)
+        ours = ClientProtocol()
         self._outbox = asyncio.Queue()
-        writer.write(m.encode(self.model.hello(), p.MAX_CLIENT_FRAME))
+        writer.write(ours.send(self.model.hello()))
         await writer.drain()
-        decoder.feed(await self._first_bytes(reader))
-        welcome = await self._read_one(reader, decoder, CONNECT_TIMEOUT)
+        welcome = None
+        while welcome is None:
+            await self._read_into(ours, reader, CONNECT_TIMEOUT, handshake=True)
+            welcome = ours.next_message()
         self._writer = writer
         self.model.welcome(welcome, reconnect)
         self._flush()
-        writing = asyncio.create_task(self._write_loop(writer))
+        writing = asyncio.create_task(self._write_loop(writer, ours))
         try:
-            # What came with the welcome (the lobby's first page, sent right after it).
-            for message in decoder.messages():
-                self._receive(message)
             while True:
+                # (First what came with the welcome: the lobby's first page, sent after it.)
+                for message in ours.messages():
+                    self._receive(message)
                 # The server pings a silent connection every heartbeat: hearing nothing for
                 # well over that means the link is dead even if TCP has not noticed.
-                timeout = self.model.heartbeat * 3 + 5
-                data = await asyncio.wait_for(reader.read(65536), timeout)
-                if not data:
-                    raise LinkDown("the server closed the connection")
-                decoder.feed(data)
-                for message in decoder.messages():
-                    self._receive(message)
-        except TimeoutError:
-            raise LinkDown("the server stopped answering") from None
+                await self._read_into(ours, reader, self.model.heartbeat * 3 + 5)
         finally:
             writing.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writing
 
-    async def _first_bytes(self, reader: asyncio.StreamReader) -> bytes:
-        """The server's first bytes; an SSH server's banner (`SSH-2.0-...`: the address is
+    async def _read_into(
+        self,
+        ours: ClientProtocol,
+        reader: asyncio.StreamReader,
+        timeout: float,
+        *,
+        handshake: bool = False,
+    ) -> None:
+        """The server's next bytes to the protocol. An SSH server's banner (the address is
         tonk-server's SSH door, an easy mistake as the server prints both ports) is Fatal,
         with the command to use instead."""
         try:
-            data = await asyncio.wait_for(reader.read(65536), CONNECT_TIMEOUT)
+            data = await asyncio.wait_for(reader.read(65536), timeout)
         except TimeoutError:
-            raise LinkDown("the server did not answer the handshake") from None
+            said = "did not answer the handshake" if handshake else "stopped answering"
+            raise LinkDown(f"the server {said}") from None
         if not data:
-            raise LinkDown("the server closed the connection during the handshake")
-        if data.startswith(SSH_BANNER):
+            during = " during the handshake" if handshake else ""
+            raise LinkDown(f"the server closed the connection{during}")
+        try:
+            ours.receive_data(data)
+        except NotTonk:
             raise Fatal(
                 f"{self.address} is an SSH server (tonk-server's SSH door, say), not the port "
                 "tonk-client plays on: connect with "
                 f"ssh -t -p {self.port} YOUR-NAME@{self.host}, or give tonk-client the "
                 "server's other port (tonk-server prints both)"
-            )
-        return data
+            ) from None
 
     def _receive(self, message: m.Wire) -> None:
         try:
@@ -261,26 +265,11 @@ class Connection:
         finally:
             self._flush()
 
-    async def _read_one(
-        self, reader: asyncio.StreamReader, decoder: p.FrameDecoder, timeout: float
-    ) -> m.Wire:
-        while True:
-            message = decoder.next_message()
-            if message is not None:
-                return message
-            try:
-                data = await asyncio.wait_for(reader.read(65536), timeout)
-            except TimeoutError:
-                raise LinkDown("the server did not answer the handshake") from None
-            if not data:
-                raise LinkDown("the server closed the connection during the handshake")
-            decoder.feed(data)
-
-    async def _write_loop(self, writer: asyncio.StreamWriter) -> None:
+    async def _write_loop(self, writer: asyncio.StreamWriter, ours: ClientProtocol) -> None:
         while True:
             message = await self._outbox.get()
             if message is None:
                 writer.close()
                 return
-            writer.write(m.encode(message, p.MAX_CLIENT_FRAME))
+            writer.write(ours.send(message))
             await writer.drain()

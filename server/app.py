@@ -360,6 +360,7 @@ class TonkServer:
             max_queue=limits.queue,
             rate=limits.messages_per_second,
             burst=limits.burst,
+            max_frame=limits.max_frame,
             max_bytes=limits.queue_bytes,
             page_rate=limits.pages_per_second,
             page_burst=limits.page_burst,
@@ -382,7 +383,9 @@ class TonkServer:
             self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
             log.info("connection #%d from %s", conn.number, conn.peer)
             with contextlib.suppress(asyncio.CancelledError):
-                await self._serve(conn)
+                await conn.serve(
+                    self.requests.handle, self.read_time, self.lobby.follow, self.lobby.welcome
+                )
         finally:
             self._tasks.discard(task)
             if conn in self.connections:
@@ -393,79 +396,13 @@ class TonkServer:
                 await writer.wait_closed()
             unlink_transport(writer)
 
-    async def _serve(self, conn: Connection) -> None:
-        decoder = p.FrameDecoder(self.config.limits.max_frame)
-        loop = asyncio.get_running_loop()
-        try:
-            while not conn.closing:
-                data = await conn.reader.read(65536)
-                conn.fed += len(data)
-                if not data:
-                    if decoder.buffered:
-                        # The client shut its side inside a frame; it may still read.
-                        raise p.ProtocolError(
-                            p.BAD_FRAME, "the connection ended in the middle of a frame"
-                        )
-                    break
-                decoder.feed(data)
-                for message in decoder.messages():
-                    # Only whole messages count as signs of life: a frame trickled in a
-                    # byte at a time does not keep a connection open.
-                    now = loop.time()
-                    if self.time.late(now):
-                        self.catch_up(now)
-                    conn.last_received = now
-                    end = conn.fed - decoder.buffered
-                    try:
-                        request: m.ClientMessage | m.OutOfRangeMessage = m.read_client(message)
-                    except m.OutOfRangeMessage as exc:  # (any other ProtocolError: below)
-                        request = exc
-                    # Every whole message counts against the rate limit, hello included; the
-                    # rate is judged by when each message arrived (after a stall, not when it
-                    # could be read).
-                    if not conn.take_token(conn.arrival(end, now)):
-                        conn.error(
-                            p.RATE_LIMITED,
-                            "too many messages: the limit is "
-                            f"{self.config.limits.messages_per_second:g} a second",
-                        )
-                        return
-                    conn.busy = True
-                    out: ln.ServerOutput | None = None
-                    try:
-                        if isinstance(request, m.OutOfRangeMessage):
-                            outputs = conn.link.refuse(request)
-                        else:
-                            outputs = conn.link.receive(request)
-                        for out in outputs:
-                            if isinstance(out, ln.Request):
-                                await self.requests.handle(conn, out.message, out.reply_to)
-                            else:
-                                self._follow(conn, out)
-                    finally:
-                        conn.busy = False
-                    # The message, what it was read into and the link's outputs go now, not
-                    # when this connection's next message comes (seconds later, at a table):
-                    # kept that long, most are still alive at the collector's next pass over
-                    # the young objects, and make it longer (about 12,000 more objects in it
-                    # at 1,000 tables; BENCHMARKS.md, "The server's instructions per action").
-                    del message, request, outputs
-                    out = None
-                    # Nothing was read from it while the request was handled (a write that
-                    # waits for the storage may take long): its silence counts from now.
-                    conn.last_received = loop.time()
-                    conn.handled = end
-                    if conn.is_closing():
-                        return
-                    if self.lobby.follow(conn):
-                        # In the lobby now (welcomed, or left its table): the list, then
-                        # its changes.
-                        await self.lobby.welcome(conn)
-        except p.ProtocolError as exc:
-            log.info("connection #%d: %s: %s", conn.number, exc.code, exc.message)
-            conn.error(exc.code, exc.message)
-        except (ConnectionError, OSError):
-            pass
+    def read_time(self) -> float:
+        """The time a client's message is read: the loop's, once the time the server lost (if
+        it did) is caught up."""
+        now = asyncio.get_running_loop().time()
+        if self.time.late(now):
+            self.catch_up(now)
+        return now
 
     async def _lost(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -500,21 +437,6 @@ class TonkServer:
                 self.trimmer.trim()
 
     # -- requests -----------------------------------------------------------------------------
-
-    def _follow(self, conn: Connection, out: ln.ServerOutput) -> None:
-        """Do what the connection's link says, but for a request: send, or close."""
-        if isinstance(out, ln.Send):
-            message = out.message
-            assert isinstance(message, m.ServerMessage)
-            if isinstance(message, m.Error):
-                conn.send_error(message)
-            else:
-                conn.send(message)
-        elif isinstance(out, ln.Welcomed):
-            conn.name = out.name
-            log.info("connection #%d is %s", conn.number, out.name)
-        elif isinstance(out, ln.Closed):
-            conn.close()
 
     def _name_checker(
         self, door_name: str | None, watcher_name: str | None

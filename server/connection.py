@@ -1,5 +1,6 @@
-"""One client connection: its frame decoder, its bounded outgoing queue and writer task, its
-rate limit. Sending never waits: a connection that falls too far behind (more than `max_queue`
+"""One client connection: its read loop (the bytes to its sans-I/O end, `ServerProtocol`, and
+what that says to do: the requests to the server's handlers), its bounded outgoing queue and
+writer task. Sending never waits: a connection that falls too far behind (more than `max_queue`
 frames, or more than `max_bytes` bytes its client has not taken yet, those the kernel holds
 included) is dropped, and so is one that takes nothing of what it is sent for a while."""
 
@@ -13,10 +14,20 @@ import socket
 import sys
 import termios
 from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
 
 from tonk.shared.wire import protocol
-from tonk.shared.wire.link import ServerLink
-from tonk.shared.wire.messages import Error, ServerMessage
+from tonk.shared.wire.link import (
+    Broken,
+    Closed,
+    Request,
+    Send,
+    ServerEvent,
+    ServerLink,
+    ServerProtocol,
+    Welcomed,
+)
+from tonk.shared.wire.messages import ClientMessage, Error, ServerMessage
 
 from .tables.seating import Places
 
@@ -44,19 +55,21 @@ def unlink_transport(writer: asyncio.StreamWriter) -> None:
         transport._read_ready_cb = None  # type: ignore[attr-defined]
 
 
+#: What answers a request: `handle(connection, request, reply_to)` (server/requests.py's).
+Handler = Callable[["Connection", ClientMessage, int | None], Awaitable[None]]
+
+
 def encode_message(message: ServerMessage) -> bytes:
     """The frame of `message`."""
     return protocol.encode(message.to_wire())
 
 
 class Connection:
-    """The server side of one client. `send` queues a message; the writer task writes the
-    queue out, awaiting `drain()` so the kernel buffer stays bounded too."""
+    """The server side of one client. `serve` reads it; `send` queues a message; the writer
+    task writes the queue out, awaiting `drain()` so the kernel buffer stays bounded too."""
 
     # (A server holds one per player: slots keep each about 1.2 KiB smaller than a __dict__.)
     __slots__ = (
-        "_backlog",
-        "_burst",
         "_flush_then_close",
         "_linger",
         "_page_burst",
@@ -66,19 +79,14 @@ class Connection:
         "_places",
         "_queue",
         "_queued_bytes",
-        "_rate",
-        "_refilled",
         "_taken",
         "_taken_at",
-        "_tokens",
         "_wake",
         "address",
         "busy",
         "closed",
         "closing",
         "door_name",
-        "fed",
-        "handled",
         "input_done",
         "last_ping",
         "last_received",
@@ -89,6 +97,7 @@ class Connection:
         "number",
         "opened",
         "peer",
+        "protocol",
         "reader",
         "request_id",
         "sent_bytes",
@@ -109,6 +118,7 @@ class Connection:
         max_queue: int,
         rate: float,
         burst: float,
+        max_frame: int = protocol.MAX_CLIENT_FRAME,
         max_bytes: int = 0,
         page_rate: float = 2.0,
         page_burst: float = 20.0,
@@ -123,7 +133,7 @@ class Connection:
         self.name: str | None = None
         # The name the SSH door proved with a key (a connection it opened), else None.
         self.door_name: str | None = None
-        self.link = link  # the handshake and heartbeats (tonk.shared.wire.link)
+        self.link = link  # the handshake and heartbeats (tonk.shared.wire.link): its protocol's
         self._places = places
         self.request_id: int | None = None  # the "id" of the request being handled
         self.busy = False  # a request of it is being handled (nothing more is read meanwhile)
@@ -141,10 +151,10 @@ class Connection:
         self.opened = loop.time()
         self.last_received = self.opened
         self.last_ping = self.opened
-        self._rate = rate
-        self._burst = burst
-        self._tokens = burst
-        self._refilled = self.opened
+        # The bytes read to messages, checked, rate-limited and through the link.
+        self.protocol = ServerProtocol(
+            link, max_frame=max_frame, rate=rate, burst=burst, now=self.opened
+        )
         self._page_rate = page_rate
         self._page_burst = page_burst
         self._pages = page_burst
@@ -159,13 +169,6 @@ class Connection:
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
-        # Bytes of the client's stream: read from the socket so far, and up to the end of the
-        # last message handled (see `arrival`).
-        self.fed = 0
-        self.handled = 0
-        # After a stall: the stream's bytes from `_backlog[0]` to `_backlog[1]` were waiting
-        # when the server came back; they arrived from `_backlog[2]` over `_backlog[3]` s.
-        self._backlog: tuple[int, int, float, float] | None = None
         self.writer_task = asyncio.create_task(self._write_loop(), name=f"conn-{number}-writer")
 
     def __repr__(self) -> str:
@@ -370,10 +373,79 @@ class Connection:
 
     # -- receiving ----------------------------------------------------------------------------
 
+    async def serve(
+        self,
+        handle: Handler,
+        clock: Callable[[], float],
+        arrived: Callable[[Connection], bool],
+        welcome: Callable[[Connection], Awaitable[None]],
+    ) -> None:
+        """The read loop, until the client closes its side or the connection closes: the
+        client's bytes to the protocol, and each whole message's events done (a request to
+        `handle`, a message sent, the connection closed). `clock()` is the time each message is
+        read (the server's, caught up after a stall). Once each message is handled, a
+        connection that has just `arrived` in the lobby (welcomed, or left its table) is sent
+        its `welcome` there (the list, then its changes)."""
+        ours = self.protocol
+        reader = self.reader
+        try:
+            while not self.closing:
+                data = await reader.read(65536)
+                if not data:
+                    await self._do(ours.receive_eof(), handle)  # (cut inside a frame?)
+                    break
+                ours.receive_data(data)
+                while ours.ready():
+                    # Only whole messages count as signs of life: a frame trickled in a byte
+                    # at a time does not keep a connection open.
+                    self.last_received = clock()
+                    self.busy = True
+                    try:
+                        # (The events go with this call, not kept alive by this loop until
+                        # the next message, seconds later at a table.)
+                        await self._do(ours.next_events(self.last_received), handle)
+                    finally:
+                        self.busy = False
+                    # Nothing was read from it while the request was handled (a write that
+                    # waits for the storage may take long): its silence counts from now.
+                    self.last_received = clock()
+                    ours.message_done()
+                    if self.is_closing():  # (a method: mypy takes `closing` for still False)
+                        return
+                    if arrived(self):
+                        await welcome(self)
+        except protocol.ProtocolError as exc:  # (a frame too large to send, say)
+            log.info("connection #%d: %s: %s", self.number, exc.code, exc.message)
+            self.error(exc.code, exc.message)
+        except (ConnectionError, OSError):
+            pass
+
+    async def _do(self, events: Sequence[ServerEvent], handle: Handler) -> None:
+        """Do what the protocol says, a request by `handle`."""
+        for event in events:
+            if isinstance(event, Request):  # (the most frequent first)
+                await handle(self, event.message, event.reply_to)
+            elif isinstance(event, Send):
+                message = event.message
+                assert isinstance(message, ServerMessage)
+                if isinstance(message, Error):
+                    self.send_error(message)
+                else:
+                    self.send(message)
+            elif isinstance(event, Welcomed):
+                self.name = event.name
+                log.info("connection #%d is %s", self.number, event.name)
+            elif isinstance(event, Closed):
+                self.close()
+            elif isinstance(event, Broken):
+                error = event.error
+                log.info("connection #%d: %s: %s", self.number, error.code, error.message)
+                self.send_error(error)
+
     def waiting_bytes(self) -> int:
         """Bytes the client sent that the server has not handled yet: in the kernel's
         receive buffer, in the stream reader's and read but not yet handled."""
-        waiting = self.fed - self.handled
+        waiting = self.protocol.unhandled
         buffer = getattr(self.reader, "_buffer", None)  # asyncio's StreamReader keeps it there
         if buffer is not None:
             waiting += len(buffer)
@@ -386,37 +458,13 @@ class Connection:
 
     def stalled(self, since: float, lost: float) -> None:
         """The server did not run from `since` for `lost` seconds: what waits to be handled
-        arrived meanwhile; its silence is not held against it."""
+        arrived meanwhile (the rate limit judges it by that); its silence is not held
+        against it."""
         self.last_received += lost
         self.last_ping += lost
         self.opened += lost
         self._taken_at += lost
-        waiting = self.waiting_bytes()
-        if waiting > 0:
-            self._backlog = (self.handled, self.handled + waiting, since, lost)
-
-    def arrival(self, end: int, now: float) -> float:
-        """When the message ending at byte `end` of the stream arrived, as well as the server
-        knows: `now`, unless it was waiting when the server came back from a stall; then a
-        time in the stall, in proportion to its place among the bytes that waited."""
-        backlog = self._backlog
-        if backlog is None:
-            return now
-        start, stop, since, lost = backlog
-        if end > stop:
-            self._backlog = None
-            return now
-        return since + lost * (end - start) / (stop - start)
-
-    def take_token(self, now: float) -> bool:
-        """Rate limit: a token bucket of `burst` messages refilled at `rate` a second."""
-        if now > self._refilled:  # the bucket never goes back in time
-            self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._rate)
-            self._refilled = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
+        self.protocol.stalled(since, lost, self.waiting_bytes())
 
     def take_page(self, now: float) -> float:
         """Pace of the lobby's `tables` pages: a bucket of `page_burst` pages refilled at

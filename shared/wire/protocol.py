@@ -271,6 +271,17 @@ class FrameDecoder:
                 return
             yield message
 
+    def ready(self) -> bool:
+        """Whether `next_message` has something to give: a whole frame, or a fault (a length
+        over the limit, an empty frame, an earlier error)."""
+        buffer = self._buffer
+        if self._error is not None:
+            return True
+        if len(buffer) < HEADER_SIZE:
+            return False
+        size = int.from_bytes(buffer[:HEADER_SIZE], "big")
+        return size > self.max_frame or size == 0 or len(buffer) >= HEADER_SIZE + size
+
     def next_message(self) -> dict[str, Any] | None:
         if self._error is not None:
             raise self._error
