@@ -470,11 +470,13 @@ class TonkServer:
         self._next_table += 1
         return table_id
 
-    def add_table(self, table: Table) -> None:
-        """A table just created: in the lobby's list (and counted among the open tables at
-        once), and running."""
+    def add_table(self, table: Table, *, listed: bool = True) -> None:
+        """A table just created: counted among the open tables at once, and running; in the
+        lobby's next change at once, or (`listed=False`) once its creator has sat down, so that
+        the lobby never shows it empty in between."""
         self.tables[table.id] = table
-        self.lobby.changed(table.id)
+        if listed:
+            self.lobby.changed(table.id)
         table.begin()
 
 

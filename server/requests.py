@@ -49,7 +49,7 @@ class RequestHost(TableHost, Protocol):
 
     def new_table_id(self) -> int: ...
 
-    def add_table(self, table: Table) -> None: ...
+    def add_table(self, table: Table, *, listed: bool = True) -> None: ...
 
     @property
     def standings(self) -> StandingsReader: ...
@@ -329,7 +329,8 @@ class Requests:
             raise RequestError(p.STORAGE_ERROR, "the server could not save the table") from None
         table = Table(self.host, table_id, name, config, created)
         table.creator_address = conn.address
-        self.host.add_table(table)
+        sits = message.sit is not False
+        self.host.add_table(table, listed=not sits)
         log.info(
             "table %d created by %s: %r, %s, %d seats, stake %s",
             table_id,
@@ -339,8 +340,12 @@ class Requests:
             config.seats,
             amount_text(config.stake, config.unit),
         )
-        if message.sit is not False:
-            await table.sit(conn, 0, creators_stake(config.rules, message.stake))
+        if sits:
+            try:
+                await table.sit(conn, 0, creators_stake(config.rules, message.stake))
+            except BaseException:
+                table.broadcast_table()  # listed as it is, the creator refused a seat
+                raise
         else:
             conn.reply(m.TableMessage(table.summary()))
 
