@@ -15,8 +15,8 @@ import socket
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from tonk.shared.terms import SeatKind
 from tonk.shared.wire import discovery as dd
-from tonk.shared.wire.wire import SeatKind
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf

@@ -16,10 +16,10 @@ from typing import Any
 
 from tonk.shared.bots.coach import NotADecision, advise_record
 from tonk.shared.game.hand import HandRecord
+from tonk.shared.terms import SeatKind
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.advice import Advice
-from tonk.shared.wire.wire import SeatKind
 
 from .store import history
 from .tables.table import Table

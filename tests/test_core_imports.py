@@ -11,9 +11,10 @@ from pathlib import Path
 SHARED = Path(__file__).parent.parent / "shared"
 
 #: What each sub-package of shared/ may import of the others (besides itself and the modules
-#: at the top of shared/). The game and the wire share the wire's words (seat kinds, limits).
+#: at the top of shared/). The game and the wire share the words at the top (terms.py: the
+#: error codes, seat kinds): the wire reads the game, never the other way.
 MAY_IMPORT = {
-    "game": {"wire"},
+    "game": set(),
     "wire": {"game"},
     "bots": {"game", "wire"},
     "sim": {"game", "wire", "bots"},

@@ -25,7 +25,7 @@ from tonk.shared.game.standings import (
     nights_text,
     standings,
 )
-from tonk.shared.game.standings_text import sentence, standings_lines
+from tonk.shared.standings_text import sentence, standings_lines
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
