@@ -24,6 +24,7 @@ from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, listen_backl
 from .connection import Connection
 from .doors.door_names import DoorNames
 from .doors.door_starts import AppStarts
+from .errors import RequestError
 from .requests import Requests
 from .store import ports
 from .store import store as st
@@ -33,7 +34,7 @@ from .tables.host import HostedTable
 from .tables.lobby import Lobby
 from .tables.rematch import open_rematch
 from .tables.seating import Seating
-from .tables.table import RequestError, Table, TableConfig
+from .tables.table import Table, TableConfig
 from .tables.timekeeping import CLOCK_TICK, LostTime, check_deadlines, housekeeping_tick
 
 # (The configuration is config.py's; its names are here too, where the server is.)

@@ -21,9 +21,9 @@ from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.advice import Advice
 
+from .errors import RequestError
 from .store import history
 from .tables.table import Table
-from .tables.table_core import RequestError
 
 
 def _advise(record: dict[str, Any], seat: int, at: int | None, seed: str) -> dict[str, Any]:

@@ -17,13 +17,14 @@ from tonk.shared.wire import protocol as p
 
 from . import coach
 from .connection import Connection
+from .errors import RequestError
 from .store import history
 from .store import store as st
 from .store.standings import BadPeriod, StandingsReader, period_of
 from .tables.host import TableHost
 from .tables.lobby import Lobby
 from .tables.seating import Seating
-from .tables.table import CLOSED, FINISHED, RequestError, Table
+from .tables.table import CLOSED, FINISHED, Table
 from .tables.table_options import given, table_config
 
 log = logging.getLogger("tonk.server")

@@ -25,9 +25,9 @@ from tonk.shared.wire import protocol as p
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
 from ..text.render import CardStyle, ending_line, payment_lines, short_names
-from ..text.replay import names_by_step
 from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
+from .replay import names_by_step
 from .reports import (
     CoachAnswered,
     Connected,

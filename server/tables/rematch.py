@@ -14,8 +14,9 @@ from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import Seated, Watching
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table import RequestError, Seat, Table
+from .table import Seat, Table
 from .table_core import HUMAN
 
 if TYPE_CHECKING:

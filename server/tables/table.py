@@ -41,6 +41,7 @@ from tonk.shared.wire.messages import (
 )
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
 from .table_away import TableAway
 from .table_core import (
@@ -51,7 +52,6 @@ from .table_core import (
     PLAYING,
     WAITING,
     Pending,
-    RequestError,
     Seat,
     Settle,
     TableConfig,

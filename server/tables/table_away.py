@@ -14,6 +14,7 @@ from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import Seated, Watching
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
 from .table_core import (
     BOT,
@@ -21,7 +22,6 @@ from .table_core import (
     PLAYING,
     WAITING,
     LockedFrame,
-    RequestError,
     Seat,
     SeatRow,
     Writes,

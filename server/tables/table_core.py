@@ -17,7 +17,7 @@ from tonk.shared.bots.bots import Bot
 from tonk.shared.game.hand import Hand
 from tonk.shared.game.ledger import Ledger, Payments
 from tonk.shared.game.rules import HouseRules
-from tonk.shared.game.session import SeatRecord, SessionError, Settled, seat_status
+from tonk.shared.game.session import SeatRecord, Settled, seat_status
 from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.view import SeatView
 from tonk.shared.game.waiting import AwayTally
@@ -91,23 +91,6 @@ class Saves(Writes, Protocol):
 
     @property
     def paused(self) -> str | None: ...
-
-
-class RequestError(Exception):
-    """A request refused; nothing was changed. `code` is a protocol error code."""
-
-    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.detail = detail
-
-    @classmethod
-    def refused(cls, exc: SessionError) -> RequestError:
-        """The request the session's rules refused, as the protocol's error (a field at fault
-        named first: `stake: ...`)."""
-        message = exc.message if exc.detail is None else f"{exc.detail}: {exc.message}"
-        return cls(exc.code, message, exc.detail)
 
 
 @dataclass(frozen=True, slots=True)

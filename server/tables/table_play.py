@@ -32,6 +32,7 @@ from tonk.shared.wire.messages import (
 )
 
 from ..connection import Connection, encode_message
+from ..errors import RequestError
 from ..store import store as st
 from .table_core import (
     BOT,
@@ -40,7 +41,6 @@ from .table_core import (
     PLAYING,
     LockedFrame,
     Pending,
-    RequestError,
     Saves,
     SeatRow,
     Settle,

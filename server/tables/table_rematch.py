@@ -29,8 +29,9 @@ from tonk.shared.wire.messages import (
 )
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, LockedFrame, RequestError, SeatRow, Writes
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, LockedFrame, SeatRow, Writes
 
 if TYPE_CHECKING:
     from tonk.shared.game.ledger import Ledger

@@ -38,6 +38,7 @@ from tonk.shared.wire.messages import (
 )
 
 from ..connection import Connection, encode_message
+from ..errors import RequestError
 from ..store import store as st
 from .table_core import (
     BOT,
@@ -47,7 +48,6 @@ from .table_core import (
     PLAYING,
     WAITING,
     LockedFrame,
-    RequestError,
     Saves,
     Seat,
     TableConfig,

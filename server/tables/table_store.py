@@ -11,8 +11,9 @@ from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import Error, ServerMessage
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import CLOSED, FINISHED, RequestError, TableFrame, without_paths
+from .table_core import CLOSED, FINISHED, TableFrame, without_paths
 
 log = logging.getLogger("tonk.server")
 
