@@ -5,8 +5,9 @@ shared/, and what it prints) reaches the terminal, the clock or other processes.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from importkit import imports
 
 SHARED = Path(__file__).parent.parent / "shared"
 
@@ -51,27 +52,14 @@ def core_imports() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     others: dict[str, set[str]] = {}
     for path in sorted(SHARED.rglob("*.py")):
         name = module_name(path)
-        package = name.split(".") if path.stem == "__init__" else name.split(".")[:-1]
         found: set[str] = set()
         outside: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - node.level + 1]
-                    source = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    source = node.module or ""
-                if source.startswith("tonk."):
-                    found.add(source)
-                    found.update(f"{source}.{alias.name}" for alias in node.names)
-                else:
-                    outside.add(source.split(".")[0])
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name.startswith("tonk."):
-                        found.add(alias.name)
-                    else:
-                        outside.add(alias.name.split(".")[0])
+        for source, names in imports(name, path):
+            if source.startswith("tonk."):
+                found.add(source)
+                found.update(f"{source}.{n}" for n in names)
+            else:
+                outside.add(source.split(".")[0])
         graph[name] = found
         others[name] = outside
     modules = set(graph)

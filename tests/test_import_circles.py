@@ -5,9 +5,10 @@ counts, wherever it stands: at the top, inside a function, or for the type check
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from importkit import imports
 
 ROOT = Path(__file__).parent.parent
 FOLDERS = {"shared": "tonk.shared", "server": "tonk.server", "client": "tonk.client"}
@@ -28,26 +29,15 @@ def modules() -> dict[str, Path]:
 
 
 def imports_of(name: str, path: Path, known: Iterable[str]) -> set[str]:
-    """The modules of tonk that `path` imports, at any level of its code: for `from x import y`
-    the module `x.y` when there is one, else `x`."""
+    """The modules of tonk the module imports: for `from x import y` the module `x.y` when there
+    is one, else `x`."""
     known = set(known)
-    package = name.split(".") if path.stem == "__init__" else name.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
-            for alias in node.names:
-                if f"{source}.{alias.name}" in known:
-                    found.add(f"{source}.{alias.name}")
-                elif source in known:
-                    found.add(source)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name in known)
-    return found - {name}
+    for source, names in imports(name, path):
+        found.update(f"{source}.{n}" if f"{source}.{n}" in known else source for n in names)
+        if not names:
+            found.add(source)
+    return (found & known) - {name}
 
 
 def module_graph() -> dict[str, set[str]]:
