@@ -245,7 +245,7 @@ class TonkServer:
         if reason is not None:
             self.storage_fault = reason
             for table in list(self.tables.values()):
-                table.pause(reason)
+                table.store.pause(reason)
             return
         self.storage_fault = None
         for table in list(self.tables.values()):

@@ -102,7 +102,7 @@ async def answer(
         raise RequestError(
             p.NO_COACH, "the coach looks at the decisions of players, not spectators"
         )
-    hand = table.hand
+    hand = table.play.hand
     if message.step is None:
         if people_besides(table, seat):
             raise RequestError(

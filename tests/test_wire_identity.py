@@ -104,7 +104,7 @@ def old_summary(table: Table) -> dict[str, Any]:
 def old_update(
     table: Table, seat: int | None, start: int, reply_to: int | None = None
 ) -> dict[str, Any]:
-    hand = table.hand
+    hand = table.play.hand
     assert hand is not None
     message = {
         "type": p.UPDATE,

@@ -92,6 +92,6 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
         host.seating.put(conn, table, None)
         conn.send(Watching(table_id))
     host.add_table(table)  # full: its loop starts the session at once
-    if not old.attached():
+    if not old.seats.attached():
         host.forget_table(old)
     return table
