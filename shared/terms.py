@@ -42,14 +42,11 @@ __all__ = [
     "NO_SUCH_SEAT",
     "NO_SUCH_TABLE",
     "RATE_LIMITED",
-    "SEAT_KINDS",
     "SEAT_RESUMED_ELSEWHERE",
-    "SEAT_STATUSES",
     "SEAT_TAKEN",
     "SERVER_SHUTTING_DOWN",
     "STORAGE_ERROR",
     "TABLE_FULL",
-    "TABLE_STATES",
     "TOO_MANY_CONNECTIONS",
     "TOO_MANY_TABLES",
     "UNKNOWN_TYPE",
@@ -154,9 +151,3 @@ class SessionEndReason(StrEnum):
     HANDS = "hands"
     MINUTES = "minutes"
     ABANDONED = "abandoned"
-
-
-#: Each word by its text (a lookup is cheaper than calling the enum, on the server's paths).
-TABLE_STATES = {str(state): state for state in TableState}
-SEAT_KINDS = {str(kind): kind for kind in SeatKind}
-SEAT_STATUSES = {str(status): status for status in SeatStatus}

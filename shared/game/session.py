@@ -20,7 +20,6 @@ from ..terms import (
     NO_SUCH_SEAT,
     NOT_CREATOR,
     NOT_ENOUGH_PLAYERS,
-    SEAT_STATUSES,
     SEAT_TAKEN,
     TABLE_FULL,
     SeatKind,
@@ -71,7 +70,7 @@ class SeatRecord:
 def seat_status(seat: SeatRecord, connected: bool) -> SeatStatus:
     """What the table shows of a seat: empty, a bot, or its player away, connected or not."""
     if seat.kind != SeatKind.HUMAN:
-        return SEAT_STATUSES[seat.kind]
+        return SeatStatus.BOT if seat.kind == SeatKind.BOT else SeatStatus.EMPTY
     if seat.away:
         return SeatStatus.AWAY
     return SeatStatus.CONNECTED if connected else SeatStatus.DISCONNECTED
@@ -260,9 +259,6 @@ def play_for_now(
     return Vote(len(counted) >= needed, counted, needed)
 
 
-# (Module names: reading a member off an Enum class is slow in Python 3.11, and a table asks
-# `played_for_at` on every action.)
-_BOT = SeatKind.BOT
 _INF = float("inf")
 
 
@@ -281,7 +277,7 @@ def played_for_at(
     one never connected since a restart, the bot pause after the last change; a player here,
     when the turn timer runs out (never without one); a player who lost the link, when the
     turn timer or the grace period runs out, whichever comes first."""
-    if seat.kind == _BOT or seat.away or (not connected and disconnected_at is None):
+    if seat.kind == SeatKind.BOT or seat.away or (not connected and disconnected_at is None):
         return last_change + bot_pause
     due = _INF
     if turn_timer:
