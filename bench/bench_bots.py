@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_core import machine, ms, percentile, pin_to_one_core, write_section
+import loadkit as lk
 from panel import parse_bot
 from tonk.shared.bots.bots import Bot, SharpBot
 from tonk.shared.bots.expert import ExpertBot
@@ -179,8 +179,8 @@ def time_rows(name: str, times: Times) -> list[str]:
 
 
 def time_row(name: str, values: Sequence[float]) -> str:
-    med, p99, top = statistics.median(values), percentile(values, 0.99), max(values)
-    line = f"| {name} | {len(values)} | {ms(med)} | {ms(p99)} | {ms(top)} |"
+    med, p99, top = statistics.median(values), lk.percentile(sorted(values), 99), max(values)
+    line = f"| {name} | {len(values)} | {lk.ms(med)} | {lk.ms(p99)} | {lk.ms(top)} |"
     print(line)
     return line
 
@@ -211,9 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pinned = f"matches in {args.jobs} process(es), each pinned to a core"
     command = "python bench/bench_bots.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [
-        HEADING,
-        "",
-        f"Machine: {machine()}; {pinned}. Measured {time.strftime('%Y-%m-%d')}.",
+        f"Machine: {lk.machine()}; {pinned}. Measured {time.strftime('%Y-%m-%d')}.",
         "",
         f"Command: `{command.strip()}`",
         "",
@@ -262,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
     ]
 
-    pin_to_one_core()
+    lk.pin_to_one_core()
     sharp_times = sharp_decision_times(args.sharp_hands, args.seed)
     lines += [
         "CPU time of one decision (the whole `choose`, legal actions included; thread CPU "
@@ -279,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     section = "\n".join(lines)
     if args.write:
-        write_section(args.write, section, HEADING)
+        lk.write_section(args.write, HEADING, section)
         print(f"wrote the {HEADING[3:]!r} section of {args.write}")
     else:
         print()

@@ -216,7 +216,7 @@ async def crowd(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         result = await paced_during(server, args, attack)
         result["guests_in_the_window"] = len(took)
         result["all_in_s"] = max(took) if took and len(took) == len(guests) else None
-        result["guest_to_lobby"] = doorkit.summary(took)
+        result["guest_to_lobby"] = lk.latency_summary(took)
     finally:
         for guest in guests:
             await guest.close()

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load_driver
 import loadkit as lk
-from doorkit import Session, memory_kib, paced_with, summary
+from doorkit import Session, memory_kib, paced_with
 
 TEMPLATE_NAME = "tonk-template"
 
@@ -62,12 +62,6 @@ def name_of(pid: int) -> str:
 def sessions_of(server: int) -> list[int]:
     """The server's door sessions' processes (its descendants but the template)."""
     return [pid for pid in descendants(server) if name_of(pid) != TEMPLATE_NAME]
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time a process has used (user and system), from /proc/PID/stat."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def template_of(server: int) -> int | None:
@@ -184,25 +178,25 @@ async def starts_and_memory(args: argparse.Namespace, workdir: Path) -> dict[str
         for n in range(args.alone):
             session = Session(server.ssh_port, f"alone{n}")
             alone.append(await session.open(b"playing as"))
-            cpu += [cpu_seconds(pid) for pid in sessions_of(server.pid)]
+            cpu += [lk.cpu_seconds(pid) for pid in sessions_of(server.pid)]
             await session.close()
             await settle(0.5)
-        result["ssh_alone"] = summary(alone)
-        result["ssh_alone_cpu"] = summary(cpu)  # the session's process's, to the lobby
+        result["ssh_alone"] = lk.latency_summary(alone)
+        result["ssh_alone_cpu"] = lk.latency_summary(cpu)  # the session's process's, to the lobby
         web_alone = []
         for n in range(args.alone):
             web = WebSession(server.url, f"webalone{n}")
             web_alone.append(await web.open())
             await web.close()
             await settle(0.5)
-        result["web_alone"] = summary(web_alone)
+        result["web_alone"] = lk.latency_summary(web_alone)
         await settle(2)
         crowd = [Session(server.ssh_port, f"crowd{n}") for n in range(args.at_once)]
         took = await asyncio.gather(
             *(s.open(b"playing as", args.patience) for s in crowd), return_exceptions=True
         )
         arrived = [t for t in took if isinstance(t, float)]
-        result["ssh_at_once"] = summary(arrived) if arrived else {"count": 0}
+        result["ssh_at_once"] = lk.latency_summary(arrived) if arrived else {"count": 0}
         result["ssh_at_once"]["not_in_time"] = len(took) - len(arrived)
         await asyncio.gather(*(s.close() for s in crowd))
         await settle(3)

@@ -166,17 +166,6 @@ def rss(server: lk.ServerProcess) -> int:
     return lk.rss_kib(server.pid) + children_rss_kib(server.pid)
 
 
-def summary(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "count": len(ordered),
-        "p50": lk.percentile(ordered, 50) * 1000,
-        "p90": lk.percentile(ordered, 90) * 1000,
-        "p99": lk.percentile(ordered, 99) * 1000,
-        "max": ordered[-1] * 1000 if ordered else float("nan"),
-    }
-
-
 async def paced_with(
     server: lk.ServerProcess, sessions: list[Session], args: argparse.Namespace
 ) -> dict[str, Any]:
@@ -209,5 +198,5 @@ async def paced_with(
         stop.set()
         await asyncio.gather(*pressing, return_exceptions=True)
     summary_ = load_driver.summarize(result, args.tables, args.seconds)
-    summary_["keys_meanwhile"] = summary(pressed)
+    summary_["keys_meanwhile"] = lk.latency_summary(pressed)
     return summary_

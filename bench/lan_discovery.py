@@ -1,6 +1,6 @@
 """How soon `tonk-client` lists a server on the LAN, and drops one that stops: a real
 `tonk-server` announcing in one network namespace, the real `tonk-client` on a pseudo-terminal
-in another, the two joined by a virtual Ethernet pair (tests/netnskit.py; as root, with
+in another, the two joined by a virtual Ethernet pair (tests/kit/netnskit.py; as root, with
 iproute2: nothing reaches a real network).
 
     python bench/lan_discovery.py --runs 10
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "kit"))
 
 from netnskit import Lan, NoNamespaces, made_lan
 from ptyterm import Term

@@ -8,8 +8,8 @@
 
 `--repeat N` runs each measurement N times and keeps the median; `--baseline CMD` measures
 another server command too (runs alternate), e.g. an older tonk-server from a source tree with
-bench/run_tree.py; `--profile DIR` samples the server and the first generator with py-spy
-(`pip install py-spy`) during each window, as collapsed stacks.
+bench/run_tree.py. (`--profile DIR`, py-spy's samples of each window, retired: see
+docs/benchmarks-journal.md.)
 
 The server is a real `tonk-server` child process (`--port 0`, a fresh SQLite file in a temporary
 directory, `--log-level warning`) with these limits raised so that one machine can play every
@@ -104,9 +104,6 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="measure nothing: write the section (--write) from a report saved with --json",
     )
-    parser.add_argument(
-        "--profile", type=Path, help="py-spy the server during each window into this folder"
-    )
     parser.add_argument("--write", type=Path, help="replace the '## Server' section of this file")
     args = parser.parse_args(argv)
     if args.mode == "echo-server":
@@ -156,7 +153,6 @@ def main(argv: list[str] | None = None) -> int:
                     args.seed,
                     workdir,
                     args.warmup,
-                    args.profile,
                     program,
                 )
                 print(describe(f"{prefix}{label}", result), flush=True)

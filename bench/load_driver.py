@@ -8,7 +8,6 @@ import gc
 import multiprocessing as mp
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,24 +36,30 @@ def quiet_collector() -> None:
 
 
 async def seat_table(
-    port: int, index: int, stats: lk.Stats, pace: tuple[float, float] | None, seed: int
+    port: int,
+    index: int,
+    stats: lk.Stats,
+    pace: tuple[float, float] | None,
+    seed: int,
+    client: type[lk.BotClient] = lk.BotClient,
+    kind: str = "load",
 ) -> list[lk.BotClient]:
-    """Four bot clients at one new table: the first creates it, three sit; it starts by itself."""
+    """Four bot clients at one new table: the first creates it, three sit; it starts by itself.
+    The table is named `{kind} {index}` (`load 7`); its players `t7s0` to `t7s3` (`h7s0` for
+    the lobby benchmark's honest tables)."""
     rng = random.Random(seed * 1_000_003 + index)
+    prefix = "h" if kind == "honest" else "t"
     clients = []
     for seat in range(4):
-        clients.append(
-            await lk.BotClient.connect(
-                port, f"t{index}s{seat}", stats, random.Random(rng.random()), pace
-            )
-        )
+        name = f"{prefix}{index}s{seat}"
+        clients.append(await client.connect(port, name, stats, random.Random(rng.random()), pace))
     creator = clients[0]
     creator.track_hands = True
     seated = await creator.request(
-        {"type": p.CREATE_TABLE, "name": f"load {index}", "seats": 4}, p.SEATED
+        {"type": p.CREATE_TABLE, "name": f"{kind} {index}", "seats": 4}, p.SEATED
     )
-    for client in clients[1:]:
-        await client.request({"type": p.SIT, "table": seated["table"]}, p.SEATED)
+    for client_ in clients[1:]:
+        await client_.request({"type": p.SIT, "table": seated["table"]}, p.SEATED)
     return clients
 
 
@@ -228,7 +233,6 @@ def run_tonk(
     seed: int,
     workdir: Path,
     warmup: float,
-    profile: Path | None = None,
     program: list[str] | None = None,
 ) -> dict[str, Any]:
     flat = pace is None
@@ -246,14 +250,8 @@ def run_tonk(
     try:
         time.sleep(0.5)
         rss_before = lk.rss_kib(server.pid)
-        spies: list[subprocess.Popen[bytes]] = []
 
         def on_ready(pids: list[int]) -> dict[str, Any]:
-            if profile is not None:
-                profile.mkdir(parents=True, exist_ok=True)
-                name = "flat" if flat else "paced"
-                spies.append(lk.py_spy(server.pid, profile / f"server-{name}.txt", seconds))
-                spies.append(lk.py_spy(pids[0], profile / f"generator-{name}.txt", seconds))
             return {"rss_after": lk.rss_kib(server.pid)}
 
         shares = [
@@ -263,8 +261,6 @@ def run_tonk(
         result = drive(tonk_worker, shares, seconds, warmup, on_ready, server_pid=server.pid)
         result["rss_end"] = lk.rss_kib(server.pid)
         result["rss_before"] = rss_before
-        for spy in spies:
-            spy.wait(60)
     finally:
         code = server.stop()
     result["server_exit"] = code

@@ -117,30 +117,6 @@ mkdir -p /tmp/before/tonk && git archive 949a682 server shared | tar -x -C /tmp/
 ```
 """
 
-#: What the figures say; kept with the generator so that `--write` keeps it. (What was changed
-#: in the server to get them, and why, is in docs/benchmarks-journal.md, "Server".)
-ANALYSIS = """\
-**Paced** is met with room to spare: at 1,000 tables the server's event loop is busy about a
-fifth of the time, at 2,000 about a third.
-
-**Flat out is not met, and no server can meet it on this machine.** The fan-out row is a bare
-asyncio + msgpack server that does only the I/O the protocol asks of every action (issue 3: a view
-to each connection at the table after every change): it reads the action and writes one ready-made
-frame, of tonk's mean size, to each of the table's four connections; no game, no views to build,
-nothing written. Its clients only read and decode. It reaches 28-47% of the echo ceiling, and it
-uses both cores to do it: the server and the generators share the machine, and each `send` carries
-the kernel's loopback work for the receiver, about 12 µs of the sender's CPU for a 360-byte frame to
-a client asleep in `epoll` and 5 µs to one that is busy (measured once by `bench/send_cost.py`,
-since retired). The table above turns this into CPU per action: at 25% of the ceiling the machine
-has 66-94 µs for each action, the protocol's I/O alone takes 48-57 µs of it, which leaves 17-46 µs
-for everything else: the game core, four views, the durable commit (the writer thread alone spends
-about 16 µs an action, the `fdatasync` about 120 µs a commit) and the bots' choices. tonk spends
-171-213 µs in all. Another process for tables would not change the sum on two cores; another event
-loop implementation would not change the kernel's share. The target needs to be restated (for
-example against the fan-out bound, or as a rate on a machine with cores to spare for the clients)
-before it can be met.
-"""
-
 
 def section(report: dict[str, Any], command: str) -> str:
     repeat = report.get("repeat", 1)
@@ -249,7 +225,7 @@ def section(report: dict[str, Any], command: str) -> str:
                 "",
                 *budget_table(sizes, report.get("cpus", 2)),
             ]
-    lines += [ANALYSIS]
+    lines += ['What the figures say is in "Server: what the figures say", below.', ""]
     return "\n".join(lines)
 
 

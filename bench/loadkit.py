@@ -2,7 +2,7 @@
 bot clients over TCP (asyncio protocols, no streams: the generator must stay light), latency
 percentiles, and writing a section of BENCHMARKS.md.
 
-Used by bench/load.py and bench/soak.py (and, through soak.py, tests/test_soak_short.py).
+Used by bench/load.py and bench/soak.py (and, through soak.py, tests/e2e/bench/test_soak_short.py).
 """
 
 from __future__ import annotations
@@ -65,6 +65,15 @@ def machine() -> str:
         f"{cpu}, nproc {os.cpu_count()}{ram}, Python {platform.python_version()} "
         f"({platform.python_implementation()}), {platform.system()} {platform.release()}"
     )
+
+
+def pin_to_one_core() -> str:
+    """Pin this process to one core where the OS allows it, and say which."""
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned"
 
 
 def load_average() -> str:
@@ -183,6 +192,10 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
         return float("nan")
     rank = max(0, min(len(sorted_values) - 1, round(q / 100 * len(sorted_values) + 0.5) - 1))
     return sorted_values[rank]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
 
 
 def latency_summary(samples: Sequence[float]) -> dict[str, float]:
@@ -463,26 +476,3 @@ def write_section(path: Path, heading: str, body: str) -> None:
         tail = "".join(lines[end:])
         text = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
     path.write_text(text)
-
-
-def py_spy(pid: int, out: Path, seconds: float) -> subprocess.Popen[bytes]:
-    """Sample process `pid` with py-spy for `seconds` (collapsed stacks in `out`)."""
-    return subprocess.Popen(
-        [
-            "py-spy",
-            "record",
-            "-p",
-            str(pid),
-            "-d",
-            str(max(1, int(seconds))),
-            "-f",
-            "raw",
-            "-o",
-            str(out),
-            "-r",
-            "200",
-            "--nonblocking",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )

@@ -29,7 +29,6 @@ import asyncio
 import json
 import multiprocessing as mp
 import os
-import random
 import shlex
 import sys
 import tempfile
@@ -87,23 +86,12 @@ def gap_tracker() -> Any:
 async def seat_table(
     port: int, index: int, stats: lk.Stats, pace: tuple[float, float], seed: int, honest: bool
 ) -> list[lk.BotClient]:
-    rng = random.Random(seed * 1_000_003 + index)
-    clients: list[lk.BotClient] = []
-    prefix = "h" if honest else "t"
-    for seat in range(4):
-        bot_rng = random.Random(rng.random())
-        client = await TimedBot.connect(port, f"{prefix}{index}s{seat}", stats, bot_rng, pace)
-        clients.append(client)
+    kind = "honest" if honest else "load"
+    clients = await load_driver.seat_table(port, index, stats, pace, seed, TimedBot, kind)
     if honest:
         for client in clients:
             client.timed = False  # type: ignore[attr-defined]
         clients[0].on_update = gap_tracker()
-    seated = await clients[0].request(
-        {"type": p.CREATE_TABLE, "name": f"{'honest' if honest else 'load'} {index}", "seats": 4},
-        p.SEATED,
-    )
-    for client in clients[1:]:
-        await client.request({"type": p.SIT, "table": seated["table"]}, p.SEATED)
     return clients
 
 
@@ -468,7 +456,7 @@ summaries joined (found by bisecting the ids; the same page is kept until a summ
 and the changes of each `lobby_interval` are packed into one message written alike to every
 connection in the lobby: the server's work grows with the changes and the connections, not with
 requests times tables. The table limits are counted as tables change, not over every table on
-each `create_table`. A test (`tests/test_server_lobby.py`) holds that no request builds a
+each `create_table`. A test (`tests/server/test_server_lobby.py`) holds that no request builds a
 summary and that a change builds one for the lobby, however many connections ask or listen.
 
 **Reading the figures.** The machine is two cores shared with other people's work, and the

@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_core import machine, write_section
+import loadkit as lk
 from panel_players import HELD_OUT, PANEL, TUNING
 from tonk.shared.bots.bots import BOT_STRATEGIES, Bot, make_bot
 from tonk.shared.game.cards import shuffled_deck
@@ -313,9 +313,7 @@ def overall(cells: Cells, a: str, b: str) -> str:
 def report(cells: Cells, bots: Sequence[str], meta: dict[str, Any]) -> list[str]:
     cpu = sum(sum(cell.cpu.values()) for cell in cells.values())
     lines = [
-        HEADING,
-        "",
-        f"Machine: {machine()}. Seeds: {', '.join(str(s) for s in meta['seeds'])}; "
+        f"Machine: {lk.machine()}. Seeds: {', '.join(str(s) for s in meta['seeds'])}; "
         f"panel: {meta['panel']}. CPU in all: {cpu:.0f} s.",
         "",
         *table_lines(cells, bots),
@@ -426,9 +424,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
     bots.sort(key=bot_order)
     lines = report(cells, bots, meta)
-    print("\n".join(lines))
+    print("\n".join([HEADING, "", *lines]))
     if args.write:
-        write_section(args.write, "\n".join(lines), HEADING)
+        lk.write_section(args.write, HEADING, "\n".join(lines))
         print(f"wrote the {HEADING[3:]!r} section of {args.write}")
     return 0
 

@@ -2,7 +2,7 @@
 disconnects and reconnects, then an audit of the ledger on disk.
 
     python bench/soak.py --tables 200 --seconds 300
-    python bench/soak.py --tables 10 --seconds 10 --json      # what tests/test_soak_short.py runs
+    python bench/soak.py --tables 10 --seconds 10 --json   # tests/e2e/bench/test_soak_short.py's
 
 A real `tonk-server` child process (`--port 0`, a fresh SQLite file, `--log-level warning`,
 `--next-hand-delay 0.5`, the connection and table limits raised to fit) hosts `--tables` tables
@@ -452,7 +452,7 @@ def section(r: dict[str, Any], command: str) -> str:
             "tables + 10); the ledgers are "
             "audited in its SQLite file after it has stopped. A short version (10 tables, "
             "10 s, a drop every 4 s at each table) runs with the tests: "
-            "`tests/test_soak_short.py`.",
+            "`tests/e2e/bench/test_soak_short.py`.",
             "",
             "| measure | value |",
             "|---|---|",

@@ -25,10 +25,8 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -36,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import loadkit as lk
 from tonk.server.store import store as st
 from tonk.server.store.standings import standings_at
 from tonk.server.tables.table_core import TableConfig
@@ -199,28 +198,11 @@ class Client:
         await self.writer.wait_closed()
 
 
-def start_server(path: Path, log: Path) -> tuple[subprocess.Popen[str], int]:
-    limits = ["messages_per_second=100000", "burst=100000"]
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tonk.server",
-            *("--host", "127.0.0.1", "--port", "0", "--db", str(path)),
-            *("--bot-pause", "0", "--next-hand-delay", "0"),
-            *(arg for limit in limits for arg in ("--limit", limit)),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=log.open("w"),
-        text=True,
-        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
-    )
-    assert process.stdout is not None
-    first = process.stdout.readline().strip()
-    if not first.startswith("tonk-server listening on "):
-        process.kill()
-        raise RuntimeError(f"tonk-server did not start: {first!r} (see {log})")
-    return process, int(first.rsplit(":", 1)[1])
+def start_server(path: Path, log: Path) -> lk.ServerProcess:
+    """A tonk-server on `path` that lets a client act as fast as it likes."""
+    limits = {"messages_per_second": 100000, "burst": 100000}
+    options = ["--bot-pause", "0", "--next-hand-delay", "0"]
+    return lk.start_server(path, limits, options, log=log)
 
 
 async def round_trips(port: int, reads: int) -> dict[str, Any]:
@@ -391,30 +373,16 @@ def _wrapped(line: str) -> str:
     return line if line.startswith("|") else textwrap.fill(line, 100, break_on_hyphens=False)
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace this benchmark's section of `path` (or add it at the end)."""
-    old = path.read_text() if path.exists() else "# Benchmarks\n"
-    if HEADING + "\n" in old:
-        before, rest = old.split(HEADING + "\n", 1)
-        after = rest.split("\n## ", 1)
-        tail = "\n## " + after[1] if len(after) == 2 else ""
-        new = before + text.rstrip("\n") + "\n" + tail
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new)
-
-
 async def measure(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     path = folder / "standings.db"
     database = await build(path, args.hands, args.seed)
     report: dict[str, Any] = {"database": database, "query": query(path, args.reads)}
-    process, port = start_server(path, folder / "server.log")
+    server = start_server(path, folder / "server.log")
     try:
-        report["round_trip"] = await round_trips(port, args.reads)
-        report["table"] = await table_latency(port, args.seconds, args.askers, args.every)
+        report["round_trip"] = await round_trips(server.port, args.reads)
+        report["table"] = await table_latency(server.port, args.seconds, args.askers, args.every)
     finally:
-        process.terminate()
-        report["server_exit"] = process.wait(30)
+        report["server_exit"] = server.stop()
     return report
 
 
@@ -434,11 +402,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         report = asyncio.run(measure(args, Path(folder)))
     report["args"] = vars(args) | {"write": None}
-    report["machine"] = (
-        f"{platform.processor() or platform.machine()}, nproc {os.cpu_count()}, Python "
-        f"{platform.python_version()} ({platform.python_implementation()}), "
-        f"{platform.system()} {platform.release()}"
-    )
+    report["machine"] = lk.machine()
     report["load"] = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     report["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     text = section(report)
@@ -446,7 +410,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, default=str))
     if args.write:
-        write_section(args.write, text)
+        lk.write_section(args.write, HEADING, text.split("\n", 1)[1])
     return 0 if report["server_exit"] == 0 else 1
 
 

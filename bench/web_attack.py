@@ -312,7 +312,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1100, help="idle: connections")
     parser.add_argument("--json", type=Path, help="save the result as JSON here")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kit"))
     with tempfile.TemporaryDirectory() as directory:
         run = {"flood": flood, "keys": keys, "watchers": watchers, "idle": idle}[args.what]
         result = asyncio.run(run(args, Path(directory)))

@@ -32,7 +32,6 @@ from .dialogs import (
 from .dialogs.standings import MOVED
 from .keys import KeyedApp
 from .messages import (
-    CoachAnswered,
     Connected,
     ConnectFailed,
     HandEnded,
@@ -43,10 +42,10 @@ from .messages import (
     LinkLost,
     LobbyChanged,
     RematchChanged,
+    Reported,
     Request,
     ServerRefused,
     SessionEnded,
-    StandingsArrived,
     TableChanged,
 )
 from .model.state import TableInfo, TableState
@@ -499,9 +498,9 @@ class TonkApp(KeyedApp):
         if self.current_mode == "table" and isinstance(self.screen, HistoryScreen):
             self.push_screen(HandReplayScreen(message.report, self.card_style))
 
-    def on_coach_answered(self, message: CoachAnswered) -> None:
+    def on_coach_advice(self, message: Reported[m.CoachAdvice]) -> None:
         """The coach's answer: in the replay that asked, or (a hint) said over the table."""
-        answer = message.report.answer
+        answer = message.report
         if answer.step is not None:
             for screen in self.screen_stack:
                 if isinstance(screen, HandReplayScreen) and screen.replayed.hand == answer.hand:
@@ -512,20 +511,20 @@ class TonkApp(KeyedApp):
 
     def on_server_refused(self, message: ServerRefused) -> None:
         refused = message.report
-        if refused.request == p.STANDINGS and isinstance(self.screen, NightsScreen):
+        if refused.request == m.StandingsRequest.TYPE and isinstance(self.screen, NightsScreen):
             self.screen.refused = refused.message
-        if refused.request == p.CREATE_TABLE and isinstance(self.screen, CreateTableScreen):
+        if refused.request == m.CreateTable.TYPE and isinstance(self.screen, CreateTableScreen):
             self.screen.refused(refused.message)  # the form stays, with what was typed
-        if refused.request == p.COACH and isinstance(self.screen, HandReplayScreen):
+        if refused.request == m.CoachRequest.TYPE and isinstance(self.screen, HandReplayScreen):
             self.screen.show_advice(None, refused.message)
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")
 
-    def on_standings_arrived(self, message: StandingsArrived) -> None:
+    def on_standings(self, message: Reported[m.Standings]) -> None:
         """The standings across nights, for the screen that asked (if it is still open)."""
         for screen in self.screen_stack:
             if isinstance(screen, NightsScreen):
-                screen.answer = message.report.standings
+                screen.answer = message.report
 
     def on_request(self, message: Request) -> None:
         connection = self.connection

@@ -90,15 +90,8 @@ class HandReplayed(Reported[reports.HandReplayed]):
     """A hand of our table's history came, every step of it."""
 
 
-class CoachAnswered(Reported[reports.CoachAnswered]):
-    """The coach answered a question of ours."""
-
-
-class StandingsArrived(Reported[reports.StandingsArrived]):
-    """The standings across nights came."""
-
-
-#: The App's message for each of the model's reports.
+#: The App's message for each of the model's reports written here (those without one: see
+#: `wrapped`).
 MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.Connected: Connected,
     reports.LobbyChanged: LobbyChanged,
@@ -111,14 +104,32 @@ MESSAGES: dict[type[reports.Report], type[Reported[Any]]] = {
     reports.JoinNotice: JoinNotice,
     reports.HistoryListed: HistoryListed,
     reports.HandReplayed: HandReplayed,
-    reports.StandingsArrived: StandingsArrived,
-    reports.CoachAnswered: CoachAnswered,
 }
+#: The App's message for a report with none written above (a server's answer handed on as it
+#: is): one class each, derived from the report's class once, of the same name, so that the
+#: App's handler is named after it (`on_standings` for `m.Standings`, `on_coach_advice`).
+_DERIVED: dict[type[reports.Report], type[Reported[Any]]] = {}
+
+
+def message_class(kind: type[reports.Report]) -> type[Reported[Any]]:
+    """The App's message for reports of class `kind`: written above, or derived."""
+    written = MESSAGES.get(kind)
+    if written is not None:
+        return written
+    derived = _DERIVED.get(kind)
+    if derived is None:
+        doc = f"The model's report of a `{kind.__name__}`, for the App: `report` is its value."
+        derived = _DERIVED[kind] = type(
+            kind.__name__,
+            (Reported,),
+            {"__doc__": doc, "__module__": __name__, "__qualname__": kind.__name__},
+        )
+    return derived
 
 
 def wrapped(report: reports.Report) -> Message:
     """A report of the model's as the App's message of the same name."""
-    return MESSAGES[type(report)](report)
+    return message_class(type(report))(report)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "kit"))
 
 from clientkit import practice_app, table_state, wait_for  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402

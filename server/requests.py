@@ -8,12 +8,13 @@ import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol, TypeVar, get_args
+from typing import Any, Protocol, TypeAlias, TypeVar, get_args
 
 from tonk.shared.game.session import creators_stake
 from tonk.shared.wire import link as ln
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
+from tonk.shared.wire.handlers import Handlers
 
 from . import coach
 from .connection import Connection
@@ -54,21 +55,21 @@ class RequestHost(TableHost, Protocol):
     def standings(self) -> StandingsReader: ...
 
 
-#: The handler of each request (the methods of Requests marked `@handles`): it answers its
-#: message, or refuses it with RequestError; what it gives is awaited.
-_HANDLERS: dict[type[m.ClientMessage], Callable[..., Awaitable[None]]] = {}
+_M = TypeVar("_M", bound=m.ClientMessage)
+#: A handler: a method of Requests that answers its message, or refuses it with RequestError;
+#: what it gives is awaited.
+Handler: TypeAlias = Callable[["Requests", Connection, _M], Awaitable[None]]
 
-_H = TypeVar("_H", bound=Callable[..., Awaitable[None]])
+#: The handler of each request (the methods of Requests marked `@handles`).
+HANDLERS: Handlers[m.ClientMessage, Handler[Any]] = Handlers("handlers")
 
 
-def handles(*kinds: type[m.ClientMessage]) -> Callable[[_H], _H]:
-    """Mark a method of Requests the handler of the messages of `kinds` (one handler each)."""
+def handles(*kinds: type[_M]) -> Callable[[Handler[_M]], Handler[_M]]:
+    """Mark a method of Requests the handler of the messages of `kinds` (one handler each;
+    the method's message is of those kinds, as mypy checks)."""
 
-    def mark(handler: _H) -> _H:
-        for kind in kinds:
-            if kind in _HANDLERS:
-                raise TypeError(f"{kind.__name__} has two handlers")
-            _HANDLERS[kind] = handler
+    def mark(handler: Handler[_M]) -> Handler[_M]:
+        HANDLERS.add(kinds, handler)
         return handler
 
     return mark
@@ -121,7 +122,7 @@ class Requests:
         error."""
         conn.request_id = reply_to
         try:
-            handler = _HANDLERS.get(type(message))
+            handler = HANDLERS.get(type(message))
             if handler is None:  # pragma: no cover - the link answers every other type
                 raise RequestError(p.INTERNAL_ERROR, f"no handler for {message.TYPE}")
             await handler(self, conn, message)
@@ -345,19 +346,5 @@ class Requests:
             conn.reply(m.TableMessage(table.summary()))
 
 
-def _check_handlers() -> None:
-    """Every message a client may send has one handler: here, or the link's (TypeError)."""
-    kinds = set(m.CLIENT_TYPES.values())
-    unanswered = kinds - set(_HANDLERS) - ln.LINK_MESSAGES
-    twice = set(_HANDLERS) & ln.LINK_MESSAGES
-    unknown = set(_HANDLERS) - kinds
-    if unanswered or twice or unknown:
-        raise TypeError(
-            "requests: no handler for "
-            f"{sorted(k.__name__ for k in unanswered)}, two for "
-            f"{sorted(k.__name__ for k in twice)}, not a request: "
-            f"{sorted(k.__name__ for k in unknown)}"
-        )
-
-
-_check_handlers()
+#: Every message a client may send has one handler: here, or the link's (TypeError at import).
+HANDLERS.check(m.CLIENT_TYPES.values(), elsewhere=ln.LINK_MESSAGES)

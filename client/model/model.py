@@ -9,7 +9,7 @@ The connection around it only moves bytes and reconnects."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import get_args
+from typing import Any, TypeAlias, TypeVar, get_args
 
 from rich.text import Text
 from tonk.shared.game.history import HistoryStep
@@ -21,6 +21,7 @@ from tonk.shared.records import replaced
 from tonk.shared.wire import link as ln
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
+from tonk.shared.wire.handlers import Handlers
 
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
@@ -29,7 +30,6 @@ from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
 from .replay import names_by_step
 from .reports import (
-    CoachAnswered,
     Connected,
     HandEnded,
     HandReplayed,
@@ -41,7 +41,6 @@ from .reports import (
     Report,
     ServerRefused,
     SessionEnded,
-    StandingsArrived,
     TableChanged,
 )
 from .seatnews import seat_news
@@ -86,6 +85,25 @@ class LinkDown(Exception):
 
 
 __all__ = ["CLIENT_NAME", "ClientModel", "Fatal", "LinkDown", "TableRequest"]
+
+
+_S = TypeVar("_S", bound=m.ServerMessage)
+#: A receiver: a method of ClientModel that reads a server message into what the client knows.
+Receiver: TypeAlias = Callable[["ClientModel", _S], None]
+
+#: The model's receiver of each server message (its methods marked `@receives`).
+RECEIVERS: Handlers[m.ServerMessage, Receiver[Any]] = Handlers("receivers")
+
+
+def receives(*kinds: type[_S]) -> Callable[[Receiver[_S]], Receiver[_S]]:
+    """Mark a method of ClientModel the receiver of the server's messages of `kinds` (one
+    receiver each; the method's message is of those kinds, as mypy checks)."""
+
+    def mark(receiver: Receiver[_S]) -> Receiver[_S]:
+        RECEIVERS.add(kinds, receiver)
+        return receiver
+
+    return mark
 
 
 class ClientModel:
@@ -325,62 +343,26 @@ class ClientModel:
             reply_to = getattr(message, "reply_to", None)
             if reply_to is not None:
                 self._requests.pop(reply_to, None)  # answered
-        match message:  # (the most frequent first)
-            case m.Update():
-                self._on_update(message)
-            case m.TableMessage():
-                self._on_table(message)
-            case m.Goodbye():
-                self._on_goodbye(message)
-            case m.Error():
-                self._on_error(message)
-            case m.Tables():
-                self._on_tables(message)
-            case m.LobbyChanges():
-                self._on_lobby(message)
-            case m.Seated():
-                self._on_seated(message)
-            case m.Watching():
-                self._on_watching(message)
-            case m.Left():
-                self._on_left(message)
-            case m.LedgerMessage():
-                self._on_ledger(message)
-            case m.DealCommit():
-                self._on_deal_commit(message)
-            case m.DealReveal():
-                self._on_deal_reveal(message)
-            case m.Cut():
-                self._on_cut(message)
-            case m.HandEnd():
-                self._on_hand_end(message)
-            case m.SessionEnd():
-                self._on_session_end(message)
-            case m.RematchStatus():
-                self._on_rematch_status(message)
-            case m.ChatLine():
-                self._on_chat(message)
-            case m.HistoryPage():
-                self._on_history(message)
-            case m.HistoryHandSteps():
-                self._on_history_hand(message)
-            case m.AwaySummary():
-                self._on_away_summary(message)
-            case m.Standings():
-                self.report(StandingsArrived(message))
-            case m.CoachAdvice():
-                self.report(CoachAnswered(message))
-            case _:
-                pass  # a welcome or a pong after the handshake: nothing to show
+        receiver = RECEIVERS.get(type(message))
+        if receiver is not None:  # (None: a message ignored, below)
+            receiver(self, message)
 
+    @receives(m.Standings, m.CoachAdvice)
+    def _answered(self, message: m.ServerMessage) -> None:
+        """A server's answer the screens take as it is: the App's message for it is derived
+        from its class (tonk.client.messages.wrapped; the App's `on_standings`)."""
+        self.report(message)
+
+    @receives(m.Goodbye)
     def _on_goodbye(self, message: m.Goodbye) -> None:
         raise LinkDown(f"the server said goodbye: {message.message}")
 
+    @receives(m.Error)
     def _on_error(self, message: m.Error) -> None:
         code = message.code
         text = message.message
         request = self._requests.pop(message.reply_to, "") if message.reply_to is not None else ""
-        if request == p.DEAL_VALUE and not message.fatal and message.reply_to is not None:
+        if request == m.DealValue.TYPE and not message.fatal and message.reply_to is not None:
             # Our value for a deal came after it: not a fault, said with the deal's check.
             if self.table is not None:
                 self.table.deals.refused(message.reply_to)
@@ -391,13 +373,13 @@ class ClientModel:
             if code == p.VERSION_MISMATCH:
                 self._fail_handshake(message)
             raise Fatal(f"the server closed the connection: {text}")
-        if request == p.SIT and self._joining_table is not None:
+        if request == m.Sit.TYPE and self._joining_table is not None:
             # The table named filled up or started meanwhile: watch it instead.
             self._watch_named(self._joining_table, started=code == p.ALREADY_STARTED)
             return
-        if request in (p.WATCH, p.SIT, p.RESUME):
+        if request in (m.Watch.TYPE, m.Sit.TYPE, m.Resume.TYPE):
             self._joining_table = self._join_line = None
-        if request == p.RESUME or code == p.BAD_TOKEN:
+        if request == m.Resume.TYPE or code == p.BAD_TOKEN:
             # The seat we remembered is gone (the table closed, or the token is old).
             table = self.table
             if table is not None and self.tokens is not None:
@@ -422,14 +404,14 @@ class ClientModel:
             self.token = None
             self.report(LeftTable("Your seat was taken back from another terminal."))
             return
-        if request in (p.CREATE_TABLE, p.WATCH, p.SIT) and self.joining:
+        if request in (m.CreateTable.TYPE, m.Watch.TYPE, m.Sit.TYPE) and self.joining:
             self.joining = False
             self._post_lobby()
-        if request == p.CREATE_TABLE:
+        if request == m.CreateTable.TYPE:
             self._pending_bots = None
         if request in MOVE_REQUESTS:
             self._moves_asked = max(0, self._moves_asked - 1)
-        if request == p.SIT and code == p.ALREADY_STARTED:
+        if request == m.Sit.TYPE and code == p.ALREADY_STARTED:
             # A seat we hold there would have been taken back with its token (see `sit`).
             where = (
                 "under your name at this server's door"
@@ -445,6 +427,7 @@ class ClientModel:
             self._publish()
         self.report(ServerRefused(code, text, message.detail or "", request))
 
+    @receives(m.Tables)
     def _on_tables(self, message: m.Tables) -> None:
         after = self.lobby.page(message)
         if after is not None:
@@ -488,6 +471,7 @@ class ClientModel:
         self._joining_table = None
         self.send(m.Watch(table.number))
 
+    @receives(m.LobbyChanges)
     def _on_lobby(self, message: m.LobbyChanges) -> None:
         self.lobby.changes(message)
         self._post_lobby()
@@ -502,6 +486,7 @@ class ClientModel:
         self.tables = self._lobby_tables()
         self.report(LobbyChanged(self.tables, show=not self.joining and self.table is None))
 
+    @receives(m.Seated)
     def _on_seated(self, message: m.Seated) -> None:
         self.joining = False
         table_id = message.table
@@ -532,6 +517,7 @@ class ClientModel:
             return f"You are back in your own seat at {info.name}, from {bot.name}."
         return f"You sit at {info.name}, in {bot.name or 'the bot'}'s seat."
 
+    @receives(m.Watching)
     def _on_watching(self, message: m.Watching) -> None:
         self.joining = False
         table_id = message.table
@@ -546,11 +532,13 @@ class ClientModel:
             self.log.add(Text("Your seat was given to a bot: you are watching.", style="bold"))
         self.token = None
 
+    @receives(m.Left)
     def _on_left(self, message: m.Left) -> None:
         self.table = None
         self.token = None
         self.report(LeftTable())
 
+    @receives(m.TableMessage)
     def _on_table(self, message: m.TableMessage) -> None:
         info = message.table
         table = self.table
@@ -595,6 +583,7 @@ class ClientModel:
         self._rules = (data, rules)
         return rules
 
+    @receives(m.LedgerMessage)
     def _on_ledger(self, message: m.LedgerMessage) -> None:
         """The ledger's newest hands (after `resume` or `watch`): each balance over them,
         drawn back from the balance now, replaces what this connection had seen."""
@@ -606,6 +595,7 @@ class ClientModel:
         table.ledger.ledger(names, hands, message.balances)
         self._publish()
 
+    @receives(m.DealCommit)
     def _on_deal_commit(self, message: m.DealCommit) -> None:
         """The server's commitment for a deal: our value for it goes back at once."""
         table = self._table_of(message)
@@ -617,6 +607,7 @@ class ClientModel:
             if self.send(request):
                 table.deals.sent(message.hand, request.id)
 
+    @receives(m.DealReveal)
     def _on_deal_reveal(self, message: m.DealReveal) -> None:
         """A hand's secret: its deal is checked from what we were shown (the `hand_end` that
         follows shows the result); a deal that does not check is said in the log too."""
@@ -628,6 +619,7 @@ class ClientModel:
             self.log.add(Text(checked.line, style="bold red"))
             self._publish()
 
+    @receives(m.Cut)
     def _on_cut(self, message: m.Cut) -> None:
         table = self._table_of(message)
         if table is None:
@@ -636,6 +628,7 @@ class ClientModel:
         self.log.cut(message.rounds, message.dealer, self._log_names())
         self._publish()
 
+    @receives(m.Update)
     def _on_update(self, message: m.Update) -> None:
         # (The link has asked for the whole hand again when this one showed a gap.)
         table = self._table_of(message)
@@ -684,6 +677,7 @@ class ClientModel:
             return True
         return table.away(seat)
 
+    @receives(m.HandEnd)
     def _on_hand_end(self, message: m.HandEnd) -> None:
         table = self._table_of(message)
         if table is None:
@@ -716,6 +710,7 @@ class ClientModel:
             )
         )
 
+    @receives(m.SessionEnd)
     def _on_session_end(self, message: m.SessionEnd) -> None:
         table = self._table_of(message)
         if table is None:
@@ -758,6 +753,7 @@ class ClientModel:
             )
         )
 
+    @receives(m.RematchStatus)
     def _on_rematch_status(self, message: m.RematchStatus) -> None:
         table = self._table_of(message)
         if table is None:
@@ -770,6 +766,7 @@ class ClientModel:
             )
         )
 
+    @receives(m.HistoryPage)
     def _on_history(self, message: m.HistoryPage) -> None:
         table = self._table_of(message)
         if table is None:
@@ -797,6 +794,7 @@ class ClientModel:
             )
         )
 
+    @receives(m.HistoryHandSteps)
     def _on_history_hand(self, message: m.HistoryHandSteps) -> None:
         """Steps of a hand of the history: the rest asked for until every step is here."""
         table = self._table_of(message)
@@ -820,6 +818,7 @@ class ClientModel:
             HandReplayed(message.table, message.hand, message.seat, shown, tuple(steps), unit)
         )
 
+    @receives(m.AwaySummary)
     def _on_away_summary(self, message: m.AwaySummary) -> None:
         """Back from away: what happened meanwhile, in the log; and which moves of the hand
         in play were made for us, so that the log says so when the hand is sent again."""
@@ -832,6 +831,7 @@ class ClientModel:
         self.log.add(Text(text, style="bold"))
         self._publish()
 
+    @receives(m.ChatLine)
     def _on_chat(self, message: m.ChatLine) -> None:
         table = self._table_of(message)
         if table is None:
@@ -906,6 +906,13 @@ class ClientModel:
         state = self.state()
         if state is not None:
             self.report(TableChanged(state))
+
+
+#: Delivered after the handshake with nothing to show (a welcome again, a pong), or answered
+#: by the link itself (a ping).
+RECEIVERS.ignores(m.Welcome, m.ServerPong, m.ServerPing)
+#: Every server message has one receiver, or is ignored on purpose (TypeError at import).
+RECEIVERS.check(m.SERVER_TYPES.values())
 
 
 def last_hand_words(

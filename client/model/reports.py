@@ -109,20 +109,6 @@ class ServerRefused:
 
 
 @record
-class StandingsArrived:
-    """The server's standings across nights, for the period asked."""
-
-    standings: m.Standings
-
-
-@record
-class CoachAnswered:
-    """The coach's answer to a question of ours: the expert's view of one decision."""
-
-    answer: m.CoachAdvice
-
-
-@record
 class JoinNotice:
     """Where a table asked for by name (`--table`, the door's `join`) took us: a seat,
     watching, or the lobby when there is no such table; `message` says which."""
@@ -160,7 +146,8 @@ class HandReplayed:
     unit: str
 
 
-#: Everything the model reports.
+#: Everything the model reports: these, and a server's answer the screens take as it is (the
+#: standings, the coach's advice: the App's message for it is derived from its class).
 Report = (
     Connected
     | LobbyChanged
@@ -173,6 +160,5 @@ Report = (
     | JoinNotice
     | HistoryListed
     | HandReplayed
-    | StandingsArrived
-    | CoachAnswered
+    | m.ServerMessage
 )

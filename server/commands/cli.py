@@ -241,7 +241,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="change a limit (repeatable), e.g. --limit max_per_address=200 (the README's "
+        help="change a limit (repeatable), e.g. --limit max_per_address=200 (docs/hosting.md's "
         "table of limits lists them all, with their defaults)",
     )
     return parser.parse_args(argv)

@@ -149,7 +149,8 @@ class SSHDoor(DoorServing):
         self.server = server
         self.config = config
         self.take_template(template)
-        # How a session runs its app (bench/ssh_door.py measures another way with this).
+        # How a session runs its app (the retired ssh_door.py measured another way with this:
+        # docs/benchmarks-journal.md, "SSH door").
         self.session_class = session_class or DoorSession
         self.limits = server.config.limits
         path = config.host_key or default_host_key_path(server.config.db_path)

@@ -201,7 +201,7 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
 
 def resolve_bot(spec: str) -> BotFactory:
     """A bot of the registry by name, or `module:Class`: a class (or any callable) taking a
-    `random.Random` and returning a bot (see the README). Raises BotError."""
+    `random.Random` and returning a bot (see docs/simulating.md). Raises BotError."""
     if ":" not in spec:
         return registry_bot(spec)
     return _import_bot(spec)

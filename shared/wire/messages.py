@@ -17,6 +17,8 @@ framing. A program that reads frames: `read_server(decoder.next_message())` (or
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from . import client_messages as _client
 from . import protocol as p
 from . import server_messages as _server
@@ -56,6 +58,7 @@ __all__ = sorted(
         "action_of",
         "action_request",
         "encode",
+        "fields_table",
         "ranges_table",
         "read_client",
         "read_known",
@@ -69,3 +72,27 @@ __all__ = sorted(
 def encode(message: Message, max_frame: int = p.MAX_SERVER_FRAME) -> bytes:
     """One frame of `message` (protocol.encode of its map)."""
     return p.encode(message.to_wire(), max_frame)
+
+
+#: How PROTOCOL.md writes each kind of field (protocol.Field's `kind`).
+_KIND_WORDS = {"cards": "str", "options": "map"}
+
+
+def fields_table(types: Mapping[str, type[Message]]) -> str:
+    """The messages of `types` (CLIENT_TYPES or SERVER_TYPES) with their fields, as the
+    Markdown tables of PROTOCOL.md ("Client to server", "Server to client") give them, from
+    each class's declaration: `name: kind` (or its `shows`: `list of table`), `name?` for a
+    field its sender may leave out, `| nil` for one that may be nil. (A client message's `id`
+    is every one's: the document says so once.)"""
+    lines = ["| type | fields |", "|---|---|"]
+    for kind, cls in types.items():
+        fields = []
+        left_out = cls.left_out()
+        for name, spec in cls._schema.items():
+            word = cls._shown.get(name) or _KIND_WORDS.get(spec.kind, spec.kind)
+            word += " | nil" if spec.nullable else ""
+            optional = "?" if name in left_out else ""
+            word = word.replace("|", "\\|")  # (a bar inside a table's cell)
+            fields.append(f"`{name}{optional}: {word}`")
+        lines.append(f"| `{kind}` | {', '.join(fields)} |")
+    return "\n".join(lines) + "\n"

@@ -147,7 +147,7 @@ class Error(ServerMessage):
 class Tables(ServerMessage):
     """A page of the lobby's list (the server packs it from summaries packed once: lobby.py)."""
 
-    tables: tuple[TableSummary, ...] = field(p.LIST, codec=_SUMMARIES)
+    tables: tuple[TableSummary, ...] = field(p.LIST, shows="list of table", codec=_SUMMARIES)
     after: int = field(p.integer(0, p.MAX_ID))
     more: bool = field(p.BOOL)
     total: int = field(p.integer(0, p.MAX_ID))
@@ -168,13 +168,13 @@ class Tables(ServerMessage):
 class LobbyChanges(ServerMessage):
     """The tables changed since the last `lobby` message, and the ids of those gone."""
 
-    tables: tuple[TableSummary, ...] = field(p.LIST, codec=_SUMMARIES)
-    removed: tuple[int, ...] = field(p.LIST, codec=TUPLE)
+    tables: tuple[TableSummary, ...] = field(p.LIST, shows="list of table", codec=_SUMMARIES)
+    removed: tuple[int, ...] = field(p.LIST, shows="list of int", codec=TUPLE)
 
 
 @_message(p.TABLE)
 class TableMessage(ServerMessage):
-    table: TableSummary = field(p.MAP, codec=_SUMMARY)
+    table: TableSummary = field(p.MAP, shows="table", codec=_SUMMARY)
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
@@ -203,7 +203,9 @@ class Cut(ServerMessage):
     """The cut for the first dealer: each round's card by seat (None: not cutting)."""
 
     table: int = field(p.TABLE_RANGE)
-    rounds: tuple[tuple[str | None, ...], ...] = field(p.LIST, codec=tuple_of(TUPLE))
+    rounds: tuple[tuple[str | None, ...], ...] = field(
+        p.LIST, shows="list of list of (str | nil)", codec=tuple_of(TUPLE)
+    )
     dealer: int = field(p.integer(0, 4))
 
 
@@ -215,8 +217,10 @@ class Update(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     start: int = field(p.integer(0, p.MAX_ID), key="from")
-    events: tuple[Event, ...] = field(p.LIST, codec=tuple_of(Codec(Event.to_dict, Event.from_dict)))
-    view: SeatView = field(p.MAP, codec=Codec(SeatView.to_dict, SeatView.from_dict))
+    events: tuple[Event, ...] = field(
+        p.LIST, shows="list of event", codec=tuple_of(Codec(Event.to_dict, Event.from_dict))
+    )
+    view: SeatView = field(p.MAP, shows="view", codec=Codec(SeatView.to_dict, SeatView.from_dict))
     deadline: float | None = field(p.number(0, math.inf, nullable=True), required=False)
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
@@ -242,12 +246,14 @@ class Update(ServerMessage):
 class HandEnd(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
-    settlement: Settlement = field(p.MAP, codec=Codec(Settlement.to_dict, Settlement.from_dict))
-    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    settlement: Settlement = field(
+        p.MAP, shows="settlement", codec=Codec(Settlement.to_dict, Settlement.from_dict)
+    )
+    names: tuple[str, ...] = field(p.LIST, shows="list of str", codec=TUPLE)
     payments: tuple[tuple[str, str, int], ...] = field(
-        p.LIST, codec=rows(3)
+        p.LIST, shows="list of [payer: str, payee: str, amount: int]", codec=rows(3)
     )  # payer, payee, amount
-    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+    balances: Mapping[str, int] = field(p.MAP, shows="map str → int", codec=MAPPING)
 
 
 #: One payment that squares a ledger: (payer, payee, amount), by name.
@@ -280,10 +286,18 @@ class Combined(WireValue):
 class SessionEnd(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hands: int = field(p.integer(0, p.MAX_ID))
-    standings: tuple[tuple[str, int], ...] = field(p.LIST, codec=rows(2))  # most ahead first
+    standings: tuple[tuple[str, int], ...] = field(
+        p.LIST, shows="list of [name: str, balance: int]", codec=rows(2)
+    )  # most ahead first
     reason: SessionEndReason = field(p.string(64), codec=Codec(None, SessionEndReason))
     # The fewest payments that square this session (always sent).
-    settle_up: tuple[Transfer, ...] = field(p.LIST, default=(), required=True, codec=_TRANSFERS)
+    settle_up: tuple[Transfer, ...] = field(
+        p.LIST,
+        shows="list of [payer: str, payee: str, amount: int]",
+        default=(),
+        required=True,
+        codec=_TRANSFERS,
+    )
     # Across a chain of rematches (None: the first session).
     combined: Combined | None = field(
         p.Field("map", nullable=True),
@@ -308,7 +322,9 @@ class RematchStatus(ServerMessage):
     `off`), the seconds still waited, and the new table once started."""
 
     table: int = field(p.TABLE_RANGE)
-    seats: tuple[tuple[str, str], ...] = field(p.LIST, codec=_SEAT_ANSWERS)
+    seats: tuple[tuple[str, str], ...] = field(
+        p.LIST, shows="list of [name: str, answer: str]", codec=_SEAT_ANSWERS
+    )
     outcome: str = field(p.string(16))
     seconds: float | None = field(p.number(0, math.inf, nullable=True), default=None, omit=False)
     next: int | None = field(p.integer(1, p.MAX_ID, nullable=True), default=None, omit=False)
@@ -328,9 +344,11 @@ class LedgerMessage(ServerMessage):
     order of `names`) and the balances now."""
 
     table: int = field(p.TABLE_RANGE)
-    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
-    hands: tuple[tuple[int, tuple[int, ...]], ...] = field(p.LIST, codec=_NETS)
-    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+    names: tuple[str, ...] = field(p.LIST, shows="list of str", codec=TUPLE)
+    hands: tuple[tuple[int, tuple[int, ...]], ...] = field(
+        p.LIST, shows="list of [hand: int, nets: list of int]", codec=_NETS
+    )
+    balances: Mapping[str, int] = field(p.MAP, shows="map str → int", codec=MAPPING)
 
 
 @_message(p.HISTORY)
@@ -341,14 +359,16 @@ class HistoryPage(ServerMessage):
 
     table: int = field(p.TABLE_RANGE)
     hands: tuple[HandSummary, ...] = field(
-        p.LIST, codec=tuple_of(Codec(HandSummary.to_wire, HandSummary.from_wire))
+        p.LIST,
+        shows="list of history hand",
+        codec=tuple_of(Codec(HandSummary.to_wire, HandSummary.from_wire)),
     )
     total: int = field(p.integer(0, p.MAX_ID))
     more: bool = field(p.BOOL)
     unit: str = field(p.string(p.MAX_UNIT_LEN))
-    balances: Mapping[str, int] = field(p.MAP, codec=MAPPING)
+    balances: Mapping[str, int] = field(p.MAP, shows="map str → int", codec=MAPPING)
     settle_up: tuple[tuple[str, str, int], ...] = field(
-        p.LIST, codec=rows(3)
+        p.LIST, shows="list of [payer: str, payee: str, amount: int]", codec=rows(3)
     )  # payer, payee, amount
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
@@ -364,13 +384,17 @@ class HistoryHandSteps(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     seat: int | None = field(p.integer(0, 4, nullable=True))
-    names: tuple[str, ...] = field(p.LIST, codec=TUPLE)
+    names: tuple[str, ...] = field(p.LIST, shows="list of str", codec=TUPLE)
     rules: HouseRules = field(p.MAP, codec=Codec(HouseRules.to_wire, HouseRules.from_dict))
     # Each step is read with the rules read above: see from_wire.
-    steps: tuple[HistoryStep, ...] = field(p.LIST, codec=tuple_of(Codec(HistoryStep.to_wire, None)))
+    steps: tuple[HistoryStep, ...] = field(
+        p.LIST, shows="list of step", codec=tuple_of(Codec(HistoryStep.to_wire, None))
+    )
     start: int = field(p.integer(0, p.MAX_ID), key="from")
     total: int = field(p.integer(1, p.MAX_ID))
-    occupants: tuple[tuple[int, int, str], ...] = field(p.LIST, default=(), codec=rows(3))
+    occupants: tuple[tuple[int, int, str], ...] = field(
+        p.LIST, shows="list of [seat: int, from: int, name: str]", default=(), codec=rows(3)
+    )
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
     @property
@@ -436,10 +460,12 @@ class AwaySummary(ServerMessage):
 
     table: int = field(p.TABLE_RANGE)
     turns: int = field(p.integer(0, p.MAX_ID))
-    hands: tuple[tuple[int, str | None], ...] = field(p.LIST, codec=rows(2))
+    hands: tuple[tuple[int, str | None], ...] = field(
+        p.LIST, shows="list of [int, str | nil]", codec=rows(2)
+    )
     net: int = field(p.integer(-(2**53), 2**53))
     hand: int = field(p.integer(0, p.MAX_ID))
-    played_for: tuple[int, ...] = field(p.LIST, codec=TUPLE)
+    played_for: tuple[int, ...] = field(p.LIST, shows="list of int", codec=TUPLE)
 
 
 def _unit_net_to_wire(net: UnitNet) -> Wire:
@@ -476,8 +502,8 @@ class Standings(ServerMessage):
     since: str | None = field(p.string(10, nullable=True))
     zone: str = field(p.string(64))
     unit: str | None = field(p.string(p.MAX_UNIT_LEN, nullable=True))
-    people: tuple[Standing, ...] = field(p.LIST, codec=_STANDINGS)
-    bots: tuple[Standing, ...] = field(p.LIST, codec=_STANDINGS)
+    people: tuple[Standing, ...] = field(p.LIST, shows="list of standing", codec=_STANDINGS)
+    bots: tuple[Standing, ...] = field(p.LIST, shows="list of standing", codec=_STANDINGS)
     more: bool = field(p.BOOL)
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
@@ -490,7 +516,7 @@ class CoachAdvice(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     step: int | None = field(p.integer(0, p.MAX_ID, nullable=True))
-    advice: Advice = field(p.MAP, codec=Codec(Advice.to_wire, Advice.from_wire))
+    advice: Advice = field(p.MAP, shows="advice", codec=Codec(Advice.to_wire, Advice.from_wire))
     reply_to: int | None = field(p.ID_RANGE, default=None)
 
 
@@ -525,7 +551,9 @@ class DealReveal(ServerMessage):
     table: int = field(p.TABLE_RANGE)
     hand: int = field(p.integer(1, p.MAX_ID))
     secret: str = field(p.string(64))
-    values: tuple[tuple[int, str], ...] = field(p.LIST, codec=Codec(rows(2).encode, _seat_values))
+    values: tuple[tuple[int, str], ...] = field(
+        p.LIST, shows="list of [seat: int, value: str]", codec=Codec(rows(2).encode, _seat_values)
+    )
 
 
 #: Every message the server sends, by type (the registry: wire.declared).

@@ -85,6 +85,17 @@ class WireValue:
         """This value with some fields changed (as `dataclasses.replace`)."""
         return records.replaced(self, **changes)
 
+    @classmethod
+    def left_out(cls) -> frozenset[str]:
+        """The wire names of the fields a map of this class may leave out (its sender leaves
+        them out at their default, or when UNSET): PROTOCOL.md's `name?`."""
+        defaults = records.record_defaults(cls)
+        return frozenset(
+            key
+            for attr, key, skip, _ in cls._fields
+            if skip is not _SENT or defaults.get(attr) is UNSET
+        )
+
 
 class _Sent(Enum):
     """The type of _SENT."""
@@ -107,6 +118,8 @@ class Message(WireValue):
     # Each field's range by its wire name, in declaration order: what protocol.validate
     # checks a map of this type against (set by @message_type).
     _schema: ClassVar[Mapping[str, Field]] = {}
+    # Each field's type in words by its wire name, where `field` gives one (`shows`).
+    _shown: ClassVar[Mapping[str, str]] = {}
     # The fields every message of a side has, declared on the side's class (`message_base`).
     _inherited: ClassVar[Mapping[str, _Declared]] = {}
 
@@ -203,7 +216,7 @@ def nullable(codec: Codec) -> Codec:
 class _Declared:
     """A field's declaration (what `field` gives), read by @message_type and @wire_value."""
 
-    __slots__ = ("codec", "default", "key", "kw_only", "omit", "range", "required")
+    __slots__ = ("codec", "default", "key", "kw_only", "omit", "range", "required", "shows")
 
     def __init__(
         self,
@@ -214,7 +227,9 @@ class _Declared:
         codec: Codec | None,
         omit: bool | None,
         kw_only: bool,
+        shows: str | None,
     ) -> None:
+        self.shows = shows
         self.range = range
         self.default = default
         self.key = key
@@ -233,6 +248,7 @@ def field(
     codec: Codec | None = None,
     omit: bool | None = None,
     kw_only: bool = False,
+    shows: str | None = None,
 ) -> Any: ...
 
 
@@ -246,6 +262,7 @@ def field(
     codec: Codec | None = None,
     omit: bool | None = None,
     kw_only: bool = False,
+    shows: str | None = None,
 ) -> _V: ...
 
 
@@ -258,6 +275,7 @@ def field(
     codec: Codec | None = None,
     omit: bool | None = None,
     kw_only: bool = False,
+    shows: str | None = None,
 ) -> Any:
     """A message's field (or a carried value's): its range (protocol.Field: `p.integer(0, 4)`;
     a message's field must have one), its `default` if it has one, its `key` on the wire if
@@ -268,8 +286,9 @@ def field(
     out when None; `omit=False` sends it as nil all the same, `omit=True` leaves it out when
     it is its default whatever that is (an empty tuple). `kw_only`: given by name only (a
     field every message of a side has, declared on the side's class, which comes after a
-    message's own)."""
-    return _Declared(range, default, key, required, codec, omit, kw_only)
+    message's own). `shows`: its type as PROTOCOL.md's tables write it, where its range's
+    kind says less (`list of table`; messages.fields_table)."""
+    return _Declared(range, default, key, required, codec, omit, kw_only, shows)
 
 
 #: Every message class declared, in the order declared (see `declared`).
@@ -342,6 +361,7 @@ def _declare(cls: type[_T], kind: str) -> type[_T]:
         for n, f in fields.items()
         if n not in cls._inherited and f.range is not None
     }
+    made._shown = {made._wire_names.get(n, n): f.shows for n, f in fields.items() if f.shows}
     _DECLARED.append(made)
     return made
 
