@@ -109,7 +109,7 @@ async def answer(
                 p.NO_COACH,
                 "at a table with other people the coach looks only at hands that are over",
             )
-        if hand is None or hand.ended or message.hand != table.hand_number:
+        if hand is None or hand.ended or message.hand != table.session.hand_number:
             raise RequestError(p.NO_HAND, f"hand {message.hand} is not being played", "hand")
         if hand.turn != seat:
             raise RequestError(p.NO_COACH, "it is not your turn: there is nothing to weigh yet")

@@ -70,7 +70,7 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
     table = Table(host, table_id, old.name, config, created)
     table.seats.replace(seats, creator)
     table.creator_address = old.creator_address
-    table.rematch.follow(old.rematch, dict(old.ledger.balances))
+    table.rematch.follow(old.rematch, dict(old.session.ledger.balances))
     log.info(
         "table %d: the rematch of table %d opens with %s",
         table_id,

@@ -1,12 +1,13 @@
 """One table, made of the parts it holds, each with its own state: its seats (who sits and
 watches, tokens, connections: table_seats), its store (writes and the pause: table_store), its
-play (the session, the hand in play, the turn's clock: table_play), the seats between people and
+play (the hand in play, the turn's clock, the deal: table_play), the seats between people and
 bots during a session (table_away), and its rematch (table_rematch). The table itself holds what
-it is (its id, configuration, state, lock and clock), says what everybody at it sees of it (its
-summary), and runs its loop: it plays for the seats due to be played for, deals the next hand
-and ends the session when its time comes. A request goes to the part that owns it, which the
-caller reaches through the table (`table.seats.sit`, `table.play.act`, `table.rematch.answer`).
-The table asks the core (tonk.shared.game.session) about every rule; it decides none itself.
+it is (its id, configuration, state, lock and clock) and the session its parts share, says what
+everybody at it sees of it (its summary), and runs its loop: it plays for the seats due to be
+played for, deals the next hand and ends the session when its time comes. A request goes to the
+part that owns it, which the caller reaches through the table (`table.seats.sit`,
+`table.play.act`, `table.rematch.answer`). The table asks the core (tonk.shared.game.session)
+about every rule; it decides none itself.
 
 Every change happens under the table's lock, is written to the store, and only then is anybody
 told of it. When the store cannot write (a locked or full disk, a removed database file), every
@@ -24,9 +25,8 @@ import logging
 import random
 from typing import TYPE_CHECKING
 
-from tonk.shared.game.ledger import Ledger
 from tonk.shared.game.rules import HouseRules
-from tonk.shared.game.session import Absence, past_grace, starts_itself
+from tonk.shared.game.session import Absence, Session, past_grace, starts_itself
 from tonk.shared.terms import TableState
 from tonk.shared.wire.messages import (
     Left,
@@ -104,6 +104,7 @@ class Table:
         "rematch",
         "seats",
         "server",
+        "session",
         "state",
         "store",
         "task",
@@ -123,6 +124,12 @@ class Table:
         self.lock = asyncio.Lock()
         self.kicked = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
+        # The session's rules and its state between hands (the ledger, who dealt, the
+        # multiplier), which the parts share; its deserted_since and unseated_since are in loop
+        # time, its started in wall-clock time.
+        self.session = Session(
+            config.rules, config.stake, config.hands, config.minutes, config.dealer
+        )
         # Each part is given the parts it calls, made before it, and holds them privately; the
         # seats, made first, tell the later parts through the table (`TableFrame`).
         self.store = TableStore(self)
@@ -152,18 +159,6 @@ class Table:
         return random.Random(random.SystemRandom().getrandbits(128))
 
     @property
-    def ledger(self) -> Ledger:
-        return self.play.session.ledger
-
-    @property
-    def hands_played(self) -> int:
-        return self.play.session.hands_played
-
-    @property
-    def hand_number(self) -> int:
-        return self.play.session.hand_number
-
-    @property
     def listed(self) -> bool:
         """In the lobby's list: waiting, playing, or finished with somebody still at it."""
         return self.state != CLOSED and self.server.tables.get(self.id) is self
@@ -182,7 +177,7 @@ class Table:
 
     def summary(self) -> TableSummary:
         config = self.config
-        session = self.play.session
+        session = self.session
         balances = session.ledger.balances
         seats = self.seats
         taken = sum(seat.taken for seat in seats)
@@ -369,7 +364,7 @@ class Table:
         now = self.now
         grace = self.server.config.grace
         seats, play, store = self.seats, self.play, self.store
-        session = play.session
+        session = self.session
         started = self.state == PLAYING
         wake = _INF
         for number, seat in enumerate(seats):

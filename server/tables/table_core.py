@@ -17,7 +17,7 @@ from tonk.shared.bots.bots import Bot
 from tonk.shared.game.hand import Hand
 from tonk.shared.game.ledger import Ledger, Payments
 from tonk.shared.game.rules import HouseRules
-from tonk.shared.game.session import SeatRecord, Settled, seat_status
+from tonk.shared.game.session import SeatRecord, Session, Settled, seat_status
 from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.view import SeatView
 from tonk.shared.game.waiting import AwayTally
@@ -74,13 +74,7 @@ class TableFrame(Protocol):
     def limits(self) -> Limits: ...
 
     @property
-    def ledger(self) -> Ledger: ...
-
-    @property
-    def hands_played(self) -> int: ...
-
-    @property
-    def hand_number(self) -> int: ...
+    def session(self) -> Session: ...
 
     def rng(self, label: str) -> random.Random: ...
 

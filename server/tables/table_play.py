@@ -17,7 +17,7 @@ from tonk.shared.game.dealcheck import cut_of
 from tonk.shared.game.fairdeal import Seal, deck_of
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.ledger import Ledger, LedgerEntry
-from tonk.shared.game.session import Session, played_for_at, without_last_action
+from tonk.shared.game.session import played_for_at, without_last_action
 from tonk.shared.game.words import plural
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
@@ -77,13 +77,7 @@ class TablePlay:
         self._seats = seats
         self._store = store
         self._rematch = rematch
-        config = table.config
-        # The session's rules and its state between hands (the ledger, who dealt, the
-        # multiplier); its deserted_since and unseated_since are in loop time, its started in
-        # wall-clock time.
-        self.session = Session(
-            config.rules, config.stake, config.hands, config.minutes, config.dealer
-        )
+        self.session = table.session  # the table's, played here
         self.hand: Hand | None = None
         self.hand_settled = True
         self.bots: dict[int, Bot] = {}

@@ -71,7 +71,7 @@ class TableRematch:
         comes to the table later is told the same)."""
         self.reason = reason
         table = self._table
-        ledger = table.ledger
+        ledger = table.session.ledger
         balances = dict(ledger.balances)
         combined = None
         if self.earlier:
@@ -81,7 +81,7 @@ class TableRematch:
         offer = self.offer
         return SessionEnd(
             table.id,
-            table.hands_played,
+            table.session.hands_played,
             tuple(ledger.standings()),
             reason,
             tuple(settle_up(balances)),

@@ -199,7 +199,7 @@ class TableSeats:
         seat = self._seats[number]
         if self._table.state == PLAYING and seat.kind == HUMAN and seat.tally is None:
             assert seat.name is not None
-            seat.tally = AwayTally(self._table.ledger.balances.get(seat.name, 0))
+            seat.tally = AwayTally(self._table.session.ledger.balances.get(seat.name, 0))
 
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
@@ -521,8 +521,8 @@ class TableSeats:
             return
         assert seat.name is not None
         table = self._table
-        net = table.ledger.balances.get(seat.name, 0) - tally.balance
-        hand = table.hand_number if tally.hand == table.hand_number else 0
+        net = table.session.ledger.balances.get(seat.name, 0) - tally.balance
+        hand = table.session.hand_number if tally.hand == table.session.hand_number else 0
         played_for = tuple(tally.played_for) if hand else ()
         seat.conn.send(
             AwaySummary(table.id, tally.turns, tuple(tally.hands), net, hand, played_for)
