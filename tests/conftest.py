@@ -1,4 +1,4 @@
-"""Fixtures shared by the test files."""
+"""Fixtures shared by the test files, and how pytest-xdist spreads the files over its workers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,42 @@ from ptyterm import Term
 from sshkit import DoorServer, door_server
 from tonk.server.doors.door_template import SessionTemplate
 from tonk.server.store.store import Store
+from xdist.remote import Producer
+from xdist.scheduler import LoadFileScheduling
+
+#: The test files that load the machine on purpose (thousands of connections, a thousand hands
+#: or pages of the longest tables in the test's own process, a benchmark run flat out): they
+#: run one after another on one worker, so that two of them never run side by side.
+HEAVY = frozenset(
+    {
+        "test_hostile_clients.py",
+        "test_leaks_many.py",
+        "test_server_backlog.py",
+        "test_server_leaks.py",
+        "test_server_lobby.py",
+        "test_soak_short.py",
+        "test_bench_load.py",
+        "test_bench_lobby.py",
+        "test_bench_standings.py",
+    }
+)
+
+
+class FileScheduling(LoadFileScheduling):
+    """The tests run side by side a file at a time (pyproject.toml's addopts: `-n auto --dist
+    loadfile`), each file's tests in order on one worker and its module fixtures made once;
+    the heavy files are one unit of work together (most tests first, as xdist orders units)."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        file = super()._split_scope(nodeid)
+        return "heavy" if Path(file).name in HEAVY else file
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
+    """The scheduler for `--dist loadfile`; xdist's own for any other way asked for."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    return FileScheduling(config, log)
 
 
 @pytest.fixture
