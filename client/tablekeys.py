@@ -204,3 +204,14 @@ HIDDEN_KEYS: dict[str, TableKey] = {entry.key: entry for entry in TABLE_KEYS if 
 
 #: The help's list of keys: (as written, what it does).
 KEYS_HELP: tuple[tuple[str, str], ...] = tuple((entry.shown, entry.help) for entry in TABLE_KEYS)
+
+#: The help's list on a touch screen (the web door's page on a phone): what a tap does, the
+#: key bar's buttons by name.
+TAPS_HELP: tuple[tuple[str, str], ...] = (
+    (
+        "a card",
+        "tap it to raise (select) it, the cursor on it; tap it again to lower it; the raised"
+        " card is the one Discard throws",
+    ),
+    *((entry.label, entry.help) for entry in BAR_KEYS),
+)

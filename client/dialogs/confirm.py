@@ -14,9 +14,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ..keys import ScreenKeys
+from ..touch import by_touch
 from ..widgets import TooSmall
 from .chooser import Chooser
-from .taps import TapButtons, by_touch
+from .taps import TapButtons
 
 
 class TapHint(Label):

@@ -18,9 +18,9 @@ from tonk.shared.wire import messages as m
 from ..keys import ScreenKeys
 from ..messages import Request
 from ..tablerequest import TableRequest
+from ..touch import by_touch
 from ..widgets import TooSmall
 from .help import HelpScreen
-from .taps import by_touch
 
 SESSION_ENDS = (
     ("never", "never"),

@@ -29,6 +29,7 @@ from ..text.render import (
     sort_hand,
     spread_line,
 )
+from ..touch import by_touch
 from ..widgets import PORTRAIT, TooSmall
 
 
@@ -152,14 +153,14 @@ class EndOfHandModal(ModalScreen[None]):
                 style = "dim" if self.deck_ok else "bold red"
                 yield Static(Text(self.deck_line, style=style), id="deck-check")
             keys = "enter: back to the table (closes by itself at the next deal)  l: history"
-            if getattr(self.app, "touch", False):  # (a touch screen's: see taps.by_touch)
+            if by_touch(self.app):
                 keys = "Tap: back to the table (closes by itself at the next deal)"
             yield Label(keys, id="end-of-hand-hint", classes="hint")
 
     def last_of_session(self) -> None:
         """This was the session's last hand: closing the window shows the final standings."""
         said = "The session is over. enter: the final standings  l: history"
-        if getattr(self.app, "touch", False):
+        if by_touch(self.app):
             said = "The session is over. Tap: the final standings"
         self.query_one("#end-of-hand-hint", Label).update(said)
 

@@ -19,7 +19,8 @@ from textual.widgets import Label, Static
 from tonk.shared.game.rules import OPTIONS, PRESETS, HouseRules, Option
 
 from ..keys import ScreenKeys
-from ..tablekeys import KEYS_HELP
+from ..tablekeys import KEYS_HELP, TAPS_HELP
+from ..touch import by_touch
 from ..widgets import TooSmall
 from .taps import tapped_outside, way_out
 
@@ -66,29 +67,36 @@ class HelpScreen(ModalScreen[None]):
         ascii_only: bool = False,
         at_options: bool = False,
         keys: Sequence[tuple[str, str]] | None = None,
+        taps: Sequence[tuple[str, str]] = (),
     ) -> None:
         """`keys`: (key, what it does) of the screen the help is for, the table's if none
-        (the lobby's help lists its own keys, and no marks of the table)."""
+        (the lobby's help lists its own keys, and no marks of the table); `taps`: (what is
+        tapped, what it does), listed in their place on a touch screen (the table's if
+        `keys` is none)."""
         super().__init__()
         self.rules = rules
         self.ascii_only = ascii_only
         self.at_options = at_options
         self.at_table = keys is None
         self.keys = KEYS_HELP if keys is None else tuple(keys)
+        self.taps = TAPS_HELP if keys is None else tuple(taps)
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
+        touch = by_touch(self.app)
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold", no_wrap=True)
         keys.add_column()
-        for key, meaning in self.keys:
+        for key, meaning in self.taps if touch else self.keys:
             keys.add_row(key, meaning)
         rules = self.rules or PRESETS["classic"]
         rule_lines = Text("\n".join(rules.describe()))
         with Vertical(id="dialog", classes="dialog help"):
             yield Label("Help", classes="title")
             with VerticalScroll(id="help-body"):
-                keys_title = "Keys" if self.at_table else "Keys in the lobby"
+                keys_title = "Taps and buttons" if touch else "Keys"
+                if not self.at_table:
+                    keys_title += " in the lobby"
                 yield Static(Text(keys_title, style="bold underline"))
                 yield Static(keys)
                 if self.at_table:

@@ -20,6 +20,7 @@ from ..keys import ScreenKeys
 from ..messages import Request
 from ..model.replay import hand_entry, ledger_foot
 from ..model.reports import HistoryListed
+from ..touch import by_touch
 from ..widgets import TooSmall
 from .taps import tapped_outside, way_out
 
@@ -75,8 +76,9 @@ class HistoryScreen(ModalScreen[None]):
             listed.add_option(Option(hand_entry(hand, page.unit), id=str(hand.number)))
         if page.more:
             left = page.total - len(self.hands)
+            shows = "a tap shows" if by_touch(self.app) else "enter shows"
             listed.add_option(
-                Option(Text(f"{left} older hands: enter shows them", style="italic"), id=OLDER)
+                Option(Text(f"{left} older hands: {shows} them", style="italic"), id=OLDER)
             )
         if not self.hands:
             listed.add_option(Option(Text("No hand has been played to its end yet."), id=""))

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 from tonk.shared.game.settle_up import settle_up_text
 from tonk.shared.game.words import amount_text, plural
 from tonk.shared.wire import messages as m
@@ -22,7 +22,9 @@ from ..keys import ScreenKeys
 from ..messages import Request
 from ..model.reports import RematchChanged, SessionEnded
 from ..model.state import TableState
+from ..touch import by_touch
 from ..widgets import TooSmall
+from ..widgets.screenkeys import screen_keys
 
 #: What the screen's result says: the player moved on to the rematch (nothing more to do).
 MOVED = "moved"
@@ -75,8 +77,10 @@ class StandingsScreen(Screen[str | None]):
             yield Static(self._table(), id="standings")
             yield Static(self._settle_up(), id="settle-up")
             yield Static(self._rematch_text(), id="rematch")
-            yield Label(self._hint(), id="standings-hint", classes="hint")
-        yield Footer()
+            hint = Label(self._hint(), id="standings-hint", classes="hint")
+            hint.display = not by_touch(self.app)
+            yield hint
+        yield from screen_keys(self.app)
 
     def on_mount(self) -> None:
         if self._until is not None:
@@ -154,7 +158,7 @@ class StandingsScreen(Screen[str | None]):
             if not self._offered:
                 return Text("The players are offered a rematch.", style="dim")
             return Text(
-                f"Rematch? The same seats, rules and stakes: r says yes, n no ({left} left "
+                f"Rematch? The same seats, rules and stakes: {self._answers()} ({left} left "
                 "to answer).",
                 style="bold",
             )
@@ -185,7 +189,7 @@ class StandingsScreen(Screen[str | None]):
         elif mine == "no":
             lead = f"You said no: the rest may play on without you ({left} left)."
         elif mine == "awaited":
-            lead = f"Rematch? The same seats, rules and stakes: r says yes, n no ({left} left)."
+            lead = f"Rematch? The same seats, rules and stakes: {self._answers()} ({left} left)."
         else:
             lead = f"Rematch: waiting for {awaited or 'the players to be back'} ({left} left)."
         return Text(f"{lead}\n" + ", ".join(parts) + ".")
@@ -200,7 +204,14 @@ class StandingsScreen(Screen[str | None]):
         status = self.rematch
         return self._offered and (status is None or status.outcome == "waiting")
 
+    def _answers(self) -> str:
+        """How the offer is answered: by its keys in a terminal, its buttons on a touch screen."""
+        return "tap Rematch or No rematch" if by_touch(self.app) else "r says yes, n no"
+
     def _hint(self) -> str:
+        """The keys, in a terminal (a touch screen's buttons are under it: no line)."""
+        if by_touch(self.app):
+            return ""
         keys = "r: rematch    n: no    " if self._open() else ""
         back = "enter: done" if self.practice else "enter: the lobby"
         return f"{keys}l: history    {back}    q: quit"

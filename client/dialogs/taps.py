@@ -11,13 +11,10 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widgets import Label
 
+from ..touch import by_touch
+
 #: A button's label and the action its screen runs for a tap on it.
 Part = tuple[str, str]
-
-
-def by_touch(app: App[Any]) -> bool:
-    """Played by taps on a touch screen (the web door's page on a phone or a tablet)."""
-    return bool(getattr(app, "touch", False))
 
 
 class TapButtons(Label):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -12,15 +13,17 @@ from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 from tonk.shared.game.words import amount_text, plural
 from tonk.shared.wire import messages as m
 
 from ..dialogs import ConfirmModal, CreateTableScreen, HelpScreen
 from ..messages import Request
 from ..model.state import TableInfo
-from ..text.render import fit_name
-from ..widgets import TooSmall
+from ..text.render import DOT, broken_at_dots
+from ..touch import by_touch
+from ..widgets import PORTRAIT, TooSmall
+from ..widgets.screenkeys import screen_keys
 from .nights import NightsScreen
 
 #: The lobby's columns: (key, heading). A table's number is the one its television page
@@ -52,19 +55,66 @@ def lobby_row(info: TableInfo) -> tuple[str, ...]:
     )
 
 
-def fit_last_column(rows: dict[str, tuple[str, ...]], width: int) -> dict[str, tuple[str, ...]]:
-    """The rows with their last cell (the players) cut with an ellipsis where the whole row
-    would run past `width` columns (each column as wide as its widest cell or heading, and
-    a column of padding each side): the list fits the screen, and says where it was cut."""
-    if width <= 0 or not rows:
-        return rows
-    headings = [heading for _, heading in LOBBY_COLUMNS]
-    before = sum(
-        max(len(headings[i]), *(len(cells[i]) for cells in rows.values())) + 2
-        for i in range(len(LOBBY_COLUMNS) - 1)
-    )
-    room = max(len(headings[-1]), width - before - 2)
-    return {key: (*cells[:-1], fit_name(cells[-1], room).rstrip()) for key, cells in rows.items()}
+#: Under PORTRAIT columns the columns the list goes without, the first first, until it fits
+#: the screen with no sideways scroll (the line under the list says them, for the table
+#: under the cursor).
+NARROW_DROPS = ("watching", "rules", "stake", "state")
+#: The columns that wrap onto more rows where the row is still too wide (a table's name,
+#: who plays there), and the least room each is given.
+WRAPPED = ("name", "players")
+LEAST_WRAP = 10
+
+_KEYS = [key for key, _ in LOBBY_COLUMNS]
+
+
+def lobby_layout(
+    rows: dict[str, tuple[str, ...]], width: int, narrow: bool = False
+) -> tuple[tuple[int, ...], dict[str, tuple[str, ...]]]:
+    """The columns shown in `width` cells (indexes into LOBBY_COLUMNS) and the rows' cells in
+    them: on a `narrow` screen (under PORTRAIT columns) the list goes without the columns
+    NARROW_DROPS names as it must, and where a row is still too wide, a table's name and who
+    plays there wrap onto more rows (each column as wide as its widest cell or heading, with
+    a cell of padding each side): the list fits the screen and nothing of it is cut."""
+    if width <= 0:
+        return tuple(range(len(LOBBY_COLUMNS))), rows
+
+    def natural(index: int) -> int:
+        widest = max((len(cells[index]) for cells in rows.values()), default=0)
+        return max(len(LOBBY_COLUMNS[index][1]), widest)
+
+    keep = list(range(len(LOBBY_COLUMNS)))
+    drops = NARROW_DROPS if narrow else ()
+    for key in drops:
+        if sum(natural(i) + 2 for i in keep) <= width:
+            break
+        keep.remove(_KEYS.index(key))
+    wrapped = [_KEYS.index(key) for key in WRAPPED]
+    fixed = sum(natural(i) + 2 for i in keep if i not in wrapped)
+    room = width - fixed - 2 * len(wrapped)
+    if room >= sum(natural(i) for i in wrapped):
+        return tuple(keep), {key: tuple(cells[i] for i in keep) for key, cells in rows.items()}
+    # Who plays takes what it needs up to half the room; the table's name, the rest.
+    name, players = wrapped
+    players_room = max(LEAST_WRAP, min(natural(players), room // 2))
+    rooms = {name: max(LEAST_WRAP, min(natural(name), room - players_room)), players: 0}
+    rooms[players] = max(LEAST_WRAP, room - rooms[name])
+    laid = {
+        key: tuple(
+            "\n".join(textwrap.wrap(cells[i], rooms[i]) or [""]) if i in rooms else cells[i]
+            for i in keep
+        )
+        for key, cells in rows.items()
+    }
+    return tuple(keep), laid
+
+
+def hidden_note(info: TableInfo, shown: tuple[int, ...]) -> str:
+    """What the list's columns left out on a narrow screen say of a table (`Friday: classic ·
+    1 chip · waiting · 2 watching`); "" where none is left out."""
+    cells = dict(zip(_KEYS, lobby_row(info), strict=True))
+    words = {"watching": f"{cells['watching']} watching"}
+    left_out = [words.get(key, cells[key]) for i, key in enumerate(_KEYS) if i not in shown]
+    return f"{info.name}: {DOT.join(left_out)}" if left_out else ""
 
 
 def changes_note(info: TableInfo) -> str:
@@ -91,6 +141,11 @@ def players_text(people: tuple[str, ...], bots: int) -> str:
         return ", ".join(people)
     counted = plural(bots, "bot")
     return f"{', '.join(people)} + {counted}" if people else counted
+
+
+def _height(cells: tuple[str, ...]) -> int:
+    """The rows a table's line takes in the list (a wrapped cell takes more than one)."""
+    return max((cell.count("\n") + 1 for cell in cells), default=1)
 
 
 class LobbyScreen(Screen[None]):
@@ -126,6 +181,7 @@ class LobbyScreen(Screen[None]):
         self.server = server
         self.player = player
         self._rows: dict[str, tuple[str, ...]] = {}  # the rows shown, by table id, in order
+        self._shown: tuple[int, ...] = ()  # the columns shown (indexes into LOBBY_COLUMNS)
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -133,20 +189,18 @@ class LobbyScreen(Screen[None]):
         table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Label("", id="lobby-note")
-        yield Footer(compact=True)
+        yield from screen_keys(self.app)
 
     def _title(self) -> Text:
+        """The top line: on as many rows as a narrow screen needs, broken between its parts."""
         line = Text("tonk · lobby", style="bold")
         if self.server:
             line.append(f" · {self.server}")
         if self.player:
             line.append(f" · playing as {self.player}")
-        return line
+        return Text("\n").join(broken_at_dots(line, self.size.width - 2))
 
     def on_mount(self) -> None:
-        table = self.query_one("#tables", DataTable)
-        for key, heading in LOBBY_COLUMNS:
-            table.add_column(heading, key=key)
         # The list and who we are flow down from the App's reactives: drawn now and on
         # every change.
         self.watch(self.app, "identity", self._show_identity)
@@ -163,53 +217,64 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-title", Static).update(self._title())
 
     def _show_tables(self, tables: tuple[TableInfo, ...]) -> None:
-        """Show `tables` (in id order), changing only the rows that changed: the list is
+        """Show `tables` (in id order), changing only the cells that changed: the list is
         updated by the server as tables come, fill up, play and go, and the cursor stays on
-        the table it is on."""
+        the table it is on. The columns are those that fit the screen (`lobby_layout`)."""
         chosen = self.selected()
         try:
             table = self.query_one("#tables", DataTable)
         except NoMatches:
             return  # the screen is being taken down (the list keeps coming till the end)
-        rows = fit_last_column(
-            {info.table_id: lobby_row(info) for info in tables}, self.size.width - 1
+        width = self.size.width
+        rows = {info.table_id: lobby_row(info) for info in tables}
+        shown, rows = lobby_layout(rows, width - 1, narrow=width < PORTRAIT)
+        old = self._rows
+        kept = [key for key in rows if key in old]
+        added = [key for key in rows if key not in old]
+        again = (
+            shown != self._shown
+            or kept != [key for key in old if key in rows]
+            or (kept and added and int(added[0]) < int(kept[-1]))
+            or any(_height(rows[key]) != _height(old[key]) for key in kept)
         )
-        shown = self._rows
-        for key in [key for key in shown if key not in rows]:
-            table.remove_row(key)
-            del shown[key]
-        kept = [key for key in rows if key in shown]
-        added = [key for key in rows if key not in shown]
-        if kept != list(shown) or (kept and added and int(added[0]) < int(kept[-1])):
-            # Out of order (cannot happen with ids that only grow): draw it all again.
-            table.clear()
-            shown.clear()
+        if again:
+            # Other columns, rows of another height, or out of order (cannot happen with ids
+            # that only grow): drawn again whole.
+            table.clear(columns=shown != self._shown)
+            if shown != self._shown:
+                for index in shown:
+                    key, heading = LOBBY_COLUMNS[index]
+                    table.add_column(heading, key=key)
+                self._shown = shown
+            old.clear()
             added = list(rows)
-        for key in rows:
-            cells = rows[key]
-            old = shown.get(key)
-            if old is None:
-                continue
-            for (column, _), before, after in zip(LOBBY_COLUMNS, old, cells, strict=True):
+        for key in [key for key in old if key not in rows]:
+            table.remove_row(key)
+            del old[key]
+        columns = [LOBBY_COLUMNS[index][0] for index in shown]
+        for key in [key for key in rows if key in old]:
+            for column, before, after in zip(columns, old[key], rows[key], strict=True):
                 if before != after:
                     table.update_cell(key, column, after, update_width=True)
-            shown[key] = cells
+            old[key] = rows[key]
         for key in added:
-            table.add_row(*rows[key], key=key)
-            shown[key] = rows[key]
-        if chosen is not None and chosen.table_id in shown:
+            table.add_row(*rows[key], key=key, height=_height(rows[key]))
+            old[key] = rows[key]
+        if chosen is not None and chosen.table_id in old:
             table.move_cursor(row=table.get_row_index(chosen.table_id))
         self._show_note()
         self.refresh_bindings()
 
     def _show_note(self) -> None:
-        """The line under the list: how to start when there is no table, else what the
-        table under the cursor changed from its preset (the `+` of `classic+`)."""
+        """The line under the list: how to start when there is no table, else what the list
+        does not say of the table under the cursor: the columns a narrow screen left out,
+        and what it changed from its preset (the `+` of `classic+`)."""
         if not self.tables:
             note = f"No tables yet: {self._to_create()}."
         else:
             chosen = self.selected()
-            note = changes_note(chosen) if chosen is not None else ""
+            notes = (hidden_note(chosen, self._shown), changes_note(chosen)) if chosen else ()
+            note = "\n".join(part for part in notes if part)
         label = self.query_one("#lobby-note", Label)
         if str(label.content) != note:
             label.update(note)
@@ -219,7 +284,8 @@ class LobbyScreen(Screen[None]):
         self._show_note()
 
     def on_resize(self) -> None:
-        self._show_tables(self.tables)  # the players' column cut to the new width
+        self.query_one("#lobby-title", Static).update(self._title())
+        self._show_tables(self.tables)  # the columns laid out for the new width
 
     def action_first_table(self) -> None:
         self.query_one("#tables", DataTable).move_cursor(row=0)
@@ -243,7 +309,7 @@ class LobbyScreen(Screen[None]):
 
     def _to_create(self) -> str:
         """How to create a table, in a terminal or on a touch screen."""
-        if getattr(self.app, "touch", False):
+        if by_touch(self.app):
             return "tap New table to create one"
         return "press n to create one"
 
@@ -287,18 +353,20 @@ class LobbyScreen(Screen[None]):
                     " (you watch meanwhile)."
                 )
 
+        no_watches = "No: the Watch button watches." if by_touch(self.app) else "No: w watches."
         if own is not None:
             question = (
                 f"Your seat at {info.name} was given to a bot while you were away. Take it back?"
                 " You watch until the hand in play ends, then play on in your own place, from"
-                " your own balance there. No: w watches."
+                f" your own balance there. {no_watches}"
             )
         else:
             seats = "a seat" if info.bots == 1 else "seats"
             question = (
                 f"{info.name}'s game has started, and a bot plays {seats} there. Take a bot's"
                 " seat? You watch until the hand in play ends, then play from your own balance"
-                " there (0 if you are new to it; the bot's stays the bot's). No: w watches."
+                " there (0 if you are new to it; the bot's stays the bot's)."
+                f" {no_watches}"
             )
         self.app.push_screen(ConfirmModal(question), answered)
 
@@ -324,4 +392,10 @@ class LobbyScreen(Screen[None]):
             for binding in self.BINDINGS
             if isinstance(binding, Binding)
         ]
-        self.app.push_screen(HelpScreen(None, keys=keys))
+        taps = [("a table", "tap it to choose it; tap it again to take a seat there")]
+        taps += [
+            (binding.description, binding.tooltip)
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding) and binding.show
+        ]
+        self.app.push_screen(HelpScreen(None, keys=keys, taps=taps))

@@ -12,14 +12,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from tonk.shared.game.standings import PERIOD_TITLES, PERIODS, Period
 from tonk.shared.standings_text import Kind, standings_lines
 from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
+from ..touch import by_touch
 from ..widgets import TooSmall
+from ..widgets.screenkeys import screen_keys
 
 #: How each kind of line looks.
 STYLES = {
@@ -69,7 +71,7 @@ class NightsScreen(Screen[None]):
         yield Static(Text("tonk · standings across nights", style="bold"), id="nights-title")
         with VerticalScroll(id="nights-scroll"):
             yield Static("", id="nights-body")
-        yield Footer(compact=True)
+        yield from screen_keys(self.app)
 
     def on_mount(self) -> None:
         self.action_refresh()
@@ -91,7 +93,8 @@ class NightsScreen(Screen[None]):
     def watch_refused(self, reason: str) -> None:
         if reason:
             self.query_one("#nights-body", Static).update(
-                f"{PERIOD_TITLES[self.period]}: the server did not answer ({reason}). r asks again."
+                f"{PERIOD_TITLES[self.period]}: the server did not answer ({reason}). "
+                + ("Tap Again to ask again." if by_touch(self.app) else "r asks again.")
             )
 
     def action_close(self) -> None:

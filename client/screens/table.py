@@ -23,6 +23,7 @@ from ..messages import Request
 from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
 from ..text.render import HAND_ORDERS, CardStyle, signed, sort_hand
+from ..touch import by_touch
 from ..widgets import (
     PORTRAIT,
     CentrePanel,
@@ -48,6 +49,14 @@ LARGE = (140, 44)
 BIG_HAND = (100, 30)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
+#: From this many rows an upright table has room for the log (the App's `-tall`), which keeps
+#: at least LOG_LEAST rows (its border and three lines) under a table sized to its cards.
+TALL = 40
+LOG_LEAST = 5
+#: The rows the top line is counted as on an upright table (the turn's message on two, the
+#: table's name and hand on the third): a message on fewer rows gives the log a row rather
+#: than the table a new size, so the hand does not move under a finger from turn to turn.
+TOP_LINE_ROWS = 3
 
 #: For this long after the end-of-hand window closed by itself, enter and escape (pressed to
 #: close it) are let go without a word.
@@ -134,7 +143,7 @@ class TableScreen(Screen[None]):
                     disabled=True,
                 )
         # (A touch screen's keys are buttons: the same bar, drawn for a finger.)
-        yield (TouchKeyBar if getattr(self.app, "touch", False) else KeyBar)(id="keys")
+        yield (TouchKeyBar if by_touch(self.app) else KeyBar)(id="keys")
 
     def on_resize(self, event: events.Resize) -> None:
         """A narrow terminal (under PORTRAIT columns) stacks the panels; from BIG_HAND the
@@ -153,6 +162,7 @@ class TableScreen(Screen[None]):
         if status.wrap != portrait:
             status.wrap = portrait
             status.refit()
+        self.call_after_refresh(self._fit_upright)
         large = width >= LARGE[0] and height >= LARGE[1]
         if large == self.has_class("-large"):
             return
@@ -161,6 +171,31 @@ class TableScreen(Screen[None]):
         self.query_one(CentrePanel).pile_shown = PILE_SHOWN if large else 0
         if self.state is not None:
             self._show_state(self.state)
+
+    def _fit_upright(self) -> None:
+        """Upright and tall enough for the log (under PORTRAIT columns, TALL rows and up):
+        the table's panel takes the rows its cards take, chosen for what the rest leaves
+        when the log keeps LOG_LEAST (the log takes the rows left: no panel left mostly
+        empty); else each panel as the style sheet says."""
+        centre = self.query_one(CentrePanel)
+        area = self.query_one(TableArea)
+        width, height = self.size
+        if not (0 < width < PORTRAIT and height >= TALL):
+            centre.budget = None
+            if area.styles.inline.has_rule("height"):
+                area.styles.height = None  # (the style sheet's again)
+            return
+        others = TOP_LINE_ROWS + sum(
+            self.query_one(f"#{name}").outer_size.height
+            for name in ("players-box", "hand-box", "keys", "chat")
+        )
+        centre.budget = max(3, height - others - LOG_LEAST - area.styles.gutter.height)
+
+    @on(CentrePanel.Sized)
+    def _table_sized(self, event: CentrePanel.Sized) -> None:
+        area = self.query_one(TableArea)
+        if self.query_one(CentrePanel).budget is not None:
+            area.styles.height = event.rows + area.styles.gutter.height
 
     def on_mount(self) -> None:
         # The table flows down from the App's reactives: each is drawn now and on every change.
@@ -207,6 +242,7 @@ class TableScreen(Screen[None]):
         log.log_lines = state.log
         self._status()
         self.refresh_keys()
+        self.call_after_refresh(self._fit_upright)  # (the players may have come or gone)
         stack = self.app.screen_stack
         question = stack[-1] if stack else None
         if isinstance(question, DropModal) and question.asked_at != self._moment():
@@ -277,7 +313,7 @@ class TableScreen(Screen[None]):
             legal=self.legal(),
             cursor=hand.card_under_cursor,
             ascii_only=self.card_style.ascii,
-            touch=getattr(self.app, "touch", False),
+            touch=by_touch(self.app),
         )
         self.query_one(StatusBar).status = Status(self.state, message)
 

@@ -211,7 +211,7 @@ def pile_block(
     pile: Pile, names: Sequence[str], style: CardStyle, size: CardSize, width: int
 ) -> list[Text] | None:
     """The stock as a card back and the discard pile face up, with their words at the right
-    (`Stock: 29`, `Discard: Q♠`, `4 in the pile`), or on a line under them where `width` is
+    (`Stock: 29`, `Discard: Q♠`, `4 in the pile`), or on lines under them where `width` is
     short of room beside them; the pile's last cards fanned, the top at the right, each with
     who threw it under it, as many as fit `width`. None where even the two cards and their
     words, or fewer than `pile.least` of its last cards, do not fit."""
@@ -225,9 +225,8 @@ def pile_block(
     shown = list(pile.last) if known else [] if pile.top is None else [(pile.top, None)]
     least = pile.least if known else 1
     beside = max(len(word) for word in words) + 2
-    line = "   ".join(words)
     for room, under in ((width - beside, False), (width, True)):
-        if under and len(line) > width:
+        if under and beside - 2 > width:
             return None
         fits = max(0, (room - size.step - 4) // size.step)  # (the stock, gaps, edges)
         fanned = shown[len(shown) - min(fits, len(shown)) :]
@@ -257,5 +256,16 @@ def pile_block(
         marks = [(i, who(seat)) for i, (_, seat) in enumerate(fanned)]
         rows.append(Text(" " * (size.step + 3)).append_text(marks_row(marks, size.step)))
     if under:
-        rows.append(Text(line))
+        rows += [Text(line) for line in packed(words, width)]
     return rows
+
+
+def packed(words: Sequence[str], width: int, gap: int = 3) -> list[str]:
+    """`words` on as few lines of `width` cells as hold them, `gap` apart, in order."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + gap + len(word) <= width:
+            lines[-1] += " " * gap + word
+        else:
+            lines.append(word)
+    return lines

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from tonk.shared.game.actions import Event
 from tonk.shared.game.cards import Card, Suit
@@ -28,6 +29,8 @@ FOUR_COLOURS = {
 #: A card's frame: its corners, edges, and where two cards side by side meet (top, bottom).
 BOX = {"tl": "╭", "tr": "╮", "bl": "╰", "br": "╯", "h": "─", "v": "│", "tj": "┬", "bj": "┴"}
 ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|", "tj": "+", "bj": "+"}
+#: What stands between the parts of a line (the moves of a turn; the table, its rules...).
+DOT = " · "
 SPARK = "▁▂▃▄▅▆▇█"
 ASCII_SPARK = "_.-=^"
 
@@ -363,3 +366,22 @@ def fit_name(name: str, column: int, ascii_only: bool = False) -> str:
     if len(name) <= column:
         return name.ljust(column)
     return name[: column - 1] + ("." if ascii_only else "…")
+
+
+def broken_at_dots(line: Text, width: int) -> list[Text]:
+    """`line` as rows of `width` cells, broken between its parts (after a ` ·`) rather than
+    inside one (`k drop` on one row, `at 36` on the next); a part wider than a row is left
+    to wrap at its spaces. Each row keeps the line's styles; with no width known, one row."""
+    plain = line.plain
+    cuts: list[int] = []
+    row_start = part_start = 0
+    for part in plain.split(DOT):
+        part_end = part_start + len(part)
+        if part_start > row_start and cell_len(plain[row_start:part_end]) > width > 0:
+            cuts.append(part_start)
+            row_start = part_start
+        part_start = part_end + len(DOT)
+    rows = list(line.divide(cuts))
+    for row in rows[:-1]:
+        row.rstrip()
+    return rows

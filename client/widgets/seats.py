@@ -16,6 +16,7 @@ from tonk.shared.game.words import plural
 
 from ..model.state import TableState
 from ..text.render import CardStyle
+from ..touch import by_touch
 from .lines import LineWidget
 from .table import CentrePanel, seat_marks, waiting_lines
 
@@ -49,7 +50,9 @@ def card_backs(cards: int, ascii_only: bool = False) -> Text:
     return Text(" ".join(["#" if ascii_only else "▒"] * cards), style="blue")
 
 
-def seat_block(state: TableState, seat: int, ascii_only: bool = False) -> list[Text]:
+def seat_block(
+    state: TableState, seat: int, ascii_only: bool = False, touch: bool = False
+) -> list[Text]:
     """One seat in its place: the turn's mark, the name and the dealer; the cards held, face
     down, and how many; its marks (hit-locked, a bot, away, lost the link and how long until
     it is played for); and its last move of the hand."""
@@ -57,7 +60,7 @@ def seat_block(state: TableState, seat: int, ascii_only: bool = False) -> list[T
     if player is None:
         return []
     view = state.view
-    to_play, marks = seat_marks(state, player, listed=False)
+    to_play, marks = seat_marks(state, player, listed=False, touch=touch)
     head = Text(("> " if ascii_only else "▶ ") if to_play else "  ")
     head.append(state.names(me_as_you=False)[seat], style="bold" if to_play else "")
     if view is not None and view.dealer == seat:
@@ -88,7 +91,8 @@ class SeatBlock(LineWidget):
         self.centred = place in ACROSS
 
     def show(self, state: TableState, seat: int | None) -> None:
-        self.set_lines([] if seat is None else seat_block(state, seat, self.ascii_only))
+        touch = by_touch(self.app)
+        self.set_lines([] if seat is None else seat_block(state, seat, self.ascii_only, touch))
 
     def render_rows(self, lines: Sequence[Text], width: int) -> list[Strip]:
         rows = super().render_rows(lines, width)

@@ -12,6 +12,7 @@ from tonk.shared.game.words import amount_text, plural
 from tonk.shared.records import record
 
 from ..model.state import TableState
+from ..text.render import DOT, broken_at_dots
 from .lines import LineWidget
 
 
@@ -66,17 +67,18 @@ class StatusBar(LineWidget):
         # The turn matters more than the table: the rules and the stake give way first when
         # the message needs the room, then the table's name, the hand and the stakes' multiple.
         parts = list(self._parts)
-        right = Text(" · ".join(parts))
+        right = Text(DOT.join(parts))
         for drop in (index for index in _GIVING_WAY if index < len(parts)):
             if left.cell_len + 2 + right.cell_len <= width:
                 break
             parts[drop] = ""
-            right = Text(" · ".join(part for part in parts if part))
+            right = Text(DOT.join(part for part in parts if part))
         parts = [part for part in parts if part]
         if self.wrap and (not parts or left.cell_len + 2 + right.cell_len > width):
             # (A narrow screen: the message whole, on as many rows as it takes, and the
-            # table's name, rules, stake and hand under it.)
-            self.set_lines([left, Text(" · ".join(self._parts), style="dim")])
+            # table's name, rules, stake and hand under it; each broken between its parts.)
+            table = Text(DOT.join(self._parts), style="dim")
+            self.set_lines([*broken_at_dots(left, width), *broken_at_dots(table, width)])
             return
         room = width - (right.cell_len + 2 if parts else 0)
         left.truncate(room, overflow="ellipsis", pad=True)
@@ -98,6 +100,8 @@ def hand_words(number: int, hands: int | None) -> str:
 
 #: What the status line says while our seat is played for us.
 AWAY = "You are away: your turns are played for you. Press any key to come back."
+#: The same on a touch screen (the key bar's Back button).
+AWAY_TOUCH = "You are away: your turns are played for you. Tap Back to come back."
 
 
 def turn_message(
@@ -118,7 +122,7 @@ def turn_message(
         return f"Play is paused: {state.paused}"
     me = state.player(state.seat) if state.seat is not None else None
     if me is not None and me.away:
-        return AWAY
+        return AWAY_TOUCH if touch else AWAY
     if view is None:
         return waiting_message(state) if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:
@@ -130,8 +134,8 @@ def turn_message(
     if view.my_turn:
         moves = moves_now(view, legal, cursor, ascii_only)
         if touch:
-            return f"Your turn{timer}: tap " + " · ".join(button for _, button in moves)
-        return f"Your turn{timer}: " + " · ".join(key for key, _ in moves)
+            return f"Your turn{timer}: tap " + DOT.join(button for _, button in moves)
+        return f"Your turn{timer}: " + DOT.join(key for key, _ in moves)
     name = state.names()[view.turn] if view.turn < len(state.players) else "?"
     line = f"{name} to play{timer}."
     if state.seat is not None and view.plays_next == state.seat:

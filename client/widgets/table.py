@@ -33,6 +33,7 @@ from ..text.render import (
     signed,
     spread_line,
 )
+from ..touch import by_touch
 from .lines import LineWidget
 
 #: How many of the discard pile's last cards are fanned with who threw each, where they fit,
@@ -62,7 +63,13 @@ class PlayersPanel(LineWidget):
     def watch_state(self, state: TableState | None) -> None:
         if state is not None:
             width = self.size.width
-            lines = player_lines(state, self.ascii_only, width=width, balances=self.balances)
+            lines = player_lines(
+                state,
+                self.ascii_only,
+                width=width,
+                balances=self.balances,
+                touch=by_touch(self.app),
+            )
             self.set_lines(lines or [Text("Nobody is seated yet.")])
 
     def refit(self) -> None:
@@ -78,12 +85,13 @@ def player_lines(
     now: float | None = None,
     width: int = 0,
     balances: bool = False,
+    touch: bool = False,
 ) -> list[Text]:
     """One line a seat; with `balances`, each player's balance at its end (as the ledger
-    says it: a narrow screen has no ledger beside the players)."""
+    says it: a narrow screen has no ledger beside the players); `touch`: see seat_marks."""
     # Your own name, as in the ledger and the chat, marked as you.
     names = state.names(me_as_you=False)
-    rows = [(player, *seat_marks(state, player)) for player in state.players]
+    rows = [(player, *seat_marks(state, player, touch=touch)) for player in state.players]
     owed = [signed(state.balances.get(player.name, 0)) for player in state.players]
     owed_wide = max((len(text) for text in owed), default=0) + 2 if balances else 0
     # The names in one column, as wide as the longest where the panel has room beside the
@@ -107,10 +115,13 @@ def player_lines(
     return lines
 
 
-def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tuple[bool, Text]:
+def seat_marks(
+    state: TableState, player: PlayerInfo, listed: bool = True, touch: bool = False
+) -> tuple[bool, Text]:
     """Whether the seat is to play, and what stands beside its name: in the players' list
     (`listed`), the dealer's `D`, the cards held and `bot` in columns (where the name does not
-    say it); marks for hit-locked, you, a player who lost the link or is away."""
+    say it); marks for hit-locked, you, a player who lost the link or is away (and, yourself
+    away, how to come back: any key, or on a touch screen, `touch`, the Back button)."""
     view = state.view
     seat = player.seat
     to_play = view is not None and view.phase is not Phase.ENDED and view.turn == seat
@@ -130,7 +141,7 @@ def seat_marks(state: TableState, player: PlayerInfo, listed: bool = True) -> tu
         rest.append(" disconnected", style="bold red")
     elif player.away and seat == state.seat:
         rest.append(" away", style="bold")
-        rest.append(" (any key)", style="dim")
+        rest.append(" (tap Back)" if touch else " (any key)", style="dim")
     elif player.away:
         rest.append(" away, played for", style="bold")
     return to_play, rest
@@ -243,10 +254,10 @@ class SpreadsPanel(LineWidget):
         shown.append(self._more(len(self.spreads) - count))
         return shown
 
-    @staticmethod
-    def _more(more: int) -> Text:
+    def _more(self, more: int) -> Text:
         spreads = "spreads" if more != 1 else "spread"
-        return Text(f"+{more} more {spreads}: h lists them on your turn")
+        lists = "Hit lists" if by_touch(self.app) else "h lists"
+        return Text(f"+{more} more {spreads}: {lists} them on your turn")
 
     def whole_text(self, height: int) -> tuple[list[Text], int] | None:
         """The spreads as text and the rows they take, where each is written whole on a row
@@ -290,6 +301,17 @@ class CentrePanel(Vertical):
 
     #: The table (set by the screen; each row redrawn as far as it changed).
     state: var[TableState | None] = var(None, init=False, always_update=True)
+    #: The rows the panel may take, where the screen sizes it to what it draws (an upright
+    #: screen's: the log takes the rest); None: its own height. The cards are chosen for
+    #: these rows, and the screen told the rows they take (`Sized`).
+    budget: var[int | None] = var(None, init=False)
+
+    class Sized(Message):
+        """The rows the pile and the spreads take, as drawn for the panel's budget."""
+
+        def __init__(self, rows: int) -> None:
+            super().__init__()
+            self.rows = rows
 
     def __init__(self, style: CardStyle, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -297,6 +319,8 @@ class CentrePanel(Vertical):
         self.pile_shown = 0  # how many discards the text lists with who threw them (0: none)
         #: The sizes drawn now (the pile's, the spreads'; None: as text) and the pile fanned.
         self.chosen: tuple[CardSize | None, CardSize | None, bool] = (None, None, False)
+        self.taken = 0  # the rows the pile and the spreads take as drawn now
+        self._told: int | None = None  # the rows the screen was told last (None: not sized)
 
     def compose(self) -> ComposeResult:
         yield LineWidget(wrap=True, id="pile")
@@ -305,8 +329,12 @@ class CentrePanel(Vertical):
     def watch_state(self, state: TableState | None) -> None:
         self.fit_cards()
 
-    def on_resize(self) -> None:
+    def watch_budget(self) -> None:
         self.fit_cards()
+
+    def on_resize(self) -> None:
+        if self.budget is None:  # (sized to what it draws: drawn already for its budget)
+            self.fit_cards()
 
     def fit_cards(self) -> None:
         """Draw the pile and the spreads with cards of one size, the largest they fit at with
@@ -322,13 +350,15 @@ class CentrePanel(Vertical):
         if view is None:
             pile.set_lines([Text("No hand dealt yet.")])
             spreads.show(None, [])
+            self._sized(1)
             return
         names = state.names()
         seats = sorted(p.seat for p in state.players)
         me = state.seat if state.seat in seats else (seats[0] if seats else 0)
         order = [s for s in seats if s >= me] + [s for s in seats if s < me]
         spreads.spreads, spreads.names, spreads.order = view.spreads, names, tuple(order)
-        width, height = self.size.width, self.size.height
+        width = self.size.width
+        height = self.size.height if self.budget is None else self.budget
         followed = bool(state.pile) and state.pile[-1][0] == view.discard_top
         last = state.pile[-PILE_FAN:] if followed else ()
         fanned = Pile(
@@ -345,6 +375,7 @@ class CentrePanel(Vertical):
             ]
             candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
             laid: dict[CardSize, list[Text] | None] = {}
+            chosen: tuple[CardSize | None, CardSize | None, bool]
             for pile_size, pile_seen, spread_size in candidates:
                 rows = (
                     text_pile
@@ -359,7 +390,8 @@ class CentrePanel(Vertical):
                     # In words, each spread whole on a row, in the rows the pile leaves.
                     text = spreads.whole_text(height - taken)
                     if text is not None:
-                        self._draw(rows, (pile_size, None, pile_seen is fanned), text[1])
+                        chosen = (pile_size, None, pile_seen is fanned)
+                        self._draw(rows, chosen, text[1], taken + text[1])
                         return
                     continue
                 if spread_size not in laid:
@@ -373,28 +405,42 @@ class CentrePanel(Vertical):
                 if not view.spreads:
                     need = max(need, spread_size.rows + 1)
                 if taken + need <= height:
-                    self._draw(rows, (pile_size, spread_size, pile_seen is fanned), need)
+                    chosen = (pile_size, spread_size, pile_seen is fanned)
+                    self._draw(rows, chosen, need, taken + max(len(cards), 1))
                     return
-        self._draw(text_pile, (None, None, False))
+        self._draw(text_pile, (None, None, False), taken=height)
 
     def _draw(
         self,
         rows: list[Text],
         chosen: tuple[CardSize | None, CardSize | None, bool],
         spread_rows: int = 0,
+        taken: int = 0,
     ) -> None:
         """Show the pile's `rows` and the spreads at the size `chosen`; cards in the middle
-        of the panel, across and (with the spreads' `spread_rows`) down."""
+        of the panel, across and (with the spreads' `spread_rows`) down; `taken`: the rows
+        the two take (the screen told them, where it sizes the panel to them)."""
         self.chosen = chosen
         pile = self.query_one("#pile", LineWidget)
         spreads = self.query_one("#spreads", SpreadsPanel)
         if chosen[0] is not None:
             width, height = self.size.width, self.size.height
-            above = max(0, (height - len(rows) - spread_rows) // 2)
+            above = max(0, (height - len(rows) - spread_rows) // 2) if self.budget is None else 0
             rows = [*([Text()] * above), *centred(rows, width)]
         pile.set_lines(rows)
         spreads.size_ = chosen[1]
         spreads.set_lines(spreads.fitted())
+        self._sized(taken)
+
+    def _sized(self, taken: int) -> None:
+        """The rows drawn now are `taken`: the screen is told, where it sizes the panel (and
+        the rows it was told last were others)."""
+        self.taken = taken
+        told = taken if self.budget is not None else None
+        if told != self._told:
+            self._told = told
+            if told is not None:
+                self.post_message(self.Sized(told))
 
     def pile_text(self, state: TableState) -> list[Text]:
         """The stock and the discard as a line of text (`Stock: 29   Discard: Q♠`), and on a

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from ..touch import by_touch
+
 #: Under this many columns the table is laid out upright (a phone held upright, a narrow
 #: pane): its panels stacked, each screen marked `-portrait` (the App's breakpoints), the
 #: end-of-hand window's table narrower.
@@ -28,8 +30,13 @@ class TooSmall(Static):
 
     def update_text(self) -> None:
         width, height = self.app.size
+        # (On a touch screen there is no key to press, and nothing to tap till it fits.)
+        way = (
+            "Turn the phone, or make the window larger."
+            if by_touch(self.app)
+            else "Make the window larger, or press q to leave."
+        )
         self.update(
             f"Terminal too small: {width}x{height}.\n\n"
-            f"tonk needs at least {self.MIN_WIDTH}x{self.MIN_HEIGHT}.\n"
-            "Make the window larger, or press q to leave."
+            f"tonk needs at least {self.MIN_WIDTH}x{self.MIN_HEIGHT}.\n{way}"
         )

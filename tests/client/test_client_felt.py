@@ -113,14 +113,14 @@ def test_the_pile_fans_as_many_discards_as_fit_with_who_threw_each() -> None:
     # A pile not followed from the deal: its top alone, nobody named.
     rows = plain(pile_block(Pile(29, parse_card("Qs"), 3), NAMES, CardStyle(), SMALL, 60) or [])
     assert len(rows) == 3 and "│ Q♠│" in rows[1]
-    assert pile_block(pile, NAMES, CardStyle(), SMALL, 20) is None
+    assert pile_block(pile, NAMES, CardStyle(), SMALL, 12) is None
 
 
 def test_a_pile_that_must_fan_its_last_three_is_not_drawn_where_fewer_fit() -> None:
     last = ((parse_card("7d"), None), (parse_card("Jd"), 2), (parse_card("Qs"), 3))
     pile = Pile(29, parse_card("Qs"), 3, last, least=3)
-    assert pile_block(pile, NAMES, CardStyle(), SMALL, 36) is not None
-    assert pile_block(pile, NAMES, CardStyle(), MEDIUM, 36) is None  # (one would fit)
+    assert pile_block(pile, NAMES, CardStyle(), SMALL, 26) is not None
+    assert pile_block(pile, NAMES, CardStyle(), MEDIUM, 26) is None  # (two would fit)
 
 
 def test_short_of_room_beside_the_pile_its_words_go_under_it() -> None:
@@ -129,3 +129,6 @@ def test_short_of_room_beside_the_pile_its_words_go_under_it() -> None:
     rows = plain(pile_block(pile, NAMES, CardStyle(), MEDIUM, 40) or [])
     assert rows[1] == "│▒▒▒▒▒│  │7♦   │J♦   │Q♠   │"
     assert rows[-2:] == ["          up    Bix   Cleo", "Stock: 29   Discard: Q♠   3 in the pile"]
+    # Narrower, on as many lines as they take, a word whole on each.
+    rows = plain(pile_block(pile, NAMES, CardStyle(), MEDIUM, 36) or [])
+    assert rows[-2:] == ["Stock: 29   Discard: Q♠", "3 in the pile"], rows

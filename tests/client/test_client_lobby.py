@@ -741,17 +741,52 @@ async def test_every_options_explanation_fits_the_form_at_80x24(tmp_path: Path) 
                 assert f"{name}:" in shown, name  # the explanation is shown, if shortened
 
 
-def test_the_players_column_is_cut_with_an_ellipsis_to_fit_the_screen() -> None:
-    from tonk.client.screens.lobby import fit_last_column
+def test_a_long_row_wraps_its_name_and_players_to_fit_the_screen_and_cuts_nothing() -> None:
+    from tonk.client.screens.lobby import lobby_layout
 
     people = "Bartholomew, Maximiliana, Konstantin + 1 bot"
-    rows = {"1": ("1", "Friday", "classic", "1 chip", "4/4", "playing, your seat", "0", people)}
-    (cells,) = fit_last_column(rows, 79).values()
-    widths = [max(len(h), len(c)) + 2 for (_, h), c in zip(LOBBY_COLUMNS, cells, strict=True)]
+    cells = ("1", "Friday night", "classic", "1 chip", "4/4", "playing, your seat", "0", people)
+    rows = {"1": cells}
+    shown, laid = lobby_layout(rows, 79)
+    assert shown == tuple(range(len(LOBBY_COLUMNS)))  # (80 columns and up: every column)
+    widths = [
+        max(len(h), *(len(line) for line in c.split("\n"))) + 2
+        for (_, h), c in zip(LOBBY_COLUMNS, laid["1"], strict=True)
+    ]
     assert sum(widths) <= 79, widths
-    assert cells[-1].endswith("…") and people.startswith(cells[-1][:-1]), cells[-1]
-    # With room, the cell is whole.
-    assert fit_last_column(rows, 200) == rows
+    # On more rows, whole (a word longer than the room broken where it must be).
+    assert "".join(laid["1"][-1].split()) == "".join(people.split())
+    # With room, the row is as it was.
+    assert lobby_layout(rows, 200) == (shown, rows)
+
+
+async def test_the_lobby_at_40_columns_fits_without_a_sideways_scroll_and_cuts_nothing(
+    tmp_path: Path,
+) -> None:
+    """An upright phone's lobby: the title on two rows, the list without the columns it has
+    no room for (what they say is under it, for the table chosen), a long name on two rows,
+    and every key on the key bar's two rows."""
+    async with start_server(tmp_path) as server:
+        ada = await NetClient.connect(server.port, "Ada")
+        await ada.send({"type": "create_table", "name": "The long kitchen table", "seats": 4})
+        await ada.expect("seated")
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(40, 24)) as pilot:
+            grid = app.lobby.query_one(DataTable)
+            await wait_for(pilot, lambda: grid.row_count == 1, "the list of tables")
+            await pilot.pause()
+            assert grid.virtual_size.width <= grid.scrollable_content_region.width
+            assert grid.max_scroll_x == 0
+            text = "\n".join(screen_lines(app))
+            assert "playing as Tester" in text and "127.0.0.1" in text, text
+            assert "…" not in text
+            assert re.search(r"The long +\d/4 +Ada", text) and "kitchen table" in text, text
+            assert "The long kitchen table: classic · 1 chip · waiting · 0 watching" in " ".join(
+                line.strip() for line in text.splitlines()
+            ), text
+            for key in ("n New table", "w Watch", "s Standings", "? Help", "q Quit"):
+                assert key in text, text
+        await ada.close()
 
 
 @pytest.mark.e2e

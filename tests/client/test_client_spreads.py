@@ -88,6 +88,9 @@ async def test_more_spreads_than_rows_go_two_a_line_then_say_how_many_more() -> 
         assert rows[-1] == "+4 more spreads: h lists them on your turn"
         for row in rows[:-1]:
             assert row[0].isdigit()  # every row a spread's start: no hit on a row of its own
+        # On a touch screen, the button to tap.
+        app.config.touch = True
+        assert panel._more(4).plain == "+4 more spreads: Hit lists them on your turn"
 
 
 @pytest.mark.parametrize("size", [(40, 30), (44, 28)], ids=str)

@@ -18,6 +18,7 @@ from textual.widgets._footer import FooterKey
 from tonk.client.dialogs import StandingsScreen
 from tonk.client.messages import Request
 from tonk.client.model.reports import RematchChanged, SessionEnded
+from tonk.client.widgets.screenkeys import ScreenButtons
 from tonk.shared.wire import messages as m
 
 STANDINGS = (("Ann", 3), ("Ada (bot)", 0), ("Bob", -3))
@@ -179,3 +180,26 @@ async def test_a_spectator_s_key_bar_offers_no_rematch_answer() -> None:
         assert "r" not in footer_keys(app) and "n" not in footer_keys(app)
         assert "(you)" not in text(app)
         await no_answer_asked(app, pilot, text(app), "You are watching")
+
+
+class TouchStandings(Standings):
+    """The screen on a touch screen (the web door's page on a phone)."""
+
+    touch = True
+
+
+async def test_on_a_touch_screen_the_standings_say_tap_and_answer_by_buttons() -> None:
+    app = TouchStandings(StandingsScreen(ended(), "Bob"))
+    async with app.run_test(size=(40, 30)) as pilot:
+        await pilot.pause()
+        words = text(app)
+        assert "tap Rematch or No rematch" in words, words
+        for key_words in ("r says yes", "r: rematch", "enter:", "q: quit"):
+            assert key_words not in words, words
+        assert not footer_keys(app)  # (no footer of keys: buttons)
+        bar = app.standings.query_one(ScreenButtons)
+        named = [entry.description for entry in bar.entries]
+        assert named == ["Rematch", "No rematch", "History", "Back", "Quit"], named
+        row, start, end = next((n, s, e) for n, s, e, key in bar._buttons if key == "r")
+        await pilot.click(ScreenButtons, offset=((start + end) // 2, row * 3))
+        await wait_for(pilot, lambda: app.requests == [m.Rematch(True)], "the rematch asked")

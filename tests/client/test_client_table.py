@@ -251,6 +251,9 @@ def test_the_status_line_says_what_you_may_do_and_whose_turn_it_is() -> None:
     assert turn_message(_state(_view(turn=1), away=True)) == (
         "You are away: your turns are played for you. Press any key to come back."
     )
+    assert turn_message(_state(_view(turn=1), away=True), touch=True) == (
+        "You are away: your turns are played for you. Tap Back to come back."
+    )
     ended = _state(_view(phase="ended", hand="Ks"))
     assert turn_message(ended).startswith("The hand is over")
     assert _view().phase is Phase.START
@@ -423,6 +426,8 @@ def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     assert [line.plain for line in player_lines(given)][2] == "  Bob       D 5 cards bot"
     ascii_lines = [line.plain for line in player_lines(state, ascii_only=True)]
     assert ascii_lines[0].startswith("> Kim")
+    # On a touch screen, the way back is a button, not a key.
+    assert player_lines(state, touch=True)[0].plain.endswith("away (tap Back)")
 
 
 async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:

@@ -4,6 +4,7 @@ server on loopback, dealt from a stacked deck."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -17,13 +18,15 @@ from clientkit import (
     wait_for,
 )
 from netclient import start_server
+from textual.app import App
 from textual.pilot import Pilot
 from tonk.client.dialogs import DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.dialogs.confirm import TapHint
 from tonk.client.dialogs.taps import TapButtons
-from tonk.client.screens import TableScreen
+from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.text.render import CARD_WIDTH
 from tonk.client.widgets import HandView, KeyBar, StatusBar
+from tonk.client.widgets.screenkeys import ScreenButtons
 from tonk.client.widgets.touchkeys import TouchKeyBar
 from tonk.shared.game.cards import format_cards, parse_card
 
@@ -161,3 +164,44 @@ async def test_a_touch_screens_table_says_tap_shows_buttons_and_throws_the_card_
 
 def status_text(status: StatusBar) -> str:
     return status.message
+
+
+async def test_a_touch_screens_lobby_help_and_too_small_notice_name_taps_not_keys(
+    tmp_path: Path,
+) -> None:
+    """Upright on a phone: the lobby's keys are buttons named by what they do, its help lists
+    what to tap (the table's help, the table's buttons), and the "too small" notice names no
+    key to press."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state")
+        app.config.touch = True
+        async with app.run_test(size=(40, 30)) as pilot:
+            await screen_shown(pilot, LobbyScreen, "the lobby")
+            await pilot.pause()
+            shown = screen_text(app)
+            assert "New table" in shown and "Standings" in shown and "Quit" in shown, shown
+            assert "n New table" not in shown and "q Quit" not in shown, shown
+            assert "tap New table to create one" in " ".join(shown.split()), shown
+            bar = app.screen.query_one(ScreenButtons)
+            await tap_button(pilot, bar, "question_mark", 2)
+            await screen_shown(pilot, HelpScreen, "the lobby's help")
+            await pilot.pause()
+            shown = screen_text(app)
+            assert "Taps and buttons in the lobby" in shown, shown
+            assert re.search(r"New table +create a table", shown), shown
+            assert "enter j" not in shown and "Keys" not in shown, shown
+            await tap_label(pilot, "Close")
+            await screen_shown(pilot, LobbyScreen, "the lobby again")
+            # Too small: nothing to press, the phone to turn.
+            await pilot.resize_terminal(30, 20)
+            await wait_for(pilot, lambda: "too small" in screen_text(app), "the notice")
+            shown = screen_text(app)
+            assert "press" not in shown and "Turn the phone" in shown, shown
+    # The table's help, on a touch screen: its buttons by name, not its keys.
+    help_screen = HelpScreen(None)
+    assert ("Discard", "discard the card under the cursor") in help_screen.taps
+    assert all(not tapped.startswith(("left", "1-6", "escape")) for tapped, _ in help_screen.taps)
+
+
+def screen_text(app: App[None]) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

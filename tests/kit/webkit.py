@@ -366,7 +366,7 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
     # takes none.)
     end = time.monotonic() + 30
     while True:
-        browser.tap_text("New table", after=browser.terminal_size()[1] - 3)  # (the footer)
+        tap_button(browser, "New table")
         try:
             browser.wait_for("Create a table", timeout=2)
             break
@@ -407,10 +407,15 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
 
 
 def tap_button(browser: Browser, label: str, row: int = 0) -> None:
-    """A tap on the key bar's button `label` (the bar is the last six rows at most), on `row` of
-    its three rows (-1 the top, 0 the middle where its words are, 1 the bottom): a button
-    takes a tap anywhere on it."""
-    column, middle = browser.find(f" {label} ", after=browser.terminal_size()[1] - 6)
+    """A tap on the key bar's button `label` (the bar is the last six rows at most: the lowest
+    row that names it, not a line above the bar that does), on `row` of its three rows (-1 the
+    top, 0 the middle where its words are, 1 the bottom): a button takes a tap anywhere on it."""
+    bar = browser.terminal_size()[1] - 6
+    column, middle = browser.find(f" {label} ", after=bar)
+    lines = browser.screen().split("\n")
+    lowest = max(n for n in range(middle, len(lines)) if f" {label} " in lines[n])
+    if lowest != middle:
+        column, middle = lines[lowest].index(f" {label} "), lowest
     browser.tap(column + 1, middle + row)
 
 

@@ -111,7 +111,9 @@ async def test_a_narrow_terminal_stacks_the_panels_and_cuts_nothing(tmp_path: Pa
     with client(tmp_path, (40, 30)) as term:
         await term.wait_for("Your turn: d draw")
         term.write("d")
-        screen = await term.wait_for("Your turn: x discard")
+        screen = await term.wait_until(
+            lambda s: "Your turn: x discard" in s and "8♠│" in s, "the 8♠ drawn, in the hand"
+        )
         rows = screen.splitlines()
 
         def row_of(text: str) -> int:
@@ -139,6 +141,60 @@ async def test_a_narrow_terminal_stacks_the_panels_and_cuts_nothing(tmp_path: Pa
         # Grown to 80 columns, the ledger and the log are beside the table again.
         term.resize(80, 30)
         await term.wait_for_all("Ledger", "Log and chat", "You drew 8♠")
+
+
+def panel_rows(screen: str, title: str) -> list[str]:
+    """The rows inside the panel titled `title` (between its border's top and foot); none
+    where it is not drawn whole."""
+    rows = screen.splitlines()
+    top = next((n for n, row in enumerate(rows) if f"╭─ {title}" in row), len(rows))
+    foot = next((n for n in range(top + 1, len(rows)) if rows[n].startswith("╰")), top)
+    return [row.strip("│ ") for row in rows[top + 1 : foot]]
+
+
+def mostly_empty(screen: str, title: str) -> bool:
+    """Whether half the rows inside the panel `title` or more are blank (or it is not
+    drawn)."""
+    rows = panel_rows(screen, title)
+    return not rows or 2 * sum(1 for row in rows if not row) >= len(rows)
+
+
+async def test_an_upright_phone_s_table_is_as_tall_as_its_cards_and_the_log_takes_the_rest(
+    tmp_path: Path,
+) -> None:
+    """At 40x50 (a phone held upright) the table's panel is not left half empty below its
+    cards: it is as tall as they are, and grows as spreads are laid; the log takes the rows
+    left under the hand."""
+    with client(tmp_path, (40, 50)) as term:
+        screen = await term.wait_until(
+            lambda s: "Your turn: d draw" in s and not mostly_empty(s, "Table"),
+            "a table panel filled by its cards",
+        )
+        assert "▒▒▒│" in screen and "Log and chat" in screen
+        rows = screen.splitlines()
+        assert [n for n, row in enumerate(rows) if "╭─ Log and chat" in row] > [
+            n for n, row in enumerate(rows) if "╭─ Your hand" in row
+        ]
+        await play_a_spread_and_a_hit(term)
+        screen = await term.wait_until(
+            lambda s: (
+                spread_drawn(s, "5♠ 6♠ 7♠ 8♠", "1 Your run", {"8♠": "+You"})
+                and not mostly_empty(s, "Table")
+            ),
+            "the spread as cards in a table panel filled by its cards",
+        )
+        assert "Log and chat" in screen and "Terminal too small" not in screen
+
+
+async def test_a_narrow_top_line_breaks_between_the_moves_not_inside_one(
+    tmp_path: Path,
+) -> None:
+    with client(tmp_path, (45, 30)) as term:
+        screen = await term.wait_for("Your turn: d draw")
+        top = screen.splitlines()[:4]
+        for move in ("Your turn: d draw", "p pick up 9♣", "k drop at 36"):
+            assert any(move in row for row in top), top
+        assert any("Practice · classic · 1 chip · hand 1" in row for row in top), top
 
 
 async def test_five_seats_at_80x24_keep_the_compact_text_where_cards_do_not_fit(

@@ -232,11 +232,10 @@ def test_the_font_is_sized_for_each_window_and_the_layout_it_suits(
                 assert size >= PHONE_TEXT, where
                 assert 40 <= cols <= 48, where
                 assert 3 * cell_height >= FINGER, where
-                narrowest = TooSmall.MIN_WIDTH
-                if cols < narrowest:  # (until the client has its portrait layout)
-                    browser.wait_for(f"Terminal too small: {cols}x{rows}")
-                else:
-                    browser.wait_for("lobby")
+                assert cols >= TooSmall.MIN_WIDTH, where
+                # The upright lobby: its buttons all there (none scrolled out of sight).
+                shown = browser.wait_for("lobby", "New table", "Standings", "Help", "Quit")
+                assert "too small" not in shown, where
             else:
                 assert cols >= 80 and rows >= 24, where
                 browser.wait_for("lobby", "No.")  # (the tables' numbers' column)
@@ -516,10 +515,7 @@ def turn(browser: Browser, width: int, height: int) -> tuple[int, int]:
     browser.screen_as(width, height)
     cols, rows = browser.wait_fitted()
     if height > width:
-        assert 40 <= cols <= 48, (cols, rows)
-        if cols < TooSmall.MIN_WIDTH:  # (until the client has its portrait layout)
-            browser.wait_for(f"Terminal too small: {cols}x{rows}")
-            return cols, rows
+        assert TooSmall.MIN_WIDTH <= cols <= 48, (cols, rows)
     else:
         assert cols >= 80 and rows >= 24, (cols, rows)
     browser.wait_for("Your hand")
@@ -528,13 +524,26 @@ def turn(browser: Browser, width: int, height: int) -> tuple[int, int]:
     return cols, rows
 
 
+def tap_until_shown(browser: Browser, label: str, text: str) -> None:
+    """A tap on the key bar's button `label` until `text` is shown (a tap that comes while the
+    app lays a screen out for a new size is lost, as one while it starts can be)."""
+    for _ in range(3):
+        tap_button(browser, label)
+        try:
+            browser.wait_for(text, timeout=10)
+            return
+        except AssertionError:
+            pass
+    browser.wait_for(text)
+
+
 def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_a_tap(
     tmp_path: Path, chromium: SharedBrowser
 ) -> None:
     """A phone held sideways: a table made (the house rules looked at on the way), the
-    phone turned upright and back three times, a hand played by taps alone (upright, once the
-    client has its portrait layout), and help, the history and a hand's replay each closed by
-    a tap; its keyboard comes up only for the chat."""
+    phone turned upright and back three times, a hand played upright by taps alone, and help
+    (listing taps, not keys), the history and a hand's replay each closed by a tap; its
+    keyboard comes up only for the chat."""
     browser = chromium.fresh(1000, 700)
     with web_server(tmp_path) as server:
         browser.screen_as(844, 390)
@@ -542,38 +551,39 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
         browser.choose_name("Ada")
         browser.wait_for("lobby", "playing as Ada")
         assert keyboard_mode(browser) == "none"
+        # Upright in the lobby: its help and the standings across nights, each opened by its
+        # button and closed by a tap.
+        browser.screen_as(390, 844)
+        browser.wait_fitted()
+        tap_until_shown(browser, "Help", "Taps and buttons in the lobby")
+        browser.tap_text(" Close ")
+        browser.wait_gone("Taps and buttons")
+        tap_until_shown(browser, "Standings", "standings across nights")
+        tap_button(browser, "Back")
+        browser.wait_for("lobby", "New table")
+        browser.screen_as(844, 390)
+        browser.wait_fitted()
         create_a_table_by_taps(browser, house_rules=True)
         assert keyboard_mode(browser) == "none"
         for _ in range(3):
             turn(browser, 390, 844)
             turn(browser, 844, 390)
-        # The hand is played upright where the client has a layout for an upright phone's
-        # width, sideways where it has not (its narrowest is 80 columns).
-        upright = turn(browser, 390, 844)[0] >= TooSmall.MIN_WIDTH
-        if upright:
-            size, _, cell_height = browser.font()
-            assert size >= PHONE_TEXT and 3 * cell_height >= FINGER, (size, cell_height)
-        else:
-            turn(browser, 844, 390)
+        # The hand is played upright, text and targets a finger's size.
+        turn(browser, 390, 844)
+        size, _, cell_height = browser.font()
+        assert size >= PHONE_TEXT and 3 * cell_height >= FINGER, (size, cell_height)
         shown = browser.wait_for("Your hand")
         assert "Terminal too small" not in shown
 
-        # (A tap that comes while the app lays the table out for its new size is lost, as one
-        # while it starts can be: tapped again if nothing came of it.)
-        for _ in range(3):
-            tap_button(browser, "Help", -1)
-            try:
-                browser.wait_for("left right", " Close ", timeout=10)
-                break
-            except AssertionError:
-                pass
-        browser.wait_for("left right", " Close ")
+        tap_until_shown(browser, "Help", "Taps and buttons")
+        # On a phone the help lists what to tap and the buttons, not the keys.
+        shown = browser.wait_for("Taps and buttons", "a card", " Close ")
+        assert "left right" not in shown and "Keys" not in shown, shown
         browser.tap_text(" Close ")
-        browser.wait_gone("left right")
+        browser.wait_gone("Taps and buttons")
 
         assert play_a_hand_by_taps(browser)
-        if upright:  # (the history's button is in the wide key bar)
-            turn(browser, 844, 390)
+        turn(browser, 844, 390)  # (the history's button is in the wide key bar)
 
         tap_button(browser, "History", 1)
         browser.wait_for("the session's hands", "Back to the table")
