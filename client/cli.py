@@ -19,28 +19,8 @@ from tonk.shared.game.rules import PRESETS
 from tonk.shared.wire.protocol import DEFAULT_PORT
 
 from .app import ClientConfig, TonkApp
+from .recent import parse_address
 from .text.render import CardStyle
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """`host:port`, `host` (DEFAULT_PORT), `[::1]:port`; raises ValueError with a reason."""
-    text = text.strip()
-    if not text:
-        raise ValueError("an empty address")
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port_text = rest.removeprefix(":")
-    elif text.count(":") == 1:
-        host, _, port_text = text.partition(":")
-    else:
-        host, port_text = text, ""
-    if not host:
-        raise ValueError(f"no host in {text!r}")
-    if not port_text:
-        return host, DEFAULT_PORT
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise ValueError(f"{port_text!r} is not a port number (1-65535)")
-    return host, int(port_text)
 
 
 def parse_bots(text: str) -> tuple[int, tuple[str, ...]]:

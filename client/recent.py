@@ -1,7 +1,7 @@
 """The servers this account has joined, newest first, for the start screen: `recent.json` in
 the client's state folder (beside the seat tokens), a handful of entries, read and written
 whole. A file that cannot be read or written is taken as empty and left alone: the list is a
-convenience, never a reason not to play."""
+convenience, never a reason not to play. And a server's address as typed (`host:port`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from tonk.shared.wire.protocol import DEFAULT_PORT
 
 from .tokens import default_state_dir
 
@@ -63,3 +65,24 @@ def remember(address: str, name: str = "", state_dir: Path | None = None) -> Non
         temporary = path.with_name(f"{FILE}.{os.getpid()}")
         temporary.write_text(text, "utf-8")
         temporary.replace(path)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`host:port`, `host` (DEFAULT_PORT), `[::1]:port`; raises ValueError with a reason."""
+    text = text.strip()
+    if not text:
+        raise ValueError("an empty address")
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port_text = rest.removeprefix(":")
+    elif text.count(":") == 1:
+        host, _, port_text = text.partition(":")
+    else:
+        host, port_text = text, ""
+    if not host:
+        raise ValueError(f"no host in {text!r}")
+    if not port_text:
+        return host, DEFAULT_PORT
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"{port_text!r} is not a port number (1-65535)")
+    return host, int(port_text)

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from tonk.shared.wire.protocol import PROTOCOL_VERSION
 
 from .discovery import FoundServer, LanBrowser
-from .recent import RecentServer
+from .recent import RecentServer, parse_address
 from .terminal import AsciiOnly, NoColour
 from .text.render import CardStyle
 
@@ -187,8 +187,6 @@ class StartApp(App[Choice]):
         self._go(event.value)
 
     def _go(self, address: str, name: str = "") -> None:
-        from .cli import parse_address
-
         try:
             host, port = parse_address(address)
         except ValueError as exc:

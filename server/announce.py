@@ -15,8 +15,8 @@ import socket
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from tonk.shared.terms import SeatKind
 from tonk.shared.wire import discovery as dd
-from tonk.shared.wire.wire import SeatKind
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
@@ -191,3 +191,57 @@ class Announcer:
                 async with asyncio.timeout(3):
                     await self._zc.async_close()  # (unregisters: the goodbyes are sent)
             self._zc = None
+
+
+def address_port(address: str, port: int) -> str:
+    """`HOST:PORT` (an IPv6 address in brackets)."""
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
+def web_url(address: str, port: int) -> str:
+    """The web door's page at `address`."""
+    return f"http://{address_port(address, port)}/"
+
+
+def machine_addresses(hostname: str | None = None) -> list[str]:
+    """This machine's addresses, without sending anything: the one its default route leaves
+    from (a UDP socket's connect sends no packet), what its host name resolves to, and its
+    network interfaces' own; the LAN's first, loopback left out when there are others."""
+    found: list[str] = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        udp.connect(("10.255.255.255", 9))
+        found.append(udp.getsockname()[0])
+    with contextlib.suppress(OSError):
+        for *_, sockaddr in socket.getaddrinfo(
+            hostname or socket.gethostname(), None, type=socket.SOCK_STREAM
+        ):
+            found.append(str(sockaddr[0]))
+    found += interface_addresses()
+    return ordered(found)
+
+
+def ordered(addresses: Iterable[str]) -> list[str]:
+    """Each address once: IPv4 before IPv6, loopback and link-local left out when any other
+    is there (else loopback only)."""
+    seen: dict[str, ipaddress.IPv4Address | ipaddress.IPv6Address] = {}
+    for text in addresses:
+        with contextlib.suppress(ValueError):
+            address = ipaddress.ip_address(text.partition("%")[0])
+            if not address.is_unspecified:
+                seen.setdefault(str(address), address)
+    lan = [a for a, ip in seen.items() if not ip.is_loopback and not ip.is_link_local]
+    chosen = lan or [a for a, ip in seen.items() if ip.is_loopback] or ["127.0.0.1"]
+    return sorted(chosen, key=lambda a: seen[a].version if a in seen else 4)
+
+
+def listened_addresses(host: str | None) -> list[str]:
+    """Where friends reach the server: the host it listens on, or for every address
+    (0.0.0.0, ::) this machine's own."""
+    if host is None or host in EVERYWHERE:
+        return machine_addresses()
+    return [host]
+
+
+def web_page_url(host: str | None, port: int) -> str:
+    """The web door's page as `invite` tells it (and the television page's code shows)."""
+    return web_url(listened_addresses(host)[0], port)

@@ -24,6 +24,7 @@ from .config import MAX_BACKLOG, MIN_BACKLOG, Limits, ServerConfig, listen_backl
 from .connection import Connection, unlink_transport
 from .doors.door_names import DoorNames
 from .doors.door_starts import AppStarts
+from .errors import RequestError
 from .memory import Trimmer
 from .requests import Requests
 from .store import ports
@@ -34,7 +35,7 @@ from .tables.host import HostedTable
 from .tables.lobby import Lobby
 from .tables.rematch import open_rematch
 from .tables.seating import Seating
-from .tables.table import RequestError, Table, TableConfig
+from .tables.table import Table, TableConfig
 from .tables.timekeeping import CLOCK_TICK, LostTime, check_deadlines, housekeeping_tick
 
 # (The configuration is config.py's; its names are here too, where the server is.)
@@ -247,7 +248,7 @@ class TonkServer:
         if reason is not None:
             self.storage_fault = reason
             for table in list(self.tables.values()):
-                table.pause(reason)
+                table.store.pause(reason)
             return
         self.storage_fault = None
         for table in list(self.tables.values()):

@@ -16,14 +16,14 @@ from typing import Any
 
 from tonk.shared.bots.coach import NotADecision, advise_record
 from tonk.shared.game.hand import HandRecord
+from tonk.shared.terms import SeatKind
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.advice import Advice
-from tonk.shared.wire.wire import SeatKind
 
+from .errors import RequestError
 from .store import history
 from .tables.table import Table
-from .tables.table_core import RequestError
 
 
 def _advise(record: dict[str, Any], seat: int, at: int | None, seed: str) -> dict[str, Any]:
@@ -102,14 +102,14 @@ async def answer(
         raise RequestError(
             p.NO_COACH, "the coach looks at the decisions of players, not spectators"
         )
-    hand = table.hand
+    hand = table.play.hand
     if message.step is None:
         if people_besides(table, seat):
             raise RequestError(
                 p.NO_COACH,
                 "at a table with other people the coach looks only at hands that are over",
             )
-        if hand is None or hand.ended or message.hand != table.hand_number:
+        if hand is None or hand.ended or message.hand != table.session.hand_number:
             raise RequestError(p.NO_HAND, f"hand {message.hand} is not being played", "hand")
         if hand.turn != seat:
             raise RequestError(p.NO_COACH, "it is not your turn: there is nothing to weigh yet")

@@ -19,13 +19,14 @@ from tonk.shared.wire.handlers import Handlers
 
 from . import coach
 from .connection import Connection
+from .errors import RequestError
 from .store import history
 from .store import store as st
 from .store.standings import BadPeriod, StandingsReader, period_of
 from .tables.host import TableHost
 from .tables.lobby import Lobby
 from .tables.seating import Seating
-from .tables.table import CLOSED, FINISHED, RequestError, Table
+from .tables.table import CLOSED, FINISHED, Table
 from .tables.table_options import given, table_config
 
 log = logging.getLogger("tonk.server")
@@ -139,7 +140,7 @@ class Requests:
     @handles(*get_args(m.ActionRequest))
     def _action(self, conn: Connection, message: m.ActionRequest) -> Awaitable[None]:
         # The table's coroutine, handed on: one coroutine fewer on every action.
-        return self._at_table(conn).act(conn, message)
+        return self._at_table(conn).play.act(conn, message)
 
     @handles(m.ListTables)
     async def _list_tables(self, conn: Connection, message: m.ListTables) -> None:
@@ -158,7 +159,7 @@ class Requests:
     async def _sit(self, conn: Connection, message: m.Sit) -> None:
         self._in_lobby(conn)
         self.host.require_storage()
-        await self._table(message.table).sit(conn, given(message.seat), message.stake)
+        await self._table(message.table).seats.sit(conn, given(message.seat), message.stake)
 
     @handles(m.Resume)
     async def _resume(self, conn: Connection, message: m.Resume) -> None:
@@ -167,7 +168,7 @@ class Requests:
         at = self.host.seating.table_of(conn)
         if at is None or at.id != message.table or self.host.seating.seat_of(conn) is None:
             self._in_lobby(conn)
-        await self._table(message.table, returning=True).resume(conn, message.token)
+        await self._table(message.table, returning=True).seats.resume(conn, message.token)
 
     @handles(m.Watch)
     async def _watch(self, conn: Connection, message: m.Watch) -> None:
@@ -175,7 +176,7 @@ class Requests:
         at = self.host.seating.table_of(conn)
         if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
             self._in_lobby(conn)
-        await self._table(message.table, watching=True).watch(conn)
+        await self._table(message.table, watching=True).seats.watch(conn)
 
     @handles(m.Leave)
     async def _leave(self, conn: Connection, message: m.Leave) -> None:
@@ -191,29 +192,29 @@ class Requests:
         self.host.require_storage()
         strategy = message.strategy or "easy"
         seat = given(message.seat)
-        await self._at_table(conn).add_bot(conn, strategy, seat, message.stake)
+        await self._at_table(conn).seats.add_bot(conn, strategy, seat, message.stake)
 
     @handles(m.RemoveBot)
     async def _remove_bot(self, conn: Connection, message: m.RemoveBot) -> None:
         self.host.require_storage()
-        await self._at_table(conn).remove_bot(conn, message.seat)
+        await self._at_table(conn).seats.remove_bot(conn, message.seat)
 
     @handles(m.Start)
     async def _start(self, conn: Connection, message: m.Start) -> None:
         self.host.require_storage()
-        await self._at_table(conn).start(conn)
+        await self._at_table(conn).seats.start(conn)
 
     @handles(m.Chat)
     async def _chat(self, conn: Connection, message: m.Chat) -> None:
-        await self._at_table(conn).chat(conn, message.text)
+        await self._at_table(conn).seats.chat(conn, message.text)
 
     @handles(m.DealValue)
     async def _deal_value(self, conn: Connection, message: m.DealValue) -> None:
-        self._at(conn, message.table).deal_value(conn, message)
+        self._at(conn, message.table).play.take_value(conn, message)
 
     @handles(m.Back)
     async def _back(self, conn: Connection, message: m.Back) -> None:
-        await self._at_table(conn).back(conn)
+        await self._at_table(conn).seats.back(conn)
 
     @handles(m.History)
     async def _history(self, conn: Connection, message: m.History) -> None:
@@ -269,11 +270,11 @@ class Requests:
     @handles(m.Rematch)
     async def _rematch(self, conn: Connection, message: m.Rematch) -> None:
         self.host.require_storage()
-        await self._at_table(conn).answer_rematch(conn, message.answer)
+        await self._at_table(conn).rematch.answer(conn, message.answer)
 
     @handles(m.PlayForNow)
     async def _play_for_now(self, conn: Connection, message: m.PlayForNow) -> None:
-        await self._at_table(conn).play_for_now(conn, message.seat)
+        await self._at_table(conn).away.play_for_now(conn, message.seat)
 
     @handles(m.TakeBotSeat)
     async def _take_bot_seat(self, conn: Connection, message: m.TakeBotSeat) -> None:
@@ -282,12 +283,12 @@ class Requests:
         if at is None or at.id != message.table or self.host.seating.seat_of(conn) is not None:
             self._in_lobby(conn)
         self.host.require_storage()
-        await self._table(message.table).take_bot_seat(conn, message.seat)
+        await self._table(message.table).away.take_bot_seat(conn, message.seat)
 
     @handles(m.SeatToBot)
     async def _seat_to_bot(self, conn: Connection, message: m.SeatToBot) -> None:
         self.host.require_storage()
-        await self._at_table(conn).seat_to_bot(conn, message.seat)
+        await self._at_table(conn).away.seat_to_bot(conn, message.seat)
 
     @handles(m.StandingsRequest)
     async def _standings(self, conn: Connection, message: m.StandingsRequest) -> None:
@@ -342,7 +343,7 @@ class Requests:
         )
         if sits:
             try:
-                await table.sit(conn, 0, creators_stake(config.rules, message.stake))
+                await table.seats.sit(conn, 0, creators_stake(config.rules, message.stake))
             except BaseException:
                 table.broadcast_table()  # listed as it is, the creator refused a seat
                 raise

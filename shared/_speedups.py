@@ -9,10 +9,13 @@ instead, and a test holds the two to the same result.
   per change, and a page or a `lobby` message is those bytes joined inside its map, the very
   frame `protocol.encode` makes of the message as a dict (the twin; a test holds the two).
 
-Two more live where they act, as they cannot move here: a suit hashed by identity, in C
-(game/cards.py, which this module imports: its dicts keyed by suit are built as it runs), and
-the records' code generator (records.py: the core's values, which this module imports, are
-records).
+Three more live where they act, as they cannot move here: a suit hashed by identity, in C
+(game/cards.py, which this module imports: its dicts keyed by suit are built as it runs), the
+records' code generator (records.py: the core's values, which this module imports, are
+records), and the hand's phases read under module names (`_START`, `_PLAY`, `_ENDED` in
+game/legality.py, which defines them and which this module imports, and in game/hand.py and
+game/view.py): 7.4% of tonk-sim's instructions a hand (BENCHMARKS.md, "Tricks outside the
+fence"). Every other enum member is read plainly (`SpreadKind.RUN`, `LinkState.OPEN`).
 
 Measured by taking each trick out alone from tonk-sim and counting its instructions a hand
 (BENCHMARKS.md, "Speed tricks, one at a time"): views through `SeatView(...)` cost 37% more,

@@ -16,9 +16,9 @@ from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
+from ..model.replay import board, step_logs, step_title
 from ..model.reports import HandReplayed
 from ..text.render import CardStyle
-from ..text.replay import board, step_logs, step_title
 from ..widgets import TooSmall
 from .taps import tapped_outside, way_out
 

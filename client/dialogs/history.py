@@ -18,8 +18,8 @@ from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys
 from ..messages import Request
+from ..model.replay import hand_entry, ledger_foot
 from ..model.reports import HistoryListed
-from ..text.replay import hand_entry, ledger_foot
 from ..touch import by_touch
 from ..widgets import TooSmall
 from .taps import tapped_outside, way_out

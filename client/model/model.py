@@ -26,9 +26,9 @@ from tonk.shared.wire.handlers import Handlers
 from ..logstore import KeptLog
 from ..tablerequest import TableRequest
 from ..text.render import CardStyle, ending_line, payment_lines, short_names
-from ..text.replay import names_by_step
 from ..tokens import SeatRecord, SeatTokens
 from .lobbylist import LobbyList, named
+from .replay import names_by_step
 from .reports import (
     Connected,
     HandEnded,

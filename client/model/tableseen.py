@@ -16,12 +16,6 @@ from .balances import Balances
 from .dealwatch import DealWatch
 from .state import LogLine, PlayerInfo, TableState
 
-# (Module names for the words read on every update: reading a member off an Enum class is slow
-# in Python 3.11.)
-_AWAY, _DISCONNECTED = m.SeatStatus.AWAY, m.SeatStatus.DISCONNECTED
-_BOT, _EMPTY = m.SeatKind.BOT, m.SeatKind.EMPTY
-_PLAYING = m.TableState.PLAYING
-
 
 @dataclass
 class TableSeen:
@@ -51,7 +45,7 @@ class TableSeen:
 
     def away(self, seat: int) -> bool:
         """Whether a seat is shown away (played for) in the last table map."""
-        return self.status(seat) is _AWAY
+        return self.status(seat) is m.SeatStatus.AWAY
 
     def status(self, seat: int, info: m.TableSummary | None = None) -> m.SeatStatus | None:
         """A seat's status in the table map `info` (default: the last), None if not in it."""
@@ -65,7 +59,10 @@ class TableSeen:
         view = self.view
         if seat is None or view is None or not view.my_turn:
             return False
-        return self.status(seat, old) is _AWAY and self.status(seat, new) is not _AWAY
+        return (
+            self.status(seat, old) is m.SeatStatus.AWAY
+            and self.status(seat, new) is not m.SeatStatus.AWAY
+        )
 
     def names(self) -> list[str]:
         """Each seat's name, "You" in ours."""
@@ -102,9 +99,9 @@ class TableSeen:
             PlayerInfo(
                 seat=player.seat,
                 name=player.name or f"seat {i + 1}",
-                connected=player.status is not _DISCONNECTED,
-                away=player.status is _AWAY,
-                bot=player.kind is _BOT,
+                connected=player.status is not m.SeatStatus.DISCONNECTED,
+                away=player.status is m.SeatStatus.AWAY,
+                bot=player.kind is m.SeatKind.BOT,
                 played_for_at=(
                     None if player.played_for_in is None else self.info_at + player.played_for_in
                 ),
@@ -112,7 +109,7 @@ class TableSeen:
                 holds_for=player.holds_for,
             )
             for i, player in enumerate(every)
-            if player.kind is not _EMPTY
+            if player.kind is not m.SeatKind.EMPTY
         )
         seat = self.seat
         return TableState(
@@ -130,7 +127,7 @@ class TableSeen:
             last_net=dict(self.ledger.last_net),
             log=log,
             creator=info is not None and info.creator is not None and info.creator == seat,
-            playing=info is not None and info.state is _PLAYING,
+            playing=info is not None and info.state is m.TableState.PLAYING,
             turn_deadline=self.deadline,
             session_over=self.session_over,
             paused=(info.paused or "") if info is not None else "",

@@ -14,7 +14,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Static
 from tonk.shared.game.standings import PERIOD_TITLES, PERIODS, Period
-from tonk.shared.game.standings_text import Kind, standings_lines
+from tonk.shared.standings_text import Kind, standings_lines
 from tonk.shared.wire import messages as m
 
 from ..keys import ScreenKeys

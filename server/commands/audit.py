@@ -5,12 +5,11 @@ played again move by move. The database is opened read-only; nothing is ever wri
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,35 +25,12 @@ from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.words import amount_text, plural
 
 from ..store.paths import default_db_path
+from ..store.reading import AuditError, read_only
 from ..store.store_schema import earlier_sessions, hand_occupants
 from .helptext import HelpFormatter, add_db_option
 
 #: The subcommands of `tonk-server` this module answers.
 COMMANDS = ("ledger", "audit", "replay")
-
-
-class AuditError(Exception):
-    """The database cannot be read (missing, not a tonk-server database, no such table/hand)."""
-
-
-@contextlib.contextmanager
-def read_only(path: Path) -> Iterator[sqlite3.Connection]:
-    """The database opened read-only, in one read transaction: one snapshot of it, even while
-    the server commits (WAL lets readers and the writer work at once)."""
-    if not path.is_file():
-        raise AuditError(f"no database at {path}")
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise AuditError(f"cannot open {path}: {exc}") from None
-    try:
-        conn.execute("BEGIN")
-        conn.execute("SELECT id FROM tables LIMIT 1").fetchall()
-        yield conn
-    except sqlite3.DatabaseError as exc:
-        raise AuditError(f"{path} is not a tonk-server database: {exc}") from None
-    finally:
-        conn.close()
 
 
 @dataclass

@@ -5,26 +5,24 @@ host-key fingerprint, and the exact `ssh` and `tonk-client` commands, read from 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import fcntl
-import ipaddress
 import os
 import shlex
 import socket
 import sqlite3
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tonk.shared.wire.protocol import DEFAULT_PORT
 
-from ..announce import interface_addresses, is_loopback
+from ..announce import EVERYWHERE, is_loopback, listened_addresses, web_url
 from ..store import ports
 from ..store.paths import default_db_path
-from .audit import AuditError, read_only
+from ..store.reading import AuditError, read_only
 from .helptext import HelpFormatter, add_db_option
-from .reach import loopback_warning, qr_lines, web_url
+from .reach import loopback_warning, qr_lines
 
 #: The subcommand of `tonk-server` this module answers.
 COMMAND = "invite"
@@ -32,8 +30,6 @@ COMMAND = "invite"
 NAME = "YOUR-NAME"
 #: What stands for a table's name when no table is open.
 TABLE = "TABLE"
-#: Addresses that mean "every address of this machine".
-EVERYWHERE = ("", "0.0.0.0", "::")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,50 +48,6 @@ class Invitation:
     web_off: bool  # the same for the web door
     table: str | None  # the newest open table's name, for the join commands
     table_id: int | None  # and its number, for the television's page
-
-
-def machine_addresses(hostname: str | None = None) -> list[str]:
-    """This machine's addresses, without sending anything: the one its default route leaves
-    from (a UDP socket's connect sends no packet), what its host name resolves to, and its
-    network interfaces' own; the LAN's first, loopback left out when there are others."""
-    found: list[str] = []
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        udp.connect(("10.255.255.255", 9))
-        found.append(udp.getsockname()[0])
-    with contextlib.suppress(OSError):
-        for *_, sockaddr in socket.getaddrinfo(
-            hostname or socket.gethostname(), None, type=socket.SOCK_STREAM
-        ):
-            found.append(str(sockaddr[0]))
-    found += interface_addresses()
-    return ordered(found)
-
-
-def ordered(addresses: Iterable[str]) -> list[str]:
-    """Each address once: IPv4 before IPv6, loopback and link-local left out when any other
-    is there (else loopback only)."""
-    seen: dict[str, ipaddress.IPv4Address | ipaddress.IPv6Address] = {}
-    for text in addresses:
-        with contextlib.suppress(ValueError):
-            address = ipaddress.ip_address(text.partition("%")[0])
-            if not address.is_unspecified:
-                seen.setdefault(str(address), address)
-    lan = [a for a, ip in seen.items() if not ip.is_loopback and not ip.is_link_local]
-    chosen = lan or [a for a, ip in seen.items() if ip.is_loopback] or ["127.0.0.1"]
-    return sorted(chosen, key=lambda a: seen[a].version if a in seen else 4)
-
-
-def listened_addresses(host: str | None) -> list[str]:
-    """Where friends reach the server: the host it listens on, or for every address
-    (0.0.0.0, ::) this machine's own."""
-    if host is None or host in EVERYWHERE:
-        return machine_addresses()
-    return [host]
-
-
-def web_page_url(host: str | None, port: int) -> str:
-    """The web door's page as `invite` tells it (and the television page's code shows)."""
-    return web_url(listened_addresses(host)[0], port)
 
 
 def server_running(db: Path) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..doors.door_names import fold
 from ..store.paths import default_db_path
-from .audit import AuditError, read_only
+from ..store.reading import AuditError, read_only
 from .helptext import HelpFormatter, add_db_option
 
 #: The subcommand of `tonk-server` this module answers.
@@ -61,12 +61,6 @@ def _has_door_tables(conn: sqlite3.Connection) -> bool:
         "('ssh_names', 'ssh_seats')"
     ).fetchone()
     return bool(found[0] == 2)
-
-
-def claimed_on_disk(path: Path) -> set[str]:
-    """The folded names claimed in the database at `path`, as it stands now."""
-    with read_only(path) as conn:
-        return {folded for (folded,) in conn.execute("SELECT folded FROM ssh_names")}
 
 
 def release(path: Path, name: str) -> Claim:

@@ -4,13 +4,8 @@ listens on loopback only, and the web door's page as a QR code for a phone."""
 
 from __future__ import annotations
 
-from ..announce import announced_addresses, is_loopback
+from ..announce import address_port, announced_addresses, is_loopback, web_url
 from ..qr import qr_terminal
-
-
-def address_port(address: str, port: int) -> str:
-    """`HOST:PORT` (an IPv6 address in brackets)."""
-    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
 def loopback_warning(host: str) -> list[str]:
@@ -47,11 +42,6 @@ def start_lines(host: str, port: int, web_port: int | None) -> list[str]:
     if web_port is not None:
         lines.append(f"tonk-server for browsers: {web_url(lan[0], web_port)}")
     return lines
-
-
-def web_url(address: str, port: int) -> str:
-    """The web door's page at `address`."""
-    return f"http://{address_port(address, port)}/"
 
 
 def qr_lines(url: str) -> list[str]:

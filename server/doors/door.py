@@ -20,12 +20,11 @@ import asyncssh
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import SeatKind
 
-from ..commands.audit import AuditError
-from ..commands.names import claimed_on_disk
 from ..store import ports
 from ..store import store as st
+from ..store.reading import AuditError
 from ..tables.table import CLOSED, FINISHED
-from .door_names import fold
+from .door_names import claimed_on_disk, fold
 from .door_session import DoorSession
 from .door_template import SessionTemplate
 

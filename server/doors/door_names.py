@@ -4,9 +4,12 @@ tables where a name sat through a door are remembered, both in the database."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tonk.shared.game.standings import name_key as fold
 
 from ..store import store as st
+from ..store.reading import read_only
 
 __all__ = ["DoorNames", "fold"]
 
@@ -96,3 +99,9 @@ class DoorNames:
         if not rows:
             self._seats.pop(folded, None)
         return st.delete_door_seat(folded, table_id)
+
+
+def claimed_on_disk(path: Path) -> set[str]:
+    """The folded names claimed in the database at `path`, as it stands now."""
+    with read_only(path) as conn:
+        return {folded for (folded,) in conn.execute("SELECT folded FROM ssh_names")}

@@ -206,7 +206,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         names = self.door.server.door_names
         for saved in names.seats(self.name)[:MAX_SEATS]:
             table = self.door.open_table(saved.table_id)
-            token = table.door_token(self.name) if table is not None else None
+            token = table.seats.door_token(self.name) if table is not None else None
             if token is None:
                 op = names.forget_seat(self.name, saved.table_id)
                 if op is not None:

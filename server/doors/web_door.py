@@ -95,7 +95,7 @@ def web_connection_cap(wanted: int) -> int:
 def scan(host: str, port: int) -> str:
     """The television page's corner: the QR code of the address `tonk-server invite` tells
     for the web door listening on `host`:`port` (the same code as it prints)."""
-    from ..commands.invite import web_page_url
+    from ..announce import web_page_url
     from ..qr import qr_svg
 
     url = web_page_url(host, port)

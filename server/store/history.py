@@ -20,8 +20,8 @@ from tonk.shared.game.settle_up import settle_up
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
-from ..commands.audit import AuditError, read_only
-from ..tables.table_core import RequestError
+from ..errors import RequestError
+from .reading import AuditError, read_only
 from .store_schema import hand_occupants
 
 _T = TypeVar("_T")

@@ -25,12 +25,12 @@ from tonk.shared.game.standings import (
     nights_text,
     standings,
 )
-from tonk.shared.game.standings_text import sentence, standings_lines
+from tonk.shared.standings_text import sentence, standings_lines
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
 
-from ..commands.audit import AuditError, read_only
 from .paths import default_db_path
+from .reading import AuditError, read_only
 from .store_schema import COUNTED, NIGHT_TOTALS_SCHEMA, count_every_hand
 
 #: Seconds a read waits for the writer's lock on the database before it gives up.

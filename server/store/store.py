@@ -36,6 +36,12 @@ from typing import Any
 
 from tonk.shared.wire.protocol import LEDGER_HANDS
 
+from .saved import SavedDoorSeat as SavedDoorSeat
+from .saved import SavedHand as SavedHand
+from .saved import SavedName as SavedName
+from .saved import SavedSeat as SavedSeat
+from .saved import SavedTable as SavedTable
+
 # The statements and the records are the store's too: callers use `store.put_seat` and such.
 from .store_ops import Op as Op
 from .store_ops import claim_name as claim_name
@@ -59,11 +65,6 @@ from .store_ops import set_token as set_token
 from .store_ops import settle_hand as settle_hand
 from .store_ops import update_table as update_table
 from .store_schema import SCHEMA as SCHEMA
-from .store_schema import SavedDoorSeat as SavedDoorSeat
-from .store_schema import SavedHand as SavedHand
-from .store_schema import SavedName as SavedName
-from .store_schema import SavedSeat as SavedSeat
-from .store_schema import SavedTable as SavedTable
 from .store_schema import hand_occupants as hand_occupants
 from .store_schema import load_tables as load_tables
 from .store_schema import upgrade as upgrade

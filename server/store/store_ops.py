@@ -7,13 +7,12 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.standings import NIGHT_STARTS_HOUR, hand_counts, name_key
 
-if TYPE_CHECKING:  # (store_schema counts the hands of an older database with count_hand)
-    from .store_schema import SavedDoorSeat, SavedName, SavedSeat
+from .saved import SavedDoorSeat, SavedName, SavedSeat
 
 Op = tuple[str, tuple[Any, ...]]
 

@@ -14,8 +14,9 @@ from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import Seated, Watching
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table import RequestError, Seat, Table
+from .table import Seat, Table
 from .table_core import HUMAN
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
     table = Table(host, table_id, old.name, config, created)
     table.seats.replace(seats, creator)
     table.creator_address = old.creator_address
-    table.rematch.follow(old.rematch, dict(old.ledger.balances))
+    table.rematch.follow(old.rematch, dict(old.session.ledger.balances))
     log.info(
         "table %d: the rematch of table %d opens with %s",
         table_id,
@@ -91,6 +92,6 @@ async def open_rematch(host: RequestHost, old: Table, answer: Connection | None)
         host.seating.put(conn, table, None)
         conn.send(Watching(table_id))
     host.add_table(table)  # full: its loop starts the session at once
-    if not old.attached():
+    if not old.seats.attached():
         host.forget_table(old)
     return table

@@ -1,12 +1,13 @@
 """One table, made of the parts it holds, each with its own state: its seats (who sits and
 watches, tokens, connections: table_seats), its store (writes and the pause: table_store), its
-play (the session, the hand in play, the turn's clock: table_play), the seats between people and
+play (the hand in play, the turn's clock, the deal: table_play), the seats between people and
 bots during a session (table_away), and its rematch (table_rematch). The table itself holds what
-it is (its id, configuration, state, lock and clock), says what everybody at it sees of it (its
-summary), answers the requests made of it by handing each to the part that owns it, and runs
-its loop: it plays for the seats due to be played for, deals the next hand and ends the session
-when its time comes. The table asks the core (tonk.shared.game.session) about every rule; it decides
-none itself.
+it is (its id, configuration, state, lock and clock) and the session its parts share, says what
+everybody at it sees of it (its summary), and runs its loop: it plays for the seats due to be
+played for, deals the next hand and ends the session when its time comes. A request goes to the
+part that owns it, which the caller reaches through the table (`table.seats.sit`,
+`table.play.act`, `table.rematch.answer`). The table asks the core (tonk.shared.game.session)
+about every rule; it decides none itself.
 
 Every change happens under the table's lock, is written to the store, and only then is anybody
 told of it. When the store cannot write (a locked or full disk, a removed database file), every
@@ -24,14 +25,10 @@ import logging
 import random
 from typing import TYPE_CHECKING
 
-from tonk.shared.game.hand import Hand
-from tonk.shared.game.ledger import Ledger
 from tonk.shared.game.rules import HouseRules
-from tonk.shared.game.session import Absence, past_grace, returns_to_bot, starts_itself
-from tonk.shared.wire import messages as m
+from tonk.shared.game.session import Absence, Session, past_grace, returns_to_bot, starts_itself
+from tonk.shared.terms import TableState
 from tonk.shared.wire.messages import (
-    SEAT_KINDS,
-    TABLE_STATES,
     Left,
     PlayerSummary,
     ServerMessage,
@@ -41,6 +38,7 @@ from tonk.shared.wire.messages import (
 )
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
 from .table_away import TableAway
 from .table_core import (
@@ -51,7 +49,6 @@ from .table_core import (
     PLAYING,
     WAITING,
     Pending,
-    RequestError,
     Seat,
     Settle,
     TableConfig,
@@ -102,12 +99,12 @@ class Table:
         "id",
         "kicked",
         "lock",
-        "loop",
         "name",
         "play",
         "rematch",
         "seats",
         "server",
+        "session",
         "state",
         "store",
         "task",
@@ -127,12 +124,14 @@ class Table:
         self.lock = asyncio.Lock()
         self.kicked = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
-        # The loop the table runs in, kept: asyncio.get_running_loop() makes a system call each
-        # time in CPython 3.11 (getpid, to notice a fork), and the clock is read on every action.
-        self.loop = asyncio.get_running_loop()
-        # Each part is given the parts it calls, each as the narrow interface of what it
-        # calls (the play is given the rematch as `PlayRematch`), and holds them privately; the
-        # seats, given first to the others, ask theirs through the table (`SeatsFrame`).
+        # The session's rules and its state between hands (the ledger, who dealt, the
+        # multiplier), which the parts share; its deserted_since and unseated_since are in loop
+        # time, its started in wall-clock time.
+        self.session = Session(
+            config.rules, config.stake, config.hands, config.minutes, config.dealer
+        )
+        # Each part is given the parts it calls, made before it, and holds them privately; the
+        # seats, made first, tell the later parts through the table (`TableFrame`).
         self.store = TableStore(self)
         self.seats = TableSeats(self, self.store, config.seats, config.stake)
         self.rematch = TableRematch(self, self.seats, self.store)
@@ -143,7 +142,7 @@ class Table:
 
     @property
     def now(self) -> float:
-        return self.loop.time()
+        return asyncio.get_running_loop().time()
 
     @property
     def rules(self) -> HouseRules:
@@ -158,22 +157,6 @@ class Table:
         if self.config.seed is not None:
             return random.Random(f"{self.config.seed}:{label}")
         return random.Random(random.SystemRandom().getrandbits(128))
-
-    @property
-    def hand(self) -> Hand | None:
-        return self.play.hand
-
-    @property
-    def ledger(self) -> Ledger:
-        return self.play.session.ledger
-
-    @property
-    def hands_played(self) -> int:
-        return self.play.session.hands_played
-
-    @property
-    def hand_number(self) -> int:
-        return self.play.session.hand_number
 
     @property
     def listed(self) -> bool:
@@ -194,7 +177,7 @@ class Table:
 
     def summary(self) -> TableSummary:
         config = self.config
-        session = self.play.session
+        session = self.session
         balances = session.ledger.balances
         seats = self.seats
         taken = sum(seat.taken for seat in seats)
@@ -208,7 +191,7 @@ class Table:
             seats=len(seats),
             taken=taken,
             free=len(seats) - taken,
-            state=TABLE_STATES[self.state],
+            state=self.state,
             spectators=len(seats.spectators),
             turn_timer=config.turn_timer,
             hands=config.hands,
@@ -223,7 +206,7 @@ class Table:
                 PlayerSummary(
                     seat=number,
                     name=seat.name,
-                    kind=SEAT_KINDS[seat.kind],
+                    kind=seat.kind,
                     strategy=seat.strategy,
                     status=seat.status,
                     stake=seat.stake,
@@ -247,10 +230,7 @@ class Table:
         self.seats.broadcast(TableMessage(self.summary()), answer)
         self.server.lobby.changed(self.id)
 
-    def attached(self) -> bool:
-        return self.seats.attached()
-
-    # -- what the seats ask of the parts given them (`SeatsFrame`) ------------------------------
+    # -- what the seats tell the parts made after them (`TableFrame`) -------------------------
 
     def send_ledger(self, conn: Connection) -> None:
         self.play.send_ledger(conn)
@@ -270,19 +250,7 @@ class Table:
     def returned(self, conn: Connection) -> None:
         self.rematch.returned(conn)
 
-    # -- the requests made of it, each answered by the part that owns what it changes ----------
-
-    async def sit(self, conn: Connection, seat: int | None, stake: int | None) -> None:
-        await self.seats.sit(conn, seat, stake)
-
-    async def resume(self, conn: Connection, token: str) -> None:
-        await self.seats.resume(conn, token)
-
-    def door_token(self, name: str) -> str | None:
-        return self.seats.door_token(name)
-
-    async def watch(self, conn: Connection) -> None:
-        await self.seats.watch(conn)
+    # -- a connection leaving: the seats, then the rematch (every request is the part's own) ---
 
     async def detach(self, conn: Connection, *, leaving: bool) -> None:
         """`conn` leaves the table (`leaving`) or its connection was lost."""
@@ -290,53 +258,7 @@ class Table:
         await self.seats.detach(conn, leaving=leaving)
         await self.rematch.left(number, leaving)
 
-    async def add_bot(
-        self, conn: Connection, strategy: str, seat: int | None, stake: int | None
-    ) -> None:
-        await self.seats.add_bot(conn, strategy, seat, stake)
-
-    async def remove_bot(self, conn: Connection, seat: int) -> None:
-        await self.seats.remove_bot(conn, seat)
-
-    async def start(self, conn: Connection) -> None:
-        await self.seats.start(conn)
-
-    async def chat(self, conn: Connection, text: str) -> None:
-        await self.seats.chat(conn, text)
-
-    async def back(self, conn: Connection) -> None:
-        await self.seats.back(conn)
-
-    async def act(self, conn: Connection, message: m.ActionRequest) -> None:
-        await self.play.act(conn, message)
-
-    async def play_for_now(self, conn: Connection, absent: int) -> None:
-        await self.away.play_for_now(conn, absent)
-
-    def bot_seats_open_to(self, name: str) -> bool:
-        """May `name` take a bot's seat here: the table's bots' seats are open to anybody
-        (its creator's choice), or `name` has played at it (a balance here)?"""
-        if self.config.open_bot_seats:
-            return True
-        return name.casefold() in {n.casefold() for n in self.play.session.ledger.balances}
-
-    async def take_bot_seat(self, conn: Connection, number: int) -> None:
-        await self.away.take_bot_seat(conn, number)
-
-    async def seat_to_bot(self, conn: Connection, number: int) -> None:
-        await self.away.seat_to_bot(conn, number)
-
-    def deal_value(self, conn: Connection, message: m.DealValue) -> None:
-        self.play.take_value(conn, message)
-
-    async def answer_rematch(self, conn: Connection, yes: bool) -> None:
-        await self.rematch.answer(conn, yes)
-
     # -- what the server asks of it -----------------------------------------------------------
-
-    def pause(self, reason: str) -> None:
-        """The store cannot write: play stops (see `TableStore.pause`)."""
-        self.store.pause(reason)
 
     def unpause(self) -> None:
         """The store writes again: play carries on, with a fresh turn clock; a disconnected
@@ -363,7 +285,7 @@ class Table:
         the rematch's chain and offer."""
         now = self.now
         playing = saved.state in (PLAYING, FINISHED)  # the seats as the session numbered them
-        self.state = TABLE_STATES[saved.state]
+        self.state = TableState(saved.state)
         self.rematch.restore(saved, now)
         self.seats.restore(saved, playing, now)
         self.play.restore(saved, playing, now)
@@ -442,7 +364,7 @@ class Table:
         now = self.now
         grace = self.server.config.grace
         seats, play, store = self.seats, self.play, self.store
-        session = play.session
+        session = self.session
         started = self.state == PLAYING
         wake = _INF
         for number, seat in enumerate(seats):

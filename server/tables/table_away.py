@@ -9,81 +9,24 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from tonk.shared.game.session import SessionError, bot_name, check_name_free, play_for_now
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import Seated, Watching
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import (
-    BOT,
-    HUMAN,
-    PLAYING,
-    WAITING,
-    LockedFrame,
-    RequestError,
-    Seat,
-    SeatRow,
-    Writes,
-)
+from .table_core import BOT, HUMAN, PLAYING, WAITING, Seat, TableFrame
+from .table_play import TablePlay
+from .table_seats import TableSeats
+from .table_store import TableStore
 
 if TYPE_CHECKING:
-    from tonk.shared.game.hand import Hand
+    pass
 
 log = logging.getLogger("tonk.server")
-
-
-class AwayFrame(LockedFrame, Protocol):
-    """What the away part asks of its table beyond any part's: its summary to everybody at
-    it."""
-
-    def broadcast_table(self, answer: Connection | None = None) -> None: ...
-
-    def bot_seats_open_to(self, name: str) -> bool: ...
-
-
-class AwaySeats(SeatRow, Protocol):
-    """What the away part asks of the seats besides reading them: a seat replaced by
-    another (a bot's taken by a person, a person's given to a bot), the creator's word, a
-    seat marked away, the spectators (one who claims a bot's seat watches meanwhile), and the
-    seats given to bots."""
-
-    def __setitem__(self, number: int, seat: Seat) -> None: ...
-
-    @property
-    def creator(self) -> int | None: ...
-
-    @property
-    def spectators(self) -> set[Connection]: ...
-
-    @property
-    def given_to_bots(self) -> dict[str, str]: ...
-
-    def require_creator(self, conn: Connection) -> None: ...
-
-    async def set_away(self, number: int, away: bool) -> None: ...
-
-    def watched_by(self, conn: Connection, answer: bool = False) -> None: ...
-
-
-class AwayPlay(Protocol):
-    """What the away part asks of the play: the hand in play, a bot's seat let go to a
-    person and back, and what a newcomer to a seat is sent."""
-
-    @property
-    def hand(self) -> Hand | None: ...
-
-    def changed_hands(self, number: int, name: str) -> list[st.Op]: ...
-
-    def seat_taken(self, number: int, name: str) -> None: ...
-
-    def bot_seated(self, number: int, strategy: str) -> None: ...
-
-    def send_ledger(self, conn: Connection) -> None: ...
-
-    def send_hand(self, conn: Connection, seat: int | None) -> None: ...
 
 
 class TableAway:
@@ -93,13 +36,22 @@ class TableAway:
 
     __slots__ = ("_play", "_seats", "_store", "_table", "claims")
 
-    def __init__(self, table: AwayFrame, seats: AwaySeats, store: Writes, play: AwayPlay) -> None:
+    def __init__(
+        self, table: TableFrame, seats: TableSeats, store: TableStore, play: TablePlay
+    ) -> None:
         self._table = table
         self._seats = seats
         self._store = store
         self._play = play
         # Seats of bots that people asked for during a hand, taken as it ends: seat -> connection.
         self.claims: dict[int, Connection] = {}
+
+    def bot_seats_open_to(self, name: str) -> bool:
+        """May `name` take a bot's seat here: the table's bots' seats are open to anybody
+        (its creator's choice), or `name` has played at it (a balance here)?"""
+        if self._table.config.open_bot_seats:
+            return True
+        return name.casefold() in {n.casefold() for n in self._play.session.ledger.balances}
 
     def forget(self, conn: Connection) -> None:
         """`conn` left the table: the seats it asked for are no longer asked for."""
@@ -162,7 +114,7 @@ class TableAway:
             if seats[number].kind != BOT:
                 raise RequestError(p.BAD_BOT, f"seat {number} is not a bot's")
             assert conn.name is not None
-            if not table.bot_seats_open_to(conn.name):
+            if not self.bot_seats_open_to(conn.name):
                 raise RequestError(
                     p.BAD_BOT,
                     "this table's creator keeps its bots' seats for who has played at it",

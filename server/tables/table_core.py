@@ -1,15 +1,15 @@
 """The values a table is made of: its configuration (`TableConfig`), a seat (`Seat`), a request
 refused (`RequestError`), a hand's settlement on its way to the disk (`Settle`), a slow bot's
 decision on its way (`Pending`), and the ledger as a newcomer is shown it. The table itself and
-the parts it holds are in table.py and the table_* modules beside it; what several parts ask of
-the table that holds them (`TableFrame`, `LockedFrame`), of its seats (`SeatRow`) and of its
-store (`Writes`, `Saves`) is here too; what one part alone asks is in its own module."""
+the parts it holds are in table.py and the table_* modules beside it; what the parts ask of the
+table that holds them (`TableFrame`) is here too. A part is given the other parts it calls
+themselves, each made before it: the store, the seats, the rematch, the play, the away part."""
 
 from __future__ import annotations
 
 import asyncio
+import random
 import re
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,17 +17,25 @@ from tonk.shared.bots.bots import Bot
 from tonk.shared.game.hand import Hand
 from tonk.shared.game.ledger import Ledger, Payments
 from tonk.shared.game.rules import HouseRules
-from tonk.shared.game.session import SeatRecord, SessionError, Settled, seat_status
+from tonk.shared.game.session import SeatRecord, Session, Settled, seat_status
 from tonk.shared.game.settlement import Settlement
 from tonk.shared.game.view import SeatView
 from tonk.shared.game.waiting import AwayTally
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import LedgerMessage, SeatKind, SeatStatus, TableState
+from tonk.shared.wire.messages import (
+    LedgerMessage,
+    SeatKind,
+    SeatStatus,
+    ServerMessage,
+    TableState,
+    TableSummary,
+)
 
 from ..connection import Connection
 from ..store import store as st
 
 if TYPE_CHECKING:
+    from ..config import Limits
     from .host import TableHost
 
 WAITING, PLAYING, FINISHED, CLOSED = TableState
@@ -36,10 +44,11 @@ _INF = float("inf")
 
 
 class TableFrame(Protocol):
-    """What every part of a table asks of the table that holds it: its id, state, clock and
-    host. Each part's own frame adds what that part asks besides (`StoreFrame`, `SeatsFrame`,
-    ...), and nothing of the other parts: a part is given, in its constructor, each other
-    part it calls as the narrow interface of what it calls."""
+    """The table as the parts it holds ask it: what it is (its id, name, state, configuration,
+    clock, lock and host), its summary to everybody at it, its closing and leaving the
+    server's tables; and, for the seats, what they tell the parts made after them (each of
+    those is given the seats themselves, so the seats reach them through their table). Table
+    is its one implementation: the seam is the import, as table.py imports the parts."""
 
     state: TableState
 
@@ -47,67 +56,55 @@ class TableFrame(Protocol):
     def id(self) -> int: ...
 
     @property
-    def now(self) -> float: ...
+    def name(self) -> str: ...
 
     @property
-    def server(self) -> TableHost: ...
+    def config(self) -> TableConfig: ...
 
-
-class LockedFrame(TableFrame, Protocol):
-    """What the parts that answer requests ask of their table besides: its lock, and waking
-    its loop once something changed."""
+    @property
+    def now(self) -> float: ...
 
     @property
     def lock(self) -> asyncio.Lock: ...
 
-    def kick(self) -> None: ...
-
-
-class SeatRow(Protocol):
-    """The seats as the other parts read them: a sequence of `Seat`, their players' names,
-    and the seat a connection holds here."""
-
-    def __getitem__(self, number: int) -> Seat: ...
-
-    def __len__(self) -> int: ...
-
-    def __iter__(self) -> Iterator[Seat]: ...
-
-    def names(self) -> list[str]: ...
-
-    def seat_of(self, conn: Connection) -> int: ...
-
-
-class Writes(Protocol):
-    """The store as a part that only writes asks it: a change written durably (RequestError
-    if it cannot be)."""
-
-    async def write(self, ops: Sequence[st.Op]) -> None: ...
-
-
-class Saves(Writes, Protocol):
-    """The store as a part that must not act while play is paused asks it: why it is (None:
-    it is not)."""
+    @property
+    def server(self) -> TableHost: ...
 
     @property
-    def paused(self) -> str | None: ...
+    def limits(self) -> Limits: ...
 
+    @property
+    def session(self) -> Session: ...
 
-class RequestError(Exception):
-    """A request refused; nothing was changed. `code` is a protocol error code."""
+    def rng(self, label: str) -> random.Random: ...
 
-    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.detail = detail
+    def kick(self) -> None: ...
 
-    @classmethod
-    def refused(cls, exc: SessionError) -> RequestError:
-        """The request the session's rules refused, as the protocol's error (a field at fault
-        named first: `stake: ...`)."""
-        message = exc.message if exc.detail is None else f"{exc.detail}: {exc.message}"
-        return cls(exc.code, message, exc.detail)
+    def summary(self) -> TableSummary: ...
+
+    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
+
+    def broadcast_table(self, answer: Connection | None = None) -> None: ...
+
+    def returnable(self) -> bool: ...
+
+    def closed(self, why: str) -> None: ...
+
+    def forget(self) -> None: ...
+
+    # what the seats tell the play, the away part and the rematch
+
+    def send_ledger(self, conn: Connection) -> None: ...
+
+    def send_hand(self, conn: Connection, seat: int | None) -> None: ...
+
+    def back_in_turn(self, number: int) -> None: ...
+
+    def start_play(self, started: float) -> None: ...
+
+    def forget_claims(self, conn: Connection) -> None: ...
+
+    def returned(self, conn: Connection) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

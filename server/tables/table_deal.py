@@ -12,7 +12,7 @@ from tonk.shared.game.fairdeal import SECRET_BYTES, Seal, SealError, commitment_
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import DealCommit, DealReveal
 
-from .table_core import RequestError
+from ..errors import RequestError
 
 
 @dataclass(slots=True)

@@ -12,7 +12,8 @@ from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import UNSET, CreateTable, Unset
 
 from ..config import ServerConfig
-from .table import RequestError, TableConfig
+from ..errors import RequestError
+from .table import TableConfig
 
 T = TypeVar("T")
 

@@ -4,20 +4,20 @@ settled into the session, the deal, the session's end."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tonk.shared.bots.bots import Bot, fallback, make_bot
-from tonk.shared.game.actions import Action, Event, IllegalAction, action_to_dict
+from tonk.shared.game.actions import Action, IllegalAction, action_to_dict
 from tonk.shared.game.cards import parse_cards
 from tonk.shared.game.dealcheck import cut_of
 from tonk.shared.game.fairdeal import Seal, deck_of
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.game.ledger import Ledger, LedgerEntry
-from tonk.shared.game.session import Session, played_for_at, without_last_action
+from tonk.shared.game.session import played_for_at, without_last_action
 from tonk.shared.game.words import amount_text, plural
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
@@ -25,91 +25,24 @@ from tonk.shared.wire.messages import (
     Cut,
     DealCommit,
     HandEnd,
-    ServerMessage,
-    SessionEnd,
     SessionEndReason,
     Update,
 )
 
 from ..connection import Connection, encode_message
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import (
-    BOT,
-    FINISHED,
-    HUMAN,
-    PLAYING,
-    LockedFrame,
-    Pending,
-    RequestError,
-    Saves,
-    SeatRow,
-    Settle,
-    TableConfig,
-    ledger_message,
-)
+from .table_core import BOT, FINISHED, HUMAN, PLAYING, Pending, Settle, TableFrame, ledger_message
 from .table_deal import ValueRound, open_round, reveal_of, seal_of, take_value
+from .table_rematch import TableRematch
+from .table_seats import TableSeats
+from .table_store import TableStore
 
 if TYPE_CHECKING:
-    import asyncio
-    import random
+    pass
 
 log = logging.getLogger("tonk.server")
 _INF = float("inf")
-
-
-class PlayFrame(LockedFrame, Protocol):
-    """What the play asks of its table beyond any part's: its configuration, its event loop
-    (a slow bot decides in the host's worker thread), seeded generators, its summary to
-    everybody at it, and leaving the server's tables once the session is over and nobody is
-    at it."""
-
-    @property
-    def config(self) -> TableConfig: ...
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop: ...
-
-    def rng(self, label: str) -> random.Random: ...
-
-    def broadcast_table(self, answer: Connection | None = None) -> None: ...
-
-    def forget(self) -> None: ...
-
-
-class PlaySeats(SeatRow, Protocol):
-    """What the play asks of the seats besides reading them: who is at the table (and to
-    tell them), a player back when they act, and what was done for a player away."""
-
-    @property
-    def spectators(self) -> set[Connection]: ...
-
-    def attached(self) -> bool: ...
-
-    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
-
-    async def welcome_back(self, number: int, answer: Connection | None = None) -> None: ...
-
-    def hand_ended(self, number: int, winner: str | None) -> None: ...
-
-    def played_for(
-        self, number: int, hand_number: int, events: Sequence[Event], start: int
-    ) -> None: ...
-
-
-class PlayStore(Saves, Protocol):
-    """What the play asks of the store besides a part that waits out a pause: an action
-    refused while play is paused."""
-
-    def refuse_paused(self) -> None: ...
-
-
-class PlayRematch(Protocol):
-    """What the play asks of the rematch: to be offered once the session is over, and the
-    session's end as everybody at the table is told it."""
-
-    def offer_after(self, reason: SessionEndReason) -> None: ...
-
-    def session_end(self, reason: SessionEndReason) -> SessionEnd: ...
 
 
 class TablePlay:
@@ -138,19 +71,13 @@ class TablePlay:
     )
 
     def __init__(
-        self, table: PlayFrame, seats: PlaySeats, store: PlayStore, rematch: PlayRematch
+        self, table: TableFrame, seats: TableSeats, store: TableStore, rematch: TableRematch
     ) -> None:
         self._table = table
         self._seats = seats
         self._store = store
         self._rematch = rematch
-        config = table.config
-        # The session's rules and its state between hands (the ledger, who dealt, the
-        # multiplier); its deserted_since and unseated_since are in loop time, its started in
-        # wall-clock time.
-        self.session = Session(
-            config.rules, config.stake, config.hands, config.minutes, config.dealer
-        )
+        self.session = table.session  # the table's, played here
         self.hand: Hand | None = None
         self.hand_settled = True
         self.bots: dict[int, Bot] = {}
@@ -675,7 +602,7 @@ class TablePlay:
         action: Action | None = None
         thinker = pending.thinker
         try:
-            action = await table.loop.run_in_executor(
+            action = await asyncio.get_running_loop().run_in_executor(
                 table.server.thinking, thinker.choose, pending.view
             )
         except Exception:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from tonk.shared.game.rematch import (
     Outcome,
@@ -23,52 +23,31 @@ from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import (
     Combined,
     RematchStatus,
-    ServerMessage,
     SessionEnd,
     SessionEndReason,
 )
 
 from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import BOT, CLOSED, FINISHED, HUMAN, LockedFrame, RequestError, SeatRow, Writes
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, TableFrame
+from .table_seats import TableSeats
+from .table_store import TableStore
 
 if TYPE_CHECKING:
-    from tonk.shared.game.ledger import Ledger
+    pass
 
 log = logging.getLogger("tonk.server")
-
-
-class RematchFrame(LockedFrame, Protocol):
-    """What the rematch asks of its table beyond any part's: the session's ledger and the
-    hands it played (the play's, which asks the rematch to be offered), and leaving the
-    server's tables once the offer is off and nobody is at it."""
-
-    @property
-    def ledger(self) -> Ledger: ...
-
-    @property
-    def hands_played(self) -> int: ...
-
-    def forget(self) -> None: ...
-
-
-class RematchSeats(SeatRow, Protocol):
-    """What the rematch asks of the seats besides reading them: whether anybody is at the
-    table, and to tell everybody there."""
-
-    def attached(self) -> bool: ...
-
-    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
 
 
 class TableRematch:
     """The rematch offer of a table whose session is over, and the earlier sessions of the
     chain of rematches the table is part of. Of the other parts it asks the seats who is in
-    the offer and who is here (`RematchSeats`), and the store to write (`Writes`)."""
+    the offer and who is here (`TableSeats`), and the store to write (`TableStore`)."""
 
     __slots__ = ("_seats", "_store", "_table", "earlier", "of", "offer", "reason")
 
-    def __init__(self, table: RematchFrame, seats: RematchSeats, store: Writes) -> None:
+    def __init__(self, table: TableFrame, seats: TableSeats, store: TableStore) -> None:
         self._table = table
         self._seats = seats
         self._store = store
@@ -92,7 +71,7 @@ class TableRematch:
         comes to the table later is told the same)."""
         self.reason = reason
         table = self._table
-        ledger = table.ledger
+        ledger = table.session.ledger
         balances = dict(ledger.balances)
         combined = None
         if self.earlier:
@@ -102,7 +81,7 @@ class TableRematch:
         offer = self.offer
         return SessionEnd(
             table.id,
-            table.hands_played,
+            table.session.hands_played,
             tuple(ledger.standings()),
             reason,
             tuple(settle_up(balances)),

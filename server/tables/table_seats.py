@@ -10,7 +10,7 @@ import logging
 import secrets
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol, overload
+from typing import TYPE_CHECKING, overload
 
 from tonk.shared.bots.bots import BOT_STRATEGIES
 from tonk.shared.game.actions import Event
@@ -25,98 +25,39 @@ from tonk.shared.game.session import (
     seat_stake,
 )
 from tonk.shared.game.waiting import AwayTally
+from tonk.shared.terms import SeatKind
 from tonk.shared.wire import protocol as p
 from tonk.shared.wire.messages import (
-    SEAT_KINDS,
     AwaySummary,
     ChatLine,
     Seated,
     ServerMessage,
     TableMessage,
-    TableSummary,
     Watching,
 )
 
 from ..connection import Connection, encode_message
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import (
-    BOT,
-    CLOSED,
-    FINISHED,
-    HUMAN,
-    PLAYING,
-    WAITING,
-    LockedFrame,
-    RequestError,
-    Saves,
-    Seat,
-    TableConfig,
-)
+from .table_core import BOT, CLOSED, FINISHED, HUMAN, PLAYING, WAITING, Seat, TableFrame
+from .table_store import TableStore
 
 if TYPE_CHECKING:
-    from tonk.shared.game.ledger import Ledger
-
-    from ..config import Limits
+    pass
 
 log = logging.getLogger("tonk.server")
-
-
-class SeatsFrame(LockedFrame, Protocol):
-    """What the seats ask of their table beyond any part's: its configuration and limits, its
-    summary (to everybody at it), whether a seat may be taken back, its closing and leaving
-    the server's tables; and of the parts given the seats in their own constructors (so asked
-    through the table): the play's ledger, hand number, start, a turn's clock and what a
-    newcomer is sent of the hand, the away part's claims, and the rematch's word to one
-    back."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def config(self) -> TableConfig: ...
-
-    @property
-    def limits(self) -> Limits: ...
-
-    @property
-    def ledger(self) -> Ledger: ...
-
-    @property
-    def hand_number(self) -> int: ...
-
-    def broadcast_table(self, answer: Connection | None = None) -> None: ...
-
-    def forget(self) -> None: ...
-
-    def summary(self) -> TableSummary: ...
-
-    def returnable(self) -> bool: ...
-
-    def closed(self, why: str) -> None: ...
-
-    def send_ledger(self, conn: Connection) -> None: ...
-
-    def send_hand(self, conn: Connection, seat: int | None) -> None: ...
-
-    def back_in_turn(self, number: int) -> None: ...
-
-    def start_play(self, started: float) -> None: ...
-
-    def forget_claims(self, conn: Connection) -> None: ...
-
-    def returned(self, conn: Connection) -> None: ...
 
 
 class TableSeats:
     """A table's seats (read as a sequence of `Seat`), its spectators and its creator, and the
     requests that seat, unseat and watch. Of the other parts it asks the store to write and
-    whether play is paused (given it, as `Saves`), and through its table (`SeatsFrame`: the
+    whether play is paused (given it, as `TableStore`), and through its table (`TableFrame`: the
     others are given the seats) the play what a newcomer is sent, the away part to forget a
     claim, the rematch to tell one back what comes after the session."""
 
     __slots__ = ("_seats", "_store", "_table", "creator", "given_to_bots", "spectators")
 
-    def __init__(self, table: SeatsFrame, store: Saves, count: int, stake: int) -> None:
+    def __init__(self, table: TableFrame, store: TableStore, count: int, stake: int) -> None:
         self._table = table
         self._store = store
         self._seats = [Seat(stake=stake) for _ in range(count)]
@@ -258,7 +199,7 @@ class TableSeats:
         seat = self._seats[number]
         if self._table.state == PLAYING and seat.kind == HUMAN and seat.tally is None:
             assert seat.name is not None
-            seat.tally = AwayTally(self._table.ledger.balances.get(seat.name, 0))
+            seat.tally = AwayTally(self._table.session.ledger.balances.get(seat.name, 0))
 
     async def set_away(self, number: int, away: bool) -> None:
         """Mark seat `number` away (played for until its player is back) or back, in memory and
@@ -580,8 +521,8 @@ class TableSeats:
             return
         assert seat.name is not None
         table = self._table
-        net = table.ledger.balances.get(seat.name, 0) - tally.balance
-        hand = table.hand_number if tally.hand == table.hand_number else 0
+        net = table.session.ledger.balances.get(seat.name, 0) - tally.balance
+        hand = table.session.hand_number if tally.hand == table.session.hand_number else 0
         played_for = tuple(tally.played_for) if hand else ()
         seat.conn.send(
             AwaySummary(table.id, tally.turns, tuple(tally.hands), net, hand, played_for)
@@ -596,7 +537,7 @@ class TableSeats:
         if playing:
             self._seats = []
         for s in saved.seats:
-            kind = SEAT_KINDS[s.kind]
+            kind = SeatKind(s.kind)
             seat = Seat(
                 name=s.name,
                 kind=kind,

@@ -5,35 +5,25 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Protocol
 
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.messages import Error, ServerMessage
+from tonk.shared.wire.messages import Error
 
-from ..connection import Connection
+from ..errors import RequestError
 from ..store import store as st
-from .table_core import CLOSED, FINISHED, RequestError, TableFrame, without_paths
+from .table_core import CLOSED, FINISHED, TableFrame, without_paths
 
 log = logging.getLogger("tonk.server")
 
 
-class StoreFrame(TableFrame, Protocol):
-    """What the store asks of its table besides any part's: to tell everybody at it of a
-    pause (the error, then the table map)."""
-
-    def broadcast(self, message: ServerMessage, answer: Connection | None = None) -> None: ...
-
-    def broadcast_table(self, answer: Connection | None = None) -> None: ...
-
-
 class TableStore:
     """Writing a table's changes, and the pause through storage faults. It asks nothing of the
-    other parts: of the table (`StoreFrame`), its host's store, and to tell everybody at it of
+    other parts: of the table (`TableFrame`), its host's store, and to tell everybody at it of
     a pause."""
 
     __slots__ = ("_table", "paused", "paused_at")
 
-    def __init__(self, table: StoreFrame) -> None:
+    def __init__(self, table: TableFrame) -> None:
         self._table = table
         self.paused: str | None = None  # why play is paused: the storage cannot be written
         self.paused_at = 0.0  # loop time the pause started

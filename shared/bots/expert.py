@@ -17,8 +17,6 @@ from ..game.view import LegalActions, Phase, SeatView
 from .seatbots import card_uses, fallback, makes_spread, richest_lay
 from .sharp import Live, SharpBot
 
-_START = Phase.START  # under a module name: see the note at `_START` in view.py
-
 #: A sampled deal: every seat's cards (the searching seat's as it holds them), the stock (its
 #: top card last) and the pile (its top card last).
 Deal = tuple[list[list[Card]], list[Card], list[Card]]
@@ -297,7 +295,7 @@ def playout_action(hand: Hand, drop_worth: float) -> Action:
     seat = hand.turn
     cards = hand.hands[seat]
     rules = hand.rules
-    if hand.phase is _START:
+    if hand.phase is Phase.START:
         if not hand.hit_locks[seat] and playout_drops(hand, seat, count(cards), drop_worth):
             return Drop(seat)
         top = hand.discards[-1] if hand.discards else None

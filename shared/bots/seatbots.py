@@ -16,8 +16,6 @@ from ..game.rules import HouseRules
 from ..game.spreads import Spread, can_hit
 from ..game.view import NO_ACTIONS, LegalActions, Phase, SeatView
 
-_START = Phase.START  # under a module name: see the note at `_START` in view.py
-
 # Actions are values, and a bot hands back the same few over and over: each is made once
 # (functools.cache) instead of on every turn, where building a frozen dataclass is slow.
 _drop = functools.cache(Drop)
@@ -58,13 +56,9 @@ class SeatBot:
         self.rng = rng
         self.seat: int | None = None
         self._dealing = False
-        # `tracks` copied to the bot itself: CPython 3.11 reads an instance's own attribute
-        # quickly but a class attribute through an instance slowly, and `observe` runs for
-        # every bot on every action.
-        self._tracks = self.tracks
 
     def observe(self, events: Sequence[Event]) -> None:
-        tracks = self._tracks
+        tracks = self.tracks
         for event in events:
             if event.private:
                 if event.kind == "deal":
@@ -164,10 +158,6 @@ def fallback(seat: int, legal: LegalActions) -> Action:
     raise BotError("no legal action")
 
 
-#: A card's rank, as a key for max() (attrgetter runs in C, without a Python call per card).
-_rank_of = attrgetter("rank")
-
-
 def _spread_value(cards: Sequence[Card]) -> int:
     return sum([RANK_VALUE[card.rank] for card in cards])
 
@@ -196,7 +186,7 @@ class EasyBot(SeatBot):
     def decide(self, view: SeatView, legal: LegalActions) -> Action:
         seat = view.turn
         hand = view.hand
-        if view.phase is _START:
+        if view.phase is Phase.START:
             if legal.drop and count(hand) <= self.DROP_AT:
                 return _drop(seat)
             top = view.discard_top
@@ -210,5 +200,5 @@ class EasyBot(SeatBot):
         if (lay := richest_lay(seat, legal)) is not None:
             return lay
         if legal.discards:
-            return _discard(seat, max(legal.discards, key=_rank_of))
+            return _discard(seat, max(legal.discards, key=attrgetter("rank")))
         return fallback(seat, legal)

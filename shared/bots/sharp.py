@@ -10,9 +10,8 @@ from ..game.actions import Action, Event, Hit, LaySpread
 from ..game.cards import DECK, RANK_VALUE, Card, Suit, count
 from ..game.rules import HouseRules
 from ..game.spreads import Spread, can_hit, find_spreads, order_spread, spread_kind
-from ..game.view import LegalActions, SeatView
+from ..game.view import LegalActions, Phase, SeatView
 from .seatbots import (
-    _START,
     SeatBot,
     _discard,
     _draw_stock,
@@ -345,7 +344,7 @@ class SharpBot(SeatBot):
     # -- deciding -------------------------------------------------------------------------------
 
     def decide(self, view: SeatView, legal: LegalActions) -> Action:
-        if view.phase is _START:
+        if view.phase is Phase.START:
             return self.start_turn(view, legal)
         return self.play(view, legal)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 
-from ..wire import protocol as p
+from ..terms import NO_REMATCH
 from .session import SessionError, past_grace
 
 
@@ -84,13 +84,13 @@ class RematchOffer:
     def answer(self, seat: int, yes: bool) -> None:
         """The person in `seat` says yes or no; SessionError if that cannot be answered."""
         if self.outcome is not Outcome.WAITING:
-            raise SessionError(p.NO_REMATCH, f"the rematch has {self._decided()} already")
+            raise SessionError(NO_REMATCH, f"the rematch has {self._decided()} already")
         given = self.answers[seat]
         if given in (Answer.BOT, Answer.LEFT, Answer.LATE):
-            raise SessionError(p.NO_REMATCH, "your seat is not in the rematch")
+            raise SessionError(NO_REMATCH, "your seat is not in the rematch")
         wanted = Answer.YES if yes else Answer.NO
         if given is wanted:
-            raise SessionError(p.NO_REMATCH, f"you have said {given.value} already")
+            raise SessionError(NO_REMATCH, f"you have said {given.value} already")
         self.answers[seat] = wanted
         self._decide(None)
 

@@ -13,8 +13,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from ..wire import protocol as p
-from ..wire.wire import SEAT_STATUSES, SeatKind, SeatStatus
+from ..terms import (
+    BAD_TABLE,
+    BAD_VALUE,
+    NAME_TAKEN,
+    NO_SUCH_SEAT,
+    NOT_CREATOR,
+    NOT_ENOUGH_PLAYERS,
+    SEAT_TAKEN,
+    TABLE_FULL,
+    SeatKind,
+    SeatStatus,
+)
 from .hand import Cut, Hand, cut_for_deal
 from .ledger import Ledger, Payments
 from .rules import HouseRules, StakeMode
@@ -60,7 +70,7 @@ class SeatRecord:
 def seat_status(seat: SeatRecord, connected: bool) -> SeatStatus:
     """What the table shows of a seat: empty, a bot, or its player away, connected or not."""
     if seat.kind != SeatKind.HUMAN:
-        return SEAT_STATUSES[seat.kind]
+        return SeatStatus.BOT if seat.kind == SeatKind.BOT else SeatStatus.EMPTY
     if seat.away:
         return SeatStatus.AWAY
     return SeatStatus.CONNECTED if connected else SeatStatus.DISCONNECTED
@@ -70,14 +80,14 @@ def check_players(rules: HouseRules, players: int) -> None:
     """A table of `players` seats under `rules`, or SessionError."""
     if not MIN_PLAYERS <= players <= rules.players:
         raise SessionError(
-            p.BAD_TABLE, f"these rules seat {MIN_PLAYERS} to {rules.players} players", "seats"
+            BAD_TABLE, f"these rules seat {MIN_PLAYERS} to {rules.players} players", "seats"
         )
 
 
 def check_fixed_dealer(dealer: int | None, players: int) -> None:
     """A dealer fixed in advance (for tests and demonstrations) is one of the seats."""
     if dealer is not None and not 0 <= dealer < players:
-        raise SessionError(p.BAD_TABLE, f"there is no seat {dealer} to deal", "dealer")
+        raise SessionError(BAD_TABLE, f"there is no seat {dealer} to deal", "dealer")
 
 
 def pick_seat(taken: Sequence[bool], wanted: int | None) -> int:
@@ -86,18 +96,18 @@ def pick_seat(taken: Sequence[bool], wanted: int | None) -> int:
         for number, busy in enumerate(taken):
             if not busy:
                 return number
-        raise SessionError(p.TABLE_FULL, "every seat at this table is taken")
+        raise SessionError(TABLE_FULL, "every seat at this table is taken")
     if not 0 <= wanted < len(taken):
-        raise SessionError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(taken) - 1}")
+        raise SessionError(NO_SUCH_SEAT, f"this table has seats 0 to {len(taken) - 1}")
     if taken[wanted]:
-        raise SessionError(p.SEAT_TAKEN, f"seat {wanted} is taken")
+        raise SessionError(SEAT_TAKEN, f"seat {wanted} is taken")
     return wanted
 
 
 def check_name_free(names: Sequence[str | None], name: str) -> None:
     """Nobody at a table shares a name: each is told apart in the ledger by it."""
     if name in names:
-        raise SessionError(p.NAME_TAKEN, f"someone at this table is called {name}")
+        raise SessionError(NAME_TAKEN, f"someone at this table is called {name}")
 
 
 def bot_name(names: Sequence[str | None]) -> str:
@@ -127,7 +137,7 @@ def seat_stake(rules: HouseRules, table_stake: int, unit: str, stake: int | None
     if rules.stake_mode is StakeMode.SEAT:
         return stake
     raise SessionError(
-        p.BAD_VALUE,
+        BAD_VALUE,
         f"every seat at this table plays for its stake of {table_stake} {unit}; a seat has a "
         "stake of its own only under stake_mode seat",
         "stake",
@@ -171,7 +181,7 @@ def hand_stakes(rules: HouseRules, table_stake: int, stakes: Sequence[int]) -> t
 def check_can_start(taken: int) -> None:
     """A session is started with at least two players, or SessionError."""
     if taken < MIN_PLAYERS:
-        raise SessionError(p.NOT_ENOUGH_PLAYERS, f"a session needs at least {MIN_PLAYERS} players")
+        raise SessionError(NOT_ENOUGH_PLAYERS, f"a session needs at least {MIN_PLAYERS} players")
 
 
 def starts_itself(taken: int, seats: int) -> bool:
@@ -228,38 +238,35 @@ def play_for_now(
     in a seat; with no creator here, each connected player has a vote and a majority decides.
     SessionError if the seat is not waiting for its player or the asker may not ask."""
     if not 0 <= absent < len(statuses):
-        raise SessionError(p.NO_SUCH_SEAT, f"this table has seats 0 to {len(statuses) - 1}")
+        raise SessionError(NO_SUCH_SEAT, f"this table has seats 0 to {len(statuses) - 1}")
     status = statuses[absent]
     name = names[absent]
     if status is SeatStatus.AWAY:
-        raise SessionError(p.BAD_VALUE, f"{name}'s seat is played for already", "seat")
+        raise SessionError(BAD_VALUE, f"{name}'s seat is played for already", "seat")
     if status is not SeatStatus.DISCONNECTED:
         what = {
             SeatStatus.CONNECTED: f"{name} is here",
             SeatStatus.BOT: f"seat {absent} is a bot's",
         }.get(status, f"seat {absent} is empty")
         raise SessionError(
-            p.BAD_VALUE, f"{what}: only a seat whose player lost the connection", "seat"
+            BAD_VALUE, f"{what}: only a seat whose player lost the connection", "seat"
         )
     creator_here = creator is not None and 0 <= creator < len(here) and here[creator]
     if creator_here:
         if asker != creator:
             assert creator is not None
             raise SessionError(
-                p.NOT_CREATOR,
+                NOT_CREATOR,
                 f"only the table's creator, {names[creator]}, may have a seat played for now",
             )
         return Vote(True, frozenset({asker}), 1)
     if asker in votes:
-        raise SessionError(p.BAD_VALUE, f"you have voted to play for {name} already", "seat")
+        raise SessionError(BAD_VALUE, f"you have voted to play for {name} already", "seat")
     needed = votes_needed(here, absent)
     counted = frozenset(n for n in votes | {asker} if 0 <= n < len(here) and here[n])
     return Vote(len(counted) >= needed, counted, needed)
 
 
-# (Module names: reading a member off an Enum class is slow in Python 3.11, and a table asks
-# `played_for_at` on every action.)
-_BOT = SeatKind.BOT
 _INF = float("inf")
 
 
@@ -281,7 +288,7 @@ def played_for_at(
     `idle_turn` seconds (the server's limit; None or 0: never); a player who lost the link,
     when that or the grace period runs out, whichever comes first. The table's own turn
     timer is never shortened nor lengthened by `idle_turn`."""
-    if seat.kind == _BOT or seat.away or (not connected and disconnected_at is None):
+    if seat.kind == SeatKind.BOT or seat.away or (not connected and disconnected_at is None):
         return last_change + bot_pause
     due = _INF
     if turn_timer:

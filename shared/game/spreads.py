@@ -16,10 +16,6 @@ class SpreadKind(Enum):
     RUN = "run"
 
 
-# The kinds under module names (can_hit is asked many times a turn): see `_START` in view.py.
-_BOOK, _RUN = SpreadKind.BOOK, SpreadKind.RUN
-
-
 @record
 class Spread:
     """A spread on the table. `cards` are in display order; `hits` says who hit which card."""
@@ -39,7 +35,7 @@ class Spread:
     @property
     def described(self) -> str:
         """`book of jacks`, `run 8♠ 9♠ 10♠` (its cards as the table shows them)."""
-        if self.kind is _BOOK:
+        if self.kind is SpreadKind.BOOK:
             rank = RANK_NAMES[self.cards[0].rank]
             return f"book of {rank}{'es' if rank.endswith('x') else 's'}"
         return f"run {format_cards(self.cards, False)}"
@@ -62,9 +58,9 @@ def spread_kind(cards: Sequence[Card], rules: HouseRules) -> SpreadKind | None:
         return None
     first = cards[0]
     if all(card.rank == first.rank for card in cards):
-        return _BOOK if n <= 4 else None
+        return SpreadKind.BOOK if n <= 4 else None
     if is_run(cards, rules.ace_high_runs):
-        return _RUN
+        return SpreadKind.RUN
     return None
 
 
@@ -85,7 +81,7 @@ def is_run(cards: Sequence[Card], ace_high: bool) -> bool:
 def order_spread(cards: Iterable[Card], kind: SpreadKind, ace_high: bool) -> tuple[Card, ...]:
     """Display order: a run low to high (the ace last when it is played high), a book by suit."""
     items = list(cards)
-    if kind is _BOOK:
+    if kind is SpreadKind.BOOK:
         return tuple(sorted(items, key=lambda c: c.index))
     ranks = [c.rank for c in items]
     if ace_high and 1 in ranks and not _run_ranks_ok(list(ranks)):
@@ -96,7 +92,7 @@ def order_spread(cards: Iterable[Card], kind: SpreadKind, ace_high: bool) -> tup
 def can_hit(spread: Spread, card: Card, rules: HouseRules) -> bool:
     """Whether `card` may be added to `spread`: a run extended at either end, or a book of
     three made four (when `hit_books`)."""
-    if spread.kind is _BOOK:
+    if spread.kind is SpreadKind.BOOK:
         return rules.hit_books and len(spread.cards) == 3 and card.rank == spread.cards[0].rank
     if card.suit is not spread.cards[0].suit:
         return False

@@ -81,9 +81,7 @@ def play_hand(hand: Hand, bots: Sequence[Bot], max_actions: int = 10_000) -> int
     for seat, bot in enumerate(bots):
         bot.observe(hand.events_for(seat))
     taken = 0
-    # Until the hand is settled (it ends with its settlement): `hand.ended` is a property, slow
-    # to read in CPython 3.11, and this runs once an action.
-    while hand.settlement is None:
+    while hand.settlement is None:  # until the hand is settled (it ends with its settlement)
         if taken >= max_actions:
             raise RuntimeError(f"a hand did not end after {max_actions} actions")
         seat = hand.turn

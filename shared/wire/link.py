@@ -37,11 +37,6 @@ class LinkState(Enum):
     CLOSED = "closed"  # a fatal error was sent or received, or bye / goodbye
 
 
-# (Module names for the states: reading a member off an Enum class is slow in Python 3.11,
-# and the server's link is asked on every message.)
-_HANDSHAKE, _OPEN, _CLOSED = LinkState.HANDSHAKE, LinkState.OPEN, LinkState.CLOSED
-
-
 # -- what a side is told to do ------------------------------------------------------------------
 
 
@@ -127,7 +122,7 @@ class ServerLink:
         dev: bool,
         check_name: Callable[[str], str | None],
     ) -> None:
-        self.state = _HANDSHAKE
+        self.state = LinkState.HANDSHAKE
         self.name: str | None = None
         self.pings = 0
         self._server = server
@@ -137,15 +132,15 @@ class ServerLink:
 
     @property
     def open(self) -> bool:
-        return self.state is _OPEN
+        return self.state is LinkState.OPEN
 
     def receive(self, message: m.ClientMessage) -> list[ServerOutput]:
         """A message read from the client, of the right shape and in range."""
-        if self.state is _OPEN and type(message) not in LINK_MESSAGES:
+        if self.state is LinkState.OPEN and type(message) not in LINK_MESSAGES:
             return [Request(message, message.id)]  # (the most frequent: first, in one test)
-        if self.state is _CLOSED:
+        if self.state is LinkState.CLOSED:
             return []
-        if self.state is _HANDSHAKE:
+        if self.state is LinkState.HANDSHAKE:
             if not isinstance(message, m.Hello):
                 return self._fatal(self._hello_first())
             return self._hello(message)
@@ -157,17 +152,17 @@ class ServerLink:
         if isinstance(message, m.Pong):
             return []
         if isinstance(message, m.Bye):
-            self.state = _CLOSED
+            self.state = LinkState.CLOSED
             return [Closed()]
         return [Request(message, reply_to)]
 
     def refuse(self, exc: m.OutOfRangeMessage) -> list[ServerOutput]:
         """A message whose only fault is a value out of its range: a non-fatal error naming the
         field and its range; in the handshake, the handshake's fatal error."""
-        if self.state is _CLOSED:
+        if self.state is LinkState.CLOSED:
             return []
-        if self.state is _HANDSHAKE or exc.kind == p.HELLO:
-            if exc.kind != p.HELLO or self.state is _OPEN:
+        if self.state is LinkState.HANDSHAKE or exc.kind == p.HELLO:
+            if exc.kind != p.HELLO or self.state is LinkState.OPEN:
                 return self._fatal(self._hello_first())
             if exc.version is not None and exc.version != p.PROTOCOL_VERSION:
                 # A client of another version is told that first, whatever else is wrong.
@@ -179,7 +174,7 @@ class ServerLink:
     def ping(self) -> m.ServerPing | None:
         """The heartbeat's ping (the program decides when: after a silence); None before the
         welcome (the handshake's timeout governs that) and once closed."""
-        if self.state is not _OPEN:
+        if self.state is not LinkState.OPEN:
             return None
         self.pings += 1
         return m.ServerPing(self.pings)
@@ -191,7 +186,7 @@ class ServerLink:
         refusal = self._check_name(name)
         if refusal is not None:
             return self._fatal(m.Error.of(p.BAD_NAME, refusal, fatal=True))
-        self.state = _OPEN
+        self.state = LinkState.OPEN
         self.name = name
         welcome = m.Welcome(
             p.PROTOCOL_VERSION, self._server, name, self._limits, self._dev, hello.id
@@ -199,11 +194,11 @@ class ServerLink:
         return [Welcomed(name, welcome), Send(welcome)]
 
     def _hello_first(self) -> m.Error:
-        said = self.state is _OPEN
+        said = self.state is LinkState.OPEN
         return m.Error.of(p.HELLO_FIRST, "hello was already said" if said else "send hello first")
 
     def _fatal(self, error: m.Error) -> list[ServerOutput]:
-        self.state = _CLOSED
+        self.state = LinkState.CLOSED
         return [Send(error)]
 
 
@@ -275,16 +270,16 @@ class ClientLink:
 
     def receive(self, message: m.ServerMessage) -> list[ClientOutput]:
         state = self.state
-        if state is _HANDSHAKE:
+        if state is LinkState.HANDSHAKE:
             return self._handshake(message)
-        if state is _CLOSED:
+        if state is LinkState.CLOSED:
             return []
         if isinstance(message, m.Update):  # (the most frequent first)
             return self._update(message)
         if isinstance(message, m.ServerPing):
             return [Send(m.Pong(message.n))]
         if isinstance(message, m.Goodbye):
-            self.state = _CLOSED
+            self.state = LinkState.CLOSED
             return [Deliver(message), Closed()]
         if isinstance(message, m.Seated):
             self._moved(Place(message.table, message.seat, message.token))

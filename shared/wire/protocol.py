@@ -14,6 +14,17 @@ from typing import Any
 import msgpack
 
 from ..records import record
+from ..terms import *  # noqa: F403 (every error code, read with the protocol: p.BAD_VALUE)
+from ..terms import (
+    BAD_FRAME,
+    BAD_MESSAGE,
+    BAD_MSGPACK,
+    BAD_VALUE,
+    FRAME_TOO_LARGE,
+    NO_SUCH_SEAT,
+    NO_SUCH_TABLE,
+    UNKNOWN_TYPE,
+)
 
 #: Version 2 (from 1): a spread's `cards` is one string like every other list of cards; every
 #: value of the right type but out of its range is a non-fatal error naming the field; `rules`
@@ -107,66 +118,6 @@ GOODBYE = "goodbye"
 AWAY_SUMMARY = "away_summary"
 DEAL_COMMIT = "deal_commit"
 DEAL_REVEAL = "deal_reveal"
-
-# -- error codes -----------------------------------------------------------------------------
-# Framing and shape: always fatal (the connection is closed after the error).
-BAD_FRAME = "bad_frame"
-FRAME_TOO_LARGE = "frame_too_large"
-BAD_MSGPACK = "bad_msgpack"
-BAD_MESSAGE = "bad_message"
-UNKNOWN_TYPE = "unknown_type"
-# Session: fatal.
-VERSION_MISMATCH = "version_mismatch"
-HELLO_FIRST = "hello_first"
-HANDSHAKE_TIMEOUT = "handshake_timeout"
-IDLE_TIMEOUT = "idle_timeout"
-RATE_LIMITED = "rate_limited"
-TOO_MANY_CONNECTIONS = "too_many_connections"
-SERVER_SHUTTING_DOWN = "server_shutting_down"
-# Requests: not fatal, nothing changed.
-BAD_NAME = "bad_name"
-BAD_CHAT = "bad_chat"
-BAD_RULES = "bad_rules"
-BAD_TABLE = "bad_table"
-DEV_ONLY = "dev_only"
-TOO_MANY_TABLES = "too_many_tables"
-NO_SUCH_TABLE = "no_such_table"
-TABLE_FULL = "table_full"
-SEAT_TAKEN = "seat_taken"
-NAME_TAKEN = "name_taken"
-NO_SUCH_SEAT = "no_such_seat"
-ALREADY_AT_TABLE = "already_at_table"
-NOT_AT_TABLE = "not_at_table"
-NOT_SEATED = "not_seated"
-NOT_CREATOR = "not_creator"
-ALREADY_STARTED = "already_started"
-NOT_ENOUGH_PLAYERS = "not_enough_players"
-BAD_TOKEN = "bad_token"
-BAD_BOT = "bad_bot"
-NO_HAND = "no_hand"
-NO_SUCH_HAND = "no_such_hand"
-NO_REMATCH = "no_rematch"
-NO_COACH = "no_coach"
-COACH_BUSY = "coach_busy"
-ILLEGAL_ACTION = "illegal_action"
-STORAGE_ERROR = "storage_error"
-INTERNAL_ERROR = "internal_error"
-# Sent when another connection resumed this one's seat with its token: not fatal.
-SEAT_RESUMED_ELSEWHERE = "seat_resumed_elsewhere"
-# A field of the right type whose value is out of its range, where no other code says more:
-# not fatal; `detail` names the field.
-BAD_VALUE = "bad_value"
-
-#: The codes that close the connection: framing and shape, and the session's.
-FATAL_CODES = frozenset({BAD_FRAME, FRAME_TOO_LARGE, BAD_MSGPACK, BAD_MESSAGE, UNKNOWN_TYPE}) | {
-    VERSION_MISMATCH,
-    HELLO_FIRST,
-    HANDSHAKE_TIMEOUT,
-    IDLE_TIMEOUT,
-    RATE_LIMITED,
-    TOO_MANY_CONNECTIONS,
-    SERVER_SHUTTING_DOWN,
-}
 
 
 class ProtocolError(Exception):

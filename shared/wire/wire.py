@@ -10,57 +10,17 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Any, ClassVar, Self, TypeAlias, TypeVar, dataclass_transform, overload
 
 from .. import records
+from ..terms import *  # noqa: F403 (the state words, the shared words: read with the messages)
 from .protocol import ID_RANGE, Field
 
 #: A value of a decoded msgpack map (what `protocol.decode_payload` gives).
 Wire: TypeAlias = dict[str, Any]
 #: A rule option's value on the wire.
 RuleValue: TypeAlias = bool | int | str | None
-
-
-class TableState(StrEnum):
-    """A table's `state` (`closed` never goes out: a closed table has left the lobby)."""
-
-    WAITING = "waiting"
-    PLAYING = "playing"
-    FINISHED = "finished"
-    CLOSED = "closed"
-
-
-class SeatKind(StrEnum):
-    """Who sits in a seat: a player's `kind` in the table map."""
-
-    HUMAN = "human"
-    BOT = "bot"
-    EMPTY = "empty"
-
-
-class SeatStatus(StrEnum):
-    """A player's `status` in the table map."""
-
-    EMPTY = "empty"
-    BOT = "bot"
-    CONNECTED = "connected"
-    DISCONNECTED = "disconnected"
-    AWAY = "away"
-
-
-class SessionEndReason(StrEnum):
-    """Why a session ended (`session_end`'s `reason`)."""
-
-    HANDS = "hands"
-    MINUTES = "minutes"
-    ABANDONED = "abandoned"
-
-
-#: Each word by its text (a lookup is cheaper than calling the enum, on the server's paths).
-TABLE_STATES = {str(state): state for state in TableState}
-SEAT_KINDS = {str(kind): kind for kind in SeatKind}
-SEAT_STATUSES = {str(status): status for status in SeatStatus}
 
 
 class Unset(Enum):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from tonk.client.cli import build_parser, config_from_args, parse_address
+from tonk.client.cli import build_parser, config_from_args
+from tonk.client.recent import parse_address
 from tonk.client.text.render import (
     CardStyle,
     card_text,

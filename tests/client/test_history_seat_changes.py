@@ -21,8 +21,8 @@ from ptyterm import Term
 from termkit import command_path, tonk_server
 from test_client_seats import client_env
 from test_server_audit import tonk_server as tonk_server_command
+from tonk.client.model.replay import board, names_by_step, step_logs
 from tonk.client.text.render import CardStyle
-from tonk.client.text.replay import board, names_by_step, step_logs
 from tonk.server.commands import audit
 from tonk.server.store import store as st
 from tonk.shared.game.history import HandSummary

@@ -445,7 +445,10 @@ async def test_an_action_that_cannot_be_saved_is_not_accepted(tmp_path):
         error = await alice.expect_error(p.STORAGE_ERROR)
         assert error["fatal"] is False
         table = server.tables[table_id]
-        assert table.hand is not None and len(table.hand.events) == before["view"]["event_count"]
+        assert (
+            table.play.hand is not None
+            and len(table.play.hand.events) == before["view"]["event_count"]
+        )
         server.store.write = real_write  # type: ignore[method-assign]
         # A write that fails alone (its own fault, not the storage's) refuses that request and
         # no other: the table is not paused, and the same action goes through next time.

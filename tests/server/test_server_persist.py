@@ -107,7 +107,7 @@ async def test_a_seat_away_stays_away_after_a_restart_and_is_played_for_at_once(
 
 async def test_a_table_keeps_its_newest_hands_in_memory_and_its_whole_ledger_on_disk(tmp_path):
     def numbers(server, table):
-        return [entry.hand_number for entry in server.tables[table].ledger.history]
+        return [entry.hand_number for entry in server.tables[table].session.ledger.history]
 
     async with start_server(tmp_path, ledger_hands=3) as server:
         alice = await NetClient.connect(server.port, "Alice")
@@ -115,15 +115,15 @@ async def test_a_table_keeps_its_newest_hands_in_memory_and_its_whole_ledger_on_
         token = alice.token
         await alice.play_until(lambda m: m["type"] == p.HAND_END and m["hand"] >= 6, timeout=60)
         kept = numbers(server, table)
-        played = server.tables[table].hands_played
+        played = server.tables[table].session.hands_played
         assert len(kept) == 3 and kept == list(range(played - 2, played + 1))
         balances, _ = ledger_from_db(tmp_path / "tonk.db", table)
-        assert server.tables[table].ledger.balances == balances  # every hand's payments
+        assert server.tables[table].session.ledger.balances == balances  # every hand's payments
         watcher = await NetClient.connect(server.port, "Watcher")
         await watcher.request({"type": "watch", "table": table}, p.WATCHING)
         ledger = await watcher.expect(p.LEDGER)
         assert [number for number, _ in ledger["hands"]] == numbers(server, table)
-        assert ledger["balances"] == server.tables[table].ledger.balances
+        assert ledger["balances"] == server.tables[table].session.ledger.balances
         await alice.close()
         await watcher.close()
     balances, _ = ledger_from_db(tmp_path / "tonk.db", table)
@@ -138,7 +138,7 @@ async def test_a_table_keeps_its_newest_hands_in_memory_and_its_whole_ledger_on_
         ]
     async with start_server(tmp_path, ledger_hands=3) as server:
         assert numbers(server, table) == settled[-3:]
-        assert server.tables[table].ledger.balances == balances
+        assert server.tables[table].session.ledger.balances == balances
         alice = await NetClient.connect(server.port, "Alice")
         await alice.request({"type": "resume", "table": table, "token": token}, p.SEATED)
         end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=30)

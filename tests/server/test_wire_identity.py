@@ -54,7 +54,7 @@ def old_reply(message: dict[str, Any], request_id: int | None) -> dict[str, Any]
 
 def old_summary(table: Table) -> dict[str, Any]:
     config = table.config
-    balances = table.ledger.balances
+    balances = table.session.ledger.balances
     taken = sum(seat.kind != "empty" for seat in table.seats)
 
     def status(seat: Any) -> str:
@@ -80,7 +80,7 @@ def old_summary(table: Table) -> dict[str, Any]:
         "hands": config.hands,
         "minutes": config.minutes,
         "bot_pause": config.bot_pause,
-        "hands_played": table.hands_played,
+        "hands_played": table.session.hands_played,
         "creator": table.seats.creator,
         "dealer": table.play.session.dealer,
         "paused": table.store.paused,
@@ -104,12 +104,12 @@ def old_summary(table: Table) -> dict[str, Any]:
 def old_update(
     table: Table, seat: int | None, start: int, reply_to: int | None = None
 ) -> dict[str, Any]:
-    hand = table.hand
+    hand = table.play.hand
     assert hand is not None
     message = {
         "type": p.UPDATE,
         "table": table.id,
-        "hand": table.hand_number,
+        "hand": table.session.hand_number,
         "from": start,
         "events": [event.to_dict() for event in hand.events_for(seat, start)],
         "view": hand.view(seat).to_dict(),
@@ -725,7 +725,7 @@ async def test_table_update_and_ledger_messages_pack_as_before(preset: str) -> N
                     old_update(table, seat, 0, 5)
                 )
         assert hand.settlement is not None
-        table.ledger.record(hand.settlement, table.seats.names()[:players])
+        table.session.ledger.record(hand.settlement, table.seats.names()[:players])
         assert m.encode(m.TableMessage(table.summary())) == p.encode(
             {"type": p.TABLE, "table": old_summary(table)}
         )
@@ -733,8 +733,8 @@ async def test_table_update_and_ledger_messages_pack_as_before(preset: str) -> N
             old_reply({"type": p.TABLE, "table": old_summary(table)}, 3)
         )
         for limit in (0, 1, 200):
-            assert m.encode(ledger_message(7, table.ledger, limit)) == p.encode(
-                old_ledger(7, table.ledger, limit)
+            assert m.encode(ledger_message(7, table.session.ledger, limit)) == p.encode(
+                old_ledger(7, table.session.ledger, limit)
             )
         tables = m.Tables((table.summary(),) * 2, 0, False, 2)
         assert m.read_server(tables.to_wire()) == tables

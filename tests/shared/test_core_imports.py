@@ -5,17 +5,18 @@ shared/, and what it prints) reaches the terminal, the clock or other processes.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from checkout import ROOT
+from importkit import imports
 
 SHARED = ROOT / "shared"
 
 #: What each sub-package of shared/ may import of the others (besides itself and the modules
-#: at the top of shared/). The game and the wire share the wire's words (seat kinds, limits).
+#: at the top of shared/). The game and the wire share the words at the top (terms.py: the
+#: error codes, seat kinds): the wire reads the game, never the other way.
 MAY_IMPORT = {
-    "game": {"wire"},
+    "game": set(),
     "wire": {"game"},
     "bots": {"game", "wire"},
     "sim": {"game", "wire", "bots"},
@@ -52,27 +53,14 @@ def core_imports() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     others: dict[str, set[str]] = {}
     for path in sorted(SHARED.rglob("*.py")):
         name = module_name(path)
-        package = name.split(".") if path.stem == "__init__" else name.split(".")[:-1]
         found: set[str] = set()
         outside: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - node.level + 1]
-                    source = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    source = node.module or ""
-                if source.startswith("tonk."):
-                    found.add(source)
-                    found.update(f"{source}.{alias.name}" for alias in node.names)
-                else:
-                    outside.add(source.split(".")[0])
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name.startswith("tonk."):
-                        found.add(alias.name)
-                    else:
-                        outside.add(alias.name.split(".")[0])
+        for source, names in imports(name, path):
+            if source.startswith("tonk."):
+                found.add(source)
+                found.update(f"{source}.{n}" for n in names)
+            else:
+                outside.add(source.split(".")[0])
         graph[name] = found
         others[name] = outside
     modules = set(graph)

@@ -65,3 +65,14 @@ def test_views_and_events_made_the_quick_way_are_the_values_their_classes_make()
     assert checked > 200
     with pytest.raises(dataclasses.FrozenInstanceError):
         new_event("drop", 0).seat = 1  # type: ignore[misc]
+
+
+def test_the_phases_under_module_names_are_the_phases_themselves() -> None:
+    """The one trick of names outside the fence (see `_speedups`): each module name is the very
+    member it stands for, so `phase is _START` reads as `phase is Phase.START`."""
+    from tonk.shared.game import hand, legality, view
+
+    for module in (legality, hand):
+        assert tuple(legality.Phase) == (module._START, module._PLAY, module._ENDED)
+        assert module._START is legality.Phase.START and module._ENDED is legality.Phase.ENDED
+    assert view._ENDED is legality.Phase.ENDED

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from tonk.shared.game.session import SessionError, play_for_now
 from tonk.shared.game.waiting import AwayTally, away_text, bell_after, clock_text, votes_needed
+from tonk.shared.terms import SeatStatus
 from tonk.shared.wire import protocol as p
-from tonk.shared.wire.wire import SeatStatus
 
 C, D, A, B = SeatStatus.CONNECTED, SeatStatus.DISCONNECTED, SeatStatus.AWAY, SeatStatus.BOT
 NAMES = ["Ann", "Bob", "Cy", "Dee"]

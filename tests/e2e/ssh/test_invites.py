@@ -15,7 +15,7 @@ from sshkit import DoorServer, claim_and_quit, make_key
 from termkit import command_path, tonk_server
 from tonk.client.model.lobbylist import named
 from tonk.client.model.state import TableInfo
-from tonk.server.commands.invite import ordered
+from tonk.server.announce import ordered
 from tonk.shared.wire import messages as m
 
 pytestmark = pytest.mark.e2e

@@ -163,10 +163,10 @@ async def test_every_action_is_committed_before_any_frame_shows_it(tmp_path, mon
         message = p.decode_payload(data[p.HEADER_SIZE :])
         if message["type"] == p.UPDATE:
             table = server.tables[message["table"]]
-            if table.hand_number == message["hand"] and table.hand is not None:
+            if table.session.hand_number == message["hand"] and table.play.hand is not None:
                 on_disk = committed.get((table.id, message["hand"]), 0)
-                if on_disk < len(table.hand.actions):
-                    problems.append(f"update sent with {len(table.hand.actions)} > {on_disk}")
+                if on_disk < len(table.play.hand.actions):
+                    problems.append(f"update sent with {len(table.play.hand.actions)} > {on_disk}")
                 checked["update"] += 1
         elif message["type"] == p.HAND_END:
             if (message["table"], message["hand"]) not in settled:

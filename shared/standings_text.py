@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from ..records import record
-from ..wire.server_messages import Standings
-from .standings import (
+from .game.standings import (
     PERIOD_TITLES,
     PERIODS,
     Period,
@@ -19,6 +17,8 @@ from .standings import (
     nights_text,
     signed,
 )
+from .records import record
+from .wire.server_messages import Standings
 
 
 @record

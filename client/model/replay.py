@@ -12,8 +12,8 @@ from tonk.shared.game.settle_up import Transfer, settle_up_text
 from tonk.shared.game.view import SeatView
 from tonk.shared.game.words import plural
 
-from ..model.tablelog import TableLog
-from .render import CardStyle, cards_text, ending_line, payment_lines, signed, spread_line
+from ..text.render import CardStyle, cards_text, ending_line, payment_lines, signed, spread_line
+from .tablelog import TableLog
 
 
 def seen_names(names: Sequence[str], seat: int | None) -> list[str]:
