@@ -13,10 +13,6 @@ from importkit import imports
 
 FOLDERS = {"shared": "tonk.shared", "server": "tonk.server", "client": "tonk.client"}
 
-#: Circles known and being undone elsewhere, each to be removed with its circle: the web door
-#: and its browser session import each other (the framing moves to one place).
-KNOWN = {frozenset({"tonk.server.doors.web_door", "tonk.server.doors.web_session"})}
-
 
 def module_name(path: Path) -> str:
     folder = path.relative_to(ROOT).parts[0]
@@ -109,7 +105,7 @@ def areas_graph(graph: Mapping[str, set[str]]) -> dict[str, set[str]]:
 
 
 def test_no_module_imports_itself_through_others() -> None:
-    found = [c for c in circles(module_graph()) if c not in KNOWN]
+    found = circles(module_graph())
     assert not found, f"import circles: {[sorted(c) for c in found]}"
 
 
@@ -122,13 +118,6 @@ def test_no_folder_imports_itself_through_the_others() -> None:
     graph = module_graph()
     folders = collapsed(graph, {name: ".".join(name.split(".")[:2]) for name in graph})
     assert not circles(folders), folders
-
-
-def test_the_known_circles_are_still_there() -> None:
-    """An exception outlives its circle by no commit: remove it from KNOWN when it is undone."""
-    graph = module_graph()
-    for circle in KNOWN:
-        assert circle in circles({name: graph[name] & circle for name in circle})
 
 
 def test_the_probe_finds_circles() -> None:
