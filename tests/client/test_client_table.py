@@ -484,10 +484,10 @@ async def test_a_client_started_again_draws_the_whole_ledger(tmp_path: Path) -> 
             for name in ("Tester", "Ada (bot)"):
                 # Every hand the server settled (the three, and one more if the bot ended
                 # the fourth before the first client closed), drawn from 0.
-                nets = (entry.net().get(name, 0) for entry in table.ledger.history)
+                nets = (entry.net().get(name, 0) for entry in table.session.ledger.history)
                 assert list(state.series[name]) == [0, *accumulate(nets)]
                 assert list(state.series[name][: len(seen[name])]) == list(seen[name])
-            net = table.ledger.history[-1].net()
+            net = table.session.ledger.history[-1].net()
             assert state.last_net.get("Tester", 0) == net.get("Tester", 0)
             ledger = second.table_screen.query_one(LedgerPanel)
             await pilot.pause()
