@@ -261,6 +261,7 @@ class TonkApp(KeyedApp):
             opener=None if config.practice else config.opener,
             join=None if config.practice else config.join,
             guest=config.guest,
+            touch=config.touch,
         )
         try:
             await self.connection.run()

@@ -70,6 +70,7 @@ class Connection:
         opener: Opener | None = None,
         join: str | None = None,
         guest: bool = False,
+        touch: bool = False,
     ) -> None:
         self.host = host
         self.opener = opener
@@ -85,6 +86,7 @@ class Connection:
             style=style,
             join=join,
             guest=guest,
+            touch=touch,
         )
         self.closing = False
         self._outbox: asyncio.Queue[m.ClientMessage | None] = asyncio.Queue()

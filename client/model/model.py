@@ -125,6 +125,7 @@ class ClientModel:
         style: CardStyle | None = None,
         join: str | None = None,
         guest: bool = False,
+        touch: bool = False,
     ) -> None:
         self.name = name
         self.address = address
@@ -137,6 +138,7 @@ class ClientModel:
         self._joining_table: TableInfo | None = None
         self._join_line: str | None = None  # said when that table's first news comes
         self.guest = guest  # an SSH door guest: seats are held by name, not by this account
+        self.touch = touch  # the web door's page on a touch screen: its words name buttons
         self.style = style or CardStyle()
         self.server = ""
         self.connected = False
@@ -418,8 +420,9 @@ class ClientModel:
                 if self.guest
                 else "from this computer account"
             )
+            watches = "the Watch button watches it" if self.touch else "w watches it"
             text = (
-                f"That table's game has started: w watches it. You, {self.name}, hold no "
+                f"That table's game has started: {watches}. You, {self.name}, hold no "
                 f"seat there {where} to take back."
             )
         if self.table is not None:

@@ -386,6 +386,26 @@ def test_a_table_asked_for_by_name_waits_for_the_whole_list_and_watches_if_its_s
     assert state is not None and state.log[-1].text.plain.startswith("Friday is full")
 
 
+@pytest.mark.parametrize(
+    ("touch", "watches"), [(False, "w watches it"), (True, "the Watch button watches it")]
+)
+def test_a_seat_refused_at_a_started_game_says_how_to_watch_in_the_sessions_words(
+    touch: bool, watches: str
+) -> None:
+    """In a terminal the refusal names the key; on a touch screen (the web door's page on a
+    phone), the Watch button, and no key."""
+    model = ClientModel("Kim", "host:1", clock=lambda: 100.0, touch=touch)
+    model.hello()
+    model.welcome(wire(WELCOME), reconnect=False)
+    model.take_outgoing()
+    model.sit(9)
+    (asked,) = sent(model)
+    give(model, m.Error.of(p.ALREADY_STARTED, "the session has started", reply_to=asked["id"]))
+    (refused,) = [r for r in model.take_reports() if isinstance(r, ServerRefused)]
+    assert refused.message.startswith(f"That table's game has started: {watches}. You, Kim,")
+    assert ("w watches" in refused.message) is not touch
+
+
 def test_a_table_name_nobody_gave_is_said_and_the_lobby_shown() -> None:
     model = ClientModel("Kim", "host:1", clock=lambda: 100.0, join="Nowhere")
     model.hello()
