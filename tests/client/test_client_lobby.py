@@ -811,6 +811,27 @@ async def test_the_lobby_at_40_columns_fits_without_a_sideways_scroll_and_cuts_n
         await ada.close()
 
 
+async def test_the_form_at_40_and_43_columns_shows_the_bots_strategy_and_the_end_whole(
+    tmp_path: Path,
+) -> None:
+    """Upright (a phone's page, a narrow pane): the bots' strategy, the longest one too, and
+    the box beside "Session ends" are not cut (they once showed "eas" and "(never ends")."""
+    async with start_server(tmp_path) as server:
+        for width in (40, 43):
+            app = joined_app(server.port, tmp_path / f"state-{width}")
+            async with app.run_test(size=(width, 30)) as pilot:
+                await screen_shown(pilot, LobbyScreen, "the lobby")
+                form = await new_table_form(pilot)
+                await pilot.pause()
+                for strategy in ("easy", "sharp", "expert"):
+                    form.query_one("#strategy", Select).value = strategy
+                    await pilot.pause()
+                    (row,) = [line for line in screen_lines(app) if "Seats, bots" in line]
+                    assert re.search(rf"\b{strategy} +▼", row), (width, row)
+                (row,) = [line for line in screen_lines(app) if "Session ends" in line]
+                assert "never" in row and "(never ends)" in row, (width, row)
+
+
 @pytest.mark.e2e
 async def test_the_lobby_says_what_a_tables_rules_changed_and_when_it_ends(
     tmp_path: Path, term: Term
