@@ -214,4 +214,9 @@ TAPS_HELP: tuple[tuple[str, str], ...] = (
         " card is the one Discard throws",
     ),
     *((entry.label, entry.help) for entry in BAR_KEYS),
+    (
+        "the log",
+        "tap its top half to scroll it back, its bottom half to scroll it forward (its"
+        " border says how far)",
+    ),
 )

@@ -284,7 +284,7 @@ class TableScreen(Screen[None]):
             return
         hand = self.query_one(HandView)
         if state.seat is not None:
-            title = hand_title(state.view, hand.order)
+            title = hand_title(state.view, hand.order, by_touch(self.app))
         elif state.view is not None and state.last_turns and not self.query_one(TableArea).around:
             title = "Watching · each player's last turn"
         else:
@@ -630,11 +630,13 @@ class TableScreen(Screen[None]):
 
     @on(LogPanel.Scrolled)
     def _log_title(self, event: LogPanel.Scrolled) -> None:
-        """The log's lower border: how to scroll it back, or how far it is scrolled."""
+        """The log's lower border: how to scroll it back, or how far it is scrolled (by its
+        keys in a terminal; on a touch screen, by a tap on the log's top or bottom half)."""
+        touch = by_touch(self.app)
         if event.newer:
-            subtitle = f"{event.newer} newer: pgdn"
+            subtitle = f"{event.newer} newer: " + ("tap bottom" if touch else "pgdn")
         elif event.earlier:
-            subtitle = "pgup: earlier"
+            subtitle = "tap top: earlier" if touch else "pgup: earlier"
         else:
             subtitle = ""
         box = self.query_one("#log-box")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
@@ -117,6 +118,11 @@ class LogPanel(LineWidget):
         else:
             self.newer = max(0, self.newer - step)
         self._rebuild()
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap (a click) on the log's top half scrolls it a page back, on its bottom half a
+        page forward: a touch screen has no page keys."""
+        self.page(-1 if event.y < self.size.height // 2 else 1)
 
     def watch_log_lines(self, lines: tuple[LogLine, ...]) -> None:
         changed = False

@@ -559,10 +559,12 @@ class HandView(Widget):
         return Group(*lines)
 
 
-def hand_title(view: SeatView | None, order: str = "") -> str:
+def hand_title(view: SeatView | None, order: str = "", touch: bool = False) -> str:
     """The hand panel's border title: your count (only a display; the core counts) and how
-    the cards are ordered."""
+    the cards are ordered, with what changes it (the o key; on a touch screen the Sort
+    button)."""
     if view is None or view.seat is None:
         return "Your hand"
     shown = dict(HAND_ORDERS).get(order, "")
-    return f"Your hand · count {count(view.hand)}" + (f" · {shown} (o)" if shown else "")
+    changes = "Sort" if touch else "o"
+    return f"Your hand · count {count(view.hand)}" + (f" · {shown} ({changes})" if shown else "")

@@ -12,7 +12,9 @@ from clientkit import (
     at_my_turn,
     hand_text,
     joined_app,
+    log_text,
     my_turn,
+    practice_app,
     screen_shown,
     table_request,
     wait_for,
@@ -23,12 +25,14 @@ from textual.pilot import Pilot
 from tonk.client.dialogs import DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.dialogs.confirm import TapHint
 from tonk.client.dialogs.taps import TapButtons
+from tonk.client.messages import Request
 from tonk.client.screens import LobbyScreen, TableScreen
 from tonk.client.text.render import CARD_WIDTH
-from tonk.client.widgets import HandView, KeyBar, StatusBar
+from tonk.client.widgets import HandView, KeyBar, LogPanel, StatusBar
 from tonk.client.widgets.screenkeys import ScreenButtons
 from tonk.client.widgets.touchkeys import TouchKeyBar
 from tonk.shared.game.cards import format_cards, parse_card
+from tonk.shared.wire import messages as m
 
 
 async def tap_card(pilot: Pilot[None], hand: HandView, index: int) -> None:
@@ -205,3 +209,34 @@ async def test_a_touch_screens_lobby_help_and_too_small_notice_name_taps_not_key
 
 def screen_text(app: App[None]) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_a_touch_screens_hand_and_log_titles_name_the_button_and_the_taps() -> None:
+    """On a touch screen the hand's title names the Sort button, not the o key, and the log's
+    border says where to tap for earlier and newer lines, not pgup and pgdn; a tap on the
+    log's top half scrolls it back, on its bottom half forward."""
+    app = practice_app(bots=1)
+    app.config.touch = True
+    async with at_my_turn(app) as pilot:
+        screen = app.table_screen
+        hand_box = screen.query_one("#hand-box")
+        assert str(hand_box.border_title) == "Your hand · count 36 · by suit (Sort)"
+        await tap_button(pilot, screen.query_one(KeyBar), "o", 1)
+        await wait_for(pilot, lambda: "by rank" in str(hand_box.border_title), "sorted")
+        assert str(hand_box.border_title).endswith("by rank (Sort)")
+        log = screen.query_one(LogPanel)
+        log_box = screen.query_one("#log-box")
+        for n in range(20):
+            screen.post_message(Request(m.Chat(f"line {n}")))
+        await wait_for(pilot, lambda: "line 19" in log_text(app), "the chat in the log")
+        await wait_for(pilot, lambda: bool(log_box.border_subtitle), "the log's border")
+        assert str(log_box.border_subtitle) == "tap top: earlier"
+        await pilot.click(LogPanel, offset=(2, 0))
+        await wait_for(pilot, lambda: log.newer > 0, "the log scrolled back")
+        await pilot.pause()
+        assert str(log_box.border_subtitle) == f"{log.newer} newer: tap bottom"
+        assert "pg" not in str(log_box.border_subtitle)
+        await pilot.click(LogPanel, offset=(2, log.size.height - 1))
+        await wait_for(pilot, lambda: log.newer == 0, "the log forward again")
+        await pilot.pause()
+        assert str(log_box.border_subtitle) == "tap top: earlier"
