@@ -32,6 +32,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "kit"))
 
+import tonk.client
+import tonk.server
+import tonk.shared
 from clientkit import at_my_turn, hand_text, joined_app, table_request, wait_for
 from netclient import start_server
 from tonk.shared.game.cards import format_cards
@@ -50,13 +53,21 @@ LEAVES = frozenset(
 QUIET_TASKS = ("clock", "housekeeping", "lobby")
 
 
+#: Where each of tonk's three packages is imported from, as its code objects name their files:
+#: the checkout's own folders (an editable install) or a link tree of them (a strict one).
+PACKAGE_FOLDERS = tuple(
+    (str(Path(package.__file__).parent) + "/", name + "/")
+    for name, package in (("client", tonk.client), ("server", tonk.server), ("shared", tonk.shared))
+    if package.__file__ is not None
+)
+
+
 def tonk_file(frame: FrameType) -> str | None:
     """`client/app.py` for a frame of tonk's own code, else None."""
     path = frame.f_code.co_filename
-    for root in ("/tonk/client/", "/tonk/server/", "/tonk/shared/"):
-        at = path.find(root)
-        if at >= 0:
-            return path[at + len("/tonk/") :]
+    for folder, name in PACKAGE_FOLDERS:
+        if path.startswith(folder):
+            return name + path[len(folder) :]
     return None
 
 

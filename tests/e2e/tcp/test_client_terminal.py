@@ -111,11 +111,22 @@ async def test_notices_hide_nothing_needed_to_play_at_80x24(term: Term) -> None:
     term.start(practice(), ENV)
     await term.wait_for("Your turn: d draw")
     term.keys("d")
-    before = await term.wait_for("4*")  # the 8s just drawn: the hand's fourth card
+    # The 8s just drawn, the hand's fourth card, and the row of numbers under the six cards
+    # drawn whole (the screen is read as the terminal gets it, so a row can be half-drawn).
+    whole_hand = re.compile(r"\^1\^ +2 +3 +4\* +5 +6 ")
+    before = await term.wait_until(lambda screen: whole_hand.search(screen), "the hand drawn")
     assert "You are not away" not in before
+    rows_before = before.splitlines()
     term.keys("b")  # not away: a notice says so
-    during = await term.wait_for("You are not away")
-    rows_before, rows_during = before.splitlines(), during.splitlines()
+
+    def left_column_whole(screen: str) -> bool:
+        rows = screen.splitlines()
+        return "You are not away" in screen and [row[:48] for row in rows] == [
+            row[:48] for row in rows_before
+        ]
+
+    during = await term.wait_until(left_column_whole, "the notice beside the whole table")
+    rows_during = during.splitlines()
     # The status line, the players, the table and your hand (the left column), and the
     # keys are all as they were, whole.
     assert rows_during[0] == rows_before[0]
