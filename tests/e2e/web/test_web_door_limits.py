@@ -75,20 +75,30 @@ def flood_message(kind: str, n: int) -> str:
 
 async def flood(socket: aiohttp.ClientWebSocketResponse, kind: str) -> str:
     """Send `kind` as fast as the socket takes it, 6 KB of it (SMALL_BUDGET's burst and 16 s
-    of its rate), then read what the terminal gets until the door closes the session.
-    (Sending stops first: a socket closed with bytes unread is reset, and what the door sent
-    before the reset may be lost on the way.)"""
+    of its rate), reading what the terminal gets all the while, until the door closes the
+    session. (Read as it comes: a page the door closes while it still sends is reset, and
+    what the door sent before the reset and was not yet read would be lost.)"""
+    seen: list[str] = []
+
+    async def read() -> None:
+        with contextlib.suppress(aiohttp.ClientError):
+            while (message := await socket.receive()).type == aiohttp.WSMsgType.BINARY:
+                seen.append(message.data.decode("utf-8", "replace"))
+
+    reader = asyncio.create_task(read())
     sent, n = 0, 0
-    while sent < 6 * 1024:
+    while sent < 6 * 1024 and not reader.done():
         n += 1
         text = flood_message(kind, n)
-        await socket.send_str(text)
+        try:
+            await socket.send_str(text)
+        except aiohttp.ClientConnectionResetError:
+            break  # the door closed the page before it had sent all of it
         sent += len(text)
-    seen = ""
+        await asyncio.sleep(0)  # the reader reads what came meanwhile
     async with asyncio.timeout(60):
-        while (message := await socket.receive()).type == aiohttp.WSMsgType.BINARY:
-            seen += message.data.decode("utf-8", "replace")
-    return seen
+        await reader
+    return "".join(seen)
 
 
 @pytest.mark.parametrize("kind", FLOODS)
