@@ -147,6 +147,9 @@ async def test_a_late_friend_is_asked_to_take_a_seat_one_of_the_bots_plays(
             await wait_for(
                 pilot, lambda: [t.bots for t in app.lobby.tables] == [2], "two bots playing"
             )
+            # (The list on screen has the row under its cursor: Enter acts on what is shown.)
+            lobby = app.screen
+            await wait_for(pilot, lambda: lobby.selected() is not None, "the table's row")
             await pilot.press("enter")
             await screen_shown(pilot, ConfirmModal, "the question")
             assert isinstance(app.screen, ConfirmModal)
