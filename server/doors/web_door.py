@@ -459,6 +459,13 @@ class WebDoor(DoorServing):
             async for message in socket:
                 if message.type == WSMsgType.TEXT:
                     picture.received(message.data, viewer)
+                    if viewer.closing:
+                        # Closed for its flood: this loop stops reading, so that the page's
+                        # sender alone closes the socket, after the goodbye, reading (and
+                        # dropping) what the page still sends until it answers the close.
+                        # (Closed while a read waits, the socket would be shut at once: a
+                        # page still sending is reset, and loses the goodbye unread.)
+                        break
                 elif message.type == WSMsgType.ERROR:
                     break
         finally:
@@ -509,9 +516,14 @@ class WebDoor(DoorServing):
             async for message in socket:
                 if message.type == WSMsgType.TEXT:
                     session.received(message.data)
+                    if session.stopping or session.ended:
+                        break  # (closed by the door: as a flooding television page above)
                 elif message.type == WSMsgType.ERROR:
                     break
         finally:
+            if session.stopping and session.task is not None:
+                with contextlib.suppress(Exception):  # (its last line is said first)
+                    await asyncio.shield(session.task)
             session.end(None, None)  # the browser is gone (or the session is over already)
             self.sessions.discard(session)
             self._left(place)
