@@ -144,8 +144,11 @@ async def test_a_late_friend_is_asked_to_take_a_seat_one_of_the_bots_plays(
         await ada.create_table("easy", "easy", name="Kitchen", seats=3, open_bot_seats=True)
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
+            # (Two bots seated fill the table a moment before the game starts: wait for both.)
             await wait_for(
-                pilot, lambda: [t.bots for t in app.lobby.tables] == [2], "two bots playing"
+                pilot,
+                lambda: [(t.bots, t.playing) for t in app.lobby.tables] == [(2, True)],
+                "two bots playing",
             )
             # (The list on screen has the row under its cursor: Enter acts on what is shown.)
             lobby = app.screen

@@ -166,11 +166,17 @@ async def test_an_upright_phone_s_table_is_as_tall_as_its_cards_and_the_log_take
     cards: it is as tall as they are, and grows as spreads are laid; the log takes the rows
     left under the hand."""
     with client(tmp_path, (40, 50)) as term:
+        # (The panel is laid out once before its cards say how tall they are: one frame
+        # shows it a row high. What a player is left looking at is the frame after.)
         screen = await term.wait_until(
-            lambda s: "Your turn: d draw" in s and not mostly_empty(s, "Table"),
-            "a table panel filled by its cards",
+            lambda s: (
+                "Your turn: d draw" in s
+                and "▒▒▒│" in s
+                and "Log and chat" in s
+                and not mostly_empty(s, "Table")
+            ),
+            "a table panel filled by its cards, the stock among them",
         )
-        assert "▒▒▒│" in screen and "Log and chat" in screen
         rows = screen.splitlines()
         assert [n for n, row in enumerate(rows) if "╭─ Log and chat" in row] > [
             n for n, row in enumerate(rows) if "╭─ Your hand" in row
