@@ -172,7 +172,7 @@ class CreateTableScreen(ModalScreen[None]):
                         compact=True,
                     )
                 yield Label("Session ends")
-                with Horizontal(classes="pair"):
+                with Horizontal(classes="pair", id="ends-pair"):
                     yield Select(
                         SESSION_ENDS, value="never", allow_blank=False, id="ends", compact=True
                     )

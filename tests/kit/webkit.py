@@ -382,6 +382,9 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
         browser.tap_text(" Close ")
         browser.wait_gone("House-rule options")
     column, row = browser.find("Seats, bots")
+    # (Upright, each label is above its field: the counts are on the row under it.)
+    if "▼" not in browser.screen().split("\n")[row]:
+        row, column = row + 1, column - 11
     seats_at = browser.screen().split("\n")[row].index("4", column + 11)
     # (An open drop-down has a border: its first choice is two rows down, a column in.)
     browser.tap(seats_at, row)
@@ -395,7 +398,7 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
     # (The form's note comes above the buttons: the form, centred, may move up a row.)
     browser.wait_for("fill all 2 seats")
     end = time.monotonic() + 10
-    while not re.search(r"Seats, bots\s+2\s+▼\s+1\s+▼", browser.screen()):
+    while not re.search(r"Seats, bots[\s█]*2\s+▼\s+1\s+▼", browser.screen()):
         assert time.monotonic() < end, browser.screen()
         time.sleep(0.1)
     # (A tap that comes while the form is laid out again, as its note comes, is lost, as

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from clientkit import practice_command
 from ptyterm import Term
-from termkit import command_path
+from termkit import command_path, tonk_server
 
 pytestmark = pytest.mark.e2e
 
@@ -233,3 +233,42 @@ async def test_the_end_of_hand_window_fits_a_narrow_terminal(tmp_path: Path) -> 
             lambda s: re.search(r"Tester \(you\) +5♠ 6♠ 7♠ 9♥ 9♦ +36 +dropped", s) is not None,
             "the hand beside the name",
         )
+
+
+async def test_the_create_table_form_upright_shows_every_field_whole(tmp_path: Path) -> None:
+    """At 40 columns each of the form's labels is above its field, and every field shows its
+    value whole: the bots' strategy, who may take a bot's seat, how the session ends and how
+    many minutes, the Options example. Under 40 rows the form scrolls to the field a tab
+    moves to, the Create button among them, and Enter there makes the table."""
+    with (
+        tonk_server(tmp_path, "--bot-pause", "0") as port,
+        client(tmp_path, (40, 50), f"127.0.0.1:{port}", "--name", "Ann") as term,
+    ):
+        await term.wait_for("No tables yet")
+        term.keys("n")
+        await term.wait_for("Create a table")
+        term.keys(*["Tab"] * 10, "Enter")  # the session's end: its list opened
+        await term.wait_for("after a number of minutes")
+        term.keys("Down", "Down", "Enter", "Tab", "3", "0")
+        screen = await term.wait_until(
+            lambda s: re.search(r"█ 30 +█", s) is not None, "30 minutes typed"
+        )
+        rows = [row.strip("│█ ") for row in screen.splitlines()]
+        for label, field in (
+            ("Rules", "classic"),
+            ("Options", "e.g. hit_lock=1 no_rediscard=true"),
+            ("Seats, bots", "easy"),
+            ("Turn timer (s)", "bot seats: kept"),
+            ("Session ends", "after a number of minutes"),
+        ):
+            at = rows.index(label)
+            assert field in rows[at + 1], (label, rows[at + 1])
+        term.resize(40, 24)
+        # A tab on, to the Create button: the form scrolls it into sight.
+        term.keys("Tab")
+        screen = await term.wait_until(
+            lambda s: "Create   Cancel" in s and "Create a table" not in s,
+            "the form scrolled to its buttons",
+        )
+        term.keys("Enter")
+        await term.wait_for_all("Your hand", "Ann")
