@@ -52,6 +52,7 @@ from .model.state import TableInfo, TableState
 from .practice import PracticeServer, start_practice_server
 from .recent import client_address, remember
 from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
+from .screens.table import TALL
 from .terminal import AsciiOnly, NoColour
 from .text.coaching import advice_text
 from .text.render import CardStyle
@@ -114,9 +115,9 @@ class TonkApp(KeyedApp):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False)]
     # Each screen is marked by the terminal's width: `-portrait` under 80 columns (the panels
     # stacked: a phone held upright; tonk.tcss), `-wide` from 110; and by its height:
-    # `-tall` from 40 rows (an upright table has room for the log).
+    # `-tall` from TALL rows (an upright table has room for the log).
     HORIZONTAL_BREAKPOINTS = [(0, "-portrait"), (PORTRAIT, "-narrow"), (110, "-wide")]  # noqa: RUF012
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL, "-tall")]  # noqa: RUF012
     LATE_KEY = "The hand was over before {key}: not used."
     #: How long the session's last hand's window stays before the final standings replace it
     #: by themselves (None: until it is closed; a page that takes no keys sets a time).

@@ -50,8 +50,10 @@ BIG_HAND = (100, 30)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
 #: From this many rows an upright table has room for the log (the App's `-tall`), which keeps
-#: at least LOG_LEAST rows (its border and three lines) under a table sized to its cards.
-TALL = 40
+#: at least LOG_LEAST rows (its border and three lines) under a table sized to its cards: the
+#: top line, five seats, the hand and the keys take 19, a table of small cards 7 to 9. (An
+#: upright 360x640 phone's page has 35 rows: under 40, its table was left half empty.)
+TALL = 34
 LOG_LEAST = 5
 #: The rows the top line is counted as on an upright table (the turn's message on two, the
 #: table's name and hand on the third): a message on fewer rows gives the log a row rather

@@ -821,7 +821,8 @@ async def test_the_form_at_40_and_43_columns_shows_the_bots_strategy_and_the_end
     tmp_path: Path,
 ) -> None:
     """Upright (a phone's page, a narrow pane): the bots' strategy, the longest one too, and
-    the box beside "Session ends" are not cut (they once showed "eas" and "(never ends")."""
+    the box for how many hands or minutes are not cut (they once showed "eas" and "(never
+    ends"); each label is above its field."""
     async with start_server(tmp_path) as server:
         for width in (40, 43):
             app = joined_app(server.port, tmp_path / f"state-{width}")
@@ -832,10 +833,20 @@ async def test_the_form_at_40_and_43_columns_shows_the_bots_strategy_and_the_end
                 for strategy in ("easy", "sharp", "expert"):
                     form.query_one("#strategy", Select).value = strategy
                     await pilot.pause()
-                    (row,) = [line for line in screen_lines(app) if "Seats, bots" in line]
+                    row = under_label(screen_lines(app), "Seats, bots")
                     assert re.search(rf"\b{strategy} +▼", row), (width, row)
-                (row,) = [line for line in screen_lines(app) if "Session ends" in line]
-                assert "never" in row and "(never ends)" in row, (width, row)
+                # (How the session ends, and under it how many: each row to itself.)
+                lines = screen_lines(app)
+                at = next(n for n, line in enumerate(lines) if "Session ends" in line)
+                assert re.search(r"\bnever +▼", lines[at + 1]), (width, lines[at + 1])
+                assert "(never ends)" in lines[at + 2], (width, lines[at + 2])
+
+
+def under_label(lines: list[str], label: str) -> str:
+    """The form's row under `label` (upright, each label is above its field)."""
+    at = next(n for n, line in enumerate(lines) if label in line)
+    assert lines[at].strip("█│ ") == label, lines[at]  # the label's row is its own
+    return lines[at + 1]
 
 
 @pytest.mark.e2e

@@ -159,13 +159,14 @@ def mostly_empty(screen: str, title: str) -> bool:
     return not rows or 2 * sum(1 for row in rows if not row) >= len(rows)
 
 
+@pytest.mark.parametrize("size", [(40, 50), (40, 35)], ids=str)
 async def test_an_upright_phone_s_table_is_as_tall_as_its_cards_and_the_log_takes_the_rest(
-    tmp_path: Path,
+    tmp_path: Path, size: tuple[int, int]
 ) -> None:
-    """At 40x50 (a phone held upright) the table's panel is not left half empty below its
-    cards: it is as tall as they are, and grows as spreads are laid; the log takes the rows
-    left under the hand."""
-    with client(tmp_path, (40, 50)) as term:
+    """At 40x50 and 40x35 (phones held upright: 390x844, 360x640) the table's panel is not
+    left half empty below its cards: it is as tall as they are, and grows as spreads are
+    laid; the log takes the rows left under the hand."""
+    with client(tmp_path, size) as term:
         # (The panel is laid out once before its cards say how tall they are: one frame
         # shows it a row high. What a player is left looking at is the frame after.)
         screen = await term.wait_until(
