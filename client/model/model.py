@@ -405,6 +405,8 @@ class ClientModel:
             self.link.forget()
             if code == p.NO_SUCH_TABLE:
                 note = "The table you sat at has closed since: its session ended, or all left."
+            elif code == p.BAD_TOKEN:  # (the server says why: a seat given to a bot, say)
+                note = f"{text[:1].upper()}{text[1:]}."
             else:
                 note = f"Your seat could not be taken back: {text}"
             self.report(LeftTable(note))

@@ -480,3 +480,24 @@ def test_a_players_trend_is_the_same_on_a_client_there_all_along_and_one_come_la
     )
     seen = [last_state(model).series for model in (kim, lee)]
     assert seen[0] == seen[1] == {"Kim": (0, -2, -3), "Ada": (0, 2, 2), "Cy": (0, 0, 1)}
+
+
+def test_the_pile_names_who_threw_each_card_even_once_their_seat_changes_hands() -> None:
+    """A discard is labelled with who threw it, not with whoever holds that seat later: Ada's
+    seat goes to Bix mid-hand, and the card Ada threw is still Ada's on the pile."""
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    give(model, update(hand, 0))
+    for seat in (0, 1):
+        start = hand.view(0).event_count
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+        give(model, update(hand, start))
+    thrown = [name for _, name in last_state(model).pile]
+    assert thrown == [None, "You", "Ada"], thrown
+    summary = table_map(hand)
+    bix = replaced(summary.players[1], name="Bix")
+    give(model, m.TableMessage(replaced(summary, players=(summary.players[0], bix))))
+    state = last_state(model)
+    assert [p.name for p in state.players] == ["Kim", "Bix"]
+    assert [name for _, name in state.pile] == thrown
