@@ -501,3 +501,23 @@ def test_the_pile_names_who_threw_each_card_even_once_their_seat_changes_hands()
     state = last_state(model)
     assert [p.name for p in state.players] == ["Kim", "Bix"]
     assert [name for _, name in state.pile] == thrown
+
+
+def test_a_hand_sent_whole_names_each_move_by_who_held_the_seat_then() -> None:
+    """Cy played seat 1 and the seat went to Ada (bot) mid-hand: the hand sent from its first
+    event with its `holders` says Cy's moves as Cy's, on the log and on the pile."""
+    hand = a_hand()
+    for seat in (0, 1):
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+    changed = len(hand.events)
+    for seat in (0, 1):
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+    model = seated_at_a_table(hand)
+    whole = replaced(update(hand, 0), holders=((1, 0, "Cy"), (1, changed, "Ada")))
+    give(model, whole)
+    state = last_state(model)
+    moves = [line.text.plain for line in state.log if "discarded" in line.text.plain]
+    assert [line.split()[0] for line in moves] == ["You", "Cy", "You", "Ada"], moves
+    assert [name for _, name in state.pile] == [None, "You", "Cy", "You", "Ada"]
