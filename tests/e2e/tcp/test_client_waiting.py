@@ -86,7 +86,7 @@ async def test_away_after_a_missed_turn_the_bell_and_any_key_back(tmp_path: Path
             await tester.wait_for("Press any key to come back")
             assert bells(tester.raw()) == before + 1  # once a turn
             screen = tester.screen()
-            assert "You are away: your turns are played for you" in screen
+            assert "You are away, played for. Press any key" in screen
             tester.keys("o")  # any key, not only b
             await tester.wait_gone("Press any key to come back")
             await tester.wait_for("While you were away")
@@ -153,7 +153,8 @@ async def take_a_bots_seat(tmp_path: Path, *keys: str) -> None:
             for key, shown in zip(keys[::2], keys[1::2], strict=True):
                 tester.keys(key)
                 await tester.wait_for(shown)
-            await tester.wait_for("You are watching this table")  # until the hand ends
+            # Watching until the hand ends, told the seat is theirs then.
+            await tester.wait_for("Ada (bot)'s seat is yours")
             await bob.play_until(lambda m: m["type"] == "hand_end", timeout=60)
             screen = await tester.wait_for("(you)")
             assert "Watching" not in screen
@@ -168,4 +169,4 @@ async def test_a_spectator_takes_a_bots_seat_with_t(tmp_path: Path) -> None:
 
 
 async def test_enter_on_a_full_table_where_a_bot_plays_offers_its_seat(tmp_path: Path) -> None:
-    await take_a_bots_seat(tmp_path, "Enter", "Take a bot's seat?", "y", "watching this table")
+    await take_a_bots_seat(tmp_path, "Enter", "Take a bot's seat?", "y", "You are watching")
