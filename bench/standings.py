@@ -229,11 +229,12 @@ async def play(
 ) -> tuple[int, dict[str, Any]]:
     """Play from the update `message` as fast as the turns come for `seconds`; each action's
     latency into `latencies`. Returns the hands seen, and the last update (the next window
-    goes on from it: it may be our turn still)."""
+    goes on from it: it may be our turn still). A window holds at least one action, however
+    slow the machine: a figure from no samples is no figure."""
     end = time.perf_counter() + seconds
     ids = iter(range(10**6 + len(latencies) * 1000, 10**9))
     hands: set[int] = set()
-    while time.perf_counter() < end:
+    while time.perf_counter() < end or not latencies:
         hands.add(message["hand"])
         view = SeatView.from_dict(message["view"])
         if not view.my_turn:
