@@ -99,9 +99,9 @@ def hand_words(number: int, hands: int | None) -> str:
 
 
 #: What the status line says while our seat is played for us.
-AWAY = "You are away: your turns are played for you. Press any key to come back."
+AWAY = "You are away, played for. Press any key to come back."
 #: The same on a touch screen (the key bar's Back button).
-AWAY_TOUCH = "You are away: your turns are played for you. Tap Back to come back."
+AWAY_TOUCH = "You are away, played for. Tap Back to come back."
 
 
 def turn_message(

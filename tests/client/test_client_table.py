@@ -58,6 +58,7 @@ from tonk.client.widgets import (
     player_lines,
     turn_message,
 )
+from tonk.client.widgets.status import AWAY, AWAY_TOUCH, hand_words
 from tonk.shared.game.cards import format_cards, parse_card
 from tonk.shared.game.rules import HouseRules
 from tonk.shared.game.view import Phase, SeatView
@@ -249,11 +250,15 @@ def test_the_status_line_says_what_you_may_do_and_whose_turn_it_is() -> None:
     assert turn_message(waiting) == "Bix (bot) to play. You are next."
     assert turn_message(_state(_view(turn=1))) == "Ada (bot) to play."
     assert turn_message(_state(_view(turn=1), away=True)) == (
-        "You are away: your turns are played for you. Press any key to come back."
+        "You are away, played for. Press any key to come back."
     )
     assert turn_message(_state(_view(turn=1), away=True), touch=True) == (
-        "You are away: your turns are played for you. Tap Back to come back."
+        "You are away, played for. Tap Back to come back."
     )
+    # Short enough that an 80-column top line keeps the hand beside it, even the session's
+    # last ("last hand (9 of 10)"), where the table's name, rules and stake give way.
+    for away in (AWAY, AWAY_TOUCH):
+        assert len(away) + 2 + len(hand_words(10, 10)) <= 80
     ended = _state(_view(phase="ended", hand="Ks"))
     assert turn_message(ended).startswith("The hand is over")
     assert _view().phase is Phase.START
