@@ -40,9 +40,13 @@ async def test_notices_replaced_one_by_another_leave_no_widgets_behind() -> None
         await wait_for(pilot, lambda: app._notifications, "the first notice")
         await pilot.pause(0.2)
         before = len(list(screen.walk_children()))
+        arrived = app.keys_arrived
         for _ in range(60):
             await pilot.press("z")
-        await pilot.pause(0.5)
+        await wait_for(
+            pilot, lambda: app.keys_arrived >= arrived + 60 and not app._keys, "the keys"
+        )
+        # (a removed box goes on the next turns of the loop: waited for, never in a leak)
+        await wait_for(pilot, lambda: len(list(screen.walk_children())) <= before, "no more boxes")
         told = [n.message for n in app._notifications]
         assert told == ["z is not a key here: ? shows the keys."], told
-        assert len(list(screen.walk_children())) <= before
