@@ -13,12 +13,18 @@ posing as pages:
 - `watchers`: `--pages` television pages on one table (from as many loopback addresses as
   needed, two each; `web_watchers` raised to let them all in), the memory of the server with
   its children, how many processes run under it, and whether a player then gets in;
+- `grow`: one session of each door in `--doors` (`web`, `ssh`), in the lobby or, with
+  `--table`, at a table (the web page makes one with the lobby's form, no bots: nobody's turn
+  comes; the SSH guest asks for `practice`, three bots playing), sent keys at `--rate` bytes a
+  second for `--seconds`, then none for `--after`: each session's app's VmRSS and the
+  anonymous memory in it (/proc/PID/smaps) every `--every` seconds;
 - `idle`: `--connections` idle HTTP connections to the door with the server under an
   open-file limit of `--files` (prlimit), then: does tonk-client get its welcome, the page
   its answer, and how many lines did the log grow by.
 
     python bench/web_attack.py flood --kind resize --sessions 8 --tables 50
     python bench/web_attack.py idle --tree /tmp/before   # another version's server
+    python bench/web_attack.py grow --doors web,ssh --seconds 600 --after 120 [--table]
 
 `--tree DIR` runs DIR's server through bench/run_tree.py (DIR/tonk/server, DIR/tonk/shared):
 the figures before a change, from `git archive` of the commit before it.
@@ -45,8 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load_driver
 import loadkit as lk
 from door_attack import paced_during
-from door_sessions import descendants
-from doorkit import children_rss_kib, memory_kib
+from door_sessions import descendants, sessions_of
+from doorkit import Session, children_rss_kib, memory_kib
 
 #: What a flooding page sends, by kind (`resize`: a new size each time).
 KINDS = ("resize", "focus", "ignored")
@@ -251,6 +257,98 @@ async def watchers(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     return result
 
 
+def app_mib(pid: int) -> tuple[float, float]:
+    """A process's VmRSS, and the part of it in anonymous mappings (the heap and the
+    allocators' arenas: what an app's own objects take), in MiB."""
+    anonymous, mapping = 0, ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        fields = line.split()
+        if not fields[0].endswith(":"):  # a mapping's first line: its path, if any, is 6th
+            mapping = fields[5] if len(fields) > 5 else ""
+        elif fields[0] == "Rss:" and mapping in ("", "[heap]"):
+            anonymous += int(fields[1])
+    return round(lk.rss_kib(pid) / 1024, 1), round(anonymous / 1024, 1)
+
+
+async def door_session(door: str, ssh_port: int, url: str, args: argparse.Namespace) -> Any:
+    """One door's session in the lobby or at a table; returns how to send it keys."""
+    if door == "web":
+        client, socket = await page(url, "Web")
+        reader = asyncio.ensure_future(drain(socket))
+
+        async def to_page(keys: str) -> None:
+            await socket.send_str(json.dumps(["stdin", keys]))
+
+        if args.table:  # the lobby's form, as it comes (no bots), and ctrl+s: a table
+            await to_page("n")
+            await asyncio.sleep(2)
+            await to_page("\x13")
+        return to_page, lambda: close_pages([(client, socket)], [reader])
+    session = Session(ssh_port, "Ssh", command="practice" if args.table else None)
+    await session.open(b"practice" if args.table else b"playing as")
+
+    async def to_terminal(keys: str) -> None:
+        assert session.process is not None
+        session.process.stdin.write(keys.encode())
+        await session.process.stdin.drain()
+
+    return to_terminal, session.close
+
+
+async def grow(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    limits = {"web_per_address": 100, "web_names_per_address": 1000}
+    server = lk.start_server(
+        workdir / "tonk.db",
+        limits,
+        ["--log-level", "warning", "--ssh-port", "0", "--web-port", "0"],
+        log=workdir / "server.log",
+        program=program(args.tree),
+    )
+    assert server.proc.stdout is not None
+    ssh_port = int(server.proc.stdout.readline().split(" (")[0].rsplit(":", 1)[1])
+    url = "http://127.0.0.1:" + server.proc.stdout.readline().strip().rsplit(":", 1)[1]
+    apps: dict[str, tuple[Any, int]] = {}  # door: (send keys, its app's pid)
+    closing = []
+    result: dict[str, Any] = {"samples": []}
+    try:
+        await asyncio.sleep(3)  # the door sessions' template
+        for door in args.doors.split(","):
+            before = set(sessions_of(server.pid))
+            send, close = await door_session(door, ssh_port, url, args)
+            closing.append(close)
+            await asyncio.sleep(3)
+            (pid,) = set(sessions_of(server.pid)) - before
+            apps[door] = (send, pid)
+        chunk = (KEYS * 100)[: int(args.rate / 20)]
+        pressing = True
+
+        async def keys(send: Any) -> None:
+            with contextlib.suppress(Exception):
+                while pressing:
+                    await send(chunk)
+                    await asyncio.sleep(0.05)
+
+        started = time.monotonic()
+        tasks = [asyncio.ensure_future(keys(send)) for send, _ in apps.values()]
+        for end, keys_on in ((args.seconds, True), (args.seconds + args.after, False)):
+            pressing = keys_on
+            while (at := time.monotonic() - started) < end:
+                sample: dict[str, Any] = {"s": round(at), "keys": keys_on}
+                for door, (_, pid) in apps.items():
+                    with contextlib.suppress(OSError):
+                        sample[door] = app_mib(pid)
+                result["samples"].append(sample)
+                print(json.dumps(sample), file=sys.stderr, flush=True)
+                await asyncio.sleep(min(args.every, end - at))
+        await asyncio.gather(*tasks)
+    finally:
+        for close in closing:
+            with contextlib.suppress(Exception):
+                await close()
+        server.stop()
+    return result
+
+
 async def idle(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     args.tables = 0
     limit = f"--nofile={args.files}:{args.files}"
@@ -304,7 +402,7 @@ async def idle(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("flood", "keys", "watchers", "idle"))
+    parser.add_argument("what", choices=("flood", "keys", "watchers", "idle", "grow"))
     parser.add_argument("--tree", type=Path, help="run this checkout's server instead")
     parser.add_argument("--tables", type=int, default=50, help="paced benchmark tables")
     parser.add_argument("--seconds", type=float, default=30.0, help="the window")
@@ -313,14 +411,18 @@ def main() -> None:
     parser.add_argument("--kind", choices=KINDS, default="resize", help="flood: what")
     parser.add_argument("--rate", type=float, default=1800.0, help="keys: bytes a second")
     parser.add_argument("--pages", type=int, default=50, help="watchers: television pages")
+    parser.add_argument("--doors", default="web,ssh", help="grow: web, ssh, or both")
+    parser.add_argument("--table", action="store_true", help="grow: at a table")
+    parser.add_argument("--after", type=float, default=120.0, help="grow: seconds after")
+    parser.add_argument("--every", type=float, default=15.0, help="grow: seconds a sample")
     parser.add_argument("--files", type=int, default=1024, help="idle: open-file limit")
     parser.add_argument("--connections", type=int, default=1100, help="idle: connections")
     parser.add_argument("--json", type=Path, help="save the result as JSON here")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kit"))
     with tempfile.TemporaryDirectory() as directory:
-        run = {"flood": flood, "keys": keys, "watchers": watchers, "idle": idle}[args.what]
-        result = asyncio.run(run(args, Path(directory)))
+        run = {"flood": flood, "keys": keys, "watchers": watchers, "idle": idle, "grow": grow}
+        result = asyncio.run(run[args.what](args, Path(directory)))
     text = json.dumps(result, indent=1)
     print(text)
     if args.json is not None:

@@ -176,6 +176,18 @@ class TonkApp(KeyedApp):
         self.clear_notifications()
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def clear_notifications(self) -> None:
+        """Every notice gone, with the boxes they sat in. Textual's clearing removes a notice
+        but leaves its box (a `ToastHolder`) in the screen's rack of notices: an empty widget
+        for each notice replaced, laid out on every frame, for as long as the screen lasts (a
+        door session sent keys that meant nothing, each replacing the last notice, had
+        thousands after a few minutes). So the boxes go here, on every screen that shows
+        notices, before Textual clears."""
+        for screen in {self.connecting, self.lobby, self.table_screen, *self.screen_stack}:
+            for rack in screen.query_children("ToastRack"):
+                rack.query_children("ToastHolder").remove()
+        super().clear_notifications()
+
     def _screen_changed(self, screen: Screen[Any]) -> None:
         """A window opened (the history, help, a hand's end): the notice about the screen
         under it goes, rather than cover the window's title at 80x24."""

@@ -6,7 +6,7 @@ a minute). The real client App at a practice table (its embedded server)."""
 from __future__ import annotations
 
 import pytest
-from clientkit import at_my_turn, log_text, practice_app, wait_for
+from clientkit import at_my_turn, log_text, my_turn, practice_app, wait_for
 from textual import events
 from tonk.client.keys import MAX_WAITING_KEYS, KeyedApp
 
@@ -26,3 +26,27 @@ async def test_keys_far_faster_than_they_are_handled_are_dropped_and_the_player_
         # The keys after them are played: d draws.
         await pilot.press("d")
         await wait_for(pilot, lambda: "You drew" in log_text(app), "the draw")
+
+
+async def test_notices_replaced_one_by_another_leave_no_widgets_behind() -> None:
+    """Each key that means nothing here replaces the notice before it: the screen keeps the
+    one notice, not an empty box for each one replaced (Textual's clearing removes a notice
+    but not the box it sat in: a door session sent such keys added a widget each, for good)."""
+    app = practice_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        screen = app.screen
+        await pilot.press("z")
+        await wait_for(pilot, lambda: app._notifications, "the first notice")
+        await pilot.pause(0.2)
+        before = len(list(screen.walk_children()))
+        arrived = app.keys_arrived
+        for _ in range(60):
+            await pilot.press("z")
+        await wait_for(
+            pilot, lambda: app.keys_arrived >= arrived + 60 and not app._keys, "the keys"
+        )
+        # (a removed box goes on the next turns of the loop: waited for, never in a leak)
+        await wait_for(pilot, lambda: len(list(screen.walk_children())) <= before, "no more boxes")
+        told = [n.message for n in app._notifications]
+        assert told == ["z is not a key here: ? shows the keys."], told
