@@ -89,10 +89,10 @@ class ExpertBot(SharpBot):
 
     def drop_bar(self, view: SeatView) -> float:
         """At two and three players a drop must be worth more than `sharp` asks: against
-        players who play as people do (bench/panel.py), the expert won more with this bar, on
+        players who play as people do (the panel), the expert won more with this bar, on
         deals and opponents held back from the tuning, and stayed ahead of `sharp` head to
-        head (BENCHMARKS.md, "Bots against the panel"; at three players only with the
-        playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
+        head (docs/benchmarks-journal.md, "Bots against the panel"; at three players only with
+        the playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
         did better than `sharp`'s, so there it is `sharp`'s, and a drop it finds is put to the
         search (WEIGH_DROPS_FROM, see `start_turn`)."""
         if view.players == 2:

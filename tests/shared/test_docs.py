@@ -95,12 +95,12 @@ def names_something(dotted: str) -> bool:
 
 
 def test_every_file_the_code_names_exists() -> None:
-    # (bench/structure.py names files as they were in older commits, which it can count too,
-    # and test_layout.py a made-up tree; a name cut by a line break, with no suffix, is not read)
+    # (test_layout.py names a made-up tree; a name cut by a line break, with no suffix, is not
+    # read)
     missing = []
     for folder in ("bench", "server", "client", "shared", "tests", "docs"):
         for source in (ROOT / folder).rglob("*.py"):
-            if source.name in ("structure.py", "test_layout.py"):
+            if source.name == "test_layout.py":
                 continue
             for name in set(PATH.findall(source.read_text("utf-8"))):
                 if "." in Path(name).name and not (ROOT / name).exists():
