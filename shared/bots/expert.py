@@ -108,8 +108,8 @@ class ExpertBot(SharpBot):
         # below sharp, and overruling them lost in trial matches. At four players (where the
         # bar is sharp's own) going on is put to the search against sharp's drop, which stands
         # unless going on wins clearly more: against players who play as people do that won
-        # more, on deals and opponents held back from the tuning (BENCHMARKS.md, "Bots against
-        # the panel").
+        # more, on deals and opponents held back from the tuning (docs/benchmarks-journal.md,
+        # "Bots against the panel").
         if isinstance(sharp, Drop):
             if self.WEIGH_DROPS_FROM and view.players >= self.WEIGH_DROPS_FROM:
                 return self.search(view, [sharp, self.go_on(view, legal)])
