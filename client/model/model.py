@@ -162,6 +162,7 @@ class ClientModel:
         self._requests: dict[int, str] = {}
         self._resumed_from_disk = False
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
+        self._seat_asked: tuple[int, int] | None = None  # take_bot_seat's table and seat
         self._outgoing: list[m.ClientMessage] = []
         self._reports: list[Report] = []
         # The steps come so far of the hand of the history asked for (hand, steps): a hand
@@ -214,6 +215,7 @@ class ClientModel:
             self.heartbeat = float(heartbeat)
         self.connected = True
         self._moves_asked = 0  # what a lost link carried is not coming back
+        self._seat_asked = None
         self.report(Connected(self.server, self.name, self.address, self._reconnect))
         # (In the lobby the server sends the list of tables by itself, and then its changes.)
         self.lobby.clear()
@@ -263,6 +265,8 @@ class ClientModel:
         self._requests[message.id] = message.TYPE
         if message.TYPE in MOVE_REQUESTS:
             self._moves_asked += 1
+        if isinstance(message, m.TakeBotSeat):
+            self._seat_asked = (message.table, message.seat)
         if len(self._requests) > MAX_REQUESTS:
             # An action that went through is answered by the next update, with no reply_to:
             # its request is forgotten here when newer ones crowd it out.
@@ -381,6 +385,11 @@ class ClientModel:
             return
         if request in (m.Watch.TYPE, m.Sit.TYPE, m.Resume.TYPE):
             self._joining_table = self._join_line = None
+        if request == m.TakeBotSeat.TYPE:
+            self._seat_asked = None
+            if self.table is not None and self.table.awaiting_seat is not None:
+                self.table.awaiting_seat = None
+                self._publish()
         if request == m.Resume.TYPE or code == p.BAD_TOKEN:
             # The seat we remembered is gone (the table closed, or the token is old).
             table = self.table
@@ -502,6 +511,8 @@ class ClientModel:
             if self.table.seat is None:  # watching: a bot's seat asked for is ours now
                 self.log.add(Text(self._took_seat(self.table, message.seat), style="bold"))
             self.table.seat = message.seat
+            self.table.awaiting_seat = None
+        self._seat_asked = None
         if self.tokens is not None:
             self.tokens.remember(self.address, SeatRecord(table_id, self.token, self.name))
         if self._pending_bots is not None:
@@ -561,6 +572,9 @@ class ClientModel:
                 self.log.add(Text(line))
         table.info = info
         table.info_at = self.clock()
+        asked = self._seat_asked
+        if asked is not None and asked[0] == table.table_id and table.seat is None:
+            table.awaiting_seat = asked[1]  # (the answer during a hand: ours as it ends)
         table.rules = self._read_rules(info.rules)
         table.ledger.seated(info.players)
         if old is None:

@@ -113,6 +113,8 @@ class TableState:
     pile: tuple[tuple[Card, int | None], ...] = ()
     #: The name this connection plays under.
     me: str = ""
+    #: Watching: the bot's seat asked for during the hand in play, taken as it ends.
+    awaiting_seat: int | None = None
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

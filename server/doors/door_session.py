@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import asyncssh
+from tonk.shared.game.words import plural
 
 from .door_host import DoorLink
 from .door_request import DoorCommand, TerminalInfo, bell_choice, parse_command, practice_table_name
@@ -106,6 +107,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.farewell: str | None = None
         self.when_over: Callable[[], None] | None = None  # told once the session is over
         now = asyncio.get_running_loop().time()
+        self.began = now
         self.last_input = now
         limits = self.door.limits
         self.budget = InputBudget(limits.door_input_rate, limits.door_input_burst, now)
@@ -593,6 +595,15 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         if self.ended:
             return
         self._over()
+        minutes = round((asyncio.get_running_loop().time() - self.began) / 60)
+        how = "quit" if status is not None and not self.stopping else "closed by the door"
+        log.info(
+            "%s: %s out after %s (%s)",
+            self.link_label,
+            self.name,
+            plural(minutes, "minute") if minutes else "less than a minute",
+            "the terminal went" if self.gone or status is None else how,
+        )
         self._close_master()
         chan = self.chan
         if chan is None:

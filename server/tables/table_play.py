@@ -398,7 +398,7 @@ class TablePlay:
             "table %d: hand %d ends (%s): %s",
             table.id,
             number,
-            settle.settlement.ending.value,
+            settle.settlement.ending.words,
             ", ".join(
                 f"{a} pays {b} {amount_text(c, table.config.unit)}" for a, b, c in settle.payments
             )

@@ -291,6 +291,7 @@ async def test_the_creator_gives_an_absent_players_seat_to_a_bot(tmp_path):
         await bob2.send({"type": "resume", "table": table, "token": token})
         error = await bob2.expect_error(p.BAD_TOKEN)
         assert "given to a bot" in error["message"]
+        assert "Take a seat on the table's row in the lobby" in error["message"]  # how
         # He may watch, and take a bot's seat back (his own balance kept under his name).
         await bob2.request({"type": "watch", "table": table}, p.WATCHING)
         await bob2.request({"type": "take_bot_seat", "table": table, "seat": 1}, p.TABLE)
