@@ -8,7 +8,7 @@ The connection around it only moves bytes and reconnects."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar, get_args
 
 from rich.text import Text
@@ -405,6 +405,8 @@ class ClientModel:
             self.link.forget()
             if code == p.NO_SUCH_TABLE:
                 note = "The table you sat at has closed since: its session ended, or all left."
+            elif code == p.BAD_TOKEN:  # (the server says why: a seat given to a bot, say)
+                note = f"{text[:1].upper()}{text[1:]}."
             else:
                 note = f"Your seat could not be taken back: {text}"
             self.report(LeftTable(note))
@@ -663,6 +665,7 @@ class ClientModel:
             self.log.turn_line = None
         names = self._log_names()
         live = start > 0
+        holders = message.holders if start == 0 else ()
 
         told_hand, told = table.played_for
         told = told if told_hand == hand else frozenset()
@@ -677,7 +680,8 @@ class ClientModel:
         events = message.events
         for index, event in enumerate(events, start=start):
             if index >= table.logged_events:  # not logged already
-                self.log.event(view, hand, event, names, played_for, self._spread_owner)
+                said = self._log_names_at(holders, index) if holders else names
+                self.log.event(view, hand, event, said, played_for, self._spread_owner)
         table.logged_events = max(table.logged_events, start + len(events))
         self._publish()
 
@@ -875,6 +879,21 @@ class ClientModel:
         seat's name beginning so (`Ada` for `Ada (bot)`: the players' panel says who is a
         bot), so that a move is one line of the log's narrow column."""
         return short_names(self._names())
+
+    def _log_names_at(self, holders: Sequence[tuple[int, int, str]], index: int) -> list[str]:
+        """The log's names as they were at event `index` of a hand in which seats changed
+        hands (`holders`: the update's, each holder of such a seat from its first event): a
+        seat's event before its present holder's time is named by who held it then."""
+        now = self._names()
+        names = list(now)
+        for seat in {seat for seat, _, _ in holders}:
+            if not 0 <= seat < len(names):
+                continue
+            held = [(start, name) for at, start, name in holders if at == seat]
+            then = max(((start, name) for start, name in held if start <= index), default=None)
+            if then is not None and then[0] != max(start for start, _ in held):
+                names[seat] = then[1]  # (the present holder keeps their name: "You", say)
+        return short_names(names)
 
     def _spread_owner(self, spread_id: int) -> tuple[int, str] | None:
         return self.table.spread_owner(spread_id) if self.table is not None else None

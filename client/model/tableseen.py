@@ -90,7 +90,7 @@ class TableSeen:
         log: tuple[LogLine, ...],
         last_turns: tuple[tuple[int, Text], ...] = (),
         last_moves: Mapping[int, Text] | None = None,
-        pile: tuple[tuple[Card, int | None], ...] = (),
+        pile: tuple[tuple[Card, str | None], ...] = (),
         me: str = "",
     ) -> TableState:
         """The table as the screens see it now, with the log's lines (and each seat's last

@@ -414,6 +414,7 @@ class TableScreen(Screen[None]):
             return (
                 state is not None
                 and state.seat is None
+                and state.awaiting_seat is None  # (asked already: it comes as the hand ends)
                 and not state.session_over
                 and any(p.bot for p in state.players)
                 and not self.link_note

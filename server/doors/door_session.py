@@ -323,6 +323,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     crash_line = CRASH_LINE
     #: The door, in the log.
     door_label = "ssh door"
+    #: Bytes of keys the app has not read (past its terminal's own buffer) before more are
+    #: dropped.
+    max_pending_keys = MAX_PENDING_KEYS
 
     @property
     def link_label(self) -> str:
@@ -505,7 +508,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             return
         if self.from_terminal is not None:
             data = self.from_terminal(data)
-        if len(self.pending) + len(data) > MAX_PENDING_KEYS:
+        if len(self.pending) + len(data) > self.max_pending_keys:
             return  # the app is not reading its keys: these are dropped, as a stuck tty would
         self.pending += data
         self._to_child()

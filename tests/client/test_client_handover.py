@@ -271,6 +271,7 @@ async def test_one_who_never_sat_there_takes_a_bots_seat_from_the_lobby_during_a
                 lambda: "Ada (bot)'s seat is yours as this hand ends" in hand_note(app),
                 "the seat asked for, said",
             )
+            assert app.screen.check_action("take_bot_seat", ()) is False  # asked already
             log = log_text(app)
             assert "Ann drew, discarded 9♦" in log and "Ada drew" in log, log
             assert "Back at" not in log and "seat 1" not in log, log
