@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import loadkit as lk
-from panel import parse_bot
 from tonk.shared.bots.bots import Bot, SharpBot
 from tonk.shared.bots.expert import ExpertBot
 from tonk.shared.game.actions import Action
@@ -113,13 +112,10 @@ def swapped_deal(
     return edge, mine
 
 
-def expert_against_sharp(
-    preset: str, players: int, deals: int, seed: int, times: Times, variant: str = "expert"
-) -> Match:
+def expert_against_sharp(preset: str, players: int, deals: int, seed: int, times: Times) -> Match:
     rules = PRESETS[preset]
     rng = random.Random(seed)
-    _, overrides = parse_bot(variant)
-    expert_bot = timed(type("ExpertVariant", (ExpertBot,), overrides), times)
+    expert_bot = timed(ExpertBot, times)
     edges: list[float] = []
     expert_nets: list[float] = []
     started = time.process_time()
@@ -141,11 +137,11 @@ def expert_against_sharp(
     )
 
 
-def match_task(task: tuple[str, int, int, int, str]) -> tuple[Match, Times]:
+def match_task(task: tuple[str, int, int, int]) -> tuple[Match, Times]:
     """One table's match in a worker process: the match and its expert decisions' times."""
-    preset, players, deals, seed, variant = task
+    preset, players, deals, seed = task
     times = Times()
-    return expert_against_sharp(preset, players, deals, seed, times, variant), times
+    return expert_against_sharp(preset, players, deals, seed, times), times
 
 
 def pin_worker() -> None:
@@ -196,12 +192,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--tables", help="only these tables, e.g. classic:2,speno:4 (default every preset at 2-4)"
     )
-    parser.add_argument(
-        "--expert",
-        default="expert",
-        help="the expert measured, or a variant with some of its numbers changed, as"
-        " bench/panel.py names one: expert:PASSED_FITS=0.3+THROWN_FITS=0.5",
-    )
     parser.add_argument("--write", type=Path, help="update this file's Bots section")
     args = parser.parse_args(argv)
     tables = TABLES
@@ -229,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     expert_times = Times()
     above = 0
     tasks = [
-        (preset, players, args.deals, args.seed + number, args.expert)
+        (preset, players, args.deals, args.seed + number)
         for number, (preset, players) in enumerate(tables)
     ]
     with multiprocessing.Pool(args.jobs, initializer=pin_worker) as pool:

@@ -36,17 +36,15 @@ Modes:
 - flat: every seat acts the moment its turn comes; then, in the same run, a bare asyncio +
   msgpack echo server (same framing: one request, one reply) in its own process is driven by as
   many concurrent actors (one per table) from as many generator processes: the ceiling for this
-  machine and this Python. Target: actions/s >= 25% of the echo's round trips/s. Then a
-  fan-out bound: a bare asyncio + msgpack server that, for each action, writes one frame of
-  tonk-server's mean frame size to each of the table's four connections (the I/O the protocol
-  asks of every action, with no game and nothing written to disk), driven by tables of four
-  clients that only read and decode.
+  machine and this Python. Target: actions/s >= 25% of the echo's round trips/s. (The fan-out
+  bound, the I/O of an action alone, retired with issue 34: BENCHMARKS.md, "Server: what the
+  figures say".)
 
 `--json` prints the report as JSON; `--from-json FILE --write BENCHMARKS.md` writes the section
 again from a saved report without measuring.
 
 This file is the command line; the server and the generators are driven by load_driver.py, the
-echo and fan-out baselines are in load_baselines.py, and the report is written by load_report.py.
+echo baseline is in load_baselines.py, and the report is written by load_report.py.
 """
 
 from __future__ import annotations
@@ -64,14 +62,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import loadkit as lk
-from load_baselines import echo_server_main, fanout_server_main, run_echo, run_fanout
+from load_baselines import echo_server_main, run_echo
 from load_driver import PACE, run_tonk
 from load_report import describe, median_run, section
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["paced", "flat", "all", "echo-server", "fanout-server"])
+    parser.add_argument("mode", choices=["paced", "flat", "all", "echo-server"])
     parser.add_argument(
         "--tables",
         type=lambda text: [int(x) for x in text.split(",")],
@@ -92,11 +90,6 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline",
         help="also measure this server command (e.g. an older tonk-server), alternating runs",
     )
-    parser.add_argument(
-        "--fanout-bytes",
-        type=int,
-        help="flat: the fan-out server's frame size (default: the mean frame tonk-server sent)",
-    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "--from-json",
@@ -108,9 +101,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.mode == "echo-server":
         echo_server_main()
-        return 0
-    if args.mode == "fanout-server":
-        fanout_server_main(args.fanout_bytes or 600)
         return 0
     if args.from_json:
         if not args.write:
@@ -174,24 +164,13 @@ def main(argv: list[str] | None = None) -> int:
             for tables in sizes:
                 runs = {prefix: [] for prefix, _ in programs}
                 echoes = []
-                fanouts = []
                 for _ in range(args.repeat):
                     run_each(tables, None, "flat out", runs)
                     echo = run_echo(tables, args.seconds, args.procs, workdir)
                     print(describe("echo ceiling", echo), flush=True)
                     echoes.append(echo)
-                    frame = args.fanout_bytes or round(runs[""][-1].get("mean_frame_bytes", 600))
-                    fanout = run_fanout(tables, args.seconds, args.procs, workdir, frame)
-                    print(describe(f"fan-out bound ({frame} B frames)", fanout), flush=True)
-                    fanouts.append(fanout)
                 size = {"tables": tables}
                 size["echo"] = median_run(echoes, "actions_per_second")
-                size["fanout"] = median_run(fanouts, "actions_per_second")
-                fanout_share = (
-                    100 * size["fanout"]["actions_per_second"] / size["echo"]["actions_per_second"]
-                )
-                size["fanout_share_percent"] = fanout_share
-                print(f"{tables} tables: the fan-out bound is {fanout_share:.1f}% of the ceiling")
                 for prefix, found in runs.items():
                     size[f"{prefix}flat"] = median_run(found, "actions_per_second")
                     share = (

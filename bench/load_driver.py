@@ -41,25 +41,22 @@ async def seat_table(
     stats: lk.Stats,
     pace: tuple[float, float] | None,
     seed: int,
-    client: type[lk.BotClient] = lk.BotClient,
-    kind: str = "load",
 ) -> list[lk.BotClient]:
     """Four bot clients at one new table: the first creates it, three sit; it starts by itself.
-    The table is named `{kind} {index}` (`load 7`); its players `t7s0` to `t7s3` (`h7s0` for
-    the lobby benchmark's honest tables)."""
+    The table is named `load {index}` (`load 7`); its players `t7s0` to `t7s3`."""
     rng = random.Random(seed * 1_000_003 + index)
-    prefix = "h" if kind == "honest" else "t"
     clients = []
     for seat in range(4):
-        name = f"{prefix}{index}s{seat}"
-        clients.append(await client.connect(port, name, stats, random.Random(rng.random()), pace))
+        name = f"t{index}s{seat}"
+        rng_seat = random.Random(rng.random())
+        clients.append(await lk.BotClient.connect(port, name, stats, rng_seat, pace))
     creator = clients[0]
     creator.track_hands = True
     seated = await creator.request(
-        {"type": p.CREATE_TABLE, "name": f"{kind} {index}", "seats": 4}, p.SEATED
+        {"type": p.CREATE_TABLE, "name": f"load {index}", "seats": 4}, p.SEATED
     )
-    for client_ in clients[1:]:
-        await client_.request({"type": p.SIT, "table": seated["table"]}, p.SEATED)
+    for client in clients[1:]:
+        await client.request({"type": p.SIT, "table": seated["table"]}, p.SEATED)
     return clients
 
 

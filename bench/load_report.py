@@ -64,47 +64,6 @@ def _flat_row(label: str, r: dict[str, Any], echo: dict[str, Any]) -> str:
     )
 
 
-def machine_cpu_per_action(r: dict[str, Any]) -> float:
-    """Microseconds of CPU, the server's and the generators' together, per action."""
-    cpu = float(r["server_cpu_percent"] + r["generator_cpu_percent"])
-    return cpu * 1e4 / float(r["actions_per_second"])
-
-
-def budget_table(sizes: list[dict[str, Any]], cpus: int) -> list[str]:
-    """What the machine can spend on an action at the target rate, against what tonk spends
-    and what the protocol's I/O alone costs (server and clients share the machine's cores)."""
-    lines = [
-        f"**The machine's CPU per action** (server and generators together; they share its "
-        f"{cpus} cores). At the target rate the machine has {cpus} cores / the rate to spend on "
-        "each action:",
-        "",
-        "| tables | target: 25% of the ceiling | CPU per action the machine has at the target "
-        "| tonk now | the fan-out bound (the I/O alone) |",
-        "|---|---|---|---|---|",
-    ]
-    for size in sizes:
-        target = size["echo"]["actions_per_second"] / 4
-        lines.append(
-            f"| {size['tables']} | {target:,.0f} actions/s | {cpus * 1e6 / target:.0f} µs | "
-            f"{machine_cpu_per_action(size['flat']):.0f} µs | "
-            f"{machine_cpu_per_action(size['fanout']):.0f} µs |"
-        )
-    return [*lines, ""]
-
-
-def _fanout_row(r: dict[str, Any], echo: dict[str, Any]) -> str:
-    lat = r["latency_ms"]
-    runs = ", ".join(f"{x:,.0f}" for x in r.get("all_runs", []))
-    return (
-        f"| bare asyncio + msgpack fan-out (the I/O bound: one {r['frame_size']}-byte frame to "
-        f"each of the 4 seats; no game, no disk) | {r['actions_per_second']:,.0f} ({runs}) | "
-        f"{100 * r['actions_per_second'] / echo['actions_per_second']:.1f}% | "
-        f"{lat['p50']:.1f} ms | {lat['p99']:.1f} ms | {r['server_cpu_percent']:.0f}% | "
-        f"{r['server_cpu_percent'] * 1e4 / r['actions_per_second']:.0f} µs | "
-        f"{r['generator_cpu_percent']:.0f}% |"
-    )
-
-
 #: How to measure the server as it was before the latest work on it (commit 949a682).
 BASELINE = """\
 `--baseline` measures another server command in alternation with this one. The "before" rows
@@ -208,8 +167,6 @@ def section(report: dict[str, Any], command: str) -> str:
                 f"{echo['server_cpu_percent'] * 1e4 / echo['actions_per_second']:.0f} µs | "
                 f"{echo['generator_cpu_percent']:.0f}% |",
             ]
-            if "fanout" in size:
-                lines.append(f"| {size['tables']} | " + _fanout_row(size["fanout"], echo)[2:])
         best = max(size["share_percent"] for size in sizes)
         lines += [
             "",
@@ -217,14 +174,6 @@ def section(report: dict[str, Any], command: str) -> str:
             f"**{'met' if best >= 25 else 'not met'}**).",
             "",
         ]
-        if all("fanout" in size for size in sizes):
-            bound = max(size["fanout_share_percent"] for size in sizes)
-            lines += [
-                "The fan-out bound (the I/O of a tonk action and nothing else) reaches at most "
-                f"**{bound:.1f}%** of the ceiling.",
-                "",
-                *budget_table(sizes, report.get("cpus", 2)),
-            ]
     lines += ['What the figures say is in "Server: what the figures say", below.', ""]
     return "\n".join(lines)
 

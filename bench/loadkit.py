@@ -265,13 +265,12 @@ class BotClient(asyncio.Protocol):
         stats: Stats,
         rng: random.Random,
         pace: tuple[float, float] | None,
-        strategy: str = "easy",
     ) -> None:
         self.name = name
         self.stats = stats
         self.rng = rng
         self.pace = pace
-        self.bot: Bot = make_bot(strategy, rng)
+        self.bot: Bot = make_bot("easy", rng)
         self.views = ViewReader()
         self.decoder = p.FrameDecoder(p.MAX_SERVER_FRAME)
         self.transport: asyncio.Transport | None = None

@@ -48,8 +48,9 @@ def unlink_transport(writer: asyncio.StreamWriter) -> None:
     """Once the connection is lost (`writer.wait_closed()` has returned), undo the reference
     cycle CPython 3.11's socket transport keeps: it holds a bound method of itself
     (`_read_ready_cb`), so that every closed transport, with its socket objects, waited for
-    the collector's rare full collection, and pinned the memory around it (BENCHMARKS.md,
-    "Memory after lobby clients that never read"). Nothing to do where the attribute is gone."""
+    the collector's rare full collection, and pinned the memory around it
+    (docs/benchmarks-journal.md, "Memory after lobby clients that never read"). Nothing to do
+    where the attribute is gone."""
     transport = writer.transport
     if transport.is_closing() and getattr(transport, "_read_ready_cb", None) is not None:
         transport._read_ready_cb = None  # type: ignore[attr-defined]

@@ -2,8 +2,8 @@
 connections freed goes back to the allocators, which keep it for the next allocations rather
 than return it. Once enough connections have closed and none for a moment (a crowd of clients
 that never read, dropped together), `malloc_trim(0)` hands glibc's free pages back
-(BENCHMARKS.md, "Memory after lobby clients that never read"); elsewhere than glibc, nothing
-is done. Python's own small-object allocator keeps what it keeps: see there."""
+(docs/benchmarks-journal.md, "Memory after lobby clients that never read"); elsewhere than
+glibc, nothing is done. Python's own small-object allocator keeps what it keeps: see there."""
 
 from __future__ import annotations
 

@@ -39,7 +39,6 @@ NO_TIMERS = frozenset(
     {
         "test_bench_client_start.py",
         "test_bench_server_instructions.py",
-        "test_bench_structure.py",
         "test_server_help.py",
         "test_sim.py",
     }

@@ -89,10 +89,10 @@ class ExpertBot(SharpBot):
 
     def drop_bar(self, view: SeatView) -> float:
         """At two and three players a drop must be worth more than `sharp` asks: against
-        players who play as people do (bench/panel.py), the expert won more with this bar, on
+        players who play as people do (the panel), the expert won more with this bar, on
         deals and opponents held back from the tuning, and stayed ahead of `sharp` head to
-        head (BENCHMARKS.md, "Bots against the panel"; at three players only with the
-        playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
+        head (docs/benchmarks-journal.md, "Bots against the panel"; at three players only with
+        the playouts' seats dropping less, THREE_PLAYOUT_DROP_WORTH). At four players no bar tried
         did better than `sharp`'s, so there it is `sharp`'s, and a drop it finds is put to the
         search (WEIGH_DROPS_FROM, see `start_turn`)."""
         if view.players == 2:
@@ -108,8 +108,8 @@ class ExpertBot(SharpBot):
         # below sharp, and overruling them lost in trial matches. At four players (where the
         # bar is sharp's own) going on is put to the search against sharp's drop, which stands
         # unless going on wins clearly more: against players who play as people do that won
-        # more, on deals and opponents held back from the tuning (BENCHMARKS.md, "Bots against
-        # the panel").
+        # more, on deals and opponents held back from the tuning (docs/benchmarks-journal.md,
+        # "Bots against the panel").
         if isinstance(sharp, Drop):
             if self.WEIGH_DROPS_FROM and view.players >= self.WEIGH_DROPS_FROM:
                 return self.search(view, [sharp, self.go_on(view, legal)])
