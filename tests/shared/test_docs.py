@@ -1,7 +1,6 @@
 """The documents hold together: README is a front door (at most 250 lines), the manual in docs/
 lists every section of its parts, every link between the documents lands on a file and a
-heading that exist, every file and module the documents name exists, and every script of bench/
-is named under BENCHMARKS.md's targets table."""
+heading that exist, and every file and module the documents name exists."""
 
 import importlib
 import importlib.util
@@ -57,17 +56,6 @@ def test_every_link_between_the_documents_lands() -> None:
             if not lands:
                 broken.append((doc.name, target))
     assert broken == []
-
-
-def test_every_bench_script_is_named_under_the_targets_table() -> None:
-    # bench/ keeps what guards a target: each script left is named in BENCHMARKS.md's targets
-    # table (or the helpers' paragraph under it), before the targets measured once
-    text = (ROOT / "BENCHMARKS.md").read_text("utf-8")
-    start, end = text.index("## Targets and commands"), text.index("### Targets measured once")
-    reference = text[start:end]
-    scripts = sorted(path.name for path in (ROOT / "bench").glob("*.py"))
-    assert scripts
-    assert [name for name in scripts if f"`{name}`" not in reference] == []
 
 
 @pytest.mark.slow  # (it imports the modules the documents name)
