@@ -214,7 +214,7 @@ class StandingsScreen(Screen[str | None]):
         if by_touch(self.app):
             return ""
         keys = "r: rematch    n: no    " if self._open() else ""
-        back = "enter: done" if self.practice else "enter: the lobby"
+        back = "enter: done" if self.practice else "enter: back to the lobby"
         return f"{keys}l: history    {back}    q: quit"
 
     def show_rematch(self, status: RematchChanged) -> None:

@@ -8,7 +8,7 @@ The connection around it only moves bytes and reconnects."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar, get_args
 
 from rich.text import Text
@@ -162,6 +162,7 @@ class ClientModel:
         self._requests: dict[int, str] = {}
         self._resumed_from_disk = False
         self._moves_asked = 0  # moves sent whose event has not come back (nor a refusal)
+        self._seat_asked: tuple[int, int] | None = None  # take_bot_seat's table and seat
         self._outgoing: list[m.ClientMessage] = []
         self._reports: list[Report] = []
         # The steps come so far of the hand of the history asked for (hand, steps): a hand
@@ -214,6 +215,7 @@ class ClientModel:
             self.heartbeat = float(heartbeat)
         self.connected = True
         self._moves_asked = 0  # what a lost link carried is not coming back
+        self._seat_asked = None
         self.report(Connected(self.server, self.name, self.address, self._reconnect))
         # (In the lobby the server sends the list of tables by itself, and then its changes.)
         self.lobby.clear()
@@ -263,6 +265,8 @@ class ClientModel:
         self._requests[message.id] = message.TYPE
         if message.TYPE in MOVE_REQUESTS:
             self._moves_asked += 1
+        if isinstance(message, m.TakeBotSeat):
+            self._seat_asked = (message.table, message.seat)
         if len(self._requests) > MAX_REQUESTS:
             # An action that went through is answered by the next update, with no reply_to:
             # its request is forgotten here when newer ones crowd it out.
@@ -381,6 +385,11 @@ class ClientModel:
             return
         if request in (m.Watch.TYPE, m.Sit.TYPE, m.Resume.TYPE):
             self._joining_table = self._join_line = None
+        if request == m.TakeBotSeat.TYPE:
+            self._seat_asked = None
+            if self.table is not None and self.table.awaiting_seat is not None:
+                self.table.awaiting_seat = None
+                self._publish()
         if request == m.Resume.TYPE or code == p.BAD_TOKEN:
             # The seat we remembered is gone (the table closed, or the token is old).
             table = self.table
@@ -396,6 +405,8 @@ class ClientModel:
             self.link.forget()
             if code == p.NO_SUCH_TABLE:
                 note = "The table you sat at has closed since: its session ended, or all left."
+            elif code == p.BAD_TOKEN:  # (the server says why: a seat given to a bot, say)
+                note = f"{text[:1].upper()}{text[1:]}."
             else:
                 note = f"Your seat could not be taken back: {text}"
             self.report(LeftTable(note))
@@ -502,6 +513,8 @@ class ClientModel:
             if self.table.seat is None:  # watching: a bot's seat asked for is ours now
                 self.log.add(Text(self._took_seat(self.table, message.seat), style="bold"))
             self.table.seat = message.seat
+            self.table.awaiting_seat = None
+        self._seat_asked = None
         if self.tokens is not None:
             self.tokens.remember(self.address, SeatRecord(table_id, self.token, self.name))
         if self._pending_bots is not None:
@@ -561,6 +574,9 @@ class ClientModel:
                 self.log.add(Text(line))
         table.info = info
         table.info_at = self.clock()
+        asked = self._seat_asked
+        if asked is not None and asked[0] == table.table_id and table.seat is None:
+            table.awaiting_seat = asked[1]  # (the answer during a hand: ours as it ends)
         table.rules = self._read_rules(info.rules)
         table.ledger.seated(info.players)
         if old is None:
@@ -649,6 +665,7 @@ class ClientModel:
             self.log.turn_line = None
         names = self._log_names()
         live = start > 0
+        holders = message.holders if start == 0 else ()
 
         told_hand, told = table.played_for
         told = told if told_hand == hand else frozenset()
@@ -663,7 +680,8 @@ class ClientModel:
         events = message.events
         for index, event in enumerate(events, start=start):
             if index >= table.logged_events:  # not logged already
-                self.log.event(view, hand, event, names, played_for, self._spread_owner)
+                said = self._log_names_at(holders, index) if holders else names
+                self.log.event(view, hand, event, said, played_for, self._spread_owner)
         table.logged_events = max(table.logged_events, start + len(events))
         self._publish()
 
@@ -861,6 +879,21 @@ class ClientModel:
         seat's name beginning so (`Ada` for `Ada (bot)`: the players' panel says who is a
         bot), so that a move is one line of the log's narrow column."""
         return short_names(self._names())
+
+    def _log_names_at(self, holders: Sequence[tuple[int, int, str]], index: int) -> list[str]:
+        """The log's names as they were at event `index` of a hand in which seats changed
+        hands (`holders`: the update's, each holder of such a seat from its first event): a
+        seat's event before its present holder's time is named by who held it then."""
+        now = self._names()
+        names = list(now)
+        for seat in {seat for seat, _, _ in holders}:
+            if not 0 <= seat < len(names):
+                continue
+            held = [(start, name) for at, start, name in holders if at == seat]
+            then = max(((start, name) for start, name in held if start <= index), default=None)
+            if then is not None and then[0] != max(start for start, _ in held):
+                names[seat] = then[1]  # (the present holder keeps their name: "You", say)
+        return short_names(names)
 
     def _spread_owner(self, spread_id: int) -> tuple[int, str] | None:
         return self.table.spread_owner(spread_id) if self.table is not None else None

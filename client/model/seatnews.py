@@ -42,6 +42,8 @@ def seat_news(
             # player's seat to a bot, or somebody takes a bot's seat.
             if bot:
                 lines.append(f"{before[0]}'s seat was given to a bot: {name} plays it.")
+            elif number < len(old) and old[number].holds_for == name:
+                lines.append(f"{name} takes their own seat back from {before[0]}.")
             else:
                 lines.append(f"{name} takes {before[0]}'s seat.")
             continue

@@ -109,10 +109,12 @@ class TableState:
     #: The same turns without their subject ("drew 8♥, discarded 2♣"), by seat.
     last_moves: Mapping[int, Text] = field(default_factory=dict)
     #: The discard pile, oldest first, as far as this hand's events say: each card and who
-    #: threw it (None: the up card).
-    pile: tuple[tuple[Card, int | None], ...] = ()
+    #: threw it, by the name the log gave them then (None: the up card).
+    pile: tuple[tuple[Card, str | None], ...] = ()
     #: The name this connection plays under.
     me: str = ""
+    #: Watching: the bot's seat asked for during the hand in play, taken as it ends.
+    awaiting_seat: int | None = None
 
     def names(self, me_as_you: bool = True) -> list[str]:
         """Each seat's name, with "You" in this connection's own seat."""

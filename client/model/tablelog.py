@@ -45,7 +45,7 @@ class TableLog:
         self.last_moves: dict[int, Text] = {}
         # The discard pile of this hand as its events built it, oldest first: each card and
         # who threw it (None: the up card). Every move on it is public.
-        self.pile: list[tuple[Card, int | None]] = []
+        self.pile: list[tuple[Card, str | None]] = []
         self.pile_followed = True  # the pile was followed from the hand's deal
 
     def restore(self, lines: Sequence[LogLine]) -> None:
@@ -111,7 +111,7 @@ class TableLog:
         player when the server made them (`played_for` the event's seat); what the hand's
         ending line says (a drop, going out) is not said twice."""
         kind = event.kind
-        self._follow_pile(event)
+        self._follow_pile(event, names)
         if kind == "deal" and event.seat == 0:
             self.last_turns.clear()
             self.last_moves.clear()
@@ -160,8 +160,9 @@ class TableLog:
         self.last_turns[event.seat] = text
         self.last_moves[event.seat] = moves
 
-    def _follow_pile(self, event: Event) -> None:
-        """The discard pile as `event` leaves it."""
+    def _follow_pile(self, event: Event, names: list[str]) -> None:
+        """The discard pile as `event` leaves it, each discard with who threw it as `names`
+        say now (not who holds that seat later: a seat given to a bot mid-hand)."""
         kind = event.kind
         if kind == "deal" and event.seat == 0:
             self.pile.clear()
@@ -169,7 +170,9 @@ class TableLog:
         elif kind == "up_card" and event.cards:
             self.pile.append((event.cards[0], None))
         elif kind == "discard" and event.cards:
-            self.pile.append((event.cards[0], event.seat))
+            seat = event.seat
+            who = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+            self.pile.append((event.cards[0], who))
         elif kind == "take_discard" and self.pile:
             self.pile.pop()
 

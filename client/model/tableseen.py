@@ -42,6 +42,8 @@ class TableSeen:
     played_for: tuple[int, frozenset[int]] = (0, frozenset())
     # Each hand's deal as we were shown it, checked once its secret is revealed.
     deals: DealWatch = field(default_factory=DealWatch)
+    # Watching: the bot's seat we asked for during a hand, ours as it ends (None: none).
+    awaiting_seat: int | None = None
 
     def away(self, seat: int) -> bool:
         """Whether a seat is shown away (played for) in the last table map."""
@@ -88,7 +90,7 @@ class TableSeen:
         log: tuple[LogLine, ...],
         last_turns: tuple[tuple[int, Text], ...] = (),
         last_moves: Mapping[int, Text] | None = None,
-        pile: tuple[tuple[Card, int | None], ...] = (),
+        pile: tuple[tuple[Card, str | None], ...] = (),
         me: str = "",
     ) -> TableState:
         """The table as the screens see it now, with the log's lines (and each seat's last
@@ -138,4 +140,5 @@ class TableSeen:
             last_moves=last_moves or {},
             pile=pile,
             me=me,
+            awaiting_seat=self.awaiting_seat if seat is None else None,
         )

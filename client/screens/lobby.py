@@ -225,6 +225,8 @@ class LobbyScreen(Screen[None]):
             table = self.query_one("#tables", DataTable)
         except NoMatches:
             return  # the screen is being taken down (the list keeps coming till the end)
+        # (No table: the list is its header, and how to make one is said right under it.)
+        self.set_class(not tables, "-empty")
         width = self.size.width
         rows = {info.table_id: lobby_row(info) for info in tables}
         shown, rows = lobby_layout(rows, width - 1, narrow=width < PORTRAIT)

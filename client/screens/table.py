@@ -71,10 +71,20 @@ STARTED = "The game has started."
 MOVE_ACTIONS = {entry.action: entry.legal for entry in TABLE_KEYS if entry.legal}
 
 
+def watching_line(state: TableState) -> str:
+    """That a spectator watches, and, if they asked for a bot's seat during the hand, that it
+    is theirs as the hand ends."""
+    asked = state.player(state.awaiting_seat) if state.awaiting_seat is not None else None
+    if asked is None:
+        return "You are watching this table."
+    whose = "your own seat" if asked.holds_for == state.me else f"{asked.name}'s seat"
+    return f"You are watching: {whose} is yours as this hand ends."
+
+
 def watching_note(state: TableState) -> str | Text:
     """What a spectator's hand panel shows: each player's last turn of the hand in play (every
     move in it is public, as the log says it), or that they are watching."""
-    watching = "You are watching this table."
+    watching = watching_line(state)
     if state.view is None or not state.last_turns:
         return watching
     return Text("\n").join([Text(watching, style="dim"), *(turn for _, turn in state.last_turns)])
@@ -227,7 +237,7 @@ class TableScreen(Screen[None]):
         if state.seat is None:
             # (On a large table each player's last turn is beside their name already.)
             around = self.query_one(TableArea).around
-            hand.note = "You are watching this table." if around else watching_note(state)
+            hand.note = watching_line(state) if around else watching_note(state)
         elif view is None:
             hand.note = "Waiting for the deal."
         else:
@@ -404,6 +414,7 @@ class TableScreen(Screen[None]):
             return (
                 state is not None
                 and state.seat is None
+                and state.awaiting_seat is None  # (asked already: it comes as the hand ends)
                 and not state.session_over
                 and any(p.bot for p in state.players)
                 and not self.link_note

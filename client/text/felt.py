@@ -196,14 +196,14 @@ def spreads_as_cards(
 @record
 class Pile:
     """The stock and the discard pile as the seat sees them: the stock's count, the top
-    discard and the pile's size, and the pile's last cards with who threw each (None: the
-    up card), oldest first, where the hand's events say them (empty where they do not); and
-    the fewest of those to fan (`pile_block` draws none where fewer fit)."""
+    discard and the pile's size, and the pile's last cards with who threw each (a short
+    name; None: the up card), oldest first, where the hand's events say them (empty where
+    they do not); and the fewest of those to fan (`pile_block` draws none where fewer fit)."""
 
     stock: int
     top: Card | None
     size: int
-    last: tuple[tuple[Card, int | None], ...] = ()
+    last: tuple[tuple[Card, str | None], ...] = ()
     least: int = 1
 
 
@@ -211,9 +211,7 @@ class Pile:
 UP_CARD = "up card"
 
 
-def pile_block(
-    pile: Pile, names: Sequence[str], style: CardStyle, size: CardSize, width: int
-) -> list[Text] | None:
+def pile_block(pile: Pile, style: CardStyle, size: CardSize, width: int) -> list[Text] | None:
     """The stock as a card back and the discard pile face up, with their words at the right
     (`Stock: 29`, `Discard: Q♠`, `4 in the pile`), or on lines under them where `width` is
     short of room beside them; the pile's last cards fanned, the top at the right, each with
@@ -250,15 +248,14 @@ def pile_block(
             row.append("  " + words[y - top])
         rows.append(row)
     if known:
-        short = short_names(names)
 
-        def who(place: int, seat: int | None) -> str:
-            if seat is None:  # the up card: so named where the room before the next allows
+        def who(place: int, name: str | None) -> str:
+            if name is None:  # the up card: so named where the room before the next allows
                 last = place == len(fanned) - 1
                 return UP_CARD if last or size.step - 1 >= len(UP_CARD) else "up"
-            return short[seat] if 0 <= seat < len(short) else "?"
+            return name
 
-        marks = [(i, who(i, seat)) for i, (_, seat) in enumerate(fanned)]
+        marks = [(i, who(i, name)) for i, (_, name) in enumerate(fanned)]
         rows.append(Text(" " * (size.step + 3)).append_text(marks_row(marks, size.step)))
     if under:
         rows += [Text(line) for line in packed(words, width)]

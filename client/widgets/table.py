@@ -380,7 +380,7 @@ class CentrePanel(Vertical):
                 rows = (
                     text_pile
                     if pile_size is None
-                    else pile_block(pile_seen, names, self.card_style, pile_size, width)
+                    else pile_block(pile_seen, self.card_style, pile_size, width)
                 )
                 if rows is None:
                     continue
@@ -464,14 +464,12 @@ def pile_lines(state: TableState, style: CardStyle, shown: int) -> list[Text]:
     view = state.view
     if not shown or not state.pile or view is None or state.pile[-1][0] != view.discard_top:
         return []  # (a pile not followed from the hand's start is not guessed at)
-    names = short_names(state.names())
     line = Text("Pile, newest first: ", style="dim")
-    for i, (card, seat) in enumerate(reversed(state.pile[-shown:])):
+    for i, (card, name) in enumerate(reversed(state.pile[-shown:])):
         if i:
             line.append(" · ", style="dim")
         line.append_text(card_text(card, style))
-        who = "up card" if seat is None else names[seat] if seat < len(names) else "?"
-        line.append(f" {who}", style="dim")
+        line.append(f" {'up card' if name is None else name}", style="dim")
     if len(state.pile) > shown:
         line.append(f" · {len(state.pile) - shown} under them", style="dim")
     return [line]

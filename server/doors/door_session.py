@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import asyncssh
+from tonk.shared.game.words import plural
 
 from .door_host import DoorLink
 from .door_request import DoorCommand, TerminalInfo, bell_choice, parse_command, practice_table_name
@@ -106,6 +107,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self.farewell: str | None = None
         self.when_over: Callable[[], None] | None = None  # told once the session is over
         now = asyncio.get_running_loop().time()
+        self.began = now
         self.last_input = now
         limits = self.door.limits
         self.budget = InputBudget(limits.door_input_rate, limits.door_input_burst, now)
@@ -321,6 +323,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
     crash_line = CRASH_LINE
     #: The door, in the log.
     door_label = "ssh door"
+    #: Bytes of keys the app has not read (past its terminal's own buffer) before more are
+    #: dropped.
+    max_pending_keys = MAX_PENDING_KEYS
 
     @property
     def link_label(self) -> str:
@@ -503,7 +508,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             return
         if self.from_terminal is not None:
             data = self.from_terminal(data)
-        if len(self.pending) + len(data) > MAX_PENDING_KEYS:
+        if len(self.pending) + len(data) > self.max_pending_keys:
             return  # the app is not reading its keys: these are dropped, as a stuck tty would
         self.pending += data
         self._to_child()
@@ -593,6 +598,15 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         if self.ended:
             return
         self._over()
+        minutes = round((asyncio.get_running_loop().time() - self.began) / 60)
+        how = "quit" if status is not None and not self.stopping else "closed by the door"
+        log.info(
+            "%s: %s out after %s (%s)",
+            self.link_label,
+            self.name,
+            plural(minutes, "minute") if minutes else "less than a minute",
+            "the terminal went" if self.gone or status is None else how,
+        )
         self._close_master()
         chan = self.chan
         if chan is None:

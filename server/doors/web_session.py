@@ -46,6 +46,10 @@ MAX_SETUP = 4096
 PICTURE = "\x1b]7731;cols={};rows={}\x07"
 #: Seconds a repaint waits for others asked at the same time (pages opened together).
 REPAINT_PAUSE = 0.05
+#: Bytes of keys (and the page's meta messages among them) on their way to a session's app:
+#: the socket's send buffer (the kernel doubles it), then the session's own queue, past
+#: which keys are dropped. A player types a few bytes a second; a paste fits.
+KEYS_IN_FLIGHT = 8 * 1024
 
 
 def clamp_size(width: Any, height: Any) -> tuple[int, int]:
@@ -260,6 +264,7 @@ class WebSession(DoorSession):
         self.repainting: asyncio.TimerHandle | None = None  # a repaint asked for, to come
 
     door_label = "web door"
+    max_pending_keys = KEYS_IN_FLIGHT
     touch = False  # a touch screen's page: the app says "tap" and shows buttons
     crash_line = (
         "tonk: the table stopped on an error (the host will find it in the server's log); "
@@ -301,6 +306,10 @@ class WebSession(DoorSession):
 
     def open_terminal(self, terminal: TerminalInfo) -> tuple[int, int]:
         ours, theirs = socket.socketpair()
+        # What goes to the app (keys, and the page's size and focus among them, in order) waits
+        # a little in the socket, not the 200 KB and more it would hold by default: a page's
+        # new size is not taken behind seconds of keys the app reads but cannot act on as fast.
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KEYS_IN_FLIGHT)
         return ours.detach(), theirs.detach()
 
     def child_args(self) -> list[str]:

@@ -174,6 +174,7 @@ class TableAway:
         ops = [st.put_seat(table.id, new.saved(number)), *play.changed_hands(number, conn.name)]
         await self._store.write(ops)
         seats[number] = new
+        play.handed(number, old.name or "", conn.name)
         play.seat_taken(number, conn.name)
         seats.spectators.discard(conn)
         table.server.seating.put(conn, table, number)
@@ -250,6 +251,7 @@ class TableAway:
         ]
         await self._store.write(ops)
         seats[number] = new
+        self._play.handed(number, seat.name or "", new.name or "")
         if seat.token_hash is not None and seat.name is not None:
             seats.given_to_bots[seat.token_hash] = seat.name
         gone = seat.conn

@@ -59,6 +59,7 @@ class TablePlay:
         "bots",
         "hand",
         "hand_settled",
+        "holders",
         "last_change",
         "next_hand_at",
         "seal",
@@ -80,6 +81,10 @@ class TablePlay:
         self.session = table.session  # the table's, played here
         self.hand: Hand | None = None
         self.hand_settled = True
+        # The seats of the hand in play that changed hands: every holder of each, as
+        # (seat, the index of the first event theirs, name); sent to a newcomer with the hand
+        # (an update's `holders`), so that each event is named by who made it. In memory only.
+        self.holders: list[tuple[int, int, str]] = []
         self.bots: dict[int, Bot] = {}
         self.turn_started = 0.0
         self.last_change = 0.0
@@ -148,6 +153,16 @@ class TablePlay:
         step = len(hand.actions) + 1
         return [st.seat_changed(self._table.id, self.session.hand_number, step, number, name)]
 
+    def handed(self, number: int, before: str, name: str) -> None:
+        """Seat `number` has gone from `before` to `name` (written): during a hand not yet
+        settled, its events from the next on are `name`'s."""
+        hand = self.hand
+        if hand is None or self.hand_settled:
+            return
+        if not any(seat == number for seat, _, _ in self.holders):
+            self.holders.append((number, 0, before))
+        self.holders.append((number, len(hand.events), name))
+
     def seat_taken(self, number: int, name: str) -> None:
         """A person, `name`, takes seat `number` from its bot: the bot goes, and the person
         joins the ledger if the session is on."""
@@ -210,7 +225,9 @@ class TablePlay:
         assert hand is not None
         events = tuple(hand.events_for(seat, start))
         number = self.session.hand_number
-        return Update(self._table.id, number, start, events, hand.view(seat), deadline, reply_to)
+        holders = tuple(self.holders) if start == 0 else ()
+        view = hand.view(seat)
+        return Update(self._table.id, number, start, events, view, deadline, reply_to, holders)
 
     def send_updates(self, start: int, answer: Connection | None = None) -> None:
         """Every connection at the table gets its `update_message(seat, start)`, the
@@ -398,7 +415,7 @@ class TablePlay:
             "table %d: hand %d ends (%s): %s",
             table.id,
             number,
-            settle.settlement.ending.value,
+            settle.settlement.ending.words,
             ", ".join(
                 f"{a} pays {b} {amount_text(c, table.config.unit)}" for a, b, c in settle.payments
             )
@@ -550,6 +567,7 @@ class TablePlay:
         session.dealt(deal)
         table.server.lobby.changed(table.id)
         self.hand_settled = False
+        self.holders = []
         self.next_hand_at = None
         self.turn_seat = None
         if cut is not None:

@@ -279,8 +279,8 @@ class TableSeats:
                     raise RequestError(
                         p.BAD_TOKEN,
                         f"{given}'s seat at {table.name} was given to a bot while you were "
-                        "away: watch the table, or take your seat back from the bot (at once "
-                        "between hands, else as the hand in play ends)",
+                        "away: take it back with Take a seat on the table's row in the lobby "
+                        "(at once between hands, else as the hand in play ends), or watch",
                     )
                 raise RequestError(p.BAD_TOKEN, "you hold no seat at this table to take back")
             if conn.table is table and conn.seat is not None and conn.seat != number:

@@ -22,6 +22,22 @@ class Ending(Enum):
     DROP_CAUGHT = "drop_caught"
     STOCK_OUT = "stock_out"
 
+    @property
+    def words(self) -> str:
+        """How the hand ended, in words (the host's log, the simulator's report)."""
+        return ENDING_WORDS[self]
+
+
+ENDING_WORDS = {
+    Ending.DEAL_TONK: "tonk on the deal",
+    Ending.VOID: "void (several deal tonks)",
+    Ending.TONK_OUT: "tonk out",
+    Ending.OUT_ON_DISCARD: "out on a discard",
+    Ending.DROP_WON: "drop won",
+    Ending.DROP_CAUGHT: "drop caught",
+    Ending.STOCK_OUT: "stock out",
+}
+
 
 @record
 class Payment:

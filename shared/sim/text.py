@@ -11,15 +11,7 @@ from tonk.shared.game.settlement import Ending
 from tonk.shared.game.words import plural
 from tonk.shared.sim.play import TONK_KINDS, SimResult
 
-ENDING_LABELS = {
-    Ending.DEAL_TONK.value: "tonk on the deal",
-    Ending.VOID.value: "void (several deal tonks)",
-    Ending.TONK_OUT.value: "tonk out",
-    Ending.OUT_ON_DISCARD.value: "out on a discard",
-    Ending.DROP_WON.value: "drop won",
-    Ending.DROP_CAUGHT.value: "drop caught",
-    Ending.STOCK_OUT.value: "stock out",
-}
+ENDING_LABELS = {ending.value: ending.words for ending in Ending}
 
 
 def result_data(result: SimResult, seconds: float) -> dict[str, Any]:

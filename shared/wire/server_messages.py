@@ -223,6 +223,15 @@ class Update(ServerMessage):
     view: SeatView = field(p.MAP, shows="view", codec=Codec(SeatView.to_dict, SeatView.from_dict))
     deadline: float | None = field(p.number(0, math.inf, nullable=True), required=False)
     reply_to: int | None = field(p.ID_RANGE, default=None)
+    # An update from 0 of a hand in which seats changed hands: every holder of each such seat,
+    # from the event that was first theirs (sent only then).
+    holders: tuple[tuple[int, int, str], ...] = field(
+        p.LIST,
+        shows="list of [seat: int, from: int, name: str]",
+        default=(),
+        omit=True,
+        codec=rows(3),
+    )
 
     @classmethod
     def from_wire(cls, data: Wire, read_rules: RulesReader | None = None) -> Update:
@@ -239,6 +248,7 @@ class Update(ServerMessage):
             SeatView.from_dict(view, read_rules(view["rules"])),
             data["deadline"],
             data.get("reply_to"),
+            tuple((seat, start, name) for seat, start, name in data.get("holders", ())),
         )
 
 

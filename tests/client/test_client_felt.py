@@ -99,9 +99,9 @@ def test_the_pile_fans_as_many_discards_as_fit_with_who_threw_each() -> None:
         29,
         parse_card("Qs"),
         3,
-        ((parse_card("7d"), None), (parse_card("Jd"), 2), (parse_card("Qs"), 3)),
+        ((parse_card("7d"), None), (parse_card("Jd"), "Bix"), (parse_card("Qs"), "Cleo")),
     )
-    rows = plain(pile_block(pile, NAMES, CardStyle(), SMALL, 60) or [])
+    rows = plain(pile_block(pile, CardStyle(), SMALL, 60) or [])
     assert rows == [
         "╭───╮  ╭───┬───┬───╮  Stock: 29",
         "│▒▒▒│  │ 7♦│ J♦│ Q♠│  Discard: Q♠",
@@ -109,37 +109,37 @@ def test_the_pile_fans_as_many_discards_as_fit_with_who_threw_each() -> None:
         "        up  Bix Cleo",
     ]
     # Short of room, the oldest go first; the top discard stays.
-    rows = plain(pile_block(pile, NAMES, CardStyle(), SMALL, 30) or [])
+    rows = plain(pile_block(pile, CardStyle(), SMALL, 30) or [])
     assert rows[1] == "│▒▒▒│  │ Q♠│  Discard: Q♠" and rows[3].split() == ["Cleo"]
     # A pile not followed from the deal: its top alone, nobody named.
-    rows = plain(pile_block(Pile(29, parse_card("Qs"), 3), NAMES, CardStyle(), SMALL, 60) or [])
+    rows = plain(pile_block(Pile(29, parse_card("Qs"), 3), CardStyle(), SMALL, 60) or [])
     assert len(rows) == 3 and "│ Q♠│" in rows[1]
-    assert pile_block(pile, NAMES, CardStyle(), SMALL, 12) is None
+    assert pile_block(pile, CardStyle(), SMALL, 12) is None
 
 
 def test_the_up_card_is_named_so_where_the_room_under_it_allows() -> None:
     up = parse_card("7d")
-    last = ((up, None), (parse_card("Jd"), 2))
-    large = plain(pile_block(Pile(29, last[-1][0], 2, last), NAMES, CardStyle(), LARGE, 80) or [])
+    last = ((up, None), (parse_card("Jd"), "Bix"))
+    large = plain(pile_block(Pile(29, last[-1][0], 2, last), CardStyle(), LARGE, 80) or [])
     assert large[-1].split() == ["up", "card", "Bix"]
     # Alone on the pile, it has the row to itself.
-    alone = plain(pile_block(Pile(30, up, 1, ((up, None),)), NAMES, CardStyle(), SMALL, 60) or [])
+    alone = plain(pile_block(Pile(30, up, 1, ((up, None),)), CardStyle(), SMALL, 60) or [])
     assert alone[-1].strip() == "up card"
 
 
 def test_a_pile_that_must_fan_its_last_three_is_not_drawn_where_fewer_fit() -> None:
-    last = ((parse_card("7d"), None), (parse_card("Jd"), 2), (parse_card("Qs"), 3))
+    last = ((parse_card("7d"), None), (parse_card("Jd"), "Bix"), (parse_card("Qs"), "Cleo"))
     pile = Pile(29, parse_card("Qs"), 3, last, least=3)
-    assert pile_block(pile, NAMES, CardStyle(), SMALL, 26) is not None
-    assert pile_block(pile, NAMES, CardStyle(), MEDIUM, 26) is None  # (two would fit)
+    assert pile_block(pile, CardStyle(), SMALL, 26) is not None
+    assert pile_block(pile, CardStyle(), MEDIUM, 26) is None  # (two would fit)
 
 
 def test_short_of_room_beside_the_pile_its_words_go_under_it() -> None:
-    last = ((parse_card("7d"), None), (parse_card("Jd"), 2), (parse_card("Qs"), 3))
+    last = ((parse_card("7d"), None), (parse_card("Jd"), "Bix"), (parse_card("Qs"), "Cleo"))
     pile = Pile(29, parse_card("Qs"), 3, last, least=3)
-    rows = plain(pile_block(pile, NAMES, CardStyle(), MEDIUM, 40) or [])
+    rows = plain(pile_block(pile, CardStyle(), MEDIUM, 40) or [])
     assert rows[1] == "│▒▒▒▒▒│  │7♦   │J♦   │Q♠   │"
     assert rows[-2:] == ["          up    Bix   Cleo", "Stock: 29   Discard: Q♠   3 in the pile"]
     # Narrower, on as many lines as they take, a word whole on each.
-    rows = plain(pile_block(pile, NAMES, CardStyle(), MEDIUM, 36) or [])
+    rows = plain(pile_block(pile, CardStyle(), MEDIUM, 36) or [])
     assert rows[-2:] == ["Stock: 29   Discard: Q♠", "3 in the pile"], rows

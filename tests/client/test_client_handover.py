@@ -28,6 +28,7 @@ from tonk.client.messages import Request
 from tonk.client.model.state import PlayerInfo, TableState
 from tonk.client.screens import LobbyScreen
 from tonk.client.text.render import CardStyle
+from tonk.client.widgets.table import HandView
 from tonk.shared.game.rules import HouseRules
 from tonk.shared.wire import messages as m
 from tonk.shared.wire import protocol as p
@@ -131,6 +132,11 @@ async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_sea
             assert "0 if you are new" not in question
             await yes_and_watch(pilot, again)
             assert notified(again, "You take your seat back")
+            await wait_for(
+                pilot,
+                lambda: "your own seat is yours as this hand ends" in hand_note(again),
+                "cy's own seat asked for, said",
+            )
             log = log_text(again)
             # The hand so far, every seat named (as the table map came before the hand).
             assert "Ada" in log and bot["name"].split()[0] in log, log
@@ -259,15 +265,29 @@ async def test_one_who_never_sat_there_takes_a_bots_seat_from_the_lobby_during_a
             await wait_for(pilot, lambda: app.tables, "the lobby's tables")
             assert "0 if you are new to it" in await offered(pilot, app)
             await yes_and_watch(pilot, app)
+            # Watching meanwhile, Dee's hand panel says the seat is coming.
+            await wait_for(
+                pilot,
+                lambda: "Ada (bot)'s seat is yours as this hand ends" in hand_note(app),
+                "the seat asked for, said",
+            )
+            assert app.screen.check_action("take_bot_seat", ()) is False  # asked already
             log = log_text(app)
             assert "Ann drew, discarded 9♦" in log and "Ada drew" in log, log
             assert "Back at" not in log and "seat 1" not in log, log
             assert (await seated_as_the_hand_ends(pilot, app, ann)).seat == 1
+            assert table_state(app).awaiting_seat is None  # type: ignore[union-attr]
             log = log_text(app)
             assert "You sit at Kitchen, in Ada (bot)'s seat." in log, log
             assert "Back at" not in log, log
             assert table == int(table_state(app).table_id)  # type: ignore[union-attr]
         await ann.close()
+
+
+def hand_note(app: TonkApp) -> str:
+    """What the table's hand panel says (a spectator's: that they watch, and the last turns)."""
+    note = app.screen.query_one(HandView).note
+    return str(note) if isinstance(note, str) else note.plain
 
 
 def test_t_takes_ones_own_seat_else_a_bots_seat_held_for_nobody() -> None:

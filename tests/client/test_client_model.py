@@ -480,3 +480,44 @@ def test_a_players_trend_is_the_same_on_a_client_there_all_along_and_one_come_la
     )
     seen = [last_state(model).series for model in (kim, lee)]
     assert seen[0] == seen[1] == {"Kim": (0, -2, -3), "Ada": (0, 2, 2), "Cy": (0, 0, 1)}
+
+
+def test_the_pile_names_who_threw_each_card_even_once_their_seat_changes_hands() -> None:
+    """A discard is labelled with who threw it, not with whoever holds that seat later: Ada's
+    seat goes to Bix mid-hand, and the card Ada threw is still Ada's on the pile."""
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    give(model, update(hand, 0))
+    for seat in (0, 1):
+        start = hand.view(0).event_count
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+        give(model, update(hand, start))
+    thrown = [name for _, name in last_state(model).pile]
+    assert thrown == [None, "You", "Ada"], thrown
+    summary = table_map(hand)
+    bix = replaced(summary.players[1], name="Bix")
+    give(model, m.TableMessage(replaced(summary, players=(summary.players[0], bix))))
+    state = last_state(model)
+    assert [p.name for p in state.players] == ["Kim", "Bix"]
+    assert [name for _, name in state.pile] == thrown
+
+
+def test_a_hand_sent_whole_names_each_move_by_who_held_the_seat_then() -> None:
+    """Cy played seat 1 and the seat went to Ada (bot) mid-hand: the hand sent from its first
+    event with its `holders` says Cy's moves as Cy's, on the log and on the pile."""
+    hand = a_hand()
+    for seat in (0, 1):
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+    changed = len(hand.events)
+    for seat in (0, 1):
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+    model = seated_at_a_table(hand)
+    whole = replaced(update(hand, 0), holders=((1, 0, "Cy"), (1, changed, "Ada")))
+    give(model, whole)
+    state = last_state(model)
+    moves = [line.text.plain for line in state.log if "discarded" in line.text.plain]
+    assert [line.split()[0] for line in moves] == ["You", "Cy", "You", "Ada"], moves
+    assert [name for _, name in state.pile] == [None, "You", "Cy", "You", "Ada"]

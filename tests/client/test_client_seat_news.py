@@ -8,6 +8,7 @@ from pathlib import Path
 from clientkit import at_the_table, joined_app, log_text, table_request, table_state, wait_for
 from netclient import NetClient, start_server
 from tonk.client.model.seatnews import seat_news
+from tonk.shared.records import replaced
 from tonk.shared.wire import messages as m
 
 
@@ -43,6 +44,18 @@ def test_each_change_of_another_seat_is_one_line_and_your_own_is_left_to_its_not
     assert seat_news([you, empty], [you, seat("Ada (bot)", "bot", "bot")], 0) == []
     assert seat_news([you, seat("Ada (bot)", "bot", "bot")], [you, empty], 0) == [
         "Ada (bot) left the table."
+    ]
+    # A seat handed to a bot, and taken back by its player, or taken by somebody else.
+    bo = seat("Bo", "connected")
+    bix = m.PlayerSummary(0, "Bix (bot)", m.SeatKind.BOT, "easy", m.SeatStatus.BOT, 1, 0)
+    held = replaced(bix, holds_for="Bo")
+    assert seat_news([you, bo], [you, held], 0) == [
+        "Bo's seat was given to a bot: Bix (bot) plays it."
+    ]
+    assert seat_news([you, held], [you, bo], 0) == ["Bo takes their own seat back from Bix (bot)."]
+    assert seat_news([you, bix], [you, bo], 0) == ["Bo takes Bix (bot)'s seat."]
+    assert seat_news([you, held], [you, seat("Cy", "connected")], 0) == [
+        "Cy takes Bix (bot)'s seat."
     ]
     # Nothing changed, or only your own seat: nothing to say.
     assert seat_news([you, empty], [you, empty], 0) == []

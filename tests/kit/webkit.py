@@ -227,6 +227,20 @@ class Browser:
                 raise AssertionError(f"{text!r} never went; the screen:\n{shown}")
             time.sleep(0.1)
 
+    def wait_steady(self, timeout: float = 10.0) -> str:
+        """The screen once it has stayed the same for half a second (a window laid out
+        again a moment after it first shows: a dialog centred once its height is known)."""
+        end = time.monotonic() + timeout
+        shown = self.screen()
+        while True:
+            time.sleep(0.5)
+            again = self.screen()
+            if again == shown:
+                return shown
+            if time.monotonic() > end:
+                raise AssertionError(f"the screen never settled; it shows:\n{again}")
+            shown = again
+
     def wait_for_row(self, row: int, text: str, timeout: float = 10.0) -> str:
         """Wait until row `row` of the screen shows `text` (a regular expression); returns
         the row."""
@@ -376,6 +390,7 @@ def create_a_table_by_taps(browser: Browser, house_rules: bool = False) -> None:
         except AssertionError:
             assert time.monotonic() < end, browser.screen()
     browser.wait_for("Create a table", "Seats, bots")
+    browser.wait_steady()  # (where its fields are: the form may move a row as it settles)
     if house_rules:
         browser.tap_text("House rules")
         browser.wait_for("House-rule options", "Takes")

@@ -188,6 +188,7 @@ SERVER: dict[str, list[Row]] = {
         ("view", "map", True, False, 0, 0, -INF, INF, "bad_value"),
         ("deadline", "number", False, True, 0, 0, 0, INF, "bad_value"),
         ("reply_to", "int", False, False, 0, 0, 0, 2147483647, "bad_value"),
+        ("holders", "list", False, False, 0, 0, -INF, INF, "bad_value"),
     ],
     "hand_end": [
         ("table", "int", True, False, 0, 0, 1, 2147483647, "no_such_table"),

@@ -55,7 +55,7 @@ async def test_a_full_hand_between_two_clients_settles_and_updates_the_ledger(
         end = await alice.expect(p.HAND_END)
         assert end["settlement"]["ending"] == "drop_caught"
         assert end["payments"] == [["Alice", "Bob", 10]]
-        assert "hand 1 ends (drop_caught): Alice pays Bob 10 chips\n" in server_log.text
+        assert "hand 1 ends (drop caught): Alice pays Bob 10 chips\n" in server_log.text
         assert end["balances"] == {"Alice": -10, "Bob": 10}
         last = await bob.expect(p.UPDATE, lambda m: m["view"]["phase"] == "ended")
         assert last["view"]["settlement"]["revealed"] == ["5c 6c 7d 8h 10d", "9h 5h"]

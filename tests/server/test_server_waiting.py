@@ -280,7 +280,8 @@ async def test_the_creator_gives_an_absent_players_seat_to_a_bot(tmp_path):
         await alice.send({"type": "seat_to_bot", "seat": 1})
         await alice.expect_error(p.BAD_VALUE)
         # The bot plays the seat: Bob's turn is played, and the hand goes on.
-        await alice.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)
+        played = await alice.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)
+        assert "holders" not in played  # (Alice saw the seat change hands as it did)
         with sqlite3.connect(tmp_path / "tonk.db") as db:
             kind = db.execute(
                 "SELECT kind FROM seats WHERE table_id = ? AND seat = 1", (table,)
@@ -291,8 +292,16 @@ async def test_the_creator_gives_an_absent_players_seat_to_a_bot(tmp_path):
         await bob2.send({"type": "resume", "table": table, "token": token})
         error = await bob2.expect_error(p.BAD_TOKEN)
         assert "given to a bot" in error["message"]
+        assert "Take a seat on the table's row in the lobby" in error["message"]  # how
         # He may watch, and take a bot's seat back (his own balance kept under his name).
         await bob2.request({"type": "watch", "table": table}, p.WATCHING)
+        # The hand so far names who made each of seat 1's events: Bob, then the bot.
+        hand = await bob2.expect(p.UPDATE, lambda m: m["from"] == 0)
+        bot_name = player(given, 1)["name"]
+        (first, then) = hand["holders"]
+        assert first == [1, 0, "Bob"] and then[0] == 1 and then[2] == bot_name, hand["holders"]
+        assert 0 < then[1] < len(hand["events"])  # (the bot's moves are among them)
+        assert any(e.get("seat") == 1 for e in hand["events"][then[1] :])
         await bob2.request({"type": "take_bot_seat", "table": table, "seat": 1}, p.TABLE)
         end = await alice.play_until(lambda m: m["type"] == p.HAND_END, timeout=60)
         await bob2.expect(p.SEATED)

@@ -460,8 +460,9 @@ async def test_refused_keys_at_the_limit_and_one_past_it(
 
 @in_the_modules_loop
 async def test_an_idle_session_is_closed_with_a_line(
-    tmp_path: Path, template: SessionTemplate
+    tmp_path: Path, template: SessionTemplate, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, "tonk.server")
     async with running_door(tmp_path, forks_from=template, ssh_idle_timeout=4.0) as (server, door):
         conn, _ = await connect(door, "jo", new_key())
         async with conn:
@@ -471,6 +472,11 @@ async def test_an_idle_session_is_closed_with_a_line(
             await process.wait_closed()
         assert b"tonk: no key pressed for" in output
         await _nothing_left(server, door)
+    # The host's log says who came in, and when and how they went.
+    said = [r.getMessage() for r in caplog.records]
+    assert any(line.startswith("ssh door: jo in from") for line in said), said
+    out = "ssh door: jo out after less than a minute (closed by the door)"
+    assert out in said, said
 
 
 async def _nothing_left(server: TonkServer, door: SSHDoor) -> None:
@@ -491,8 +497,9 @@ async def _nothing_left(server: TonkServer, door: SSHDoor) -> None:
 
 @in_the_modules_loop
 async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
-    tmp_path: Path, template: SessionTemplate
+    tmp_path: Path, template: SessionTemplate, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, "tonk.server")
     async with running_door(tmp_path, forks_from=template) as (server, door):
         conn, _ = await connect(door, "kit", new_key())
         process = await terminal(conn, "practice")
@@ -503,6 +510,8 @@ async def test_a_dropped_connection_leaves_nothing_running_and_the_seat_kept(
         child = door_conn.session.child.pid
         conn.abort()  # the network goes, no goodbye
         await _nothing_left(server, door)
+        out = "ssh door: kit out after less than a minute (the terminal went)"
+        assert out in [r.getMessage() for r in caplog.records]
         with pytest.raises(ProcessLookupError):  # the session's app is gone, and reaped
             os.kill(child, 0)
         (table,) = server.tables.values()

@@ -245,7 +245,11 @@ async def test_the_create_table_form_upright_shows_every_field_whole(tmp_path: P
         tonk_server(tmp_path, "--bot-pause", "0") as port,
         client(tmp_path, (40, 50), f"127.0.0.1:{port}", "--name", "Ann") as term,
     ):
-        await term.wait_for("No tables yet")
+        screen = await term.wait_for("No tables yet")
+        # (An empty list is its header, and how to make a table is said right under it.)
+        rows = screen.splitlines()
+        header = next(n for n, row in enumerate(rows) if "No." in row and "Table" in row)
+        assert "No tables yet: press n to create one." in rows[header + 1], rows
         term.keys("n")
         await term.wait_for("Create a table")
         term.keys(*["Tab"] * 10, "Enter")  # the session's end: its list opened
