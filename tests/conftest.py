@@ -18,20 +18,6 @@ from tonk.server.store.store import Store
 from xdist.remote import Producer
 from xdist.scheduler import LoadFileScheduling
 
-#: The test files that load the machine on purpose (thousands of connections, a thousand hands
-#: or pages of the longest tables in the test's own process, a benchmark run flat out).
-HEAVY = frozenset(
-    {
-        "test_hostile_clients.py",
-        "test_leaks_many.py",
-        "test_server_backlog.py",
-        "test_server_leaks.py",
-        "test_server_lobby.py",
-        "test_server_memory.py",
-    }
-)
-
-
 #: The files with end-to-end tests whose processes wait on no timer and load no more than one
 #: core (a command's output read, bench/'s scripts timed or counted under valgrind, tonk-sim):
 #: like the files of tests in the test's own process, they run side by side.
@@ -39,6 +25,7 @@ NO_TIMERS = frozenset(
     {
         "test_bench_client_start.py",
         "test_bench_server_instructions.py",
+        "test_server_audit.py",
         "test_server_help.py",
         "test_sim.py",
     }
@@ -65,10 +52,13 @@ def e2e_tests(file: str) -> frozenset[str] | None:
 class FileScheduling(LoadFileScheduling):
     """The tests run on two workers (pyproject.toml's addopts: `-n auto --dist loadfile`), each
     file's tests in order on one worker and its module fixtures made once: the tests in the
-    test's own process side by side, the heavy files and the end-to-end tests one unit of work,
-    one after another (the largest unit, so it starts first): their processes wait on timers
-    that a second busy process could starve (NO_TIMERS aside). A file with some end-to-end
-    tests has those in that unit, the others side by side."""
+    test's own process side by side, the end-to-end tests one unit of work, one after another
+    (the largest unit, so it starts first): their processes wait on timers that a second set
+    of such processes could starve (NO_TIMERS aside). A file with some end-to-end tests has
+    those in that unit, the others side by side. The files that load the machine in the
+    test's own process (a thousand connections or hands: test_leaks_many, test_hostile_clients,
+    test_server_lobby, ...) run side by side too: one process keeps at most one core busy, as
+    test_bots or test_hand_stateful do beside that unit."""
 
     def __init__(self, config: pytest.Config, log: Producer, e2e: bool) -> None:
         super().__init__(config, log)
@@ -76,10 +66,7 @@ class FileScheduling(LoadFileScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         file = super()._split_scope(nodeid)
-        name = Path(file).name
-        if name in HEAVY:
-            return "alone"
-        if not self.e2e or name in NO_TIMERS:
+        if not self.e2e or Path(file).name in NO_TIMERS:
             return file
         marked = e2e_tests(file)
         test = nodeid.split("::")[1].split("[")[0] if "::" in nodeid else ""

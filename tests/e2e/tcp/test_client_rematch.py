@@ -40,12 +40,18 @@ async def sit_down(tmp_path: Path, port: int, terms: list[Term]) -> list[Term]:
 async def last_hand_window(term: Term, number: int) -> None:
     """The session's last hand's window: its title, the players' cards, and the way on to
     the final standings; enter takes it."""
-    window = await term.wait_for_all(
-        f"Hand {number} is over", "Player", "The session is over. enter: the final standings"
-    )
-    # The top line, under the window: on one row, or, where the player is away (the turn
-    # timer played for them) and its long words leave no room, the hand on the row below.
-    assert "last hand" in "\n".join(window.splitlines()[:3])
+    texts = (f"Hand {number} is over", "Player", "The session is over. enter: the final standings")
+
+    def shown(screen: str) -> bool:
+        # The top line, under the window, says it is the last hand: on one row, or on the
+        # row below where its words leave no room. (The window may be drawn a moment before
+        # the line: while the player is away, the turn timer playing for them, the line is
+        # that notice alone until the session's end replaces it.)
+        return all(text in screen for text in texts) and "last hand" in "\n".join(
+            screen.splitlines()[:3]
+        )
+
+    await term.wait_until(shown, "the last hand's window, and 'last hand' on the top line")
     term.keys("Enter")
 
 
