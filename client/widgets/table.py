@@ -4,7 +4,7 @@ terminal the players are drawn around the table instead: seats.py)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -18,12 +18,14 @@ from tonk.shared.game.cards import Card, count
 from tonk.shared.game.spreads import Spread
 from tonk.shared.game.view import Phase, SeatView
 from tonk.shared.game.waiting import clock_text
+from tonk.shared.game.words import amount_text, plural
 
 from ..model.state import PlayerInfo, TableState
 from ..text.felt import SIZES, SMALL, CardSize, Pile, pile_block, spreads_as_cards
 from ..text.render import (
     BIG_CARD_WIDTH,
     CARD_WIDTH,
+    DOT,
     HAND_ORDERS,
     CardStyle,
     card_text,
@@ -289,6 +291,51 @@ def pack_lines(lines: Sequence[Text], width: int, gap: int = 3) -> list[tuple[Te
     return packed
 
 
+def before_the_deal(state: TableState, touch: bool = False) -> list[Text]:
+    """The table before its first deal, what the players read while friends sit down: the
+    seats (taken and open), the stake, how the session ends and the turn timer, then the
+    house rules in words, a sentence a line (the last line: where to read them whole, kept
+    for when the rest is cut)."""
+    names = state.names(me_as_you=False)
+    if state.seat is not None and state.seat < len(names):
+        names[state.seat] += " (you)"
+    open_seats = max(0, state.seats - len(names))
+    seats = Text("Seats: ", style="bold")
+    seats.append(DOT.join([*names, *(["open"] * open_seats)]))
+    terms = [
+        f"Stake {amount_text(state.stake, state.unit)}",
+        "no set end" if state.hands is None else f"a session of {plural(state.hands, 'hand')}",
+        "no turn timer" if state.turn_timer is None else f"{state.turn_timer:g} s a turn",
+    ]
+    where = "tap Help" if touch else "press ?"
+    return [
+        seats,
+        Text(DOT.join(terms)),
+        Text(""),
+        *(Text(line, style="dim") for line in state.rules.describe()),
+        Text(f"The rules in full: {where}.", style="dim"),
+    ]
+
+
+def fitted(lines: Sequence[Text], rows_of: Callable[[Text], int], room: int) -> list[Text]:
+    """As many of `lines` as fit in `room` rows (`rows_of`: the rows a line takes), in order;
+    where they do not all fit, the last line kept in place of those cut (it says where to read
+    the rest), and a blank line left without what it stood before."""
+    if sum(rows_of(line) for line in lines) <= room:
+        return list(lines)
+    last = lines[-1]
+    kept: list[Text] = []
+    used = rows_of(last)
+    for line in lines[:-1]:
+        used += rows_of(line)
+        if used > room:
+            break
+        kept.append(line)
+    while kept and not kept[-1].plain:
+        kept.pop()
+    return [*kept, last] if rows_of(last) <= room else kept[:room] or [last]
+
+
 class CentrePanel(Vertical):
     """The middle of the table: the stock and the discard pile above, the spreads by owner
     below, each row repainted only where it changes. Both are drawn as cards, as large as
@@ -348,9 +395,15 @@ class CentrePanel(Vertical):
         spreads = self.query_one("#spreads", SpreadsPanel)
         view = state.view
         if view is None:
-            pile.set_lines([Text("No hand dealt yet.")])
             spreads.show(None, [])
-            self._sized(1)
+            room = self.size.height if self.budget is None else self.budget
+            lines = fitted(
+                before_the_deal(state, by_touch(self.app)),
+                lambda line: len(pile.render_rows([line], self.size.width)),
+                max(1, room),
+            )
+            pile.set_lines(lines)
+            self._sized(sum(len(pile.render_rows([line], self.size.width)) for line in lines))
             return
         names = state.names()
         seats = sorted(p.seat for p in state.players)

@@ -59,6 +59,7 @@ from tonk.client.widgets import (
     turn_message,
 )
 from tonk.client.widgets.status import AWAY, AWAY_TOUCH, hand_words
+from tonk.client.widgets.table import fitted
 from tonk.shared.game.cards import format_cards, parse_card
 from tonk.shared.game.rules import HouseRules
 from tonk.shared.game.view import Phase, SeatView
@@ -513,14 +514,41 @@ async def test_a_waiting_table_says_how_many_seats_are_open_and_that_g_starts_it
             assert status.message == (
                 "Waiting: 2 of 3 seats open. g starts once another player sits."
             )
+            # The table's middle, before the deal: the seats, the terms and the rules in words.
+            pile = app.table_screen.query_one(CentrePanel).query_one("#pile", LineWidget)
+
+            def centre() -> str:
+                return "\n".join(line.plain for line in pile.lines)
+
+            assert centre().startswith("Seats: Tester (you) · open · open\nStake 1 chip")
+            assert "Rules: " in centre() and centre().endswith("The rules in full: press ?.")
             alice = await NetClient.connect(server.port, "Alice")
             table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
             await alice.request({"type": "sit", "table": table_id}, "seated")
             await wait_for(pilot, lambda: "1 of 3" in status.message, "Alice seated")
             assert status.message == ("Waiting: 1 of 3 seats open. g: start now with 2 players.")
+            assert centre().startswith("Seats: Tester (you) · Alice · open\n")
             await pilot.press("g")
             await wait_for(pilot, lambda: table_state(app).playing, "the game started")  # type: ignore[union-attr]
             await alice.close()
+
+
+def test_what_is_cut_to_fit_leaves_its_last_line_and_no_blank_before_it() -> None:
+    lines = [Text(word) for word in ("seats", "stake", "", "rule one", "rule two", "see ?")]
+    rows = len  # (a line of n letters takes n rows here)
+    assert fitted(lines, rows, 100) == lines
+    # 5 + 5 + 5 (the last line) rows: the blank line goes with the rules cut after it.
+    assert [line.plain for line in fitted(lines, rows, 16)] == ["seats", "stake", "see ?"]
+    assert [line.plain for line in fitted(lines, rows, 30)] == [
+        "seats",
+        "stake",
+        "",
+        "rule one",
+        "see ?",
+    ]
+    # No room even for the last line: the first lines that fit, else that line alone.
+    assert [line.plain for line in fitted(lines, lambda line: 1, 2)] == ["seats", "see ?"]
+    assert fitted(lines, rows, 3) == [lines[-1]]
 
 
 def test_a_cut_tied_and_cut_again_says_so() -> None:
