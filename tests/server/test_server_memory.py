@@ -146,9 +146,11 @@ async def test_a_real_servers_memory_comes_back_after_crowds_that_never_read(tmp
     figures = {"before": before, "peaks": peaks, "afters": afters}
     rise = peaks[0] - before
     assert rise > 4, figures  # (the crowd is big enough to measure)
-    # Generous bounds: some of each crowd's memory is given back (none was: the RSS stayed at
-    # the peak), and the second crowd reuses what the first left rather than adding as much
-    # again (it added it all: every dropped connection was held by a reference cycle).
-    for peak, after in zip(peaks, afters, strict=True):
-        assert after < peak - 0.1 * rise, figures
+    # Generous bounds: some of the first crowd's memory is given back (none was: the RSS
+    # stayed at the peak), and the second crowd reuses what the first left rather than adding
+    # as much again (it added it all: every dropped connection was held by a reference cycle),
+    # so that the server ends below the first crowd's peak. (The second crowd's own peak may
+    # rise little over what the first left, 2.4 MiB in one run: not a rise to give back.)
+    assert afters[0] < peaks[0] - 0.1 * rise, figures
     assert afters[1] < afters[0] + 0.5 * rise, figures
+    assert afters[1] < peaks[0] - 0.1 * rise, figures
