@@ -41,6 +41,7 @@ from .messages import (
     LeftTable,
     LinkLost,
     LobbyChanged,
+    RefusedHere,
     RematchChanged,
     Reported,
     Request,
@@ -533,6 +534,10 @@ class TonkApp(KeyedApp):
             self.screen.show_advice(None, refused.message)
         title = "Not allowed" if refused.code == p.ILLEGAL_ACTION else "The server says"
         self.notify(refused.message, title=title, severity="warning")
+
+    def on_refused_here(self, message: RefusedHere) -> None:
+        if self.connection is not None:
+            self.connection.refused_here(message.reason)
 
     def on_standings(self, message: Reported[m.Standings]) -> None:
         """The standings across nights, for the screen that asked (if it is still open)."""

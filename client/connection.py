@@ -188,6 +188,11 @@ class Connection:
     def sit(self, table_id: int) -> bool:
         return self._flushed(self.model.sit(table_id))
 
+    def refused_here(self, reason: str) -> None:
+        """A move refused before it was sent: its reason to the table's log (and the App)."""
+        self.model.refused_here(reason)
+        self._flush()
+
     def _flushed(self, sent: bool) -> bool:
         """`sent` (the model's answer to a request), once what the request queued is on its
         way."""

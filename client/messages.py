@@ -155,3 +155,11 @@ class Request(Message):
     to create a table and seat its bots."""
 
     message: m.ClientMessage | TableRequest
+
+
+@dataclass
+class RefusedHere(Message):
+    """A screen refused a move before sending it (the core's reason, as the server would
+    give it): for the table's log, where the server's refusals go too."""
+
+    reason: str

@@ -301,6 +301,14 @@ class ClientModel:
                     return self.send(m.Resume(table_id, record.token))
         return self.send(m.Sit(table_id))
 
+    def refused_here(self, reason: str) -> None:
+        """A refusal for the table's log: the server's, or a move's refused before it was
+        sent (the core's reason, in the words the server refuses it with), so that it stays
+        to be read after its notice has gone."""
+        if self.table is not None:
+            self.log.add(Text(f"Not allowed: {reason}", style="bold red"))
+            self._publish()
+
     # -- what the server says ------------------------------------------------------------------
 
     def receive(self, data: m.Wire) -> None:
@@ -436,9 +444,7 @@ class ClientModel:
                 f"That table's game has started: {watches}. You, {self.name}, hold no "
                 f"seat there {where} to take back."
             )
-        if self.table is not None:
-            self.log.add(Text(f"Not allowed: {text}", style="bold red"))
-            self._publish()
+        self.refused_here(text)
         self.report(ServerRefused(code, text, message.detail or "", request))
 
     @receives(m.Tables)

@@ -19,7 +19,7 @@ from tonk.shared.game.waiting import bell_after, votes_needed
 from tonk.shared.wire import messages as m
 
 from ..dialogs import ChoiceModal, ConfirmModal, DropModal, HelpScreen, HitChooser
-from ..messages import Request
+from ..messages import RefusedHere, Request
 from ..model.state import PlayerInfo, TableState
 from ..tablekeys import BAR_KEYS, HIDDEN_KEYS, MOVE_KEYS, TABLE_KEYS, bindings
 from ..text.render import HAND_ORDERS, CardStyle, signed, sort_hand
@@ -540,7 +540,7 @@ class TableScreen(Screen[None]):
             # Whose turn it is comes first, whatever the move and the cards selected (the
             # core checks it first for every move), said by name.
             who = names[view.turn] if 0 <= view.turn < len(names) else "another player"
-            self.notify(f"It is {who}'s turn, not yours.", title="Not allowed", severity="warning")
+            self._refused(f"It is {who}'s turn, not yours.")
             return
         move = self._action_message(action, explain=True)
         if move is None:
@@ -549,7 +549,13 @@ class TableScreen(Screen[None]):
         if reason is None:  # greyed for now (a move on its way): the server answers it
             self.post_message(Request(m.action_request(move)))
         else:
-            self.notify(reason, title="Not allowed", severity="warning")
+            self._refused(reason)
+
+    def _refused(self, reason: str) -> None:
+        """A move refused here, before anything was sent: a notice, and a line in the log
+        (as the server's refusals are)."""
+        self.notify(reason, title="Not allowed", severity="warning")
+        self.post_message(RefusedHere(reason))
 
     def _action_message(self, action: str, explain: bool = False) -> actions.Action | None:
         """The move a key asks for, with its cards as they are in the hand (the message for

@@ -192,6 +192,24 @@ async def test_a_greyed_out_key_is_explained_by_the_core_without_asking_the_serv
             assert any("Select the cards" in n.message for n in app._notifications)
 
 
+async def test_a_move_refused_before_sending_stays_in_the_log(tmp_path: Path) -> None:
+    """The notice goes after a few seconds; the reason stays in the log to be read, as the
+    server's refusals do."""
+    async with start_server(tmp_path) as server:
+        app = joined_app(server.port, tmp_path / "state", table=table_request())
+        async with at_my_turn(app) as pilot:
+            await pilot.press("d")
+            await wait_for(pilot, lambda: "8s" in hand_text(app), "the draw")
+            sent = sent_messages(app)
+            await pilot.press("k")
+            await wait_for(
+                pilot,
+                lambda: "Not allowed: you have drawn this turn already" in log_text(app),
+                "the reason in the log",
+            )
+            assert sent == []
+
+
 async def test_out_of_turn_keys_are_greyed_and_explained(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         # The bot thinks for a long while, so its turn lasts.
