@@ -368,6 +368,7 @@ class CentrePanel(Vertical):
         self.chosen: tuple[CardSize | None, CardSize | None, bool] = (None, None, False)
         self.taken = 0  # the rows the pile and the spreads take as drawn now
         self._told: int | None = None  # the rows the screen was told last (None: not sized)
+        self._drawn_width = 0  # the width the pile and the spreads were last drawn for
 
     def compose(self) -> ComposeResult:
         yield LineWidget(wrap=True, id="pile")
@@ -380,7 +381,9 @@ class CentrePanel(Vertical):
         self.fit_cards()
 
     def on_resize(self) -> None:
-        if self.budget is None:  # (sized to what it draws: drawn already for its budget)
+        # Sized to what it draws, its height follows the budget it was drawn for; a width
+        # other than the one drawn for is drawn for again.
+        if self.budget is None or self.size.width != self._drawn_width:
             self.fit_cards()
 
     def fit_cards(self) -> None:
@@ -391,6 +394,7 @@ class CentrePanel(Vertical):
         state = self.state
         if state is None or not self.is_mounted:
             return
+        self._drawn_width = self.size.width
         pile = self.query_one("#pile", LineWidget)
         spreads = self.query_one("#spreads", SpreadsPanel)
         view = state.view

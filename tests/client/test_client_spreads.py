@@ -110,3 +110,21 @@ async def test_an_upright_table_keeps_the_pile_and_spreads_within_its_rows(
             assert len(rows) <= panel.size.height, (count, rows)
             assert len(pile.rows) + panel.size.height <= centre.size.height
             assert all(len(row) <= panel.size.width for row in rows)
+
+
+async def test_an_upright_table_narrowed_redraws_its_pile_for_the_new_width() -> None:
+    """The upright table's panel is sized to the rows its cards take; made narrower with
+    nothing else changing (a phone turned, a pane split, a door guest's window sized as it
+    opens), its pile is drawn again for the new width, not left to wrap its words."""
+    app = practice_app()
+    async with app.run_test(size=(78, 36)) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        await pilot.resize_terminal(40, 36)
+        centre = app.screen.query_one(CentrePanel)
+        pile = app.screen.query_one("#pile", LineWidget)
+
+        def fits() -> bool:
+            width = centre.size.width
+            return 0 < width < 76 and all(line.cell_len <= width for line in pile.lines)
+
+        await wait_for(pilot, fits, "the pile drawn for the narrower table")
