@@ -44,8 +44,13 @@ def step_logs(
     each step, `names_by_step`)."""
     log = TableLog(style)
     out: list[tuple[Text, ...]] = []
+    before: Sequence[str] = names[0] if names else ()
     for step, held in zip(steps, names, strict=True):
         view = step.view
+        for was, now in zip(before, held, strict=False):
+            if was != now:  # the seat changed hands before this step's moves
+                log.add(Text(seat_taken(was, now), style="bold"))
+        before = held
 
         def owner(spread_id: int, view: SeatView = view) -> tuple[int, str] | None:
             for spread in view.spreads:
@@ -57,6 +62,13 @@ def step_logs(
             log.event(view, number, event, list(held), lambda _: False, owner)
         out.append(tuple(line.text for line in log.lines))
     return out
+
+
+def seat_taken(was: str, now: str) -> str:
+    """A seat changing hands mid-hand, in the replay's log: `Bix (bot) takes Cy's seat.`
+    (`You` either way as the viewer saw it)."""
+    whose = "your" if was == "You" else f"{was}'s"
+    return f"{'You take' if now == 'You' else f'{now} takes'} {whose} seat."
 
 
 def step_title(index: int, steps: Sequence[HistoryStep], names: Sequence[str]) -> str:

@@ -169,6 +169,10 @@ async def test_a_seat_given_to_a_bot_mid_hand_reads_back_as_live_play_said_it(tm
     later = [line.plain for line in logs[-1][len(logs[changed - 1]) :]]
     assert any(line.startswith(bix.split()[0]) for line in later), later
     assert not any(line.startswith("You") for line in later), later
+    # The seat changing hands is said where it did, before the bot's first move from it.
+    handed = [line.plain for line in logs[changed][len(logs[changed - 1]) :]]
+    assert handed[0] == f"{bix} takes your seat.", handed
+    assert all("takes your seat" not in line.plain for line in logs[changed - 1])
 
     # The coach answers Cy's move and refuses the bot's.
     assert coached["advice"]["played"]["seat"] == CY
