@@ -476,7 +476,9 @@ class TonkApp(KeyedApp):
         self._show_standings()
 
     def on_rematch_changed(self, message: RematchChanged) -> None:
-        for screen in self.screen_stack:
+        # (The standings held behind the last hand's window are told too: they show it when
+        # they come.)
+        for screen in [*self.screen_stack, self._standings_held]:
             if isinstance(screen, StandingsScreen) and screen.table_id == message.report.table_id:
                 screen.show_rematch(message.report)
 

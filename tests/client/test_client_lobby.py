@@ -547,6 +547,40 @@ async def test_the_last_hand_s_window_comes_before_the_standings(tmp_path: Path)
             await screen_shown(pilot, LobbyScreen, "the lobby")
 
 
+async def test_rematch_answers_given_behind_the_last_hands_window_are_on_the_standings(
+    tmp_path: Path,
+) -> None:
+    """A friend says yes while the last hand's window is still up (its cards being read):
+    the standings that come after it say so, not the offer as if nobody had answered."""
+    async with start_server(tmp_path) as server:
+        request = table_request(bots=0, seats=2, hands=1)
+        app = joined_app(server.port, tmp_path / "state", table=request)
+        alice = await NetClient.connect(server.port, "Alice")
+        try:
+            async with running(app, lambda: table_state(app) is not None, "the table") as pilot:
+                table_id = int(table_state(app).table_id)  # type: ignore[union-attr]
+                await alice.request({"type": p.SIT, "table": table_id}, p.SEATED)
+                await wait_for(pilot, lambda: my_turn(app), "our turn")
+                await pilot.press("k", "k")  # 36 against Alice's 35: caught, and over
+                await screen_shown(pilot, EndOfHandModal, "the last hand's window")
+                await alice.expect(p.SESSION_END)
+                await alice.request({"type": p.REMATCH, "answer": True}, p.REMATCH_STATUS)
+                # Her chat after it comes after it: once it is in the log, so is her answer.
+                await alice.send({"type": p.CHAT, "text": "again?"})
+                await wait_for(pilot, lambda: "<Alice> again?" in log_text(app), "her chat")
+                assert isinstance(app.screen, EndOfHandModal)
+                await pilot.press("enter")
+                await screen_shown(pilot, StandingsScreen, "the standings")
+                await wait_for(
+                    pilot,
+                    lambda: "Alice: yes" in screen_words(app.screen),
+                    "Alice's yes on the standings",
+                )
+                assert "Tester (you): not answered yet" in screen_words(app.screen)
+        finally:
+            await alice.close()
+
+
 async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path: Path) -> None:
     async with start_server(tmp_path) as server:
         alice = await NetClient.connect(server.port, "Alice")
