@@ -111,8 +111,9 @@ class EndOfHandModal(ModalScreen[None]):
             result = "dropped" if seat == s.dropper else ""
             if won:
                 result = f"{result}, won" if result else "won"
-            elif seat in caught_by:
-                result = "caught"
+            elif seat in caught_by and s.dropper is not None:
+                # (Named: "caught" alone reads as the dropper's lot.)
+                result = f"caught {self.names[s.dropper]}"
             balance = self.balances[seat] if seat < len(self.balances) else None
             player = Text(name, style="bold" if won else "")
             if seat == self.seat:
