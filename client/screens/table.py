@@ -49,6 +49,11 @@ LARGE = (140, 44)
 BIG_HAND = (100, 30)
 #: How many of the discard pile's cards a large table lists with who threw them.
 PILE_SHOWN = 6
+#: How long a key shown only while it applies is kept on a short key bar, while it is open:
+#: as long as `q` (the moves are kept longer; the help, the chat, sorting and the history,
+#: always there, go first).
+APPLIES_KEEP = next(key.keep for key in TABLE_KEYS if key.key == "q")
+
 #: From this many rows an upright table has room for the log (the App's `-tall`), which keeps
 #: at least LOG_LEAST rows (its border and three lines) under a table sized to its cards: the
 #: top line, five seats, the hand and the keys take 19, a table of small cards 7 to 9. (An
@@ -313,7 +318,12 @@ class TableScreen(Screen[None]):
             state = self.check_action(key.action, ())
             if state is False:
                 continue  # hidden: not a key for this table now
-            entries.append(KeyEntry(key.key, key.shown, key.label, state is True, key.keep))
+            keep = key.keep
+            if key.hidden and state is True:
+                # Shown only while it applies, and open: its being there is news (a friend
+                # lost the connection), kept on a short bar as long as the key to leave.
+                keep = max(keep, APPLIES_KEEP)
+            entries.append(KeyEntry(key.key, key.shown, key.label, state is True, keep))
         self.query_one(KeyBar).entries = tuple(entries)
 
     def _status(self) -> None:

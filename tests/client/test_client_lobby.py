@@ -24,6 +24,7 @@ from clientkit import (
     practice_app,
     running,
     screen_shown,
+    start_kitchen,
     table_request,
     table_state,
     wait_for,
@@ -613,6 +614,40 @@ async def test_a_running_turn_timer_and_a_disconnected_player_are_shown(tmp_path
             )
             line = app.table_screen.query_one(PlayersPanel).line_text(0)
             assert "Alice" in line and "disconnected" in line
+
+
+async def test_on_a_phone_the_key_for_a_friend_who_lost_the_link_is_on_the_bar(
+    tmp_path: Path,
+) -> None:
+    """At 40 columns the key bar's two rows cannot hold every key: f, which applies only
+    while a friend has lost the connection, is kept on it then, before the keys that are
+    always there to be read in the help."""
+    async with start_server(tmp_path) as server:
+        alice = await NetClient.connect(server.port, "Alice")
+        await start_kitchen(alice)
+        app = joined_app(server.port, tmp_path / "state")
+        async with app.run_test(size=(40, 36)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            table = app.lobby.query_one(DataTable)
+            await wait_for(pilot, lambda: table.row_count == 1, "the table listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: my_turn(app), "our turn")
+            bar = app.table_screen.query_one(KeyBar)
+            assert "f Play for" not in " ".join(line.plain for line in bar.lines)
+            await alice.close()
+            await wait_for(
+                pilot,
+                lambda: app.table_screen.check_action("play_for_now", ()) is True,
+                "f open: Alice lost the connection",
+            )
+            await wait_for(
+                pilot,
+                lambda: "f Play for" in " ".join(line.plain for line in bar.lines),
+                "f on the key bar",
+            )
+            assert len(bar.lines) == 2
+            shown = " ".join(line.plain for line in bar.lines)
+            assert all(key in shown for key in ("d Draw", "k Drop", "q Leave")), shown
 
 
 @pytest.mark.slow
