@@ -633,7 +633,7 @@ async def test_on_a_phone_the_key_for_a_friend_who_lost_the_link_is_on_the_bar(
             await pilot.press("enter")
             await wait_for(pilot, lambda: my_turn(app), "our turn")
             bar = app.table_screen.query_one(KeyBar)
-            assert "f Play for" not in " ".join(line.plain for line in bar.lines)
+            assert "f Don't wait" not in " ".join(line.plain for line in bar.lines)
             await alice.close()
             await wait_for(
                 pilot,
@@ -642,7 +642,7 @@ async def test_on_a_phone_the_key_for_a_friend_who_lost_the_link_is_on_the_bar(
             )
             await wait_for(
                 pilot,
-                lambda: "f Play for" in " ".join(line.plain for line in bar.lines),
+                lambda: "f Don't wait" in " ".join(line.plain for line in bar.lines),
                 "f on the key bar",
             )
             assert len(bar.lines) == 2
