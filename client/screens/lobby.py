@@ -276,7 +276,11 @@ class LobbyScreen(Screen[None]):
         else:
             chosen = self.selected()
             notes = (hidden_note(chosen, self._shown), changes_note(chosen)) if chosen else ()
-            note = "\n".join(part for part in notes if part)
+            # (Each broken between its parts where it takes rows: `1 chip` kept whole.)
+            width = self.size.width - 2  # (the note's padding)
+            note = "\n".join(
+                row.plain for part in notes if part for row in broken_at_dots(Text(part), width)
+            )
         label = self.query_one("#lobby-note", Label)
         if str(label.content) != note:
             label.update(note)

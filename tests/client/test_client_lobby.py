@@ -881,6 +881,8 @@ async def test_the_lobby_at_40_columns_fits_without_a_sideways_scroll_and_cuts_n
             assert "The long kitchen table: classic · 1 chip · waiting · 0 watching" in " ".join(
                 line.strip() for line in text.splitlines()
             ), text
+            # Broken between its parts, not inside one ("1" at a row's end, "chip" under it).
+            assert any("1 chip" in line for line in text.splitlines()), text
             for key in ("n New table", "w Watch", "s Standings", "? Help", "q Quit"):
                 assert key in text, text
         await ada.close()
