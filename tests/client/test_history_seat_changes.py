@@ -342,3 +342,83 @@ async def test_a_hand_sent_whole_after_a_crash_names_who_made_each_event(tmp_pat
     assert again["hand"] == live["hand"] == 1
     assert again["events"][: len(live["events"])] == live["events"]
     assert again["holders"] == live["holders"]
+
+
+@pytest.mark.e2e
+async def test_a_seat_given_away_shows_beside_it_the_last_move_with_who_made_it(
+    tmp_path: Path,
+) -> None:
+    """A large terminal (140x44) draws each player's last move beside their seat. Cy plays a
+    turn, loses the link, and his seat goes to a bot before its turn comes: beside the bot's
+    name, Cy's move is said as Cy's, not as a move the bot made; once the bot plays, its own."""
+    deck = scripted("classic", "stock_out").deck
+    async with server_process(tmp_path / "tonk.db") as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
+        eve = Term(140, 44)
+        eve.start(
+            [command_path("tonk-client"), f"127.0.0.1:{server.port}", "--name", "Eve"],
+            client_env(tmp_path / "eve"),
+        )
+        try:
+            await eve.wait_for("Friday")
+            eve.keys("w")
+            await eve.wait_for("You are watching this table.")
+            cy = await NetClient.connect(server.port, "Cy")
+            await cy.request({"type": p.SIT, "table": table, "seat": CY}, p.SEATED)
+            # Ann and Cy play until Cy has played a turn and Ann's comes round.
+            cy_played = False
+            while True:
+                got = await ann.recv()
+                assert got["type"] != p.HAND_END
+                if got["type"] != p.UPDATE or got["hand"] != 1:
+                    continue
+                view = got["view"]
+                cy_played = cy_played or any(
+                    event["kind"] == "discard" and event.get("seat") == CY
+                    for event in got["events"]
+                )
+                if view["turn"] == ANN and cy_played:
+                    break
+                if view["turn"] == ANN:
+                    await ann.play_turn_if_mine()
+                elif view["turn"] == CY:
+                    await read_to(cy, view["event_count"])
+                    await cy.play_turn_if_mine()
+            await cy.close()
+            await ann.expect(
+                p.TABLE, lambda got: got["table"]["players"][CY]["status"] == "disconnected"
+            )
+            given = await ann.request({"type": p.SEAT_TO_BOT, "seat": CY}, p.TABLE)
+            bix = given["table"]["players"][CY]["name"]
+            # Beside the bot's name, under its cards: Cy's move, said as Cy's.
+            await eve.wait_until(
+                lambda screen: move_beside(screen, bix).startswith("Cy drew, discarded"),
+                "Cy's move beside the bot, with his name",
+            )
+            # Ann plays; the bot plays the seat: its own move beside it, said without a name.
+            await ann.play_until(
+                lambda got: (
+                    got["type"] == p.UPDATE
+                    and got["view"]["turn"] == ANN
+                    and got["view"]["phase"] == "start"
+                ),
+                timeout=60,
+            )
+            await eve.wait_until(
+                lambda screen: move_beside(screen, bix) not in ("", "Cy drew, discarded"),
+                "the bot's own move beside it",
+            )
+        finally:
+            eve.close()
+
+
+def move_beside(screen: str, name: str) -> str:
+    """On a large terminal, the last move drawn beside the seat of `name` (the second row
+    under it, from its column, up to the table's right edge); "" if it is not drawn."""
+    rows = screen.splitlines()
+    for number, row in enumerate(rows[:-2]):
+        column = row.find(name)
+        if column > 0:
+            return rows[number + 2][column:].split("│")[0].strip()
+    return ""
