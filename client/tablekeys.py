@@ -117,7 +117,7 @@ TABLE_KEYS: tuple[TableKey, ...] = (
         "play for now: have the seat of a player who lost the connection played for at once,"
         " not after the wait (the table's creator decides; with no creator here, the players"
         " vote and a majority decides)",
-        "Play for",
+        "Don't wait",
         7,
         5,
         hidden="Nobody at the table has lost the connection.",
