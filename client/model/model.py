@@ -913,7 +913,7 @@ class ClientModel:
         return table.state(
             tuple(log.lines),
             tuple(sorted(log.last_turns.items())),
-            dict(log.last_moves),
+            log.moves_beside(self._log_names()),
             tuple(log.pile) if log.pile_followed else (),
             self.name,
         )

@@ -41,8 +41,10 @@ class TableLog:
         # Each seat's last turn of this hand, as its log line says it (what a spectator's
         # panel lists: every move in it is public).
         self.last_turns: dict[int, Text] = {}
-        # The same turns without their subject ("drew 8♥, discarded 2♣"), for beside a name.
+        # The same turns without their subject ("drew 8♥, discarded 2♣"), for beside a name,
+        # and who made each, as the log named them (a seat can change hands during a hand).
         self.last_moves: dict[int, Text] = {}
+        self.last_by: dict[int, str] = {}
         # The discard pile of this hand as its events built it, oldest first: each card and
         # who threw it (None: the up card). Every move on it is public.
         self.pile: list[tuple[Card, str | None]] = []
@@ -61,6 +63,7 @@ class TableLog:
         self.turn_line = None
         self.last_turns.clear()
         self.last_moves.clear()
+        self.last_by.clear()
         self.pile.clear()
         self.pile_followed = True
 
@@ -115,6 +118,7 @@ class TableLog:
         if kind == "deal" and event.seat == 0:
             self.last_turns.clear()
             self.last_moves.clear()
+            self.last_by.clear()
             dealer = names[view.dealer]
             verb = "deal" if dealer == "You" else "deals"
             self.add(Text(f"Hand {hand}: {dealer} {verb}.", style="bold"))
@@ -138,6 +142,7 @@ class TableLog:
                 self.add(line)
             return
         open_line = self.turn_line
+        who = names[event.seat] if event.seat < len(names) else f"seat {event.seat + 1}"
         moves = phrase.copy()
         if for_them:
             moves.stylize("italic")
@@ -149,7 +154,6 @@ class TableLog:
         else:
             if for_them:
                 moves = Text("played for: ", style="italic").append_text(moves)
-            who = names[event.seat] if event.seat < len(names) else f"seat {event.seat + 1}"
             if for_them:
                 text = Text(f"Played for {'you' if who == 'You' else who}: ", style="italic")
             else:
@@ -159,6 +163,19 @@ class TableLog:
         self.turn_line = (event.seat, number, text)
         self.last_turns[event.seat] = text
         self.last_moves[event.seat] = moves
+        self.last_by[event.seat] = who
+
+    def moves_beside(self, names: Sequence[str]) -> dict[int, Text]:
+        """Each seat's last turn of the hand, for beside its holder (`names`: the log's names
+        now): its moves alone where that holder made them; else the turn as the log says it,
+        with who made it ("Cy drew, discarded A♣" beside the bot given Cy's seat since, "Bix
+        drew, ..." beside Cy back in his own)."""
+        return {
+            seat: moves
+            if seat < len(names) and self.last_by.get(seat) == names[seat]
+            else self.last_turns[seat]
+            for seat, moves in self.last_moves.items()
+        }
 
     def _follow_pile(self, event: Event, names: list[str]) -> None:
         """The discard pile as `event` leaves it, each discard with who threw it as `names`

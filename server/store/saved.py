@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tonk.shared.game.history import Occupants
+
 
 @dataclass(slots=True)
 class SavedSeat:
@@ -25,6 +27,7 @@ class SavedHand:
     names: list[str]
     settlement: dict[str, Any] | None
     actions: list[dict[str, Any]]
+    occupants: Occupants  # who held each seat at each step (its seats that changed hands)
 
 
 @dataclass(slots=True)

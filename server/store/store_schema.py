@@ -323,12 +323,14 @@ def load_tables(conn: sqlite3.Connection, history: int) -> list[SavedTable]:
                     (table.id, last[0]),
                 )
             ]
+            names = json.loads(last[2])
             table.hand = SavedHand(
                 number=last[0],
                 record=json.loads(last[1]),
-                names=json.loads(last[2]),
+                names=names,
                 settlement=None if last[3] is None else json.loads(last[3]),
                 actions=actions,
+                occupants=hand_occupants(conn, table.id, last[0], names),
             )
         out.append(table)
     return out

@@ -83,7 +83,8 @@ class TablePlay:
         self.hand_settled = True
         # The seats of the hand in play that changed hands: every holder of each, as
         # (seat, the index of the first event theirs, name); sent to a newcomer with the hand
-        # (an update's `holders`), so that each event is named by who made it. In memory only.
+        # (an update's `holders`), so that each event is named by who made it. Rebuilt from the
+        # store's occupants after a restart (`restore`).
         self.holders: list[tuple[int, int, str]] = []
         self.bots: dict[int, Bot] = {}
         self.turn_started = 0.0
@@ -701,7 +702,13 @@ class TablePlay:
         if saved.hand is not None:
             stored = saved.hand.record
             record = HandRecord.from_dict({**stored, "actions": saved.hand.actions})
-            hand = record.replay()
+            hand = record.deal()
+            firsts = [0]  # the index of each step's first event: the deal's, each action's
+            for action in record.actions:
+                firsts.append(len(hand.events))
+                hand.apply(action)
+            firsts.append(len(hand.events))  # (the next action's)
+            self.holders = saved.hand.occupants.holders(firsts)
             self.seal = Seal.from_dict(stored["seal"]) if "seal" in stored else None
             self.test_deck = bool(stored.get("test_deck"))
             self.hand = hand

@@ -92,6 +92,21 @@ class Occupants:
         held += [seat for _, seat, changed in self.changes if changed == name]
         return next((seat for seat in reversed(held) if seat is not None), None)
 
+    def holders(self, firsts: Sequence[int]) -> list[tuple[int, int, str]]:
+        """Every holder of each seat that changed hands, in the order of their steps, as an
+        update's `holders` says them: (seat, the index of the first event theirs, name), the
+        first holder's from 0. `firsts`: the index of each step's first event (the deal's, 0,
+        each action's, and one past the last action's: a change made after it, whose first
+        event is yet to come). Live play makes the same list as the seats change hands."""
+        rows: list[tuple[int, int, str]] = []
+        for step, seat, name in self.changes:
+            if not 0 <= seat < len(self.dealt):
+                continue
+            if not any(held == seat for held, _, _ in rows):
+                rows.append((seat, 0, self.dealt[seat]))
+            rows.append((seat, firsts[min(step, len(firsts) - 1)], name))
+        return rows
+
     def to_wire(self) -> list[list[Any]]:
         """For the wire: every occupant of each seat that changed hands, `[seat, from, name]`
         ordered by seat, then step (the first from step 0); [] when no seat changed hands."""

@@ -521,3 +521,37 @@ def test_a_hand_sent_whole_names_each_move_by_who_held_the_seat_then() -> None:
     moves = [line.text.plain for line in state.log if "discarded" in line.text.plain]
     assert [line.split()[0] for line in moves] == ["You", "Cy", "You", "Ada"], moves
     assert [name for _, name in state.pile] == [None, "You", "Cy", "You", "Ada"]
+
+
+def test_a_seats_last_move_beside_it_says_who_made_it_once_the_seat_changes_hands() -> None:
+    """Beside each seat (a large terminal) its last move of the hand: Ada's seat goes to Bix
+    before its turn comes round, and Ada's move beside it is said as Ada's; once Bix has played,
+    his own; the seat back to Ada, Bix's move is said as his."""
+    hand = a_hand()
+    model = seated_at_a_table(hand)
+    give(model, update(hand, 0))
+    summary = table_map(hand)
+
+    def seat_one_goes_to(name: str) -> None:
+        held = replaced(summary.players[1], name=name)
+        give(model, m.TableMessage(replaced(summary, players=(summary.players[0], held))))
+
+    def turn(seat: int) -> None:
+        start = hand.view(0).event_count
+        hand.apply(DrawStock(seat))
+        hand.apply(Discard(seat, hand.view(seat).legal().discards[0]))
+        give(model, update(hand, start))
+
+    def beside_seat_one() -> str:
+        return last_state(model).last_moves[1].plain.split(",")[0]
+
+    turn(0)
+    turn(1)
+    assert beside_seat_one() == "drew"  # (by its present holder)
+    seat_one_goes_to("Bix")
+    assert beside_seat_one() == "Ada drew"
+    turn(0)
+    turn(1)
+    assert beside_seat_one() == "drew"
+    seat_one_goes_to("Ada")
+    assert beside_seat_one() == "Bix drew"

@@ -5,8 +5,8 @@ asks for the other bot's; then the history and its replay, `tonk-server audit` a
 and the coach, each through the real server and the real commands. Each of them must say the
 hand as live play did: the bot's moves the bot's, its cards hidden from the friend, the payer
 as `hand_end` named it, and the ledger sound. The same seen on the real `tonk-client` (`l`), and
-after a restart in the middle of the hand. A database from before the seats' occupants were
-kept reads as before."""
+after a restart in the middle of the hand, where a hand sent whole still names who made each
+event (`holders`). A database from before the seats' occupants were kept reads as before."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pytest
 from historykit import answer, ask, scripted
 from netclient import NetClient, cards_in, start_server
 from ptyterm import Term
+from reliakit import server_process
 from termkit import command_path, tonk_server
 from test_client_seats import client_env
 from test_server_audit import tonk_server as tonk_server_command
@@ -291,3 +292,137 @@ async def test_a_seat_given_away_before_a_restart_reads_back_after_it(tmp_path: 
     assert [row[::2] for row in steps["occupants"]] == [[CY, "Cy"], [CY, bix]]
     with audit.read_only(tmp_path / "tonk.db") as conn:
         assert audit.table_problems(conn, table) == []
+
+
+@pytest.mark.e2e
+async def test_a_hand_sent_whole_after_a_crash_names_who_made_each_event(tmp_path: Path) -> None:
+    """Cy's seat goes to a bot mid-hand and the bot plays it; the server is killed (SIGKILL)
+    and started again on the same database. A spectator who comes after is sent the hand from
+    its first event with the same `holders` live play sent: Cy's moves his, the bot's its own."""
+    db = tmp_path / "tonk.db"
+    deck = scripted("classic", "stock_out").deck
+    async with server_process(db) as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
+        cy = await NetClient.connect(server.port, "Cy")
+        await cy.request({"type": p.SIT, "table": table, "seat": CY}, p.SEATED)
+        count = await play_to_cys_second_turn(ann, cy)
+        await cy.close()
+        await ann.expect(
+            p.TABLE, lambda got: got["table"]["players"][CY]["status"] == "disconnected"
+        )
+        given = await ann.request({"type": p.SEAT_TO_BOT, "seat": CY}, p.TABLE)
+        bix = given["table"]["players"][CY]["name"]
+        # The bot plays Cy's turn; Ann's comes round, and she leaves it to a spectator.
+        await ann.expect(p.UPDATE, lambda got: got["view"]["turn"] == ANN)
+        spec = await NetClient.connect(server.port, "Spec")
+        await spec.request({"type": p.WATCH, "table": table}, p.WATCHING)
+        live = await spec.expect(p.UPDATE, lambda got: got["from"] == 0)
+        server.kill()  # no goodbye, no last write
+        await server.wait()
+    assert live["holders"] == [[CY, 0, "Cy"], [CY, count, bix]]
+    assert any(event.get("seat") == CY for event in live["events"][count:])  # the bot's
+
+    async with server_process(db) as server:
+        dee = await NetClient.connect(server.port, "Dee")
+        await dee.request({"type": p.WATCH, "table": table}, p.WATCHING)
+        again = await dee.expect(p.UPDATE, lambda got: got["from"] == 0)
+        # Eve watches on the real client: her log names Cy for his deal and his turn, and
+        # the bot for the turn it played in his seat.
+        eve = term_client(tmp_path / "eve", server.port, "Eve")
+        try:
+            await eve.wait_for("Friday")
+            eve.keys("w")
+            bot = bix.split()[0]
+            log = await eve.wait_for_all(
+                "You are watching this table.",
+                "Hand 1: Cy deals.",
+                "│ Cy drew, discarded ",
+                f"│ {bot} drew, discarded ",
+            )
+        finally:
+            eve.close()
+    assert f"{bot} deals" not in log and log.count("Cy drew") == 1, log
+    assert again["hand"] == live["hand"] == 1
+    assert again["events"][: len(live["events"])] == live["events"]
+    assert again["holders"] == live["holders"]
+
+
+@pytest.mark.e2e
+async def test_a_seat_given_away_shows_beside_it_the_last_move_with_who_made_it(
+    tmp_path: Path,
+) -> None:
+    """A large terminal (140x44) draws each player's last move beside their seat. Cy plays a
+    turn, loses the link, and his seat goes to a bot before its turn comes: beside the bot's
+    name, Cy's move is said as Cy's, not as a move the bot made; once the bot plays, its own."""
+    deck = scripted("classic", "stock_out").deck
+    async with server_process(tmp_path / "tonk.db") as server:
+        ann = await NetClient.connect(server.port, "Ann")
+        table = await ann.create_table("easy", name="Friday", seats=3, deck=deck, dealer=2, seed=7)
+        eve = Term(140, 44)
+        eve.start(
+            [command_path("tonk-client"), f"127.0.0.1:{server.port}", "--name", "Eve"],
+            client_env(tmp_path / "eve"),
+        )
+        try:
+            await eve.wait_for("Friday")
+            eve.keys("w")
+            await eve.wait_for("You are watching this table.")
+            cy = await NetClient.connect(server.port, "Cy")
+            await cy.request({"type": p.SIT, "table": table, "seat": CY}, p.SEATED)
+            # Ann and Cy play until Cy has played a turn and Ann's comes round.
+            cy_played = False
+            while True:
+                got = await ann.recv()
+                assert got["type"] != p.HAND_END
+                if got["type"] != p.UPDATE or got["hand"] != 1:
+                    continue
+                view = got["view"]
+                cy_played = cy_played or any(
+                    event["kind"] == "discard" and event.get("seat") == CY
+                    for event in got["events"]
+                )
+                if view["turn"] == ANN and cy_played:
+                    break
+                if view["turn"] == ANN:
+                    await ann.play_turn_if_mine()
+                elif view["turn"] == CY:
+                    await read_to(cy, view["event_count"])
+                    await cy.play_turn_if_mine()
+            await cy.close()
+            await ann.expect(
+                p.TABLE, lambda got: got["table"]["players"][CY]["status"] == "disconnected"
+            )
+            given = await ann.request({"type": p.SEAT_TO_BOT, "seat": CY}, p.TABLE)
+            bix = given["table"]["players"][CY]["name"]
+            # Beside the bot's name, under its cards: Cy's move, said as Cy's.
+            await eve.wait_until(
+                lambda screen: move_beside(screen, bix).startswith("Cy drew, discarded"),
+                "Cy's move beside the bot, with his name",
+            )
+            # Ann plays; the bot plays the seat: its own move beside it, said without a name.
+            await ann.play_until(
+                lambda got: (
+                    got["type"] == p.UPDATE
+                    and got["view"]["turn"] == ANN
+                    and got["view"]["phase"] == "start"
+                ),
+                timeout=60,
+            )
+            await eve.wait_until(
+                lambda screen: move_beside(screen, bix) not in ("", "Cy drew, discarded"),
+                "the bot's own move beside it",
+            )
+        finally:
+            eve.close()
+
+
+def move_beside(screen: str, name: str) -> str:
+    """On a large terminal, the last move drawn beside the seat of `name` (the second row
+    under it, from its column, up to the table's right edge); "" if it is not drawn."""
+    rows = screen.splitlines()
+    for number, row in enumerate(rows[:-2]):
+        column = row.find(name)
+        if column > 0:
+            return rows[number + 2][column:].split("│")[0].strip()
+    return ""

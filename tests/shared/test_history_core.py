@@ -108,6 +108,28 @@ def test_the_occupants_say_who_held_each_seat_at_each_step():
     assert Occupants(("Ann", "Ben")).to_wire() == []
 
 
+def test_the_occupants_give_an_updates_holders_by_the_first_event_of_each_step():
+    """Steps (the deal, then each action) to event indices: step 3's first event is the 11th
+    (index 10), and a change made after the last action holds from the next event on."""
+    firsts = [0, 4, 7, 10, 12, 15, 17]  # the deal's 4 events, then each action's (5 of them)
+    assert CHANGED.holders(firsts) == [
+        (2, 0, "Cy"),
+        (2, 10, "Ada (bot)"),
+        (0, 0, "Ann"),
+        (0, 15, "Bix (bot)"),
+        (2, 17, "Cy"),  # (step 6: after the last action, from event 17, the next)
+    ]
+    assert CHANGED.holders(firsts[:5]) == [  # (a hand of 3 actions: steps 5 and 6 after them)
+        (2, 0, "Cy"),
+        (2, 10, "Ada (bot)"),
+        (0, 0, "Ann"),
+        (0, 12, "Bix (bot)"),
+        (2, 12, "Cy"),
+    ]
+    assert Occupants(("Ann", "Ben")).holders(firsts) == []
+    assert Occupants(("Ann",), ((2, 4, "Zed"),)).holders(firsts) == []  # (no such seat)
+
+
 def test_a_summary_names_the_payers_as_the_hand_ended_and_the_dealer_as_it_was_dealt():
     record = recorded(3)
     hand = record.replay()
