@@ -407,7 +407,7 @@ class CentrePanel(Vertical):
                 max(1, room),
             )
             pile.set_lines(lines)
-            self._sized(sum(len(pile.render_rows([line], self.size.width)) for line in lines))
+            self._sized(len(pile.render_rows(lines, self.size.width)))
             return
         names = state.names()
         seats = sorted(p.seat for p in state.players)

@@ -702,12 +702,7 @@ class TablePlay:
         if saved.hand is not None:
             stored = saved.hand.record
             record = HandRecord.from_dict({**stored, "actions": saved.hand.actions})
-            hand = record.deal()
-            firsts = [0]  # the index of each step's first event: the deal's, each action's
-            for action in record.actions:
-                firsts.append(len(hand.events))
-                hand.apply(action)
-            firsts.append(len(hand.events))  # (the next action's)
+            hand, firsts = record.replay_steps()
             self.holders = saved.hand.occupants.holders(firsts)
             self.seal = Seal.from_dict(stored["seal"]) if "seal" in stored else None
             self.test_deck = bool(stored.get("test_deck"))

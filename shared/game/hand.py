@@ -87,10 +87,18 @@ class HandRecord:
 
     def replay(self) -> Hand:
         """The hand played again from its deck order and actions."""
+        return self.replay_steps()[0]
+
+    def replay_steps(self) -> tuple[Hand, list[int]]:
+        """The hand played again, and the index of each step's first event: the deal's (0),
+        each action's, and one past the last action's (the next action's, yet to come)."""
         hand = self.deal()
+        firsts = [0]
         for action in self.actions:
+            firsts.append(len(hand.events))
             hand.apply(action)
-        return hand
+        firsts.append(len(hand.events))
+        return hand, firsts
 
 
 @dataclass(frozen=True, slots=True)
