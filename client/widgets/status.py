@@ -124,7 +124,7 @@ def turn_message(
     if me is not None and me.away:
         return AWAY_TOUCH if touch else AWAY
     if view is None:
-        return waiting_message(state) if not state.playing else "Dealing..."
+        return waiting_message(state, touch) if not state.playing else "Dealing..."
     if view.phase is Phase.ENDED:
         return "The hand is over; the next is dealt soon."
     timer = ""
@@ -166,8 +166,9 @@ def moves_now(
     return moves
 
 
-def waiting_message(state: TableState) -> str:
-    """A table waiting for its players: how many seats are open, and how it starts."""
+def waiting_message(state: TableState, touch: bool = False) -> str:
+    """A table waiting for its players: how many seats are open, and how it starts (`touch`:
+    the key bar's Start button to tap, not the key)."""
     seated = len(state.players)
     free = max(0, state.seats - seated)
     line = f"Waiting: {free} of {plural(state.seats, 'seat')} open."
@@ -175,6 +176,8 @@ def waiting_message(state: TableState) -> str:
         return line
     if state.creator:
         if seated >= 2:
-            return f"{line} g: start now with {seated} players."
-        return f"{line} g starts once another player sits."
+            start = "Tap Start to start" if touch else "g: start"
+            return f"{line} {start} now with {seated} players."
+        start = "Start works" if touch else "g starts"
+        return f"{line} {start} once another player sits."
     return f"{line} The creator may start it sooner."

@@ -260,6 +260,16 @@ def test_the_status_line_says_what_you_may_do_and_whose_turn_it_is() -> None:
     # last ("last hand (9 of 10)"), where the table's name, rules and stake give way.
     for away in (AWAY, AWAY_TOUCH):
         assert len(away) + 2 + len(hand_words(10, 10)) <= 80
+    # A table waiting for its players, as its creator sees it: the key, or the button to tap.
+    waiting = replace(_state(_view()), view=None, playing=False, creator=True, seats=4)
+    assert turn_message(waiting) == "Waiting: 1 of 4 seats open. g: start now with 3 players."
+    assert turn_message(waiting, touch=True) == (
+        "Waiting: 1 of 4 seats open. Tap Start to start now with 3 players."
+    )
+    alone = replace(waiting, players=waiting.players[:1])
+    assert turn_message(alone, touch=True) == (
+        "Waiting: 3 of 4 seats open. Start works once another player sits."
+    )
     ended = _state(_view(phase="ended", hand="Ks"))
     assert turn_message(ended).startswith("The hand is over")
     assert _view().phase is Phase.START
