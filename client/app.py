@@ -323,7 +323,8 @@ class TonkApp(KeyedApp):
         return name
 
     def hang_up(self) -> None:
-        """The terminal was closed (SIGHUP; called from the signal's handler): the practice
+        """The terminal was closed (SIGHUP), or the client asked to end (SIGTERM; called from
+        the signal's handler): the practice
         table's files go at once (the process may not live to stop its server), and the App
         is asked to end."""
         if self.practice_server is not None:

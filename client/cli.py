@@ -263,9 +263,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wants_start_screen(args) and not choose(config):
         return 0
     app = TonkApp(config)
-    # A closed terminal (SIGHUP) ends the client as q does, its practice table's files
-    # removed, rather than killing it with them left behind.
-    signal.signal(signal.SIGHUP, lambda _signum, _frame: app.hang_up())
+
+    # A closed terminal (SIGHUP), or a polite kill (SIGTERM: `kill`, `timeout`, a script
+    # ending its client), ends the client as q does, its practice table's files removed and
+    # the terminal given back, rather than killing it with them left behind. A second such
+    # signal ends the process outright, should the app be stuck.
+    def end(signum: int, _frame: object) -> None:
+        signal.signal(signum, signal.SIG_DFL)
+        app.hang_up()
+
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, end)
     app.run()
     if app.failure:
         print(app.failure, file=sys.stderr)

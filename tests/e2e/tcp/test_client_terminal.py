@@ -218,14 +218,16 @@ async def test_a_client_on_a_test_terminal_keeps_its_files_in_the_terminals_own_
     assert locks, sorted(str(p.relative_to(term.home)) for p in term.home.rglob("*"))
 
 
+@pytest.mark.parametrize("ending", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 async def test_a_practice_client_whose_terminal_is_closed_removes_its_files(
-    term: Term, tmp_path: Path
+    term: Term, tmp_path: Path, ending: signal.Signals
 ) -> None:
     # TMPDIR: where this client's practice database goes, watched by this test alone.
     term.start(practice(), {**ENV, "TMPDIR": str(tmp_path)})
     await term.wait_for("Your turn: d draw")
     assert [p.name[:14] for p in tmp_path.iterdir()] == ["tonk-practice-"]
-    term.process.kill(signal.SIGHUP)  # the terminal window closed
+    # The terminal window closed (SIGHUP), or `kill`, `timeout` or a script ends it (SIGTERM).
+    term.process.kill(ending)
     assert await term.wait_exit() == 0
     assert list(tmp_path.iterdir()) == []
 
