@@ -1,7 +1,11 @@
-"""A seat's table log kept on disk, per server, player, table and seat (by its token), so that a
-client started again at that seat shows what its player saw before: the server keeps no chat,
-and a log line may hold what only that seat saw (its own hand). One small JSON file a seat,
-private to the user, in the state directory beside the seat tokens."""
+"""A player's table log kept on disk, per server, player and table, so that a client started
+again at that table shows what its player saw before: the server keeps no chat, and a log line
+may hold what only that player's seat saw (its own hand). One small JSON file a player and
+table, private to the user, in the state directory beside the seat tokens.
+
+The key is the player and the table, not the seat's token: a player whose seat went to a bot
+and who takes it back (a new token) has their log back, as the door keeps its guests' logs. The
+state directory is the user's own, and friends who share it play under different names."""
 
 from __future__ import annotations
 
@@ -40,11 +44,13 @@ class LogStore:
     def __init__(self, directory: Path) -> None:
         self.directory = directory / "logs"
 
-    def _path(self, server: str, name: str, table: int, token: str) -> Path:
-        key = hashlib.sha256(f"{server}\n{name}\n{table}\n{token}".encode()).hexdigest()[:32]
+    def _path(self, server: str, name: str, table: int) -> Path:
+        # (The key's last line once held the seat's token, now empty: the door's files, which
+        # never had one, keep their names.)
+        key = hashlib.sha256(f"{server}\n{name}\n{table}\n".encode()).hexdigest()[:32]
         return self.directory / f"{key}.json"
 
-    def save(self, server: str, name: str, table: int, token: str, log: KeptLog) -> None:
+    def save(self, server: str, name: str, table: int, log: KeptLog) -> None:
         """Write the log whole (to a private file renamed over the last): a crash mid-write
         leaves the one before. A directory that cannot be written keeps nothing."""
         data = {
@@ -58,15 +64,15 @@ class LogStore:
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     json.dump(data, handle)
-                os.replace(tmp, self._path(server, name, table, token))
+                os.replace(tmp, self._path(server, name, table))
             except OSError:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
 
-    def load(self, server: str, name: str, table: int, token: str) -> KeptLog | None:
-        """The log kept for that seat, None if there is none (or it cannot be read)."""
+    def load(self, server: str, name: str, table: int) -> KeptLog | None:
+        """The log kept for that player and table, None if there is none (or it cannot be read)."""
         try:
-            data = json.loads(self._path(server, name, table, token).read_text("utf-8"))
+            data = json.loads(self._path(server, name, table).read_text("utf-8"))
             lines = tuple(
                 LogLine(number, Text.from_markup(line["text"]), bool(line["chat"]))
                 for number, line in enumerate(data["lines"])
@@ -75,9 +81,9 @@ class LogStore:
         except (OSError, ValueError, KeyError, TypeError, MarkupError):
             return None
 
-    def forget(self, server: str, name: str, table: int, token: str) -> None:
+    def forget(self, server: str, name: str, table: int) -> None:
         with contextlib.suppress(OSError):
-            self._path(server, name, table, token).unlink()
+            self._path(server, name, table).unlink()
 
     def prune(self, now: float | None = None) -> None:
         """Delete the logs not written to for KEEP_DAYS."""

@@ -63,8 +63,8 @@ class DoorLogs(LogStore):
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def _path(self, server: str, name: str, table: int, token: str) -> Path:
-        return super()._path("door", name, table, "")
+    def _path(self, server: str, name: str, table: int) -> Path:
+        return super()._path("door", name, table)
 
 
 class HeldSeats(SeatTokens):

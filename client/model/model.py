@@ -286,8 +286,8 @@ class ClientModel:
             if table.session_over:
                 # Over: leaving it leaves the rematch offered too; there is no seat to keep.
                 self.tokens.forget(self.address, table.table_id, self.name)
-                if self.logs is not None and self.token is not None:
-                    self.logs.forget(self.address, self.name, table.table_id, self.token)
+                if self.logs is not None:
+                    self.logs.forget(self.address, self.name, table.table_id)
             else:
                 self.tokens.mark_left(self.address, table.table_id, self.name)
         return self.send(m.Leave())
@@ -546,6 +546,7 @@ class ClientModel:
         if self.table is None or self.table.table_id != table_id:
             self.table = TableSeen(table_id, None)
             self.log.clear()
+            self._restore_log(self.table)
         elif self.table.seat is not None:
             # Our seat went to a bot while we were away: we watch the table from now on.
             self.table.seat = None
@@ -587,7 +588,13 @@ class ClientModel:
         table.ledger.seated(info.players)
         if old is None:
             # (A log kept from before, restored: the player is back, and the line says so.)
-            self.log.add(Text(f"{'Back at' if self.log.lines else 'At'} table {info.name}."))
+            back = bool(self.log.lines)
+            self.log.add(Text(f"{'Back at' if back else 'At'} table {info.name}."))
+            holder = next((pl for pl in info.players if pl.holds_for == self.name), None)
+            if back and table.seat is None and holder is not None:
+                self.log.add(
+                    Text(f"Your seat went to {holder.name}: you are watching.", style="bold")
+                )
         joined, self._join_line = self._join_line, None
         self._joining_table = None
         if old is None and joined is not None:
@@ -920,8 +927,8 @@ class ClientModel:
 
     def _keep_log(self) -> None:
         """Write our seat's log to disk as far as it changed (see logstore)."""
-        store, table, token = self.logs, self.table, self.token
-        if store is None or table is None or token is None or table.seat is None:
+        store, table = self.logs, self.table
+        if store is None or table is None or table.seat is None:
             return
         lines = self.log.lines
         newest = (table.table_id, len(lines), lines[-1].number, lines[-1].text) if lines else None
@@ -929,16 +936,13 @@ class ClientModel:
             return
         self._log_kept = newest
         kept = KeptLog(tuple(lines), table.logged_hand, table.logged_events)
-        store.save(self.address, self.name, table.table_id, token, kept)
+        store.save(self.address, self.name, table.table_id, kept)
 
     def _restore_log(self, table: TableSeen) -> None:
-        """Our seat's log as it was kept, when this client (started again) comes back to it."""
-        store, token = self.logs, self.token
-        kept = (
-            None
-            if store is None or token is None
-            else store.load(self.address, self.name, table.table_id, token)
-        )
+        """Our log at `table` as it was kept, when this client (started again) comes back to
+        it: to our seat, or to watch it after our seat went to a bot (the log is our own)."""
+        store = self.logs
+        kept = None if store is None else store.load(self.address, self.name, table.table_id)
         if kept is not None:
             self.log.restore(kept.lines)
             table.logged_hand, table.logged_events = kept.hand, kept.events

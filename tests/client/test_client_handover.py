@@ -141,7 +141,11 @@ async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_sea
             # The hand so far, every seat named (as the table map came before the hand).
             assert "Ada" in log and bot["name"].split()[0] in log, log
             assert "seat 1" not in log and "seat 2" not in log and "seat 3" not in log, log
-            assert "Back at" not in log, log
+            # cy's own log from before, kept on disk, then the hand as it went on without cy.
+            before, _, since = log.partition("Back at table Kitchen.")
+            assert "Ann dropped with 9 and won." in before and "Hand 2: Ann deals." in before, log
+            assert since.startswith(f"\nYour seat went to {bot['name']}: you are watching."), log
+            assert log.count("Hand 2:") == 1 and log.count("Your hand:") == 2, log
             panel = table_state(again).last_turns  # type: ignore[union-attr]
             assert panel and all("seat " not in text.plain for _, text in panel), panel
 
@@ -151,7 +155,16 @@ async def test_a_friend_whose_seat_went_to_a_bot_is_told_and_takes_their_own_sea
             assert [pl.name for pl in state.players][:2] == ["Ann", "Ada (bot)"]
             assert state.players[2].name == "cy"
             assert state.balances.get("cy") == -1, state.balances
-            assert "You are back in your own seat at Kitchen" in log_text(again)
+            log = log_text(again)
+            assert "You are back in your own seat at Kitchen" in log, log
+            assert "Ann dropped with 9 and won." in log, log
+        # The log kept on disk has the whole evening: a client started again has it all.
+        third = cy_app(server.port, state_dir)
+        async with running(third, lambda: table_state(third) is not None, "cy back") as pilot:
+            await wait_for(pilot, lambda: "Back at table Kitchen." in log_text(third), "the log")
+            log = log_text(third)
+            assert "Ann dropped with 9 and won." in log, log
+            assert "You are back in your own seat at Kitchen" in log, log
         await ann.close()
 
 
