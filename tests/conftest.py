@@ -17,6 +17,7 @@ from tonk.server.doors.door_template import SessionTemplate
 from tonk.server.store.store import Store
 from xdist.remote import Producer
 from xdist.scheduler import LoadFileScheduling
+from xdist.workermanage import WorkerController
 
 #: The files with end-to-end tests whose processes wait on no timer and load no more than one
 #: core (a command's output read, bench/'s scripts timed or counted under valgrind, tonk-sim):
@@ -30,6 +31,14 @@ NO_TIMERS = frozenset(
         "test_sim.py",
     }
 )
+
+
+#: The two units of end-to-end tests, each run one test after another on a worker of its own,
+#: of about equal time (about 5 minutes each on two quiet cores): the terminal client's (the
+#: folders of TERMINAL_UNIT) and the doors' (SSH, web, and the end-to-end tests of the other
+#: folders).
+E2E_UNITS = ("e2e: terminal", "e2e: doors")
+TERMINAL_UNIT = ("tests/e2e/tcp/", "tests/e2e/bench/")
 
 
 @functools.cache
@@ -50,15 +59,16 @@ def e2e_tests(file: str) -> frozenset[str] | None:
 
 
 class FileScheduling(LoadFileScheduling):
-    """The tests run on two workers (pyproject.toml's addopts: `-n auto --dist loadfile`), each
-    file's tests in order on one worker and its module fixtures made once: the tests in the
-    test's own process side by side, the end-to-end tests one unit of work, one after another
-    (the largest unit, so it starts first): their processes wait on timers that a second set
-    of such processes could starve (NO_TIMERS aside). A file with some end-to-end tests has
-    those in that unit, the others side by side. The files that load the machine in the
-    test's own process (a thousand connections or hands: test_leaks_many, test_hostile_clients,
-    test_server_lobby, ...) run side by side too: one process keeps at most one core busy, as
-    test_bots or test_hand_stateful do beside that unit."""
+    """The tests run on a worker a core (pyproject.toml's addopts: `-n auto --dist loadfile`),
+    each file's tests in order on one worker and its module fixtures made once: the tests in
+    the test's own process side by side, the end-to-end tests in two units of work (E2E_UNITS),
+    each one test after another, and both started first, one a worker: their processes wait on
+    timers, and two such tests at once are what two cores carry (a third set could starve
+    them; NO_TIMERS aside). A file with some end-to-end tests has those in its unit, the others
+    side by side. The files that load the machine in the test's own process (a thousand
+    connections or hands: test_leaks_many, test_hostile_clients, test_server_lobby, ...) run
+    side by side too, once a worker is done with its unit: one process keeps at most one core
+    busy."""
 
     def __init__(self, config: pytest.Config, log: Producer, e2e: bool) -> None:
         super().__init__(config, log)
@@ -70,7 +80,17 @@ class FileScheduling(LoadFileScheduling):
             return file
         marked = e2e_tests(file)
         test = nodeid.split("::")[1].split("[")[0] if "::" in nodeid else ""
-        return "alone" if marked is None or test in marked else file
+        if marked is not None and test not in marked:
+            return file
+        return E2E_UNITS[0] if file.startswith(TERMINAL_UNIT) else E2E_UNITS[1]
+
+    def _assign_work_unit(self, node: WorkerController) -> None:
+        """The next unit to `node`: an end-to-end unit while one is waiting (xdist's queue is
+        ordered by the number of tests a unit has, not by its time)."""
+        for unit in reversed(E2E_UNITS):
+            if unit in self.workqueue:
+                self.workqueue.move_to_end(unit, last=False)
+        super()._assign_work_unit(node)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
