@@ -89,6 +89,17 @@ def bot_counts(seats: int) -> list[tuple[str, int]]:
     return [(str(n), n) for n in range(seats)]
 
 
+class FormBox(Vertical):
+    """The form's box, which scrolls where the rows run out (upright, under 40 rows): made
+    shorter (a phone turned, a terminal made smaller), it keeps the field with the focus in
+    sight, as a tab to a field scrolls it into sight."""
+
+    def on_resize(self) -> None:
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors:
+            self.scroll_to_widget(focused, animate=False)
+
+
 class CreateTableScreen(ModalScreen[None]):
     """The create-table form: name, preset, option overrides, stake and unit, seats, bots and
     their strategy, turn timer, who may take a bot's seat, and how the session ends. Create
@@ -112,7 +123,7 @@ class CreateTableScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
-        with Vertical(id="dialog", classes="dialog create"):
+        with FormBox(id="dialog", classes="dialog create"):
             yield Label("Create a table", classes="title")
             with Grid(classes="create-form"):
                 yield Label("Name")

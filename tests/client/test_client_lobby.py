@@ -39,7 +39,7 @@ from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Label, Select, Static
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.dialogs import (
     ConfirmModal,
@@ -218,6 +218,27 @@ async def a_lobby(tmp_path: Path) -> AsyncIterator[tuple[TonkApp, Pilot[None]]]:
         app = joined_app(server.port, tmp_path / "state")
         async with in_the_lobby(app) as pilot:
             yield app, pilot
+
+
+async def test_the_form_keeps_the_field_with_the_focus_in_sight_when_the_screen_shrinks(
+    tmp_path: Path,
+) -> None:
+    """The focus on Create at 40x50, where the whole form shows; the screen made 24 rows (a
+    phone turned, a terminal made smaller): the form scrolls so that Create is still seen."""
+    async with a_lobby(tmp_path) as (app, pilot):
+        await pilot.resize_terminal(40, 50)
+        form = await new_table_form(pilot)
+        create = form.query_one("#create", Button)
+        create.focus()
+        await pilot.pause()
+        assert form.region.contains_region(create.region), (form.region, create.region)
+        await pilot.resize_terminal(40, 24)
+        await wait_for(
+            pilot,
+            lambda: form.size.height == 24 and form.region.contains_region(create.region),
+            "Create in sight at 40x24",
+        )
+        assert app.screen.focused is create
 
 
 async def test_the_form_offers_the_seats_the_rules_allow_and_keeps_what_was_refused(
