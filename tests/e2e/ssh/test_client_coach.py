@@ -97,5 +97,5 @@ async def test_a_hint_at_a_practice_table_in_term(tmp_path: Path, term: Term) ->
     term.start(client, client_env(tmp_path))
     await term.wait_for("Your turn: d draw", limit=60)
     term.keys("e")
-    hint = await term.wait_for_all("The coach", "The expert would", limit=60)
-    assert "On average" in hint
+    # (All three waited for: a terminal may be sent the window's rows in more than one write.)
+    await term.wait_for_all("The coach", "The expert would", "On average", limit=60)
