@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +24,7 @@ from tonk.shared.wire.protocol import PROTOCOL_VERSION
 from .discovery import FoundServer, LanBrowser
 from .recent import RecentServer, parse_address
 from .terminal import AsciiOnly, NoColour
-from .text.render import CardStyle
+from .text.render import DOT, CardStyle, broken_at_dots
 
 PRACTICE = "practice"
 #: Seconds after which a LAN with no server found says so (a server answers within one).
@@ -55,6 +56,12 @@ def server_label(server: FoundServer) -> str:
         else ""
     )
     return f"{server.name}  {server.address}  {tables}{playing}{other}"
+
+
+#: The keys of the start screen, said under it.
+HELP = DOT.join(
+    ("Enter: play the highlighted", "p: practice", "a: address", "Tab: move", "q: quit")
+)
 
 
 class StartApp(App[Choice]):
@@ -102,12 +109,16 @@ class StartApp(App[Choice]):
             yield Static("tonk: where to play", id="title")
             yield OptionList(*self._options(), id="choices")
             yield Static("Or a server's address (HOST[:PORT]), then Enter:", id="address-label")
-            yield Input(placeholder="e.g. tonkbox or 192.168.1.20:7777", id="address")
+            yield Input(placeholder="e.g. tonkbox, 10.0.0.5:7777", id="address")
             yield Static("", id="said")
-            yield Static(
-                "Enter: play the highlighted   p: practice   a: address   Tab: move   q: quit",
-                id="help",
-            )
+            yield Static(HELP, id="help")
+
+    def on_resize(self) -> None:
+        """The keys' line broken between its keys, not inside one (`p:` and `practice` apart)
+        where it takes two rows (upright, at 40 columns)."""
+        width = min(self.size.width, 100) - 4  # (#start's width and padding)
+        rows = broken_at_dots(Text(HELP), width)
+        self.query_one("#help", Static).update("\n".join(row.plain for row in rows))
 
     async def on_mount(self) -> None:
         if self.no_color or not self.style.colour:

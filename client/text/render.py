@@ -375,9 +375,12 @@ def broken_at_dots(line: Text, width: int) -> list[Text]:
     plain = line.plain
     cuts: list[int] = []
     row_start = part_start = 0
-    for part in plain.split(DOT):
+    parts = plain.split(DOT)
+    for number, part in enumerate(parts):
         part_end = part_start + len(part)
-        if part_start > row_start and cell_len(plain[row_start:part_end]) > width > 0:
+        # (A row that is not the last ends in the dot after its last part.)
+        end = part_end + (len(DOT.rstrip()) if number < len(parts) - 1 else 0)
+        if part_start > row_start and cell_len(plain[row_start:end]) > width > 0:
             cuts.append(part_start)
             row_start = part_start
         part_start = part_end + len(DOT)

@@ -20,6 +20,7 @@ from netclient import NetClient, start_server
 from netnskit import SERVER_ADDRESS, Lan, NoNamespaces, lan_pair, made_lan
 from ptyterm import Term
 from termkit import command_path, stop_process
+from textual.widgets import Input, Static
 from tonk.client.cli import build_parser, config_from_args, wants_start_screen
 from tonk.client.discovery import FoundServer, LanBrowser
 from tonk.client.recent import RecentServer, read_recent, remember
@@ -346,6 +347,28 @@ async def test_enter_alone_takes_a_newcomer_to_the_practice_table() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
     assert app.return_value == Choice()
+
+
+@pytest.mark.parametrize("width", [40, 52, 80])
+async def test_the_start_screens_keys_break_between_keys_and_its_example_shows_whole(
+    width: int,
+) -> None:
+    """Upright (40 columns) the keys under the start screen take rows: each row ends between
+    two keys (after a ` ·`), never `p:` on one row and `practice` on the next; the address's
+    example is not cut."""
+    app = StartApp("Practice table against 2 bots", browser=QuietBrowser())
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        help_ = app.query_one("#help", Static)
+        rows = [line.rstrip() for line in str(help_.content).splitlines()]
+        assert len(rows) == help_.size.height and all(len(row) <= help_.size.width for row in rows)
+        assert " · ".join(row.removesuffix(" ·") for row in rows) == (
+            "Enter: play the highlighted · p: practice · a: address · Tab: move · q: quit"
+        )
+        assert all(row.endswith(" ·") for row in rows[:-1]), rows
+        assert (len(rows) > 1) == (width < 80), rows
+        address = app.query_one("#address", Input)
+        assert len(str(address.placeholder)) <= address.content_size.width
 
 
 async def test_servers_come_and_go_on_the_start_screen_and_one_is_chosen(tmp_path: Path) -> None:
