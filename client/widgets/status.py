@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual import events
 from textual.reactive import var
 from tonk.shared.game.cards import Card, count
 from tonk.shared.game.view import LegalActions, Phase, SeatView
@@ -57,6 +58,13 @@ class StatusBar(LineWidget):
         self._build()
 
     _parts: tuple[str, ...] = ()
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        # Notices come under the top line however many rows it takes (upright, two or three):
+        # a notice's own top margin is one row, the rack's the rest.
+        for rack in self.screen.query_children("ToastRack"):
+            rack.styles.margin = (max(0, event.size.height - 1), 0, 0, 0)
 
     def _build(self) -> None:
         width = self.size.width

@@ -13,16 +13,18 @@ from clientkit import (
     joined_app,
     log_text,
     my_turn,
+    practice_app,
     screen_shown,
     table_request,
     table_state,
     wait_for,
 )
 from netclient import start_server
+from textual.widgets._toast import Toast
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import ConfirmModal, DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.screens import LobbyScreen, TableScreen
-from tonk.client.widgets import HandView
+from tonk.client.widgets import HandView, StatusBar
 from tonk.shared.game.cards import format_cards, parse_card
 from tonk.shared.game.spreads import SpreadKind
 from tonk.shared.game.view import Phase
@@ -149,6 +151,23 @@ def sent_messages(app: TonkApp) -> list[dict[str, Any]]:
 
 def notified(app: TonkApp, text: str) -> bool:
     return any(text in n.message and n.title == "Not allowed" for n in app._notifications)
+
+
+@pytest.mark.parametrize("size", [(40, 36), (100, 30)], ids=str)
+async def test_a_notice_comes_under_the_top_line_however_many_rows_it_takes(
+    size: tuple[int, int],
+) -> None:
+    """Upright the top line takes two or three rows (what the turn asks, then the table): a
+    notice comes under it, not over what to do; wide, right under its one row."""
+    app = practice_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        status = app.table_screen.query_one(StatusBar)
+        assert (status.size.height > 1) == (size[0] == 40)
+        await pilot.press("x")  # not yet: draw first
+        await wait_for(pilot, lambda: app.screen.query(Toast), "the notice shown")
+        toast = app.screen.query_one(Toast)
+        assert toast.region.y == status.region.bottom, (toast.region, status.region)
 
 
 async def test_a_greyed_out_key_is_explained_by_the_core_without_asking_the_server(
