@@ -136,5 +136,4 @@ async def test_a_card_taken_from_the_pile_is_said_in_one_row_at_80x24(
     term.write("p")  # the up card, 9c
     await term.wait_for("Your turn: x discard")
     term.write("x")  # the card under the cursor (the 5s)
-    screen = await term.wait_for("You took 9♣, discarded")
-    assert "You took 9♣, discarded 5♠" in screen  # (found within one row)
+    await term.wait_for("You took 9♣, discarded 5♠")  # (found within one row)
