@@ -44,6 +44,10 @@ PILE_FAN = 5
 PILE_LEAST = 3
 
 
+#: The fewest cells a player's last move is shown in, in the players' list.
+MOVE_LEAST = 20
+
+
 class PlayersPanel(LineWidget):
     """Every seat, one line each: whose turn, the dealer, cards held, and marks for
     disconnected, away and hit-locked players."""
@@ -100,12 +104,21 @@ def player_lines(
     # longest of the rest: a long name is cut with an ellipsis only where it must be.
     beside = max((len(rest.plain) for _, _, rest in rows), default=0)
     column = name_column(names, width - 2 - beside - owed_wide if width else 0)
+    # Each player's last move of the hand in a column of its own, where the panel is wide
+    # enough to say it (at 100x30, not 80x24; from 140x44 it is beside each seat instead).
+    move_at = 2 + column + beside + 2
+    move_room = width - owed_wide - move_at if width else 0
     lines: list[Text] = []
     for (player, to_play, rest), balance in zip(rows, owed, strict=True):
         line = Text(("> " if ascii_only else "▶ ") if to_play else "  ")
         name = fit_name(names[player.seat], column, ascii_only)
         line.append(name, style="bold" if to_play else "")
         line.append_text(rest)
+        move = state.last_moves.get(player.seat)
+        if move is not None and move_room >= MOVE_LEAST:
+            shown = move.copy()
+            shown.truncate(move_room, overflow="ellipsis")
+            line.append(" " * (move_at - line.cell_len)).append_text(shown)
         if balances:
             # At the panel's right edge where it is known, else after the longest line.
             room = (width or 2 + column + beside + owed_wide) - line.cell_len

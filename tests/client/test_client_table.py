@@ -446,6 +446,27 @@ def test_player_lines_mark_the_turn_the_dealer_bots_and_away_seats() -> None:
     assert player_lines(state, touch=True)[0].plain.endswith("away (tap Back)")
 
 
+def test_player_lines_say_each_last_move_in_a_column_where_the_panel_has_room() -> None:
+    """At 100x30 (a panel of 64 cells) each player's last move of the hand stands in a column
+    after the cards, cut to the room left; at 80x24 (44 cells) there is no room to say it."""
+    moves = {
+        0: Text("drew 8♠, spread 5♠ 6♠ 7♠"),
+        2: Text("took 9♣, discarded K♠, and was caught out at last"),
+    }
+    state = replace(_state(_view(card_counts=[5, 4, 5])), last_moves=moves)
+    lines = [line.plain for line in player_lines(state, width=64)]
+    assert lines[0] == "▶ Kim         5 cards (you)  drew 8♠, spread 5♠ 6♠ 7♠"
+    assert lines[1] == "  Ada (bot)   4 cards"
+    assert lines[2].startswith("  Bix (bot) D 5 cards        took 9♣, discarded")
+    assert lines[2].endswith("…") and len(lines[2]) == 64
+    # With the balances at the end (no ledger beside), the move is cut before them.
+    owed = [line.plain for line in player_lines(state, width=64, balances=True)]
+    assert owed[2].endswith("…  0") and len(owed[2]) == 64, owed
+    assert [line.plain for line in player_lines(state, width=44)] == [
+        line.plain for line in player_lines(replace(state, last_moves={}), width=44)
+    ]
+
+
 async def drop_every_turn(pilot: Pilot[Any], app: TonkApp, hands: int) -> None:
     """Drop whenever it is our turn and close each end-of-hand window still up, until
     `hands` hands have been settled."""
