@@ -254,7 +254,9 @@ async def test_the_friends_replay_on_the_real_client_shows_his_hand_only_while_i
             deal = await cy.wait_for_all("Hand 1, as you saw it", "the deal", "Your hand: ")
             assert "Seen as a spectator" not in deal
             cy.keys("End")
-            end = await cy.wait_for_all("the hand is over", "Seen as a spectator sees it")
+            end = await cy.wait_for_all(
+                "the hand is over", "Seen as a spectator sees it", f"{bix.split()[0]} "
+            )
             # The board shows no hand (the seat was the bot's); "Your hand" is only the log's
             # line of the deal, which Cy saw.
             assert end.count("Your hand: ") <= 1, end

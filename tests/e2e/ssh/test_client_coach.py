@@ -33,8 +33,9 @@ async def test_the_coach_in_a_hands_replay_in_term(tmp_path: Path, term: Term) -
             await term.wait_for_all("Step 1 of 8, the deal: your turn", "c: coach")
             # Your draw from the deal: the expert's view of it, with what each choice made.
             term.keys("c")
-            answer = await term.wait_for_all("The coach: ", "On average a hand, in stakes:")
-            assert "draw from the stock" in answer and "drop" in answer
+            answer = await term.wait_for_all(
+                "The coach: ", "On average a hand, in stakes:", "draw from the stock", "drop"
+            )
             assert "The expert would have" in answer or "Here the expert would" in answer
             # Alice's turn: not a move of yours, and nothing is asked.
             term.keys("Right", "Right", "Right", "Right")
@@ -97,5 +98,6 @@ async def test_a_hint_at_a_practice_table_in_term(tmp_path: Path, term: Term) ->
     term.start(client, client_env(tmp_path))
     await term.wait_for("Your turn: d draw", limit=60)
     term.keys("e")
-    # (All three waited for: a terminal may be sent the window's rows in more than one write.)
-    await term.wait_for_all("The coach", "The expert would", "On average", limit=60)
+    # (All three waited for: a terminal may be sent the window's rows in more than one write.
+    # The deal is not stacked, so where the answer wraps depends on its words: one word.)
+    await term.wait_for_all("The coach", "The expert would", "average", limit=60)

@@ -45,8 +45,9 @@ async def kitchen_hand(term: Term, alice: NetClient) -> None:
     await start_kitchen(alice)
 
     # (A screen is drawn in more than one write: the title may come a moment after the list.)
-    lobby = await term.wait_for_all("Kitchen", "tonk · lobby · 127.0.0.1 · playing as Tester")
-    assert "1/2" in lobby and "waiting" in lobby
+    await term.wait_for_all(
+        "Kitchen", "tonk · lobby · 127.0.0.1 · playing as Tester", "1/2", "waiting"
+    )
     term.keys("Enter")  # take the seat: the table is full and starts
 
     # Your hand, boxed, and Alice deals (a screen is drawn in more than one write).

@@ -123,9 +123,11 @@ async def test_a_turns_log_line_fits_one_row_at_80x24(tmp_path: Path, term: Term
     await term.wait_for("Your turn: d draw")
     term.write("dx")  # draw the 8s, discard the card under the cursor (the 5s)
     # (each found within one row of the screen)
-    screen = await term.wait_for_all("You drew 8♠, discarded 5♠", "Ada drew, discarded")
+    await term.wait_for_all("You drew 8♠, discarded 5♠", "Ada drew, discarded")
     # The whole line in one row of the log's column, between its borders.
-    assert re.search(r"│ Ada drew, discarded K♣ *│", screen), screen
+    await term.wait_until(
+        lambda s: re.search(r"│ Ada drew, discarded K♣ *│", s) is not None, "Ada's line whole"
+    )
 
 
 async def test_a_card_taken_from_the_pile_is_said_in_one_row_at_80x24(

@@ -224,10 +224,15 @@ async def test_the_end_of_hand_window_fits_a_narrow_terminal(tmp_path: Path) -> 
     with client(tmp_path, (40, 30)) as term:
         await term.wait_for("Your turn: d draw")
         term.write("kk")  # drop at once, and yes
-        screen = await term.wait_for_all("Hand 1 is over", "This hand", "pays")
+        rows = (r"Tester \(you\) +36 +[-+]\d+ +[-+]\d+ █", r"█   5♠ 6♠ 7♠ 9♥ 9♦  dropped")
+        screen = await term.wait_until(
+            lambda s: (
+                all(text in s for text in ("Hand 1 is over", "This hand", "pays"))
+                and all(re.search(row, s) for row in rows)
+            ),
+            "the window with Tester's numbers and hand under the name",
+        )
         assert "…" not in screen
-        assert re.search(r"Tester \(you\) +36 +[-+]\d+ +[-+]\d+ █", screen), screen
-        assert re.search(r"█   5♠ 6♠ 7♠ 9♥ 9♦  dropped", screen), screen
         # Turned wide while it is open, it lays its table out wide again.
         term.resize(80, 30)
         await term.wait_until(
