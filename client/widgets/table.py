@@ -439,8 +439,16 @@ class CentrePanel(Vertical):
         if width > 0 and height > 0:
             # The pile and the spreads at one size: the largest with the pile fanned, else
             # the largest; then, short of rows, the pile or the spreads in words.
+            # Before the first spread, the smallest cards' pile fanned over "No spreads on the
+            # table." on one row, rather than rows kept empty for a spread's cards (80x24):
+            # where the pile keeps its cards as the first spread takes those rows back.
+            small = pile_block(plain, self.card_style, SMALL, width)
+            fan_first = not view.spreads and (
+                small is not None and len(small) + SMALL.rows + 1 <= height
+            )
             candidates: list[tuple[CardSize | None, Pile, CardSize | None]] = [
                 *((size, fanned, size) for size in SIZES),
+                *(((SMALL, fanned, None),) if fan_first else ()),
                 *((size, plain, size) for size in SIZES),
             ]
             candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]

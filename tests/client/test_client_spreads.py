@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from clientkit import at_my_turn, my_turn, practice_app, table_state, wait_for
+from clientkit import at_my_turn, hand_text, my_turn, practice_app, table_state, wait_for
 from textual.pilot import Pilot
 from tonk.client.app import TonkApp
+from tonk.client.text.felt import SMALL
 from tonk.client.widgets import LineWidget
 from tonk.client.widgets.table import CentrePanel, SpreadsPanel
 from tonk.shared.game.cards import parse_card, parse_cards
@@ -140,3 +141,28 @@ async def test_an_upright_table_narrowed_redraws_its_pile_for_the_new_width() ->
             return 0 < width < 76 and all(line.cell_len <= width for line in pile.lines)
 
         await wait_for(pilot, fits, "the pile drawn for the narrower table")
+
+
+async def test_at_80x24_the_pile_is_fanned_until_the_first_spread_takes_its_rows() -> None:
+    """Three seats at 80x24: before any spread the pile's last cards are fanned with who threw
+    each, over "No spreads on the table." on one row (not rows kept empty for a spread); the
+    first spread laid takes the rows, and the pile keeps its size, folded."""
+    app = practice_app(bots=2)
+    async with at_my_turn(app) as pilot:
+        centre = app.screen.query_one(CentrePanel)
+        pile = app.screen.query_one("#pile", LineWidget)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: len(hand_text(app).split()) == 6, "the card drawn")
+        await pilot.press("x")
+
+        def round_played() -> bool:
+            state = table_state(app)
+            return my_turn(app) and state is not None and len(state.pile) >= 4
+
+        await wait_for(pilot, round_played, "the discard and the bots' turns")
+        await wait_for(pilot, lambda: centre.chosen == (SMALL, None, True), "the pile fanned")
+        text = "\n".join(pile.line_text(y) for y in range(len(pile.rows)))
+        assert "Bix" in text and "Ada" in text, text
+        rows = await laid(pilot, app, BOOKS[:1])
+        await wait_for(pilot, lambda: centre.chosen == (SMALL, SMALL, False), "the spread laid")
+        assert "Bix's book" in rows[0], rows
