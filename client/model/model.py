@@ -590,11 +590,11 @@ class ClientModel:
             # (A log kept from before, restored: the player is back, and the line says so.)
             back = bool(self.log.lines)
             self.log.add(Text(f"{'Back at' if back else 'At'} table {info.name}."))
-            holder = next((pl for pl in info.players if pl.holds_for == self.name), None)
-            if back and table.seat is None and holder is not None:
-                self.log.add(
-                    Text(f"Your seat went to {holder.name}: you are watching.", style="bold")
-                )
+            if back and table.seat is None:
+                holder = next((pl for pl in info.players if pl.holds_for == self.name), None)
+                if holder is not None:
+                    went = f"Your seat went to {holder.name}: you are watching."
+                    self.log.add(Text(went, style="bold"))
         joined, self._join_line = self._join_line, None
         self._joining_table = None
         if old is None and joined is not None:

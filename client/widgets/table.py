@@ -442,10 +442,10 @@ class CentrePanel(Vertical):
             # Before the first spread, the smallest cards' pile fanned over "No spreads on the
             # table." on one row, rather than rows kept empty for a spread's cards (80x24):
             # where the pile keeps its cards as the first spread takes those rows back.
-            small = pile_block(plain, self.card_style, SMALL, width)
-            fan_first = not view.spreads and (
-                small is not None and len(small) + SMALL.rows + 1 <= height
-            )
+            fan_first = False
+            if not view.spreads:
+                small = pile_block(plain, self.card_style, SMALL, width)
+                fan_first = small is not None and len(small) + SMALL.rows + 1 <= height
             candidates: list[tuple[CardSize | None, Pile, CardSize | None]] = [
                 *((size, fanned, size) for size in SIZES),
                 *(((SMALL, fanned, None),) if fan_first else ()),
