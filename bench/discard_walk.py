@@ -5,6 +5,13 @@ way in and once on the way out).
 
     python bench/discard_walk.py            # the walk, its hops and files
     python bench/discard_walk.py --calls    # and each stack it is made of
+    python bench/discard_walk.py --websockets   # websockets' echo, by the same rules
+
+`--websockets` walks the anchor issue 34 names for "one sans-I/O connection per end" by the same
+rules (`pip install websockets` first): one text message sent by its asyncio client, echoed by
+its server's handler and read back. Its milestones are where the message changes form, as
+tonk's: sent, framed, the frames' bytes, a frame parsed, the message put to the reader's queue,
+taken by the handler, and the echo read by the client.
 
 A real server (in this process, on loopback) and the real client (Textual's Pilot, 80x24)
 play the stacked hand of the tests: the client draws, then `x` discards. From the key until the
@@ -213,6 +220,92 @@ def walk_of(stacks: list[list[tuple[str, str]]]) -> list[tuple[str, str]]:
     return out
 
 
+#: websockets' stops, by the same rules: where one text message changes form.
+WEBSOCKETS_MILESTONES = frozenset(
+    {
+        ("asyncio/connection.py", "Connection.send"),
+        ("protocol.py", "Protocol.send_text"),
+        ("frames.py", "Frame.serialize"),
+        ("protocol.py", "Protocol.data_to_send"),
+        ("frames.py", "Frame.parse"),
+        ("protocol.py", "Protocol.recv_frame"),
+        ("asyncio/messages.py", "Assembler.put"),
+        ("asyncio/messages.py", "Assembler.get"),
+        ("app.py", "echoed"),
+        ("app.py", "read_back"),
+    }
+)
+
+
+def echoed(message: str) -> str:
+    """The server's handler has the message (a milestone of the websockets walk)."""
+    return message
+
+
+def read_back(message: str) -> str:
+    """The client has the echo: the websockets walk's end."""
+    return message
+
+
+async def walk_websockets() -> list[list[tuple[str, str]]]:
+    """The stacks of one message's round trip through websockets, as `Walk` keeps tonk's: the
+    library's own files by their path in it, this script's as `app.py` (the application)."""
+    try:
+        import websockets
+        from websockets.asyncio.client import connect
+        from websockets.asyncio.server import ServerConnection, serve
+    except ImportError:
+        raise SystemExit("--websockets needs websockets: pip install websockets") from None
+    library = str(Path(websockets.__file__).parent) + "/"
+    here = str(Path(__file__).resolve())
+    stacks: list[list[tuple[str, str]]] = []
+    on = False
+
+    def where(frame: FrameType) -> str | None:
+        path = frame.f_code.co_filename
+        if path.startswith(library):
+            return path[len(library) :]
+        return "app.py" if path == here else None
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal on
+        if not on or event != "call":
+            return
+        if (where(frame), frame.f_code.co_qualname) not in WEBSOCKETS_MILESTONES:
+            return
+        stack: list[tuple[str, str]] = []
+        at: FrameType | None = frame
+        while at is not None:
+            file = where(at)
+            if file is not None:
+                if stack and stack[-1][0] == file:
+                    stack[-1] = (file, at.f_code.co_qualname)
+                else:
+                    stack.append((file, at.f_code.co_qualname))
+            at = at.f_back
+        stacks.append(stack[::-1])
+        if frame.f_code.co_qualname == "read_back":
+            on = False
+
+    async def echo(connection: ServerConnection) -> None:
+        async for message in connection:
+            await connection.send(echoed(str(message)))
+
+    async with serve(echo, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with connect(f"ws://127.0.0.1:{port}", compression=None) as client:
+            await client.send("warm up")
+            await client.recv()
+            sys.setprofile(profile)
+            on = True
+            try:
+                await client.send("x")
+                read_back(str(await client.recv()))
+            finally:
+                sys.setprofile(None)
+    return stacks
+
+
 def report(stacks: list[list[tuple[str, str]]], calls: bool) -> str:
     lines = []
     if calls:
@@ -234,8 +327,12 @@ def report(stacks: list[list[tuple[str, str]]], calls: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", action="store_true", help="each hand-off's stack too")
+    parser.add_argument(
+        "--websockets", action="store_true", help="walk websockets' echo of one message instead"
+    )
     args = parser.parse_args()
-    print(report(asyncio.run(walk_a_discard()), args.calls))
+    walk = walk_websockets if args.websockets else walk_a_discard
+    print(report(asyncio.run(walk()), args.calls))
 
 
 if __name__ == "__main__":
