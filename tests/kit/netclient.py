@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -269,25 +269,30 @@ async def one_hand_table(port: int, name: str = "Kitchen", seats: int = 2) -> in
         await host.close()
 
 
+#: Every word that names a card: a rank (`A`, `2` to `10`, `J`, `Q`, `K`) and a suit letter.
+CARD_WORDS = frozenset(
+    rank + suit
+    for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    for suit in "shdc"
+)
+
+
 def cards_in(value: Any) -> set[str]:
     """Every card named anywhere in a decoded message (strings like "10s 8d", at any depth)."""
     found: set[str] = set()
-    if isinstance(value, str):
-        for word in value.split():
-            if _is_card(word):
-                found.add(word)
-    elif isinstance(value, dict):
-        for item in value.values():
-            found |= cards_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= cards_in(item)
+    _add_cards((value,), found)
     return found
 
 
-def _is_card(word: str) -> bool:
-    return (
-        len(word) in (2, 3)
-        and word[-1] in "shdc"
-        and word[:-1] in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-    )
+def _add_cards(items: Iterable[Any], found: set[str]) -> None:
+    """Add the cards named in `items` (and in the dicts' values and lists among them) to
+    `found`: one set for the whole walk, not a new one at every level."""
+    for item in items:
+        if isinstance(item, str):
+            for word in item.split():
+                if word in CARD_WORDS:
+                    found.add(word)
+        elif isinstance(item, dict):
+            _add_cards(item.values(), found)
+        elif isinstance(item, list):
+            _add_cards(item, found)

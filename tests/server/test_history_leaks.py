@@ -13,9 +13,9 @@ after."""
 
 from __future__ import annotations
 
-import copy
 import json
 import sqlite3
+from dataclasses import dataclass
 from dataclasses import replace as replaced
 from pathlib import Path
 from typing import Any
@@ -79,68 +79,75 @@ async def play_scripted(tmp_path: Path, preset: str, hand: Scripted) -> dict[str
     }
 
 
-def states(record: HandRecord) -> dict[int, Hand]:
-    """The true hand after each step, by its count of events."""
-    hand = record.deal()
-    out = {len(hand.events): copy.deepcopy(hand)}
-    for action in record.actions:
-        hand.apply(action)
-        out[len(hand.events)] = copy.deepcopy(hand)
-    return out
+@dataclass
+class Told:
+    """What one connection's live frames told of hand 1, worked out once for all the steps."""
+
+    events: dict[int, dict[str, Any]]  # by index in the hand
+    frames: dict[int, dict[str, Any]]  # the first update at each count of events
+    cards: list[tuple[int, set[str]]]  # each update's count of events, and the cards it names
+    ended: set[str]  # the cards hand_end names
+
+    @classmethod
+    def of(cls, frames: list[dict[str, Any]]) -> Told:
+        updates = [m for m in frames if m["type"] == p.UPDATE and m["hand"] == 1]
+        # (none for a connection that left during the hand)
+        ended = next((m for m in frames if m["type"] == p.HAND_END and m["hand"] == 1), {})
+        first: dict[int, dict[str, Any]] = {}
+        for update in updates:
+            first.setdefault(update["view"]["event_count"], update)
+        return cls(
+            events={u["from"] + i: e for u in updates for i, e in enumerate(u["events"])},
+            frames=first,
+            cards=[(u["view"]["event_count"], cards_in(u)) for u in updates],
+            ended=cards_in(ended),
+        )
 
 
 def problems(
     history: dict[str, Any],
     live: list[dict[str, Any]] | dict[int | None, list[dict[str, Any]]],
     seat: int | None,
-    truth: dict[int, Hand],
+    truth: Truth,
     seats: list[int | None] | None = None,
 ) -> list[str]:
     """Everything in a `history_hand` answer that the live frames `live` (of the same seat)
-    did not show by that step, or that the seat may not know. For one who held a seat for
-    only part of the hand: `seats`, the seat each step must be seen from (None: as a
-    spectator), and `live` by seat, the frames the asker was sent from it (a spectator's:
-    what a spectator was sent)."""
+    did not show by that step, or that the seat may not know (`truth`: hand 1 replayed). For
+    one who held a seat for only part of the hand: `seats`, the seat each step must be seen
+    from (None: as a spectator), and `live` by seat, the frames the asker was sent from it (a
+    spectator's: what a spectator was sent)."""
     out: list[str] = []
     steps = history["steps"]
     at = [seat] * len(steps) if seats is None else seats
     by_seat = {seat: live} if isinstance(live, list) else live
     if history["seat"] != seat:
         out.append(f"the answer is seat {history['seat']}'s, not seat {seat}'s")
-    told: dict[int | None, tuple[list[dict[str, Any]], dict[str, Any], dict[int, Any]]] = {}
-    for held, frames in by_seat.items():
-        updates = [m for m in frames if m["type"] == p.UPDATE and m["hand"] == 1]
-        # (none for a connection that left during the hand)
-        ended = next((m for m in frames if m["type"] == p.HAND_END and m["hand"] == 1), {})
-        events = {u["from"] + i: e for u in updates for i, e in enumerate(u["events"])}
-        told[held] = (updates, ended, events)
+    told = {held: Told.of(frames) for held, frames in by_seat.items()}
     counted = 0
     for number, step in enumerate(steps):
         held = at[number]
         if step["view"]["seat"] != held:
             out.append(f"step {number}: seen from seat {step['view']['seat']}, not {held}")
-        updates, ended, events = told[held]
+        sent = told[held]
         count = step["view"]["event_count"]
-        if step["events"] != [events.get(i) for i in range(counted, count)]:
+        if step["events"] != [sent.events.get(i) for i in range(counted, count)]:
             out.append(f"step {number}: the events are not the events the live frames told")
         counted = count
-        frame = next((u for u in updates if u["view"]["event_count"] == count), None)
+        frame = sent.frames.get(count)
         if frame is None:
             out.append(f"step {number}: no live frame showed the hand at {count} events")
             continue
         view = {k: v for k, v in frame["view"].items() if k != "rules"}
         if step["view"] != view:
             out.append(f"step {number}: the view is not the live view")
-        shown: set[str] = set()
-        for update in updates:
-            if update["view"]["event_count"] <= count:
-                shown |= cards_in(update)
+        shown = set().union(*(cards for at_count, cards in sent.cards if at_count <= count))
         if number == len(steps) - 1:
-            shown |= cards_in(ended)
-        beyond = cards_in(step) - shown
+            shown |= sent.ended
+        named = cards_in(step)
+        beyond = named - shown
         if beyond:
             out.append(f"step {number}: {sorted(beyond)} beyond the live frames")
-        unknown = cards_in(step) - Truth.known(truth[count], held)
+        unknown = named - truth.known_at(1, truth.states[1, count], held)
         if unknown:
             out.append(f"step {number}: {sorted(unknown)} not the seat's to know")
     return out
@@ -154,7 +161,7 @@ async def test_the_history_shows_each_seat_only_what_it_saw_live(tmp_path, prese
     got = await play_scripted(tmp_path, preset, hand)
     record: HandRecord = got["record"]
     assert record.actions == hand.actions
-    truth = states(record)
+    truth = Truth({1: record})
     final = record.replay()
     assert final.settlement is not None
     found: list[str] = []
@@ -213,7 +220,7 @@ async def test_the_check_finds_a_leak_planted_in_the_history(tmp_path, monkeypat
     monkeypatch.setattr(history, "hand_steps", plant)
     hand = scripted("classic", "stock_out")
     got = await play_scripted(tmp_path, "classic", hand)
-    truth = states(got["record"])
+    truth = Truth({1: got["record"]})
     history_answer, _ = got["asked"]["Spec"]
     found = problems(history_answer, got["live"]["Spec"], None, truth)
     assert any("not the seat's to know" in problem for problem in found), found
@@ -253,10 +260,12 @@ def counts_before(preset: str, hand: Scripted) -> list[int]:
 
 async def reached(client: NetClient, count: int) -> None:
     """Read until `client` has been sent hand 1 at `count` events or more."""
+    looked = 0  # the messages already looked at, and not there
     while not any(
         m["type"] == p.UPDATE and m["hand"] == 1 and m["view"]["event_count"] >= count
-        for m in client.received
+        for m in client.received[looked:]
     ):
+        looked = len(client.received)
         await client.recv()
 
 
@@ -338,7 +347,7 @@ async def test_a_seat_that_changed_hands_shows_each_holder_only_what_they_saw_li
     got = await play_with_seat_changes(tmp_path, monkeypatch, preset, hand)
     record: HandRecord = got["record"]
     assert record.actions == hand.actions
-    truth = states(record)
+    truth = Truth({1: record})
     given = got["given"]  # seat -> the step from which a bot held it
     assert sorted(given) == [1, 2] and given[1] < given[2]
     total = len(record.actions) + 1
@@ -378,7 +387,7 @@ async def test_the_check_finds_the_seat_shown_past_its_change_of_hands(tmp_path,
     monkeypatch.setattr(history, "hand_steps", lambda record, seat, seats=None: whole(record, seat))
     hand = scripted("classic", "tonk_out")
     got = await play_with_seat_changes(tmp_path, monkeypatch, "classic", hand)
-    truth = states(got["record"])
+    truth = Truth({1: got["record"]})
     steps, _ = got["asked"]["Cy"]
     seats = [2 if number < got["given"][2] else None for number in range(len(steps["steps"]))]
     found = problems(steps, {2: got["live"]["Cy"], None: got["live"]["Spec"]}, 2, truth, seats)

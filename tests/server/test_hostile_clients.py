@@ -447,7 +447,10 @@ async def small_buffered_client(port: int, name: str) -> NetClient:
 @pytest.mark.slow
 async def test_a_client_that_never_reads_big_answers_is_dropped_by_bytes(tmp_path):
     """However few the frames, the bytes waiting for one connection are bounded too."""
-    limits = {"queue": 100_000, "queue_bytes": 256 * 1024}
+    # (its pages wait until it has taken the ones before: it is dropped for taking none, once
+    # `unread_timeout` is up, as test_server_errors's reader that never reads is; a second of
+    # it, not the default ten, with the busy table playing all the while)
+    limits = {"queue": 100_000, "queue_bytes": 256 * 1024, "unread_timeout": 1.0}
     async with start_server(tmp_path, limit_changes=limits) as server, table_keeps_playing(server):
         maker = await NetClient.connect(server.port, "Maker")
         for i in range(30):

@@ -56,6 +56,7 @@ class ForwardTruth(Truth):
     def __init__(self, records: dict[int, HandRecord]) -> None:
         self.states = ForwardStates(records)  # type: ignore[assignment]
         self.final = {number: record.replay() for number, record in records.items()}
+        self.counted = {}  # (Truth.known_at's)
 
 
 @dataclass
