@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -57,11 +57,66 @@ def play(hand: Hand, actions: Iterable[Action]) -> None:
 _INPUTS = {"deck", "rng"}
 
 
+def state(hand: Hand) -> dict[str, Any]:
+    """Every field of the hand's state as it is, not copied: to compare two hands there and
+    then (`state(a) == state(b)`), where copying first would change nothing."""
+    return {f.name: getattr(hand, f.name) for f in fields(hand) if f.name not in _INPUTS}
+
+
 def snapshot(hand: Hand) -> dict[str, Any]:
-    """Every field of the hand's state, deep-copied: equal snapshots mean the same state."""
-    return {
-        f.name: copy.deepcopy(getattr(hand, f.name)) for f in fields(hand) if f.name not in _INPUTS
-    }
+    """Every field of the hand's state, deep-copied: equal snapshots mean the same state.
+    (A frozen value in it is kept as it is, see `_copier`: nothing can change it.)"""
+    return {name: _copied(value) for name, value in state(hand).items()}
+
+
+def trial_copies(hand: Hand) -> Iterator[Hand]:
+    """Copies of `hand` to apply actions to, as many as asked for, each leaving `hand` and the
+    other copies as they were (as `copy.deepcopy` would make them, without copying their
+    frozen values). The hand is looked through once, however many copies are made."""
+    makers: list[tuple[str, Any, Callable[[], Any] | None]] = []
+    for f in fields(hand):
+        value = getattr(hand, f.name)
+        makers.append((f.name, value, _copier(value)))
+    while True:
+        trial: Hand = object.__new__(Hand)
+        for name, value, make in makers:
+            setattr(trial, name, value if make is None else make())
+        yield trial
+
+
+def _copied(value: Any) -> Any:
+    """`value` copied as `_copier` copies it."""
+    make = _copier(value)
+    return value if make is None else make()
+
+
+def _copier(value: Any) -> Callable[[], Any] | None:
+    """What makes copies of `value` as it is now: deep copies, but for its frozen values, kept
+    as they are (None: `value` is one). A hand changes its lists in place (each copied, its
+    items by this rule) and holds, besides, values hashed by what they hold (cards, events,
+    actions, spreads, settlements, rules, tuples of them: frozen, so nothing can change
+    them). A random source is copied as `copy.copy` does, its state being a tuple of numbers;
+    anything else, an unhashable value or one hashed by its identity, is deep-copied."""
+    if type(value) is list:
+        items = list(value)
+        makers = [_copier(item) for item in items]
+        if not any(makers):
+            return items.copy
+        return lambda: [
+            item if make is None else make() for item, make in zip(items, makers, strict=True)
+        ]
+    if type(value) is random.Random:
+        source = copy.copy(value)
+        return lambda: copy.copy(source)
+    if getattr(type(value), "__hash__", None) is not object.__hash__:
+        try:
+            hash(value)
+        except TypeError:
+            pass
+        else:
+            return None
+    original = copy.deepcopy(value)
+    return lambda: copy.deepcopy(original)
 
 
 def payment_table(settlement: Settlement | None) -> set[tuple[int, int, int]]:

@@ -4,6 +4,7 @@ and `sharp` beats `easy`."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import subprocess
@@ -478,16 +479,31 @@ def test_expert_drops_less_often_when_a_caught_drop_costs_more() -> None:
     assert drops_costly < 0.7 * drops_cheap, (drops_cheap, drops_costly)
 
 
-def expert_and_sharp_drops(
-    rules: HouseRules,
-    players: int,
-    hands: int,
-    seed: int,
-    expert: type[ExpertBot] = ExpertBot,
-) -> list[tuple[bool, bool]]:
-    """At the start of every turn where a drop is legal, in hands of sharp bots: whether a
-    fresh sharp bot drops, and whether a fresh expert bot (`expert`) with the same seed
-    does."""
+@dataclasses.dataclass(frozen=True)
+class DropQuestion:
+    """The start of a turn where a drop is legal, in a hand of sharp bots: the seat's view and
+    the events it saw, the seed its fresh bots are asked with, and whether a fresh sharp bot
+    with that seed drops."""
+
+    view: SeatView
+    events: tuple[Event, ...]
+    seed: int
+    sharp: bool
+
+    def expert_drops(self, expert: type[ExpertBot] = ExpertBot) -> bool:
+        """Whether a fresh expert bot (`expert`) with the same seed drops."""
+        bot = expert(random.Random(self.seed))
+        bot.observe(self.events)
+        return bot.choose(self.view) == Drop(self.view.turn)
+
+
+@functools.cache
+def drop_questions(preset: str, players: int, hands: int, seed: int) -> tuple[DropQuestion, ...]:
+    """The start of every turn where a drop is legal and the stock is not empty, in `hands`
+    seeded hands of sharp bots, with whether a fresh sharp bot drops there. (Values, made once
+    for the tests that ask the same: an expert's answer is asked of each question as a test
+    needs it, each from a fresh bot, so one answer never depends on another being asked.)"""
+    rules = PRESETS[preset]
     rng = random.Random(seed)
     found = []
     for number in range(hands):
@@ -502,16 +518,15 @@ def expert_and_sharp_drops(
             view = hand.view(seat)
             if view.phase is Phase.START and view.legal().drop and view.stock_size:
                 asked = rng.getrandbits(32)
-                drops = []
-                for bot in (make_bot("sharp", random.Random(asked)), expert(random.Random(asked))):
-                    bot.observe(hand.events_for(seat))
-                    drops.append(bot.choose(view) == Drop(seat))
-                found.append((drops[0], drops[1]))
+                events = tuple(hand.events_for(seat))
+                sharp = make_bot("sharp", random.Random(asked))
+                sharp.observe(events)
+                found.append(DropQuestion(view, events, asked, sharp.choose(view) == Drop(seat)))
             start = len(hand.events)
             hand.apply(players_bots[seat].choose(view))
             for other, bot in enumerate(players_bots):
                 bot.observe(hand.events_for(other, start))
-    return found
+    return tuple(found)
 
 
 @pytest.mark.slow
@@ -521,12 +536,12 @@ def test_expert_weighs_sharps_drops_and_going_on_at_four_players(preset: str, pl
     where sharp goes on, a drop, which it sometimes finds worth more; where sharp drops, going
     on, which must win clearly more to overrule the drop, so it keeps most of sharp's drops
     and passes some."""
-    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
-    sharp_drops = sum(sharp for sharp, _ in found)
-    kept = sum(expert for sharp, expert in found if sharp)
+    questions = drop_questions(preset, players, 40, 13)
+    sharp_drops = sum(q.sharp for q in questions)
+    kept = sum(q.expert_drops() for q in questions if q.sharp)
     assert sharp_drops >= 20
     assert sharp_drops * 0.6 <= kept < sharp_drops, (kept, sharp_drops)
-    assert any(expert for sharp, expert in found if not sharp)
+    assert any(q.expert_drops() for q in questions if not q.sharp)
 
 
 @pytest.mark.slow
@@ -537,9 +552,9 @@ def test_expert_keeps_every_sharp_drop_where_it_does_not_weigh_them(
     """The drops the expert passes at four players (above) are its search's doing: with
     sharp's drops left standing (WEIGH_DROPS_FROM 0, as below four players) it makes every
     one on the same deals."""
-    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13, ExpertKeepsDrops)
-    assert sum(sharp for sharp, _ in found) >= 20
-    assert all(expert for sharp, expert in found if sharp)
+    questions = drop_questions(preset, players, 40, 13)
+    assert sum(q.sharp for q in questions) >= 20
+    assert all(q.expert_drops(ExpertKeepsDrops) for q in questions if q.sharp)
 
 
 class ExpertKeepsDrops(ExpertBot):
@@ -553,9 +568,9 @@ def test_expert_passes_some_drops_sharp_would_make_at_two_and_three_players(
 ) -> None:
     """At two and three players the expert asks more of a drop than sharp does (its drop
     bar), so some of the drops sharp makes it does not."""
-    found = expert_and_sharp_drops(PRESETS[preset], players, 40, 13)
-    assert sum(sharp for sharp, _ in found) >= 20
-    assert any(sharp and not expert for sharp, expert in found)
+    questions = drop_questions(preset, players, 40, 13)
+    assert sum(q.sharp for q in questions) >= 20
+    assert any(not q.expert_drops() for q in questions if q.sharp)
 
 
 class ExpertNoPlayoutDropsAtThree(ExpertBot):

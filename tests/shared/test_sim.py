@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -271,6 +272,13 @@ def hands_of(rules: HouseRules, hands: int, **kwargs: Any) -> tuple[SimResult, l
     return result, seen
 
 
+@functools.cache
+def classic_hands() -> tuple[SimResult, tuple[HandSummary, ...]]:
+    """hands_of(classic, 300), played once for the tests that read it (none changes it)."""
+    result, seen = hands_of(PRESETS["classic"], 300)
+    return result, tuple(seen)
+
+
 def reference(rules: HouseRules, hands: int, batch_size: int) -> list[HandSummary]:
     """The hands as played one batch after another, each batch from the multiplier the batch
     before it left: what any runner must come to."""
@@ -379,7 +387,7 @@ def test_the_endings_break_down_and_their_money_adds_up() -> None:
 
 
 def test_turns_are_counted_so_the_dropper_is_the_seat_whose_turn_it_was() -> None:
-    result, seen = hands_of(PRESETS["classic"], 300)
+    result, seen = classic_hands()
     drops = [h for h in seen if h.settlement.dropper is not None]
     assert len(drops) > 100
     for hand in drops:
@@ -429,7 +437,7 @@ def hands_of_three(
 
 @pytest.mark.slow
 def test_rule_sets_are_compared_on_the_same_deals() -> None:
-    base, base_hands = hands_of(PRESETS["classic"], 300)
+    base, base_hands = classic_hands()
     dearer, dearer_hands = hands_of(PRESETS["classic"].with_options({"caught_pays": 4}), 300)
     assert [h.deal for h in base_hands] == [h.deal for h in dearer_hands]
     assert [h.dealer for h in base_hands] == [h.dealer for h in dearer_hands]
