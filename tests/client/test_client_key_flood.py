@@ -6,8 +6,10 @@ a minute). The real client App at a practice table (its embedded server)."""
 from __future__ import annotations
 
 import pytest
-from clientkit import at_my_turn, log_text, my_turn, practice_app, wait_for
+from clientkit import at_my_turn, keys_handled, log_text, my_turn, practice_app, wait_for
 from textual import events
+from textual.widgets._toast import Toast
+from tonk.client.app import TonkApp
 from tonk.client.keys import MAX_WAITING_KEYS, KeyedApp
 
 
@@ -23,7 +25,9 @@ async def test_keys_far_faster_than_they_are_handled_are_dropped_and_the_player_
         assert app.keys_dropped == 1000 - (app.keys_arrived - arrived)
         told = [n.message for n in app._notifications]
         assert told.count(KeyedApp.KEYS_DROPPED) == 1, told
-        # The keys after them are played: d draws.
+        # The keys after them are played: d draws (typed once the waiting keys have left it
+        # room, not dropped as the flood's last ones were).
+        await wait_for(pilot, lambda: len(app._keys) < MAX_WAITING_KEYS, "room for a key")
         await pilot.press("d")
         await wait_for(pilot, lambda: "You drew" in log_text(app), "the draw")
 
@@ -37,16 +41,28 @@ async def test_notices_replaced_one_by_another_leave_no_widgets_behind() -> None
         await wait_for(pilot, lambda: my_turn(app), "your first turn")
         screen = app.screen
         await pilot.press("z")
-        await wait_for(pilot, lambda: app._notifications, "the first notice")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: noticed(app, app.keys_arrived), "the first notice")
+        await pilot.pause()  # (settled, with the one notice)
         before = len(list(screen.walk_children()))
         arrived = app.keys_arrived
-        for _ in range(60):
-            await pilot.press("z")
-        await wait_for(
-            pilot, lambda: app.keys_arrived >= arrived + 60 and not app._keys, "the keys"
-        )
+        for n in range(1, 61):
+            # One at a time, as typed: the next once this one is handled and its notice is
+            # in its box on the screen (Pilot.press waits for an idle process instead).
+            app.post_message(events.Key("z", "z"))
+            await wait_for(pilot, lambda n=n: noticed(app, arrived + n), f"key {n}'s notice")
         # (a removed box goes on the next turns of the loop: waited for, never in a leak)
         await wait_for(pilot, lambda: len(list(screen.walk_children())) <= before, "no more boxes")
         told = [n.message for n in app._notifications]
         assert told == ["z is not a key here: ? shows the keys."], told
+
+
+def noticed(app: TonkApp, keys: int) -> bool:
+    """`keys` keys have arrived, each handled to its end, and the newest notice is on the
+    screen in a box of its own."""
+    if app.keys_arrived != keys or not keys_handled(app) or not app._notifications:
+        return False
+    box = f"--textual-toast-{list(app._notifications)[-1].identity}"
+    return any(
+        toast.is_mounted and toast.parent is not None and toast.parent.id == box
+        for toast in app.screen.query(Toast)
+    )

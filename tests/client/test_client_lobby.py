@@ -27,6 +27,7 @@ from clientkit import (
     start_kitchen,
     table_request,
     table_state,
+    type_text,
     wait_for,
 )
 from netclient import NetClient, start_server
@@ -174,7 +175,7 @@ async def test_the_create_table_form_seats_you_with_bots(tmp_path: Path) -> None
             assert name.value == "Tester's table"  # named for you until you name it
             name.value = ""
             name.focus()
-            await pilot.press(*"Kitchen")
+            await type_text(pilot, "Kitchen")
             form.query_one("#preset", Select).value = "pagat"
             form.query_one("#options", Input).value = "hit_lock=1"
             form.query_one("#stake", Input).value = "2"
@@ -418,7 +419,9 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             await screen_shown(pilot, HelpScreen, "the help")
             assert not any("House-rule options" in line for line in screen_lines(app))
             # The help scrolls down a page at a time (no line skipped) to every option, each named
-            # on a line of its own.
+            # on a line of its own. (Each page is read where it ends: scrolled there at once, not
+            # animated.)
+            app.animation_level = "none"
             body = app.screen.query_one("#help-body", VerticalScroll)
             seen: set[str] = set()
             for _ in range(300):
@@ -437,10 +440,10 @@ async def test_the_help_and_the_form_list_every_house_rule_option(tmp_path: Path
             form = await new_table_form(pilot)
             hint = form.query_one("#option-help", Label)
             form.query_one("#options", Input).focus()
-            await pilot.press(*"hit_l")
+            await type_text(pilot, "hit_l")
             await wait_for(pilot, lambda: "hit_lock" in str(hint.render()), "the names")
             assert str(hint.render()) == "Options: hit_lock"
-            await pilot.press(*"ock=")
+            await type_text(pilot, "ock=")
             await wait_for(pilot, lambda: "takes" in str(hint.render()), "the option's help")
             shown = "\n".join(screen_lines(app))
             text = str(hint.render())
@@ -769,7 +772,8 @@ async def test_a_spectator_cannot_pass_for_a_seated_player_in_the_chat(tmp_path:
             await wait_for(pilot, lambda: table_state(app) is not None, "watching")
             assert table_state(app).seat is None  # type: ignore[union-attr]
             await pilot.press("c")
-            await pilot.press(*"I am Bob", "enter")
+            await type_text(pilot, "I am Bob")
+            await pilot.press("enter")
             heard = await bob.expect("chat")
             assert (heard["name"], heard["seat"], heard["text"]) == ("Bob", None, "I am Bob")
             await bob.send({"type": "chat", "text": "No, I am"})

@@ -17,6 +17,7 @@ from clientkit import (
     screen_shown,
     table_request,
     table_state,
+    type_text,
     wait_for,
 )
 from netclient import start_server
@@ -265,7 +266,7 @@ async def test_chat_help_and_leaving_during_a_hand(tmp_path: Path) -> None:
         app = joined_app(server.port, tmp_path / "state", table=table_request())
         async with at_my_turn(app) as pilot:
             await pilot.press("c")
-            await pilot.press(*"hello table")
+            await type_text(pilot, "hello table")
             await pilot.press("enter")
             await wait_for(pilot, lambda: "<Tester> hello table" in log_text(app), "the chat")
             assert not app.table_screen.has_class("chatting")

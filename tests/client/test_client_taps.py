@@ -22,6 +22,7 @@ from clientkit import (
 from netclient import start_server
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
 from tonk.client.dialogs import DropModal, EndOfHandModal, HelpScreen, HitChooser
 from tonk.client.dialogs.confirm import TapHint
 from tonk.client.dialogs.taps import TapButtons
@@ -72,7 +73,7 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             await tap_card(pilot, hand, hand.cards.index(parse_card("8s")))
             await tap_key(pilot, bar, "h")
             await screen_shown(pilot, HitChooser, "the spread chooser")
-            await pilot.pause(0.2)  # (laid out)
+            await laid_out(pilot, "#choices")
             await pilot.click("#choices", offset=(4, 0))
             await wait_for(pilot, lambda: "8s" not in hand_text(app), "the 8s hit onto the run")
             # Discard; on the next turn drop, and answer the question by a tap.
@@ -82,12 +83,22 @@ async def test_a_hand_played_by_taps(tmp_path: Path) -> None:
             await wait_for(pilot, lambda: screen.check_action("drop", ()) is True, "the turn")
             await tap_key(pilot, bar, "k")
             await screen_shown(pilot, DropModal, "the question")
-            await pilot.pause(0.2)  # (laid out)
+            await laid_out(pilot, TapHint)
             await pilot.click(TapHint, offset=(2, 0))  # "k or enter: drop"
             await screen_shown(pilot, EndOfHandModal, "the hand's end")
             # A tap anywhere on the end of the hand goes back to the table.
             await pilot.click(offset=(2, 2))
             await screen_shown(pilot, TableScreen, "the table again")
+
+
+async def laid_out(pilot: Pilot[None], target: str | type[Widget]) -> None:
+    """Wait until `target` has its place on the screen shown, and the App is idle: a tap goes
+    where it is drawn."""
+    screen = pilot.app.screen
+    await wait_for(
+        pilot, lambda: any(w.region.area for w in screen.query(target)), f"{target} laid out"
+    )
+    await pilot.pause()
 
 
 async def tap_button(pilot: Pilot[None], bar: KeyBar, key: str, row: int) -> None:
@@ -151,7 +162,7 @@ async def test_a_touch_screens_table_says_tap_shows_buttons_and_throws_the_card_
             for way_out in ("outside", "Cancel"):
                 await tap_button(pilot, bar, "h", 1)
                 await screen_shown(pilot, HitChooser, "the spread chooser")
-                await pilot.pause(0.2)  # (laid out)
+                await laid_out(pilot, TapButtons)
                 if way_out == "outside":
                     await pilot.click(offset=(0, 0))
                 else:
@@ -161,7 +172,7 @@ async def test_a_touch_screens_table_says_tap_shows_buttons_and_throws_the_card_
             # Help closes by its Close button.
             await tap_button(pilot, bar, "question_mark", 1)
             await screen_shown(pilot, HelpScreen, "the help")
-            await pilot.pause(0.2)
+            await laid_out(pilot, TapButtons)
             await tap_label(pilot, "Close")
             await screen_shown(pilot, TableScreen, "the table after the help")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from clientkit import joined_app, my_turn, screen_shown, table_state, wait_for
 from netclient import NetClient, cards_in, start_server
 from test_server_audit import tonk_server
@@ -274,10 +275,12 @@ async def test_a_test_deck_deals_as_before_and_is_marked(tmp_path):
 # -- the store: seals audited, older hands still read --------------------------------------
 
 
-@pytest.fixture
-async def sealed_db(tmp_path: Path) -> Path:
-    """A database with a bot table's three hands or more settled from sealed deals."""
-    async with start_server(tmp_path) as server:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def sealed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database with a bot table's three hands or more settled from sealed deals, played
+    once for the module's tests: each reads it, or changes a copy of it."""
+    path = tmp_path_factory.mktemp("sealed")
+    async with start_server(path) as server:
         host = await NetClient.connect(server.port, "Host")
         table = await host.create_table(None, name="Sealed", seats=2, bot_pause=0)
         await host.expect(p.UPDATE)  # (the session is on)
@@ -285,7 +288,7 @@ async def sealed_db(tmp_path: Path) -> Path:
         watcher = await NetClient.connect(server.port, "Wes")
         await watcher.request({"type": p.WATCH, "table": table}, p.WATCHING)
         await watcher.expect(p.HAND_END, lambda msg: msg["hand"] >= 3, timeout=60)
-    return tmp_path / "tonk.db"
+    return path / "tonk.db"
 
 
 def _edit_first_record(db: Path, change: Any) -> Path:

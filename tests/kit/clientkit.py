@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from termkit import command_path
+from textual import events
 from textual.pilot import Pilot
 from textual.screen import Screen
 from tonk.client.app import ClientConfig, TonkApp
 from tonk.client.connection import TableRequest
+from tonk.client.keys import KeyedApp, key_name
 from tonk.client.model.state import TableState
 from tonk.client.screens import LobbyScreen
 from tonk.client.text.render import CardStyle
@@ -114,6 +116,28 @@ async def wait_for(
         if loop.time() > give_up:
             raise AssertionError(f"gave up waiting for {what}")
         await pilot.pause(0.02)
+
+
+def keys_handled(app: KeyedApp) -> bool:
+    """No key waits or is being handled, nor a move for the server's answer: the App's own
+    account of its keys, which it lets in one at a time."""
+    return not (app._keys or app._key_busy or app._move_sent is not None)
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    """`text` typed a key at a time, each sent once the one before has been handled to its
+    end (keys_handled): Pilot.press, less its wait after each key for the whole process to
+    have been idle twice for 20 ms."""
+    app = pilot.app
+    assert isinstance(app, KeyedApp)
+    for char in text:
+        arrived = app.keys_arrived
+        app.post_message(events.Key(key_name(char), char))
+        await wait_for(
+            pilot,
+            lambda arrived=arrived: app.keys_arrived > arrived and keys_handled(app),
+            f"{char!r} typed",
+        )
 
 
 def table_state(app: TonkApp) -> TableState | None:
