@@ -69,6 +69,12 @@ def snapshot(hand: Hand) -> dict[str, Any]:
     return {name: _copied(value) for name, value in state(hand).items()}
 
 
+def copy_hand(hand: Hand) -> Hand:
+    """A copy of `hand` that its later actions leave as it is (as `copy.deepcopy` would make
+    it, without copying its frozen values)."""
+    return next(trial_copies(hand))
+
+
 def trial_copies(hand: Hand) -> Iterator[Hand]:
     """Copies of `hand` to apply actions to, as many as asked for, each leaving `hand` and the
     other copies as they were (as `copy.deepcopy` would make them, without copying their

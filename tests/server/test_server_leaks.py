@@ -8,11 +8,11 @@ import copy
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import fields
 from typing import Any
 
 import pytest
 from netclient import NetClient, cards_in, start_server
+from rulekit import copy_hand
 from tonk.shared.game.actions import Event
 from tonk.shared.game.hand import Hand, HandRecord
 from tonk.shared.wire import protocol as p
@@ -27,24 +27,6 @@ def visible(event: Event, seat: int | None) -> dict[str, Any]:
     if event.kind in PRIVATE_KINDS and event.seat != seat:
         data.pop("cards", None)
     return data
-
-
-#: The Hand's fields, for `snapshot`.
-HAND_FIELDS = tuple(field.name for field in fields(Hand))
-
-
-def snapshot(hand: Hand) -> Hand:
-    """A copy of `hand` as it stands, that its later actions leave as it is: every list in it
-    copied (the seats' hands, the stock, the pile, the events...), and the lists in those. What
-    the lists hold (cards, events, spreads) and its other fields are frozen values, shared: a
-    deep copy, copying them too, took some seventy times as long."""
-    copied: Hand = object.__new__(Hand)
-    for name in HAND_FIELDS:
-        value = getattr(hand, name)
-        if isinstance(value, list):
-            value = [list(item) if isinstance(item, list) else item for item in value]
-        setattr(copied, name, value)
-    return copied
 
 
 def told(events: Iterable[Event], seat: int | None) -> set[str]:
@@ -65,10 +47,10 @@ class Truth:
         self.counted: dict[tuple[int, int | None], tuple[list[Event], set[str]]] = {}
         for number, record in records.items():
             hand = record.deal()
-            self.states[number, len(hand.events)] = snapshot(hand)
+            self.states[number, len(hand.events)] = copy_hand(hand)
             for action in record.actions:
                 hand.apply(action)
-                self.states[number, len(hand.events)] = snapshot(hand)
+                self.states[number, len(hand.events)] = copy_hand(hand)
             self.final[number] = hand
 
     @staticmethod
