@@ -50,6 +50,7 @@ from .messages import (
     TableChanged,
 )
 from .model.state import TableInfo, TableState
+from .parsed_css import share_parsed_css
 from .practice import PracticeServer, start_practice_server
 from .recent import client_address, remember
 from .screens import ConnectingScreen, LobbyScreen, NightsScreen, TableScreen
@@ -137,6 +138,7 @@ class TonkApp(KeyedApp):
     too_small: var[bool] = var(False)
 
     def __init__(self, config: ClientConfig) -> None:
+        share_parsed_css()  # (the CSS parsed once a process, not twice a start: parsed_css)
         super().__init__()
         self.config = config
         self.card_style = config.style

@@ -40,11 +40,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 import textual.constants
-from textual.css.model import RuleSet
-from textual.css.stylesheet import Stylesheet
-from textual.css.types import CSSLocation
 from tonk.client.app import ClientConfig
 from tonk.client.door import door_child
+from tonk.client.parsed_css import share_parsed_css
 
 #: The names `ps -o comm` and `top` show for the template and for a session forked from it
 #: (the command line is the template's in both).
@@ -273,33 +271,6 @@ def run_session(request: Request, server: int) -> NoReturn:
         os._exit(code)
 
 
-def share_parsed_css() -> None:
-    """Textual CSS parsed once in the template, for every session: each app parses the same
-    files and DEFAULT_CSS with the same variables (the theme), about a third of a session's
-    start; the rules parsed here are kept, by their text and the variables, and a session's
-    app takes them (its own copy of the pages, written only if it changes them)."""
-    parse_rules = Stylesheet._parse_rules
-    parsed: dict[tuple[object, ...], list[RuleSet]] = {}
-
-    def _parse_rules(
-        self: Stylesheet,
-        css: str,
-        read_from: CSSLocation,
-        is_default_rules: bool = False,
-        tie_breaker: int = 0,
-        scope: str = "",
-    ) -> list[RuleSet]:
-        variables = tuple(sorted(self._variables.items()))
-        key = (variables, css, read_from, is_default_rules, tie_breaker, scope)
-        rules = parsed.get(key)
-        if rules is None:
-            rules = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
-            parsed[key] = rules
-        return rules
-
-    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
-
-
 def warm() -> None:
     """The table app run once, headless, to its first screen (a server it cannot reach):
     what every session imports on its way, and the code its start runs (which the
@@ -342,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     door_child.stop_with_the_server()  # the server's end is the template's
     call_me(TEMPLATE_NAME)
-    share_parsed_css()
+    share_parsed_css()  # (the app's start does too): the CSS its run parses, kept for sessions
     server = os.pidfd_open(os.getppid())
     control = socket.socket(fileno=args.control)
     warm()
