@@ -119,7 +119,16 @@ async def test_an_upright_table_keeps_the_pile_and_spreads_within_its_rows(
             await laid(pilot, app, SPREADS[:count])
             # (The pile's line wraps as the spreads come, and the panel is laid out again:
             # on a busy machine that may be a frame after the pause.)
-            await wait_for(pilot, fitted, f"{count} spreads fitted to the rows left")
+            await wait_for(
+                pilot,
+                fitted,
+                lambda count=count: (
+                    f"{count} spreads fitted to the rows left: {rows()} in {panel.size}, "
+                    f"the pile's {len(pile.rows)} rows, the centre {centre.size} for a budget "
+                    f"of {centre.budget} (told {centre._told}, drawn {centre.chosen} for "
+                    f"{centre._drawn_width} columns), the screen {app.screen.size}"
+                ),
+            )
             assert len(rows()) <= panel.size.height, (count, rows())
             assert len(pile.rows) + panel.size.height <= centre.size.height
             assert all(len(row) <= panel.size.width for row in rows())

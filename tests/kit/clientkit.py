@@ -106,15 +106,20 @@ def practice_app(name: str = "Tester", style: CardStyle | None = None, **options
 
 
 async def wait_for(
-    pilot: Pilot[Any], predicate: Callable[[], object], what: str, limit: float = 30.0
+    pilot: Pilot[Any],
+    predicate: Callable[[], object],
+    what: str | Callable[[], str],
+    limit: float = 30.0,
 ) -> None:
-    """Let the App run until `predicate()` holds; fail saying `what` did not happen. The
-    limit only stops a hung test: nothing is asserted about how long it took."""
+    """Let the App run until `predicate()` holds; fail saying `what` did not happen (`what()`
+    where it is a function: what there was instead, read when the wait gave up). The limit
+    only stops a hung test: nothing is asserted about how long it took."""
     loop = asyncio.get_running_loop()
     give_up = loop.time() + limit
     while not predicate():
         if loop.time() > give_up:
-            raise AssertionError(f"gave up waiting for {what}")
+            said = what() if callable(what) else what
+            raise AssertionError(f"gave up waiting for {said}")
         await pilot.pause(0.02)
 
 
