@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import logging
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -91,6 +92,18 @@ class FileScheduling(LoadFileScheduling):
             if unit in self.workqueue:
                 self.workqueue.move_to_end(unit, last=False)
         super()._assign_work_unit(node)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`'s workers: one a core, and one more where `-m` leaves the end-to-end tests
+    out. The tests in the test's own process wait on timers and sockets about a quarter of
+    their time (the inner loop, 2026-12-07, two cores: 249 s of test time on 199 s of CPU), and
+    a third worker fills it: 134 s with two workers, 106 with three, 108 with four
+    (CONTRIBUTING.md). With end-to-end tests, a core a worker (FileScheduling)."""
+    if "not e2e" not in config.getoption("markexpr"):
+        return None  # (xdist's own count)
+    return len(os.sched_getaffinity(0)) + 1
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
