@@ -3,11 +3,12 @@ theme's variables (BENCHMARKS.md, "Tricks outside the fence").
 
 Textual parses an app's CSS (tonk.tcss and every widget's DEFAULT_CSS) at its start, and again
 when the app refreshes its CSS on entering its first mode, into a new stylesheet whose own cache
-is empty: every start parsed the same text twice, about 40 ms of a terminal client's start of
-about 100 ms of CPU (20 parses to 10). The door sessions' template parses it once for every
-session it forks. The rules parsed are Textual's own values, shared as its per-stylesheet
-cache already shares them between parses; a text with errors is kept with them, and refused
-again with the same errors by every stylesheet that has it."""
+is empty: every start parsed the same text twice (20 parses where 10 do), about 60 ms of the
+124 ms of CPU a start added to the import (`bench/client_start.py --screen`). The door
+sessions' template parses it once for every session it forks. The rules parsed are Textual's
+own values, shared as its per-stylesheet cache already shares them between parses; a text with
+errors is kept with them, and refused again with the same errors by every stylesheet that has
+it."""
 
 from __future__ import annotations
 

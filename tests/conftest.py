@@ -94,14 +94,20 @@ class FileScheduling(LoadFileScheduling):
         super()._assign_work_unit(node)
 
 
+def leaves_out_e2e(config: pytest.Config) -> bool:
+    """Whether `-m` leaves the end-to-end tests out (the inner loops)."""
+    return "not e2e" in config.getoption("markexpr")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`'s workers: one a core, and one more where `-m` leaves the end-to-end tests
     out. The tests in the test's own process wait on timers and sockets about a quarter of
     their time (the inner loop, 2026-12-07, two cores: 249 s of test time on 199 s of CPU), and
     a third worker fills it: 134 s with two workers, 106 with three, 108 with four
-    (CONTRIBUTING.md). With end-to-end tests, a core a worker (FileScheduling)."""
-    if "not e2e" not in config.getoption("markexpr"):
+    (CONTRIBUTING.md). With end-to-end tests, a core a worker (FileScheduling); and xdist's
+    own count wherever PYTEST_XDIST_AUTO_NUM_WORKERS sets it."""
+    if not leaves_out_e2e(config) or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # (xdist's own count)
     return len(os.sched_getaffinity(0)) + 1
 
@@ -111,7 +117,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFil
     `-m` leaves the end-to-end tests out, the files that have some run side by side too."""
     if config.getoption("dist") != "loadfile":
         return None
-    return FileScheduling(config, log, e2e="not e2e" not in config.getoption("markexpr"))
+    return FileScheduling(config, log, e2e=not leaves_out_e2e(config))
 
 
 @pytest.fixture

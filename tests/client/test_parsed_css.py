@@ -67,8 +67,9 @@ def test_a_text_with_errors_is_refused_every_time(parses: list[str]) -> None:
 
 
 def started_css(monkeypatch: pytest.MonkeyPatch, shared: bool) -> list[tuple[str, str, bool]]:
-    """The whole stylesheet of the table app at its first screen, its CSS parsed by Textual
-    alone or through the cache (after an app before it filled it)."""
+    """Every rule of the table app's stylesheet at its first screen (its selectors, styles and
+    whether it is a default), its CSS parsed by Textual alone or through the cache (after an
+    app before it filled it)."""
     if not shared:
         monkeypatch.setattr(Stylesheet, "_parse_rules", parsed_css._TEXTUALS_PARSE)
         monkeypatch.setattr(client_app, "share_parsed_css", lambda: None)
