@@ -65,8 +65,18 @@ async def test_no_hint_in_play_at_a_table_with_other_people(tmp_path):
 async def test_a_hint_before_the_move_where_the_others_are_bots(tmp_path):
     async with start_server(tmp_path) as server:
         ann = await NetClient.connect(server.port, "Ann")
+        # A stacked deal with no tonk on it: a shuffled one ends at the deal now and then
+        # (a dealt total of 49 or more), and there is no hand in play to ask about.
+        deck = scripted("classic", "drop_won").deck
         table = await ann.create_table(
-            "easy", "sharp", name="Practice", seats=3, dealer=2, turn_timer=None
+            "easy",
+            "sharp",
+            name="Practice",
+            seats=3,
+            rules={"preset": "classic"},
+            deck=deck,
+            dealer=DEALER,
+            turn_timer=None,
         )
         dealt = await ann.expect(p.UPDATE, lambda m: m["view"]["turn"] == 0)
         got = await ask(ann, {"type": p.COACH, "table": table, "hand": dealt["hand"]})
