@@ -76,7 +76,7 @@ class LineWidget(Widget):
         rows = self.render_rows(self.lines, width)
         if len(rows) != len(self.rows) and self._auto_height:
             self.rows = rows
-            self.refresh(layout=True)
+            self._lay_out_again()
             return
         self.paint(rows)
 
@@ -123,7 +123,22 @@ class LineWidget(Widget):
         self._width = width
         self.rows = self.rows_for_width(width) if width > 0 else []
         if self.is_mounted:
-            self.refresh(layout=self._auto_height)
+            if self._auto_height:
+                self._lay_out_again()
+            else:
+                self.refresh()
+
+    def _lay_out_again(self) -> None:
+        """Refresh with a new layout, the height taken from the rows there are now, also where
+        one is already asked for. Textual (6.3 to 8.2 at least) keys the box model it caches
+        by a count of the layouts asked for, and counts one only where none is pending: rows
+        set twice before the first layout, with the parent laid out between (its size
+        changed, as when a table's state changes many panels at once), were laid out at the
+        first rows' height until something else changed (the pile 4 rows high around 1 row
+        of text, the spreads cut short: tests/client/test_client_lines.py)."""
+        if self._layout_required and hasattr(self, "_layout_updates"):
+            self._layout_updates += 1
+        self.refresh(layout=True)
 
     def refit(self) -> None:
         """The size changed: build the rows again (subclasses first rebuild their lines)."""

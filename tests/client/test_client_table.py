@@ -33,9 +33,11 @@ from netclient import NetClient, start_server
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
+from textual.widgets import Static
 from tonk.client.app import TonkApp
 from tonk.client.dialogs import DropModal, EndOfHandModal
 from tonk.client.messages import TableChanged
@@ -363,6 +365,40 @@ async def test_lines_repaint_only_the_rows_that_change() -> None:
         regions.clear()
         widget.set_lines([Text("  Ada (bot) 6 cards"), Text("▶ Bix (bot) 5 cards")])
         assert regions == []
+
+
+class PileOverRest(App[None]):
+    """A wrapping LineWidget of auto height over a panel taking the rows it leaves, in a box
+    of 12 rows: the table's pile over its spreads."""
+
+    CSS = "#box { height: 12; } #rest { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield LineWidget(wrap=True, id="pile")
+            yield Static("spreads", id="rest")
+
+
+async def test_lines_set_twice_before_a_layout_take_the_second_rows_height() -> None:
+    """Rows set, the box laid out again before the widget's own layout (here by hand; in
+    play, another panel's change resizing the table's centre in the same frame), then rows
+    of another height: the widget is laid out at the second rows' height, and the panel under
+    it gets the rest. (Textual counts a pending layout once in its box model's cache key: the
+    widget stayed 4 rows high around 1 row, the flake of the upright spreads test.)"""
+    app = PileOverRest()
+    async with app.run_test(size=(40, 20)) as pilot:
+        pile = app.query_one("#pile", LineWidget)
+        pile.set_lines([Text("the pile")])
+        await pilot.pause()
+        assert pile.size.height == 1
+        pile.set_lines([Text(f"card row {n}") for n in range(4)])
+        app.query_one("#box")._clear_arrangement_cache()
+        app.screen._refresh_layout()  # the layout that came first
+        assert pile.size.height == 4
+        pile.set_lines([Text("Stock: 29   Discard: 9♣")])
+        await pilot.pause()
+        await pilot.pause()
+        assert (pile.size.height, app.query_one("#rest").size.height) == (1, 11)
 
 
 class Bar(App[None]):
