@@ -235,7 +235,8 @@ class SpreadsPanel(LineWidget):
             cards = self.as_cards(self.size_, width)
             if cards is not None:  # (the centre panel chose the size for the rows there are)
                 return centred(cards, width)
-        return self.fitted_text(height)
+        lines = self.fitted_text(height)
+        return lines if self.spreads else centred(lines, width)  # ("No spreads ...": centred)
 
     def fitted_text(self, height: int) -> list[Text]:
         """The spreads as text in `height` rows (0: as many as they take)."""
@@ -451,7 +452,12 @@ class CentrePanel(Vertical):
                 *(((SMALL, fanned, None),) if fan_first else ()),
                 *((size, plain, size) for size in SIZES),
             ]
-            candidates += [(None, plain, SMALL), (SMALL, fanned, None), (SMALL, plain, None)]
+            # Short of rows for both as cards: the spreads as cards beside the pile in words;
+            # with no spread yet, the pile's cards over "No spreads on the table." rather than
+            # the pile in words over rows kept empty (four seats at 80x24: a centre of 6 rows).
+            words = [(None, plain, SMALL)]
+            small_pile = [(SMALL, fanned, None), (SMALL, plain, None)]
+            candidates += [*words, *small_pile] if view.spreads else [*small_pile, *words]
             laid: dict[CardSize, list[Text] | None] = {}
             chosen: tuple[CardSize | None, CardSize | None, bool]
             for pile_size, pile_seen, spread_size in candidates:

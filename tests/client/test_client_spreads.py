@@ -175,3 +175,30 @@ async def test_at_80x24_the_pile_is_fanned_until_the_first_spread_takes_its_rows
         rows = await laid(pilot, app, BOOKS[:1])
         await wait_for(pilot, lambda: centre.chosen == (SMALL, SMALL, False), "the spread laid")
         assert "Bix's book" in rows[0], rows
+
+
+@pytest.mark.parametrize(("bots", "rules"), [(3, "classic"), (4, "speno")], ids=["4", "5"])
+async def test_four_or_five_seats_at_80x24_show_the_pile_as_cards_before_any_spread(
+    bots: int, rules: str
+) -> None:
+    """Four or five seats at 80x24 leave the table 6 or 5 rows: before any spread, the pile's
+    cards fanned with who threw them over "No spreads on the table." (before, the pile in
+    words over rows kept empty for a spread's cards: a mostly empty panel); a spread laid
+    takes the rows, every row of both within the table."""
+    app = practice_app(bots=bots, rules=rules)
+    async with at_my_turn(app) as pilot:
+        centre = app.screen.query_one(CentrePanel)
+        pile = app.screen.query_one("#pile", LineWidget)
+        panel = app.screen.query_one(SpreadsPanel)
+
+        def within() -> bool:
+            return len(pile.rows) + len(panel.rows) <= centre.size.height
+
+        await wait_for(pilot, lambda: centre.chosen == (SMALL, None, True), "the pile as cards")
+        assert centre.size.height == 9 - bots
+        assert "▒▒▒" in pile.text and "up card" in pile.text, pile.text
+        assert panel.text.strip() == "No spreads on the table." and within()
+        rows = await laid(pilot, app, BOOKS[:1])
+        await wait_for(pilot, within, "the spread within the table")
+        assert any("Bix" in row for row in rows), rows
+        assert "Stock: " in pile.text, pile.text

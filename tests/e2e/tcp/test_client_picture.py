@@ -204,18 +204,25 @@ async def test_a_narrow_top_line_breaks_between_the_moves_not_inside_one(
         assert any("Practice · classic · 1 chip · hand 1" in row for row in top), top
 
 
-async def test_five_seats_at_80x24_keep_the_compact_text_where_cards_do_not_fit(
+async def test_five_seats_at_80x24_show_the_pile_as_cards_over_no_spreads(
     tmp_path: Path,
 ) -> None:
     options = ["--name", "Tester", "--bots", "4", "--rules", "speno", "--seed", "11"]
     with client(tmp_path, (80, 24), *options) as term:
-        # Five players listed leave the table six rows: the stock and discard as a line.
-        line = re.compile(r"Stock: \d+   Discard: \S+  \(\d+ in the pile\)")
+        # Five players listed leave the table five rows: before any spread, the pile's cards
+        # (a card back, the discard, who threw it) over "No spreads on the table.", not a
+        # line of text over empty rows.
         screen = await term.wait_until(
-            lambda s: "Dot (bot)" in s and "No spreads on the table." in s and line.search(s),
+            lambda s: (
+                "Dot (bot)" in s
+                and "No spreads on the table." in s
+                and "▒▒▒" in s
+                and re.search(r"Stock: \d+", s) is not None
+            ),
             "the table laid out for five",
         )
-        assert "▒▒▒" not in screen
+        assert re.search(r"Stock: \d+   Discard: ", screen) is None  # (not the line of text)
+        assert "Terminal too small" not in screen
 
 
 async def test_the_end_of_hand_window_fits_a_narrow_terminal(tmp_path: Path) -> None:
