@@ -135,7 +135,7 @@ class LineWidget(Widget):
         set twice before the first layout, with the parent laid out between (its size
         changed, as when a table's state changes many panels at once), were laid out at the
         first rows' height until something else changed (the pile 4 rows high around 1 row
-        of text, the spreads cut short: tests/client/test_client_lines.py)."""
+        of text, the spreads cut short: tests/client/test_client_table.py)."""
         if self._layout_required and hasattr(self, "_layout_updates"):
             self._layout_updates += 1
         self.refresh(layout=True)
