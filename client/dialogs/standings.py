@@ -81,7 +81,7 @@ class StandingsScreen(Screen[str | None]):
             hint = Label(self._hint(), id="standings-hint", classes="hint")
             hint.display = not by_touch(self.app)
             yield hint
-        yield from screen_keys(self.app)
+        yield screen_keys(self.app)
 
     def on_mount(self) -> None:
         if self._until is not None:

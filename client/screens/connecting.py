@@ -7,10 +7,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..keys import ScreenKeys
 from ..widgets import TooSmall
+from ..widgets.screenkeys import screen_keys
 
 
 class ConnectingScreen(Screen[None]):
@@ -26,4 +27,4 @@ class ConnectingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         yield Static(self.text, id="connecting")
-        yield Footer()
+        yield screen_keys(self.app)

@@ -189,7 +189,7 @@ class LobbyScreen(Screen[None]):
         table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Label("", id="lobby-note")
-        yield from screen_keys(self.app)
+        yield screen_keys(self.app)
 
     def _title(self) -> Text:
         """The top line: on as many rows as a narrow screen needs, broken between its parts."""

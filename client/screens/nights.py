@@ -71,7 +71,7 @@ class NightsScreen(Screen[None]):
         yield Static(Text("tonk · standings across nights", style="bold"), id="nights-title")
         with VerticalScroll(id="nights-scroll"):
             yield Static("", id="nights-body")
-        yield from screen_keys(self.app)
+        yield screen_keys(self.app)
 
     def on_mount(self) -> None:
         self.action_refresh()

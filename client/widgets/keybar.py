@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from tonk.shared.records import record
@@ -48,13 +49,30 @@ class KeyBar(LineWidget):
     def watch_entries(self) -> None:
         self._build()
 
-    def _build(self) -> None:
-        width = self.size.width or 80
+    def _fitted(self, width: int) -> list[list[KeyEntry]]:
+        """The rows of keys at `width`, the least kept left out where they are too many."""
         entries = list(self.entries)
         rows = key_rows(entries, width)
         while entries and len(rows) > self._rows_allowed():
             entries.remove(min(entries, key=lambda e: e.keep))
             rows = key_rows(entries, width)
+        return rows
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The rows the keys take at the layout's `width`, which the bar may not be built at
+        yet (a screen's first layout comes before the bar's Resize): a layout asked for
+        again once it is built may wait, as a screen just made current waits for its next
+        idle moment, and the bar would show one row of two keys' rows till then (the lobby
+        at 40 columns)."""
+        return self.rows_at(width) if width > 0 else len(self.lines)
+
+    def rows_at(self, width: int) -> int:
+        """The rows the bar takes at `width`."""
+        return max(1, len(self._fitted(width)))
+
+    def _build(self) -> None:
+        width = self.size.width or 80
+        rows = self._fitted(width)
         lines = []
         self._spans = []
         for y, row in enumerate(rows):

@@ -1,6 +1,6 @@
-"""A screen's keys (its bindings shown) where Textual's one-row footer does not serve: on a
-narrow terminal, on two rows of the key bar; on a touch screen, as buttons named by what
-they do. A tap on one presses its key."""
+"""A screen's keys (its bindings shown): in a terminal on the key bar (one row, or two where
+one is too narrow); on a touch screen, as buttons named by what they do. A tap or a click on
+one presses its key."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from textual import on
 from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from ..touch import by_touch
 from .keybar import KeyBar, KeyEntry
@@ -51,17 +50,16 @@ class _FromBindings(KeyBar):
 
 
 class ScreenKeyBar(_FromBindings):
-    """A screen's keys on the key bar's rows (a narrow terminal's: tonk.tcss shows it in place
-    of the footer under PORTRAIT columns)."""
+    """A screen's keys on the key bar's rows, as the table's are: rows of text repainted as
+    far as they changed, where Textual's footer made a widget a key again at each change of
+    the bindings (a lobby's every update)."""
 
 
 class ScreenButtons(_FromBindings, TouchKeyBar):
     """A screen's keys as buttons three rows tall (a touch screen's)."""
 
 
-def screen_keys(app: App[Any]) -> list[Widget]:
-    """The foot of a screen with keys: on a touch screen its buttons; in a terminal Textual's
-    footer, and the key bar that takes its place on a narrow one."""
-    if by_touch(app):
-        return [ScreenButtons(id="keys")]
-    return [Footer(compact=True), ScreenKeyBar(id="keys")]
+def screen_keys(app: App[Any]) -> Widget:
+    """The foot of a screen with keys: on a touch screen its buttons; in a terminal the key
+    bar."""
+    return ScreenButtons(id="keys") if by_touch(app) else ScreenKeyBar(id="keys")

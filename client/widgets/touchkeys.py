@@ -39,14 +39,22 @@ class TouchKeyBar(KeyBar):
             used += wide
         return rows
 
-    def _build(self) -> None:
-        width = self.size.width or 80
+    def _buttons_fitted(self, width: int) -> list[list[KeyEntry]]:
+        """The rows of buttons at `width`, those that keep least left out where they are too
+        many."""
         entries = list(self.entries)
         while entries and len(self._laid(entries, width)) > MOST_ROWS:
             entries.remove(min(entries, key=lambda e: e.keep))
+        return self._laid(entries, width)
+
+    def rows_at(self, width: int) -> int:
+        return BUTTON_ROWS * len(self._buttons_fitted(width))
+
+    def _build(self) -> None:
+        width = self.size.width or 80
         lines: list[Text] = []
         self._buttons = []
-        for number, row in enumerate(self._laid(entries, width)):
+        for number, row in enumerate(self._buttons_fitted(width)):
             texts = [Text() for _ in range(BUTTON_ROWS)]
             for entry in row:
                 start = texts[1].cell_len + (1 if texts[1] else 0)

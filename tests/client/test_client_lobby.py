@@ -894,6 +894,7 @@ async def test_the_lobby_at_40_columns_fits_without_a_sideways_scroll_and_cuts_n
         await ada.expect("seated")
         app = joined_app(server.port, tmp_path / "state")
         async with app.run_test(size=(40, 24)) as pilot:
+            await screen_shown(pilot, LobbyScreen, "the lobby")
             grid = app.lobby.query_one(DataTable)
             await wait_for(pilot, lambda: grid.row_count == 1, "the list of tables")
             await pilot.pause()

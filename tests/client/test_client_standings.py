@@ -14,11 +14,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 from tonk.client.dialogs import StandingsScreen
 from tonk.client.messages import Request
 from tonk.client.model.reports import RematchChanged, SessionEnded
-from tonk.client.widgets.screenkeys import ScreenButtons
+from tonk.client.widgets.screenkeys import ScreenButtons, ScreenKeyBar
 from tonk.shared.wire import messages as m
 
 STANDINGS = (("Ann", 3), ("Ada (bot)", 0), ("Bob", -3))
@@ -158,9 +157,10 @@ async def test_a_called_off_offer_says_why() -> None:
         assert "The rematch is called off: nobody said yes." in text(app)
 
 
-def footer_keys(app: Standings) -> list[str]:
-    """The keys the screen's key bar offers."""
-    return [key.key for key in app.standings.query(FooterKey)]
+def bar_keys(app: Standings) -> list[str]:
+    """The keys the screen's key bar offers (none where there is no bar: a touch screen's
+    buttons)."""
+    return [entry.key for bar in app.standings.query(ScreenKeyBar) for entry in bar.entries]
 
 
 async def test_equal_balances_share_a_place_and_your_own_row_is_marked() -> None:
@@ -177,15 +177,15 @@ async def test_equal_balances_share_a_place_and_your_own_row_is_marked() -> None
         ]
         assert "Bob (you)" in text(app)
         assert "Ann (you)" not in text(app)
-        await wait_for(pilot, lambda: "l" in footer_keys(app), "the key bar")
-        assert {"r", "n", "l"} <= set(footer_keys(app))
+        await wait_for(pilot, lambda: "l" in bar_keys(app), "the key bar")
+        assert {"r", "n", "l"} <= set(bar_keys(app))
 
 
 async def test_a_spectator_s_key_bar_offers_no_rematch_answer() -> None:
     app = Standings(StandingsScreen(ended(seated=False), "Zed"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: "l" in footer_keys(app), "the key bar")
-        assert "r" not in footer_keys(app) and "n" not in footer_keys(app)
+        await wait_for(pilot, lambda: "l" in bar_keys(app), "the key bar")
+        assert "r" not in bar_keys(app) and "n" not in bar_keys(app)
         assert "(you)" not in text(app)
         await no_answer_asked(app, pilot, text(app), "You are watching")
 
@@ -204,7 +204,7 @@ async def test_on_a_touch_screen_the_standings_say_tap_and_answer_by_buttons() -
         assert "tap Rematch or No rematch" in words, words
         for key_words in ("r says yes", "r: rematch", "enter:", "q: quit"):
             assert key_words not in words, words
-        assert not footer_keys(app)  # (no footer of keys: buttons)
+        assert not bar_keys(app)  # (no key bar: buttons)
         bar = app.standings.query_one(ScreenButtons)
         named = [entry.description for entry in bar.entries]
         assert named == ["Rematch", "No rematch", "History", "Back", "Quit"], named

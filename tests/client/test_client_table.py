@@ -34,7 +34,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets import Static
@@ -62,6 +62,7 @@ from tonk.client.widgets import (
 )
 from tonk.client.widgets.status import AWAY, AWAY_TOUCH, hand_words
 from tonk.client.widgets.table import fitted
+from tonk.client.widgets.touchkeys import TouchKeyBar
 from tonk.shared.game.cards import format_cards, parse_card
 from tonk.shared.game.rules import HouseRules
 from tonk.shared.game.view import Phase, SeatView
@@ -416,6 +417,13 @@ class Bar(App[None]):
         self.pressed.append(event.key)
 
 
+class Buttons(Bar):
+    """A touch screen's key bar alone."""
+
+    def compose(self) -> ComposeResult:
+        yield TouchKeyBar(id="keys")
+
+
 #: Six keys: more than a 40-column row holds.
 SIX_KEYS = (
     KeyEntry("d", "d", "Draw", True, 9),
@@ -425,6 +433,31 @@ SIX_KEYS = (
     KeyEntry("question_mark", "?", "Help", True, 6),
     KeyEntry("q", "q", "Leave", True, 7),
 )
+
+
+async def test_a_key_bar_is_as_tall_as_its_keys_take_at_the_width_it_is_laid_out_at() -> None:
+    """The bar's height is what its keys take at the layout's width, before the bar is built
+    at that width: built first at 80 columns (one row), laid out at 40 it takes its two rows
+    from that first layout, not only from a layout asked for once it is built at 40, which
+    a screen just made current may leave waiting (the lobby's keys cut to one row at 40
+    columns); as buttons, three rows a row of them."""
+    app = Bar("KeyBar { height: auto; max-height: 2; }")
+    async with app.run_test(size=(80, 6)) as pilot:
+        bar = app.query_one(KeyBar)
+        bar.entries = SIX_KEYS
+        await pilot.pause()
+        assert len(bar.lines) == 1  # (at 80 columns, one row)
+        view = Size(40, 6)
+        assert bar.get_content_height(view, view, 40) == 2
+        assert bar.get_content_height(view, view, 80) == 1
+    touch = Buttons("TouchKeyBar { height: auto; max-height: 6; }")
+    async with touch.run_test(size=(80, 8)) as pilot:
+        buttons = touch.query_one(TouchKeyBar)
+        buttons.entries = SIX_KEYS
+        await pilot.pause()
+        assert buttons.size.height == 3 and len(buttons.lines) == 3
+        view = Size(30, 8)
+        assert buttons.get_content_height(view, view, 30) == 6
 
 
 async def test_the_key_bar_greys_keys_and_drops_the_least_needed_when_narrow() -> None:
