@@ -14,7 +14,7 @@ from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.filter import Monochrome, NoColor
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -175,9 +175,19 @@ class TonkApp(KeyedApp):
         markup: bool = True,
     ) -> None:
         """One notice at a time: a new one replaces the one before (three in a row covered the
-        ledger and half the log)."""
-        self.clear_notifications()
+        ledger and half the log); an error stays beside it for its time (`_clear_notices`)."""
+        self._clear_notices()
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _clear_notices(self) -> None:
+        """Every notice gone but the errors, shown again for the time they had left: a deck
+        that did not check is said loud until its time is up, not replaced by the next notice
+        or hidden as the next window opens ("No card is selected.", a late key, a window:
+        whichever came after the error was shown took it away)."""
+        errors = [n for n in self._notifications if n.severity == "error" and n.time_left > 0]
+        self.clear_notifications()
+        for notification in errors:
+            self.post_message(Notify(notification))
 
     def clear_notifications(self) -> None:
         """Every notice gone, with the boxes they sat in. Textual's clearing removes a notice
@@ -195,7 +205,7 @@ class TonkApp(KeyedApp):
         """A window opened (the history, help, a hand's end): the notice about the screen
         under it goes, rather than cover the window's title at 80x24."""
         if isinstance(screen, ModalScreen):
-            self.clear_notifications()
+            self._clear_notices()
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, asking a POSIX terminal for clicks only

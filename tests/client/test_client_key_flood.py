@@ -10,6 +10,7 @@ from clientkit import at_my_turn, keys_handled, log_text, my_turn, practice_app,
 from textual import events
 from textual.widgets._toast import Toast
 from tonk.client.app import TonkApp
+from tonk.client.dialogs import ConfirmModal
 from tonk.client.keys import MAX_WAITING_KEYS, KeyedApp
 
 
@@ -66,3 +67,36 @@ def noticed(app: TonkApp, keys: int) -> bool:
         toast.is_mounted and toast.parent is not None and toast.parent.id == box
         for toast in app.screen.query(Toast)
     )
+
+
+async def test_an_error_stays_through_the_next_notice_and_the_next_window() -> None:
+    """A notice replaces the one before, and a window opening takes the notices away, but an
+    error (the deck that did not check) stays for its time: shown first, then a key that
+    means nothing here and the help opened after it, it is still there beside the new one."""
+    app = practice_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: my_turn(app), "your first turn")
+        app.notify("Hand 1: the deck did NOT check", severity="error", timeout=120)
+        await wait_for(pilot, lambda: len(app._notifications) == 1, "the error shown")
+        app.notify("Something else.")
+        await pilot.press("z")
+
+        def told() -> list[str]:
+            return [n.message for n in app._notifications]
+
+        await wait_for(
+            pilot,
+            lambda: (
+                told()
+                == ["Hand 1: the deck did NOT check", "z is not a key here: ? shows the keys."]
+            ),
+            lambda: f"the error beside the newest notice: {told()}",
+        )
+        app.push_screen(ConfirmModal("A window?"))
+        await wait_for(
+            pilot,
+            lambda: told() == ["Hand 1: the deck did NOT check"],
+            lambda: f"the error alone over the window: {told()}",
+        )
+        error = next(iter(app._notifications))
+        assert 110 < error.time_left <= 120  # (its own time left, not a new one)
