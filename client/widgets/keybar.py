@@ -33,6 +33,8 @@ class KeyBar(LineWidget):
 
     #: The most rows the bar takes; keys that fit in none are left out, the least kept first.
     MAX_ROWS = 2
+    #: The terminal's rows a row of keys takes.
+    ROW_HEIGHT = 1
 
     class Pressed(Message):
         def __init__(self, key: str) -> None:
@@ -52,11 +54,15 @@ class KeyBar(LineWidget):
     def _fitted(self, width: int) -> list[list[KeyEntry]]:
         """The rows of keys at `width`, the least kept left out where they are too many."""
         entries = list(self.entries)
-        rows = key_rows(entries, width)
+        rows = self._laid(entries, width)
         while entries and len(rows) > self._rows_allowed():
             entries.remove(min(entries, key=lambda e: e.keep))
-            rows = key_rows(entries, width)
+            rows = self._laid(entries, width)
         return rows
+
+    def _laid(self, entries: list[KeyEntry], width: int) -> list[list[KeyEntry]]:
+        """`entries` in rows of `width` (a touch bar lays its buttons otherwise)."""
+        return key_rows(entries, width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """The rows the keys take at the layout's `width`, which the bar may not be built at
@@ -68,7 +74,7 @@ class KeyBar(LineWidget):
 
     def rows_at(self, width: int) -> int:
         """The rows the bar takes at `width`."""
-        return max(1, len(self._fitted(width)))
+        return self.ROW_HEIGHT * max(1, len(self._fitted(width)))
 
     def _build(self) -> None:
         width = self.size.width or 80

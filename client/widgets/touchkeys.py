@@ -23,6 +23,8 @@ class TouchKeyBar(KeyBar):
     the key is open now), one column apart, laid in rows as the width allows; those that keep
     least go first when even the rows are too few. A tap anywhere on a button presses it."""
 
+    ROW_HEIGHT = BUTTON_ROWS
+
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self._buttons: list[tuple[int, int, int, str]] = []  # (row, start, end, key)
@@ -39,22 +41,14 @@ class TouchKeyBar(KeyBar):
             used += wide
         return rows
 
-    def _buttons_fitted(self, width: int) -> list[list[KeyEntry]]:
-        """The rows of buttons at `width`, those that keep least left out where they are too
-        many."""
-        entries = list(self.entries)
-        while entries and len(self._laid(entries, width)) > MOST_ROWS:
-            entries.remove(min(entries, key=lambda e: e.keep))
-        return self._laid(entries, width)
-
-    def rows_at(self, width: int) -> int:
-        return BUTTON_ROWS * len(self._buttons_fitted(width))
+    def _rows_allowed(self) -> int:
+        return MOST_ROWS
 
     def _build(self) -> None:
         width = self.size.width or 80
         lines: list[Text] = []
         self._buttons = []
-        for number, row in enumerate(self._buttons_fitted(width)):
+        for number, row in enumerate(self._fitted(width)):
             texts = [Text() for _ in range(BUTTON_ROWS)]
             for entry in row:
                 start = texts[1].cell_len + (1 if texts[1] else 0)
