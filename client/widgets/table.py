@@ -229,8 +229,12 @@ class SpreadsPanel(LineWidget):
             return self.fitted_text(0)
         return spreads_as_cards(self.spreads, self.names, self.card_style, size, width, self.order)
 
-    def fitted(self) -> list[Text]:
-        width, height = self.size.width, self.size.height
+    def fitted(self, height: int | None = None) -> list[Text]:
+        """The spreads' lines for the panel's width, in `height` rows (None: the panel's
+        height now; the centre panel passes the rows the pile leaves, which the panel is
+        given only at the next layout)."""
+        width = self.size.width
+        height = self.size.height if height is None else height
         if self.size_ is not None and width > 0:
             cards = self.as_cards(self.size_, width)
             if cards is not None:  # (the centre panel chose the size for the rows there are)
@@ -507,13 +511,17 @@ class CentrePanel(Vertical):
         self.chosen = chosen
         pile = self.query_one("#pile", LineWidget)
         spreads = self.query_one("#spreads", SpreadsPanel)
+        width, height = self.size.width, self.size.height
         if chosen[0] is not None:
-            width, height = self.size.width, self.size.height
             above = max(0, (height - len(rows) - spread_rows) // 2) if self.budget is None else 0
             rows = [*([Text()] * above), *centred(rows, width)]
         pile.set_lines(rows)
         spreads.size_ = chosen[1]
-        spreads.set_lines(spreads.fitted())
+        # Fitted to the rows under the pile now: the panel's own height is the one before
+        # (one row under the first spread's pile of cards, and "+5 more spreads" in it
+        # until the next layout made it four rows).
+        room = (height if self.budget is None else self.budget) - len(pile.render_rows(rows, width))
+        spreads.set_lines(spreads.fitted(room))
         self._sized(taken)
 
     def _sized(self, taken: int) -> None:

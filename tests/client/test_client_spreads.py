@@ -202,3 +202,25 @@ async def test_four_or_five_seats_at_80x24_show_the_pile_as_cards_before_any_spr
         await wait_for(pilot, within, "the spread within the table")
         assert any("Bix" in row for row in rows), rows
         assert "Stock: " in pile.text, pile.text
+
+
+async def test_the_first_spreads_are_fitted_to_the_rows_under_the_pile_before_the_layout() -> None:
+    """Before any spread the pile's cards leave the spreads one row ("No spreads on the
+    table."); the spreads laid, the pile goes to words, and the spreads are fitted to the rows
+    it leaves at once, not to the one row the panel has until the next layout (a frame of
+    "+5 more spreads", and a test that read it on a loaded machine)."""
+    app = practice_app(bots=4, rules="speno")
+    async with at_my_turn(app) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(SpreadsPanel)
+        assert panel.size.height == 1 and panel.line_text(0).strip() == "No spreads on the table."
+        state = table_state(app)
+        assert state is not None and state.view is not None
+        app.table_state = replace(state, view=replace(state.view, spreads=SPREADS[:5]))
+        assert panel.size.height == 1  # (not laid out again yet)
+        assert [panel.line_text(y) for y in range(len(panel.rows))] == [
+            "1 Ada: 8♠ 9♠ 10♠ J♠ Q♠ K♠ +Q♠ Bix +K♠ Cleo",
+            "2 Bix: 7♥ 7♦ 7♣ 7♠ +7♠ Dot",
+            "3 Cleo: 2♦ 3♦ 4♦ 5♦ 6♦ +5♦ You +6♦ Ada",
+            "4 Dot: J♥ J♦ J♣   5 You: A♥ 2♥ 3♥ 4♥ +4♥ Ada",
+        ]
