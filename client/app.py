@@ -247,6 +247,13 @@ class TonkApp(KeyedApp):
         small = width < TooSmall.MIN_WIDTH or height < TooSmall.MIN_HEIGHT
         self.set_class(small, "-too-small")
         self.too_small = small
+        # The whole screen drawn again at each resize the terminal reports. A terminal that
+        # reflows its lines as it resizes (xterm.js in the web door, most desktop terminals)
+        # has moved the rows Textual drew, and Textual redraws all of them only where the
+        # size it lays out at changes: a phone turned and back at once (two sizes within
+        # Textual's 1/120 s, or read after the second) left stale rows above the table and
+        # blank rows for its buttons, until something else changed there.
+        self.screen.refresh()
 
     def key_route(self) -> Widget:
         """The table posts the moves the keys ask for (see KeyedApp.on_key_done)."""

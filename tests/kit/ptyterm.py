@@ -167,6 +167,14 @@ class Term:
             self._screen.resize(height, width)
         self.process.setwinsize(height, width)
 
+    def forget_the_screen(self) -> None:
+        """Blank the emulator's screen, the program not told: what a terminal that reflows
+        its lines on a resize (xterm.js, most desktop terminals) shows is no longer what the
+        program drew there, and only what it draws again is right. Here nothing is left, so
+        the screen shows just what the program draws from now on."""
+        with self._lock:
+            self._screen.erase_in_display(2)
+
     async def wait_exit(self, limit: float = 30.0) -> int:
         """The program's exit status once it has exited (a signal's number negated)."""
         loop = asyncio.get_running_loop()

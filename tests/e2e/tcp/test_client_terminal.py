@@ -153,6 +153,25 @@ async def test_the_key_line_is_right_at_once_after_growing_back_from_too_small(t
     assert term.screen().splitlines()[22].startswith("d Draw p Pick up"), term.screen()
 
 
+async def test_a_terminal_resized_and_back_at_once_is_drawn_again_whole(term: Term) -> None:
+    """A phone turned and back, a window dragged out and back: two resizes in a moment, the
+    size at the end the one before. A terminal that reflows its lines has moved what the
+    client drew, so the client draws every row again, though the size it lays out at is
+    the same (the web door's phone once kept stale rows above the table and blank rows for
+    its buttons)."""
+    term.start(practice(), ENV)
+    drawn = ("Your turn: d draw", "No spreads on the table.", "Up card: 9♣", "? Help")
+    shown = await term.wait_for_all(*drawn)
+    # (Forgotten first: what the client draws after the resizes is all the screen shows.)
+    term.forget_the_screen()
+    term.resize(100, 30)
+    term.resize(80, 24)
+    # Every row back as it was (the clock in the top line aside), with nothing else happening.
+    again = await term.wait_for_all(*drawn, "Your hand", limit=10)
+    assert len(again.splitlines()) == len(shown.splitlines()) == 24
+    assert again.splitlines()[2:] == shown.splitlines()[2:], again
+
+
 #: Every key a player at the table has on the key bar (the move keys greyed or not).
 PLAYER_KEYS = (
     "d Draw", "p Pick up", "s Spread", "h Hit", "x Discard", "k Drop",
