@@ -261,6 +261,10 @@ class WebSession(DoorSession):
         self.start_size = size  # the size the app starts with
         self.resized_at = -RESIZE_PAUSE  # (the loop's time) the app was last told a size
         self.resizing: asyncio.TimerHandle | None = None  # a size to tell it after the pause
+        # The page's terminal changed size since the app was last told one: its lines have
+        # moved (xterm.js reflows them), so the app draws them all again even where the
+        # size comes back to its own (a phone turned there and back within the pause).
+        self.reflowed = False
         self.repainting: asyncio.TimerHandle | None = None  # a repaint asked for, to come
 
     door_label = "web door"
@@ -380,6 +384,8 @@ class WebSession(DoorSession):
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if self.terminal is not None:
+            if (width, height) != (self.terminal.width, self.terminal.height):
+                self.reflowed = True
             self.terminal = TerminalInfo(self.terminal.term, width, height, self.terminal.environ)
         if self.app_size is None or self.resizing is not None:
             return  # said once the app has drawn, or when the pause below is over
@@ -393,10 +399,16 @@ class WebSession(DoorSession):
     def _resize_app(self) -> None:
         """The app is told the page's size, if it is new to it: once in RESIZE_PAUSE at most
         (a window dragged, or a page that sends sizes in a loop, costs the app a layout a
-        pause, not one a message)."""
+        pause, not one a message). A page whose terminal came back to the app's size has
+        still moved its lines: the app draws the whole screen again."""
         self.resizing = None
         terminal = self.terminal
-        if terminal is None or self.app_size in (None, (terminal.width, terminal.height)):
+        if terminal is None or self.app_size is None:
+            return
+        reflowed, self.reflowed = self.reflowed, False
+        if self.app_size == (terminal.width, terminal.height):
+            if reflowed:
+                self._to_app({"type": "repaint"})
             return
         self.app_size = (terminal.width, terminal.height)
         self.resized_at = asyncio.get_running_loop().time()

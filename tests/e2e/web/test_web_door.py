@@ -5,6 +5,7 @@ clients for what a browser would not do (another site's page, too many sessions)
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sqlite3
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 from clientkit import deck_text
 from netclient import NetClient
 from termkit import command_path, tonk_server
+from tonk.client.door.door_child import TYPING
 from tonk.client.widgets import TooSmall
 from tonk.shared.game import actions
 from tonk.shared.game.cards import parse_card
@@ -624,6 +626,49 @@ def test_a_phone_plays_by_taps_turned_there_and_back_and_closes_every_window_by_
         browser.keys("good game\n")
         browser.wait_for("good game")
         wait_for_keyboard(browser, "none")
+
+
+async def whole_screens(socket: aiohttp.ClientWebSocketResponse, rows: int, count: int) -> str:
+    """Read the terminal's bytes until the app has drawn `count` whole screens of `rows` rows
+    (each row drawn again from its left edge, as Textual draws a whole screen); what came."""
+    seen = ""
+    screens, drawn = 0, set()
+    async with asyncio.timeout(30):
+        while screens < count:
+            message = await socket.receive()
+            assert message.type == aiohttp.WSMsgType.BINARY, message
+            data = message.data.decode("utf-8", "replace")
+            seen += data
+            for row in re.findall(r"\x1b\[(\d+);1H", data):
+                drawn.add(int(row))
+                if drawn >= set(range(1, rows + 1)):
+                    screens, drawn = screens + 1, set()
+    return seen
+
+
+async def test_a_page_turned_there_and_back_within_a_pause_is_drawn_again_whole(
+    tmp_path: Path,
+) -> None:
+    """A phone turned and back at once: its terminal (xterm.js) reflowed its lines to the
+    other size and back, and the door, which tells the app a size at most once a pause, has
+    no new size to tell. The app draws the whole screen again all the same (a phone once
+    kept stale rows above the table, and no buttons, after being turned)."""
+    with web_server(tmp_path) as server:
+        async with client_session() as session:
+            assert (await claim_in_a_browser(session, server, "Ada")).status == 303
+            async with session.ws_connect(
+                server.url + "/ws?width=100&height=30", headers={"Origin": origin(server)}
+            ) as socket:
+                await terminal_text(socket, "lobby")
+                # One size told at once (the first in a pause), then the phone turned and back
+                # in the pause after it: the door has no new size to tell the app.
+                for width, height in ((100, 31), (40, 60), (100, 31)):
+                    size = {"width": width, "height": height}
+                    await socket.send_str(json.dumps(["resize", size]))
+                # The app asked for the whole screen: it says again whether a text field is
+                # typed in (the lobby's focus does not change: only then), and draws it all.
+                await terminal_text(socket, TYPING.format(0))
+                await whole_screens(socket, 31, 1)
 
 
 #: The files the table's page loads, named with their versions.
