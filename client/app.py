@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, work
+from textual.app import ScreenError
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.filter import Monochrome, NoColor
@@ -252,8 +253,10 @@ class TonkApp(KeyedApp):
         # has moved the rows Textual drew, and Textual redraws all of them only where the
         # size it lays out at changes: a phone turned and back at once (two sizes within
         # Textual's 1/120 s, or read after the second) left stale rows above the table and
-        # blank rows for its buttons, until something else changed there.
-        self.screen.refresh()
+        # blank rows for its buttons, until something else changed there. (Before the first
+        # screen there is nothing drawn to draw again.)
+        with contextlib.suppress(ScreenError):
+            self.screen.refresh()
 
     def key_route(self) -> Widget:
         """The table posts the moves the keys ask for (see KeyedApp.on_key_done)."""
