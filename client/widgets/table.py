@@ -517,10 +517,10 @@ class CentrePanel(Vertical):
             rows = [*([Text()] * above), *centred(rows, width)]
         pile.set_lines(rows)
         spreads.size_ = chosen[1]
-        # Fitted to the rows under the pile now: the panel's own height is the one before
-        # (one row under the first spread's pile of cards, and "+5 more spreads" in it
-        # until the next layout made it four rows).
-        room = (height if self.budget is None else self.budget) - len(pile.render_rows(rows, width))
+        # Fitted to the rows under the pile now (set_lines laid its rows out): the panel's
+        # own height is the one before (one row under the first spread's pile of cards, and
+        # "+5 more spreads" in it until the next layout made it four rows).
+        room = (height if self.budget is None else self.budget) - len(pile.rows)
         spreads.set_lines(spreads.fitted(room))
         self._sized(taken)
 
